@@ -1,0 +1,154 @@
+"""Choosing a WebGPU adapter and opening a device on it.
+
+WebGPU separates the *adapter* (one physical or software implementation, reached
+through one native API such as Vulkan or OpenGL) from the *device* (a logical
+connection to an adapter, with the limits and optional features asked for when it
+was opened) and its *queue* (where command buffers and buffer writes go). A machine
+may offer several adapters, so jaxwg ranks them: a discrete GPU before an integrated
+one before anything else (software rasterisers such as Mesa's lavapipe and llvmpipe
+report the type "CPU"), and within one type Vulkan before Metal before D3D12 before
+OpenGL, because Vulkan exposes the most compute features. The environment variable
+`JAXWG_WEBGPU_ADAPTER` overrides the ranking with a substring of the adapter's
+description. The device is opened with every limit at the adapter's maximum and
+with each optional feature jaxwg can use that the adapter offers, so the code
+generator can read what it may rely on from `WebGPUDevice.features` and `.limits`.
+
+>>> from jaxwg.backend.webgpu.device import get_device
+>>> get_device().describe()  # doctest: +SKIP
+'llvmpipe (LLVM 15.0.6, 256 bits) [Vulkan, CPU]'
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import wgpu
+
+ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
+
+# The optional features jaxwg's kernels use, requested wherever the adapter has them.
+# "immediates" backs `var<immediate>` scalars (DispatchQueue.record's `immediates`):
+# without the feature naga rejects such a shader.
+OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "timestamp-query", "subgroup", "immediates")
+
+_ADAPTER_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1}
+_BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
+
+
+def _rank_key(adapter) -> tuple[int, int]:
+    info = adapter.info
+    type_rank = _ADAPTER_TYPE_RANK.get(info["adapter_type"], len(_ADAPTER_TYPE_RANK))
+    backend_rank = _BACKEND_RANK.get(info["backend_type"], len(_BACKEND_RANK))
+    return type_rank, backend_rank
+
+
+def rank_adapters(adapters) -> list:
+    """Order adapters best first: discrete GPU, integrated GPU, then the rest; ties by
+    backend, Vulkan > Metal > D3D12 > OpenGL. The sort is stable, so equal adapters keep
+    the order the driver listed them in.
+
+    >>> ranked = rank_adapters(wgpu.gpu.enumerate_adapters_sync())  # doctest: +SKIP
+    >>> [a.info["backend_type"] for a in ranked]  # doctest: +SKIP
+    ['Vulkan', 'OpenGL']
+    """
+    return sorted(adapters, key=_rank_key)
+
+
+def adapter_label(adapter) -> str:
+    """The text `JAXWG_WEBGPU_ADAPTER` is matched against: "<device> <backend> <type>"."""
+    info = adapter.info
+    return f"{info['device']} {info['backend_type']} {info['adapter_type']}"
+
+
+def select_adapter():
+    """The best adapter, or the best one whose label contains `$JAXWG_WEBGPU_ADAPTER`
+    (case-insensitive), e.g. `JAXWG_WEBGPU_ADAPTER=opengl`.
+
+    Raises RuntimeError when there is no adapter at all, or when the variable matches
+    none of them (the message lists the adapters there are).
+
+    >>> select_adapter().info["backend_type"]  # doctest: +SKIP
+    'Vulkan'
+    """
+    adapters = rank_adapters(wgpu.gpu.enumerate_adapters_sync())
+    if not adapters:
+        raise RuntimeError(
+            "WebGPU found no adapter: no GPU driver and no software renderer is installed "
+            "(on Linux, Mesa's lavapipe comes with the package mesa-vulkan-drivers)"
+        )
+    wanted = os.environ.get(ADAPTER_ENV_VAR, "").strip().lower()
+    if not wanted:
+        return adapters[0]
+    for adapter in adapters:
+        if wanted in adapter_label(adapter).lower():
+            return adapter
+    available = "; ".join(adapter_label(a) for a in adapters)
+    raise RuntimeError(
+        f"{ADAPTER_ENV_VAR}={wanted!r} matches no WebGPU adapter; available: {available}"
+    )
+
+
+class WebGPUDevice:
+    """An adapter, the device opened on it with maximal limits, and its queue.
+
+    >>> dev = WebGPUDevice()  # doctest: +SKIP
+    >>> dev.is_software, "subgroup" in dev.features, dev.max_binding_bytes  # doctest: +SKIP
+    (True, True, 134217728)
+    """
+
+    def __init__(self, adapter=None):
+        self.adapter = adapter if adapter is not None else select_adapter()
+        self.info = self.adapter.info
+        self.features = frozenset(f for f in OPTIONAL_FEATURES if f in self.adapter.features)
+        # The default limits are WebGPU's portable minimum (e.g. 128 MiB per binding even
+        # where the hardware allows 2 GiB); ask for everything the adapter can do instead.
+        self.device = self.adapter.request_device_sync(
+            label="jaxwg",
+            required_features=sorted(self.features),
+            required_limits=dict(self.adapter.limits),
+        )
+        self.queue = self.device.queue
+        self.limits = dict(self.device.limits)
+        self.is_software = self.info["adapter_type"] == "CPU"
+
+    @property
+    def max_binding_bytes(self) -> int:
+        """The largest range of a buffer one storage binding may cover."""
+        return self.limits["max-storage-buffer-binding-size"]
+
+    @property
+    def max_buffer_bytes(self) -> int:
+        return self.limits["max-buffer-size"]
+
+    @property
+    def max_workgroups_per_dim(self) -> int:
+        return self.limits["max-compute-workgroups-per-dimension"]
+
+    @property
+    def max_storage_buffers(self) -> int:
+        """Storage buffers one shader stage may bind."""
+        return self.limits["max-storage-buffers-per-shader-stage"]
+
+    @property
+    def binding_alignment(self) -> int:
+        """Storage binding offsets must be multiples of this many bytes."""
+        return self.limits["min-storage-buffer-offset-alignment"]
+
+    def describe(self) -> str:
+        """E.g. "llvmpipe (LLVM 15.0.6, 256 bits) [Vulkan, CPU]"."""
+        info = self.info
+        return f"{info['device']} [{info['backend_type']}, {info['adapter_type']}]"
+
+    def __repr__(self) -> str:
+        return f"WebGPUDevice({self.describe()})"
+
+
+@functools.cache
+def get_device() -> WebGPUDevice:
+    """The process-wide default device, opened on first use.
+
+    >>> get_device() is get_device()  # doctest: +SKIP
+    True
+    """
+    return WebGPUDevice()

@@ -1,0 +1,1 @@
+"""The kernel IR (dtypes, AluExp, views, kernels) and, later, primitives and traces."""

@@ -1,0 +1,100 @@
+"""The element types that jaxwg kernels compute with.
+
+A `DType` is a small immutable record: its name, its size in bytes, its NumPy
+counterpart and its kind (bool, signed or unsigned integer, float). Everything that
+depends on a dtype reads these records or a table keyed by them, never an if-chain
+over names, so adding a dtype (complex64 later) is one row here and one row in each
+table that needs it.
+
+>>> from jaxwg.core.dtypes import float32, from_numpy
+>>> float32.itemsize, float32.np
+(4, dtype('float32'))
+>>> from_numpy("int32").name
+'int32'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DType:
+    """One element type: `name`, `itemsize` (bytes), `kind` ('b', 'i', 'u' or 'f')."""
+
+    name: str
+    itemsize: int
+    kind: str
+
+    @property
+    def np(self) -> np.dtype:
+        """The NumPy dtype with the same values and layout."""
+        return np.dtype(self.name)
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        """True for signed and unsigned integers (not bool)."""
+        return self.kind in "iu"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.kind == "u"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @property
+    def bits(self) -> int:
+        return self.itemsize * 8
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+bool_ = DType("bool", 1, "b")
+int32 = DType("int32", 4, "i")
+uint32 = DType("uint32", 4, "u")
+float16 = DType("float16", 2, "f")
+float32 = DType("float32", 4, "f")
+float64 = DType("float64", 8, "f")
+
+ALL = (bool_, int32, uint32, float16, float32, float64)
+FLOATS = (float16, float32, float64)
+INTS = (int32, uint32)
+_BY_NAME = {d.name: d for d in ALL}
+
+
+def bounds(dtype: DType) -> tuple:
+    """The smallest and largest value of `dtype` (bool as 0 and 1, floats as +-inf).
+
+    >>> bounds(int32)
+    (-2147483648, 2147483647)
+    """
+    if dtype.is_bool:
+        return (0, 1)
+    if dtype.is_int:
+        info = np.iinfo(dtype.np)
+        return (int(info.min), int(info.max))
+    return (-float("inf"), float("inf"))
+
+
+def from_numpy(dtype) -> DType:
+    """The jaxwg dtype for a NumPy dtype (or anything `np.dtype` accepts).
+
+    >>> from_numpy(np.float32)
+    float32
+    """
+    name = np.dtype(dtype).name
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        supported = ", ".join(d.name for d in ALL)
+        raise TypeError(f"jaxwg does not support dtype {name}; supported: {supported}") from None
+

@@ -1,0 +1,312 @@
+"""Simplification of AluExp: constant folding, identities, ranges and index arithmetic.
+
+Lowered views turn one flat output index into per-axis indices with `//` and `%`
+and back into a flat buffer index with strides. Left alone, a reshape of a
+contiguous array reads `((gidx // 4) % 3) * 4 + gidx % 4` where `gidx % 12` would
+do. The rules here undo that: every integer node knows the range of values it can
+take (`value_range`), sums of terms are kept in a canonical affine form, and
+division and remainder of an affine form by a constant split it into the part that
+divides exactly and a remainder whose range decides the rest.
+
+Each rule is one small function with a comment stating its algebra. `simplify`
+applies them bottom-up, memoised, until nothing changes. All rules preserve
+values under the semantics of `jaxwg.core.alu` (truncating integer division, no
+float identity that would change -0.0, NaN or infinities).
+
+>>> from jaxwg.core import alu
+>>> i = alu.gidx(24)
+>>> (((i // 4) % 3) * 4 + i % 4).simplify()
+(gidx % 12)
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import alu
+from . import dtypes as dt
+from .alu import AluExp, Op
+from .alu_eval import evaluate_scalar
+
+_INF = (-math.inf, math.inf)
+
+def _clamped(dtype: dt.DType, lo, hi) -> tuple:
+    """(lo, hi) if it fits the dtype, else the dtype's full range (the op may wrap)."""
+    full = dt.bounds(dtype)
+    return (lo, hi) if full[0] <= lo and hi <= full[1] else full
+
+
+def _range_of_binary(node: AluExp) -> tuple:
+    (alo, ahi), (blo, bhi) = node.src[0].range, node.src[1].range
+    op = node.op
+    if op is Op.ADD:
+        return _clamped(node.dtype, alo + blo, ahi + bhi)
+    if op is Op.SUB:
+        return _clamped(node.dtype, alo - bhi, ahi - blo)
+    if op is Op.MUL:
+        products = [alo * blo, alo * bhi, ahi * blo, ahi * bhi]
+        return _clamped(node.dtype, min(products), max(products))
+    if op is Op.MIN:
+        return (min(alo, blo), min(ahi, bhi))
+    if op is Op.MAX:
+        return (max(alo, blo), max(ahi, bhi))
+    if op is Op.IDIV and blo == bhi and blo > 0:
+        # truncating division by a positive constant is monotonic
+        return (int(alo / blo), int(ahi / blo))
+    if op is Op.MOD and blo == bhi and blo > 0:
+        if alo >= 0:
+            return (0, min(ahi, blo - 1))
+        return (max(alo, -(blo - 1)), min(max(ahi, 0), blo - 1))
+    if op is Op.AND and node.dtype.is_int and (alo >= 0 or blo >= 0):
+        return (0, max(ahi if alo >= 0 else 0, bhi if blo >= 0 else 0))
+    return dt.bounds(node.dtype)
+
+
+def _range_of_compare(node: AluExp) -> tuple:
+    a, b = node.src
+    if not (a.dtype.is_int or a.dtype.is_bool):
+        return (0, 1)
+    (alo, ahi), (blo, bhi) = a.range, b.range
+    if node.op is Op.CMPLT:
+        if ahi < blo:
+            return (1, 1)
+        if alo >= bhi:
+            return (0, 0)
+    elif ahi < blo or bhi < alo:  # CMPNE of disjoint ranges
+        return (1, 1)
+    elif alo == ahi == blo == bhi:
+        return (0, 0)
+    return (0, 1)
+
+
+def value_range(node: AluExp) -> tuple:
+    """Inclusive (min, max) of the values `node` can take; floats are unbounded."""
+    op, dtype = node.op, node.dtype
+    if op is Op.CONST:
+        return (node.arg, node.arg) if not dtype.is_float else _INF
+    if dtype.is_float:
+        return _INF
+    if op is Op.SPECIAL:
+        return (0, max(node.arg[1] - 1, 0))
+    if op in alu.BINARY:
+        return _range_of_binary(node)
+    if op in alu.COMPARE:
+        return _range_of_compare(node)
+    if op is Op.WHERE:
+        (blo, bhi), (clo, chi) = node.src[1].range, node.src[2].range
+        return (min(blo, clo), max(bhi, chi))
+    if op is Op.CAST and not node.src[0].dtype.is_float:
+        lo, hi = node.src[0].range
+        return (lo, hi) if dt.bounds(dtype)[0] <= lo and hi <= dt.bounds(dtype)[1] else dt.bounds(dtype)
+    if op is Op.NOT and dtype.is_bool:
+        lo, hi = node.src[0].range
+        return (1 - hi, 1 - lo)
+    return dt.bounds(dtype)
+
+
+# -- affine forms: sum(coef * term) + constant, for int32 index arithmetic -------------
+def _affine(node: AluExp) -> tuple[dict[AluExp, int], int]:
+    """Split an int32 sum into {term: coefficient} and a constant."""
+    terms: dict[AluExp, int] = {}
+    constant = 0
+    stack = [(node, 1)]
+    while stack:
+        e, k = stack.pop()
+        if e.op is Op.CONST:
+            constant += k * e.arg
+        elif e.op is Op.ADD:
+            stack += [(e.src[0], k), (e.src[1], k)]
+        elif e.op is Op.SUB:
+            stack += [(e.src[0], k), (e.src[1], -k)]
+        elif e.op is Op.MUL and e.src[1].op is Op.CONST:
+            stack.append((e.src[0], k * e.src[1].arg))
+        elif e.op is Op.NEG:
+            stack.append((e.src[0], -k))
+        else:
+            terms[e] = terms.get(e, 0) + k
+    return {t: k for t, k in terms.items() if k != 0}, constant
+
+
+def _term_order(term: AluExp) -> tuple:
+    return (repr(term),)
+
+
+def _build_affine(terms: dict[AluExp, int], constant: int) -> AluExp:
+    """Rebuild a canonical sum: terms in a stable order, the constant last."""
+    result = None
+    for term in sorted(terms, key=_term_order):
+        k = terms[term]
+        piece = term if k == 1 else term * alu.const(dt.int32, k)
+        result = piece if result is None else result + piece
+    if result is None:
+        return alu.const(dt.int32, constant)
+    return result + constant if constant else result
+
+
+def _merge_divmod_terms(terms: dict[AluExp, int]) -> bool:
+    """k*d*(x // d) + k*(x % d) -> k*x, and k*d*((x // d) % m) + k*(x % d) -> k*(x % (d*m)).
+
+    Both hold for truncating division (the functions are odd, so negative x mirror
+    positive x). Returns whether anything merged (terms is updated in place).
+    """
+    for rem, k in list(terms.items()):
+        if rem.op is not Op.MOD or rem.src[1].op is not Op.CONST or rem not in terms:
+            continue
+        x, d = rem.src[0], rem.src[1].arg
+        quotient = x // d
+        if terms.get(quotient) == k * d:
+            _replace_terms(terms, (rem, quotient), x, k)
+            return True
+        for term, kq in terms.items():
+            if (term.op is Op.MOD and term.src[0] is quotient and kq == k * d
+                    and term.src[1].op is Op.CONST):
+                merged = x % (d * term.src[1].arg)
+                _replace_terms(terms, (rem, term), merged, k)
+                return True
+    return False
+
+
+def _replace_terms(terms: dict, old: tuple, new: AluExp, k: int) -> None:
+    for t in old:
+        del terms[t]
+    terms[new] = terms.get(new, 0) + k
+    if terms[new] == 0:
+        del terms[new]
+
+
+def _simplify_affine(node: AluExp) -> AluExp | None:
+    """Canonicalise int32 sums: collect like terms, fold constants, merge div/mod pairs."""
+    terms, constant = _affine(node)
+    while _merge_divmod_terms(terms):
+        pass
+    rebuilt = _build_affine(terms, constant)
+    return None if rebuilt is node else rebuilt
+
+
+def _split_by_divisor(x: AluExp, d: int):
+    """x = d*Q + R, with R's terms the ones whose coefficients d does not divide."""
+    terms, constant = _affine(x)
+    q_terms = {t: k // d for t, k in terms.items() if k % d == 0}
+    r_terms = {t: k for t, k in terms.items() if k % d != 0}
+    q0, r0 = divmod(constant, d)
+    return _build_affine(q_terms, q0), _build_affine(r_terms, r0)
+
+
+def _simplify_divmod(node: AluExp) -> AluExp | None:
+    """(d*Q + R) // d = Q + k and (d*Q + R) % d = R - k*d when R lies in [k*d, (k+1)*d)
+    and the dividend is non-negative (so truncation is floor)."""
+    x, divisor = node.src
+    d = divisor.arg
+    if x.range[0] < 0:
+        return None
+    if node.op is Op.MOD and x.range[1] < d:
+        return x  # 0 <= x < d: x % d = x
+    if x.op is Op.IDIV and x.src[1].op is Op.CONST and x.src[1].arg > 0 and node.op is Op.IDIV:
+        return x.src[0] // (x.src[1].arg * d)  # (y // a) // d = y // (a*d), y >= 0
+    if x.op is Op.MOD and x.src[1].op is Op.CONST and x.src[1].arg % d == 0 and node.op is Op.MOD:
+        return x.src[0] % d  # (y % (m*d)) % d = y % d
+    q, r = _split_by_divisor(x, d)
+    rlo, rhi = r.range
+    if rlo < 0 or rlo // d != rhi // d:
+        return None
+    k = rlo // d
+    return q + k if node.op is Op.IDIV else r - k * d
+
+
+def _fold_constants(node: AluExp) -> AluExp | None:
+    """An op on constants is the constant it evaluates to."""
+    if node.src and all(s.op is Op.CONST for s in node.src) and node.op is not Op.LOAD:
+        return alu.const(node.dtype, evaluate_scalar(node))
+    return None
+
+
+def _fold_known_range(node: AluExp) -> AluExp | None:
+    """An integer or bool node whose range is a single value is that constant."""
+    if node.op is Op.CONST or node.dtype.is_float:
+        return None
+    lo, hi = node.range
+    return alu.const(node.dtype, lo) if lo == hi else None
+
+
+def _is_const(e: AluExp, value) -> bool:
+    """Whether `e` is the constant `value` (telling -0.0 from 0.0)."""
+    if e.op is not Op.CONST or e.arg != value:
+        return False
+    return not isinstance(value, float) or math.copysign(1, value) == math.copysign(1, e.arg)
+
+
+def _identities(node: AluExp) -> AluExp | None:
+    op, src = node.op, node.src
+    integer = node.dtype.is_int
+    if op in alu.COMMUTATIVE and len(src) == 2 and src[0].op is Op.CONST and src[1].op is not Op.CONST:
+        return AluExp(op, node.dtype, (src[1], src[0]), node.arg)  # constants to the right
+    if op is Op.ADD and integer and _is_const(src[1], 0):
+        return src[0]  # x + 0 = x  (not for floats: -0.0 + 0.0 = 0.0)
+    if op is Op.ADD and node.dtype.is_float and _is_const(src[1], -0.0):
+        return src[0]  # x + -0.0 = x
+    if op is Op.SUB and _is_const(src[1], 0):
+        return src[0]  # x - 0 = x
+    if op is Op.MUL and _is_const(src[1], 1):
+        return src[0]  # x * 1 = x
+    if op is Op.MUL and integer and _is_const(src[1], 0):
+        return src[1]  # x * 0 = 0  (not for floats: NaN, inf)
+    if op is Op.IDIV and integer and _is_const(src[1], 1):
+        return src[0]  # x // 1 = x
+    if op is Op.MOD and integer and _is_const(src[1], 1):
+        return alu.const(node.dtype, 0)  # x % 1 = 0
+    if op in (Op.MIN, Op.MAX, Op.AND, Op.OR) and src[0] is src[1]:
+        return src[0]  # min(x, x) = x, x & x = x
+    if op in (Op.MIN, Op.MAX) and not node.dtype.is_float:
+        (alo, ahi), (blo, bhi) = src[0].range, src[1].range
+        if ahi <= blo:
+            return src[0] if op is Op.MIN else src[1]  # ranges ordered: min/max decided
+        if bhi <= alo:
+            return src[1] if op is Op.MIN else src[0]
+    if op is Op.AND and node.dtype.is_bool and src[1].op is Op.CONST:
+        return src[0] if src[1].arg else src[1]  # x & True = x, x & False = False
+    if op is Op.OR and node.dtype.is_bool and src[1].op is Op.CONST:
+        return src[1] if src[1].arg else src[0]  # x | True = True, x | False = x
+    if op in (Op.NEG, Op.NOT) and src[0].op is op:
+        return src[0].src[0]  # --x = x, ~~x = x
+    if op is Op.WHERE:
+        if src[0].op is Op.CONST:
+            return src[1] if src[0].arg else src[2]  # where(True, a, b) = a
+        if src[1] is src[2]:
+            return src[1]  # where(c, a, a) = a
+    return None
+
+
+def _index_rules(node: AluExp) -> AluExp | None:
+    if node.dtype is not dt.int32:
+        return None
+    if node.op in (Op.ADD, Op.SUB, Op.MUL, Op.NEG):
+        return _simplify_affine(node)
+    if node.op in (Op.IDIV, Op.MOD) and node.src[1].op is Op.CONST and node.src[1].arg > 0:
+        return _simplify_divmod(node)
+    return None
+
+
+RULES = (_fold_constants, _fold_known_range, _identities, _index_rules)
+
+
+def _simplify_node(node: AluExp, cache: dict) -> AluExp:
+    for rule in RULES:
+        result = rule(node)
+        if result is not None and result is not node:
+            return simplify(result, cache)
+    return node
+
+
+def simplify(exp: AluExp, cache: dict | None = None) -> AluExp:
+    """Apply the rules bottom-up until nothing changes; `cache` memoises across calls."""
+    cache = {} if cache is None else cache
+    for node in exp.toposort():
+        if node in cache:
+            continue
+        src = tuple(cache[s] for s in node.src)
+        rebuilt = node if src == node.src else AluExp(node.op, node.dtype, src, node.arg)
+        if rebuilt is not node and rebuilt in cache:
+            cache[node] = cache[rebuilt]
+            continue
+        cache[node] = cache[rebuilt] = _simplify_node(rebuilt, cache)
+    return cache[exp]
