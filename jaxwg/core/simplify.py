@@ -244,8 +244,8 @@ def _identities(node: AluExp) -> AluExp | None:
         return src[0]  # x + 0 = x  (not for floats: -0.0 + 0.0 = 0.0)
     if op is Op.ADD and node.dtype.is_float and _is_const(src[1], -0.0):
         return src[0]  # x + -0.0 = x
-    if op is Op.SUB and _is_const(src[1], 0):
-        return src[0]  # x - 0 = x
+    if op is Op.SUB and _is_const(src[1], 0.0 if node.dtype.is_float else 0):
+        return src[0]  # x - 0 = x  (for floats only +0.0: -0.0 - -0.0 = +0.0)
     if op is Op.MUL and _is_const(src[1], 1):
         return src[0]  # x * 1 = x
     if op is Op.MUL and integer and _is_const(src[1], 0):
