@@ -93,7 +93,7 @@ def _rotl(x: np.ndarray, r: int) -> np.ndarray:
     return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
 
 
-_THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+THREEFRY_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 
 
 def threefry2x32(k0, k1, x0, x1) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +108,7 @@ def threefry2x32(k0, k1, x0, x1) -> tuple[np.ndarray, np.ndarray]:
         x0 = np.asarray(x0, np.uint32) + ks[0]
         x1 = np.asarray(x1, np.uint32) + ks[1]
         for block in range(5):
-            for r in _THREEFRY_ROTATIONS[block % 2]:
+            for r in THREEFRY_ROTATIONS[block % 2]:
                 x0 = x0 + x1
                 x1 = _rotl(x1, r) ^ x0
             x0 = x0 + ks[(block + 1) % 3]

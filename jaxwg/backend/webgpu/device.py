@@ -30,7 +30,13 @@ ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
 # The optional features jaxwg's kernels use, requested wherever the adapter has them.
 # "immediates" backs `var<immediate>` scalars (DispatchQueue.record's `immediates`):
 # without the feature naga rejects such a shader.
-OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "timestamp-query", "subgroup", "immediates")
+OPTIONAL_FEATURES = (
+    "shader-f16",
+    "shader-f64",
+    "timestamp-query",
+    "subgroup",
+    "immediates",
+)
 
 _ADAPTER_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
@@ -56,7 +62,7 @@ def rank_adapters(adapters) -> list:
 
 
 def adapter_label(adapter) -> str:
-    """The text `JAXWG_WEBGPU_ADAPTER` is matched against: "<device> <backend> <type>"."""
+    """What `JAXWG_WEBGPU_ADAPTER` is matched against: "<device> <backend> <type>"."""
     info = adapter.info
     return f"{info['device']} {info['backend_type']} {info['adapter_type']}"
 
@@ -74,8 +80,8 @@ def select_adapter():
     adapters = rank_adapters(wgpu.gpu.enumerate_adapters_sync())
     if not adapters:
         raise RuntimeError(
-            "WebGPU found no adapter: no GPU driver and no software renderer is installed "
-            "(on Linux, Mesa's lavapipe comes with the package mesa-vulkan-drivers)"
+            "WebGPU found no adapter: no GPU driver and no software renderer is "
+            "installed (on Linux, Mesa's lavapipe comes with mesa-vulkan-drivers)"
         )
     wanted = os.environ.get(ADAPTER_ENV_VAR, "").strip().lower()
     if not wanted:
@@ -85,7 +91,8 @@ def select_adapter():
             return adapter
     available = "; ".join(adapter_label(a) for a in adapters)
     raise RuntimeError(
-        f"{ADAPTER_ENV_VAR}={wanted!r} matches no WebGPU adapter; available: {available}"
+        f"{ADAPTER_ENV_VAR}={wanted!r} matches no WebGPU adapter; "
+        f"available: {available}"
     )
 
 
@@ -93,16 +100,18 @@ class WebGPUDevice:
     """An adapter, the device opened on it with maximal limits, and its queue.
 
     >>> dev = WebGPUDevice()  # doctest: +SKIP
-    >>> dev.is_software, "subgroup" in dev.features, dev.max_binding_bytes  # doctest: +SKIP
-    (True, True, 134217728)
+    >>> dev.is_software, dev.max_binding_bytes  # doctest: +SKIP
+    (True, 134217728)
     """
 
     def __init__(self, adapter=None):
         self.adapter = adapter if adapter is not None else select_adapter()
         self.info = self.adapter.info
-        self.features = frozenset(f for f in OPTIONAL_FEATURES if f in self.adapter.features)
-        # The default limits are WebGPU's portable minimum (e.g. 128 MiB per binding even
-        # where the hardware allows 2 GiB); ask for everything the adapter can do instead.
+        self.features = frozenset(
+            f for f in OPTIONAL_FEATURES if f in self.adapter.features
+        )
+        # The default limits are WebGPU's portable minimum (e.g. 128 MiB per binding
+        # where the hardware allows 2 GiB); ask for all the adapter can do instead.
         self.device = self.adapter.request_device_sync(
             label="jaxwg",
             required_features=sorted(self.features),

@@ -1,0 +1,17 @@
+"""Backends run kernels: "webgpu" (default) and "cpu" (the NumPy reference)."""
+
+from .base import Backend, UnsupportedDtypeError, backend_names, get_backend, register_backend
+from .cpu import CpuBackend
+
+
+def _webgpu():
+    from .webgpu.backend import get_webgpu_backend
+
+    return get_webgpu_backend()
+
+
+register_backend("cpu", CpuBackend)
+register_backend("webgpu", _webgpu)
+
+__all__ = ["Backend", "CpuBackend", "UnsupportedDtypeError", "backend_names", "get_backend",
+           "register_backend"]

@@ -1,0 +1,134 @@
+"""The backend interface, and the registry that hands out backend instances.
+
+A backend owns device memory and runs kernels. Memory is a set of refcounted
+*slots* (small integer handles): `malloc` makes one with a single reference,
+`incref`/`decref` move the count, and at zero the memory is released (to a pool,
+on WebGPU). `prepare` compiles a `Kernel` into an executable once; `dispatch` runs
+it on input slots into output slots, possibly queued; `read` returns bytes after
+all queued work that writes them; `synchronize` waits for everything.
+
+Slots hold raw bytes in the backend's *storage dtype* (`storage_dtype`): WebGPU
+stores bool as 32-bit integers, the CPU backend as NumPy does. `upload` and
+`download` convert NumPy arrays to and from that layout.
+
+>>> import numpy as np
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel
+>>> be = get_backend("cpu")
+>>> x = be.upload(np.arange(4, dtype=np.float32))
+>>> out = be.malloc(16)
+>>> k = Kernel(1, 4, alu.load(0, dt.float32, alu.gidx(4)) * 2.0)
+>>> be.dispatch(be.prepare(k), [x], [out])
+>>> be.download(out, dt.float32, 4)
+array([0., 2., 4., 6.], dtype=float32)
+>>> be.decref(x); be.decref(out)
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+from typing import Sequence
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.kernel import Kernel
+
+
+class UnsupportedDtypeError(TypeError):
+    """A dtype the device cannot compute with (e.g. float16 without `shader-f16`)."""
+
+
+class Backend(abc.ABC):
+    """What every backend provides; see the module docstring."""
+
+    name: str
+
+    @abc.abstractmethod
+    def malloc(self, nbytes: int, data=None) -> int:
+        """A new slot of `nbytes` bytes, one reference, filled with `data` if given."""
+
+    @abc.abstractmethod
+    def incref(self, slot: int) -> None: ...
+
+    @abc.abstractmethod
+    def decref(self, slot: int) -> None: ...
+
+    @abc.abstractmethod
+    def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
+        """`count` bytes of the slot from byte `start` (default: to the end)."""
+
+    @abc.abstractmethod
+    def prepare(self, kernel: Kernel):
+        """Compile `kernel`; the result is passed to `dispatch`."""
+
+    @abc.abstractmethod
+    def dispatch(self, executable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
+        """Run a prepared kernel reading `inputs` and writing `outputs` (one slot)."""
+
+    @abc.abstractmethod
+    def synchronize(self) -> None:
+        """Wait until all dispatched work has finished."""
+
+    @abc.abstractmethod
+    def memory_stats(self) -> dict:
+        """Counters: bytes_in_use, peak_bytes_in_use, live_slots, and backend extras."""
+
+    def describe(self) -> str:
+        """A one-line description of the device this backend runs on."""
+        return self.name
+
+    def supports(self, dtype: dt.DType) -> bool:
+        return True
+
+    def storage_dtype(self, dtype: dt.DType) -> np.dtype:
+        """The NumPy dtype whose bytes a slot of `dtype` elements holds."""
+        return dtype.np
+
+    def check_kernel_inputs(self, executable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
+        kernel = executable.kernel
+        if len(inputs) != kernel.nargs:
+            raise ValueError(f"kernel takes {kernel.nargs} input(s), got {len(inputs)}")
+        if len(outputs) != 1:
+            raise ValueError(f"kernel writes one output, got {len(outputs)}")
+
+    def upload(self, array: np.ndarray) -> int:
+        """A new slot holding `array` (converted to the storage dtype)."""
+        array = np.ascontiguousarray(array)
+        storage = np.ascontiguousarray(array, self.storage_dtype(dt.from_numpy(array.dtype)))
+        return self.malloc(storage.nbytes, storage)
+
+    def download(self, slot: int, dtype: dt.DType, count: int) -> np.ndarray:
+        """The first `count` elements of a slot of `dtype` as a NumPy array."""
+        storage = self.storage_dtype(dtype)
+        raw = self.read(slot, 0, count * storage.itemsize)
+        return np.frombuffer(raw, storage, count).astype(dtype.np)
+
+
+_FACTORIES = {}
+_INSTANCES: dict[str, Backend] = {}
+
+
+def register_backend(name: str, factory) -> None:
+    """Make `get_backend(name)` create a backend with `factory()` on first use."""
+    _FACTORIES[name] = factory
+
+
+def backend_names() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """The shared instance of a backend: "webgpu" (the default) or "cpu".
+
+    The default can be changed with the environment variable `JAXWG_PLATFORMS`
+    (its first entry, e.g. `JAXWG_PLATFORMS=cpu`).
+    """
+    if name is None:
+        name = os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown backend {name!r}; available: {', '.join(backend_names())}")
+    if name not in _INSTANCES:
+        _INSTANCES[name] = _FACTORIES[name]()
+    return _INSTANCES[name]

@@ -1,0 +1,145 @@
+"""The CPU backend: kernels interpreted with NumPy, the reference for the GPU.
+
+Slots are NumPy byte arrays. A kernel runs by evaluating its expression with
+`alu_eval.evaluate` for a block of output indices at once (vectorised); a
+reduction evaluates a (outputs x terms) block, reduces it along the terms with the
+op's NumPy ufunc, and runs the epilogue on the result. Blocks bound the temporary
+memory of large reductions. This backend is not a speed target: it is the oracle
+that the WebGPU code generator is tested against, and the home of float64.
+
+>>> import numpy as np
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel, Reduction
+>>> be = CpuBackend()
+>>> x = be.upload(np.arange(6, dtype=np.int32))
+>>> row = alu.load(0, dt.int32, alu.gidx(2) * 3 + alu.ridx(3))
+>>> out = be.malloc(8)
+>>> be.dispatch(be.prepare(Kernel(1, 2, row, Reduction(alu.Op.ADD, dt.int32, 3))), [x], [out])
+>>> be.download(out, dt.int32, 2)
+array([ 3, 12], dtype=int32)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.alu import Op
+from ..core.alu_eval import cast_array, evaluate
+from ..core.kernel import ACC_NAME, Kernel
+from .base import Backend
+
+_UFUNC = {Op.ADD: np.add, Op.MUL: np.multiply, Op.MIN: np.minimum, Op.MAX: np.maximum}
+_BOOL_UFUNC = {Op.ADD: np.logical_or, Op.MUL: np.logical_and, Op.MIN: np.logical_and,
+               Op.MAX: np.logical_or}
+# Elements evaluated per block: bounds the temporaries of big reductions.
+_BLOCK_ELEMENTS = 1 << 22
+
+
+@dataclass(frozen=True)
+class CpuExecutable:
+    kernel: Kernel
+
+
+@dataclass
+class _Slot:
+    data: np.ndarray  # uint8
+    refs: int = 1
+
+
+class CpuBackend(Backend):
+    """NumPy interpreter of kernels (see the module docstring)."""
+
+    name = "cpu"
+
+    def __init__(self):
+        self._slots: dict[int, _Slot] = {}
+        self._next = 1
+        self._bytes_in_use = 0
+        self._peak = 0
+
+    # -- memory ----------------------------------------------------------------------
+    def malloc(self, nbytes: int, data=None) -> int:
+        buf = np.zeros(nbytes, np.uint8)
+        if data is not None:
+            raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
+            if raw.size != nbytes:
+                raise ValueError(f"malloc: data has {raw.size} bytes, expected {nbytes}")
+            buf[:] = raw
+        slot, self._next = self._next, self._next + 1
+        self._slots[slot] = _Slot(buf)
+        self._bytes_in_use += nbytes
+        self._peak = max(self._peak, self._bytes_in_use)
+        return slot
+
+    def _get(self, slot: int) -> _Slot:
+        try:
+            return self._slots[slot]
+        except KeyError:
+            raise KeyError(f"slot {slot} is not live on the cpu backend") from None
+
+    def incref(self, slot: int) -> None:
+        self._get(slot).refs += 1
+
+    def decref(self, slot: int) -> None:
+        entry = self._get(slot)
+        entry.refs -= 1
+        if entry.refs == 0:
+            self._bytes_in_use -= entry.data.size
+            del self._slots[slot]
+
+    def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
+        data = self._get(slot).data
+        stop = data.size if count is None else min(data.size, start + count)
+        return data[start:stop].tobytes()
+
+    def memory_stats(self) -> dict:
+        return {"bytes_in_use": self._bytes_in_use, "peak_bytes_in_use": self._peak,
+                "live_slots": len(self._slots)}
+
+    # -- kernels ---------------------------------------------------------------------
+    def prepare(self, kernel: Kernel) -> CpuExecutable:
+        return CpuExecutable(kernel)
+
+    def dispatch(self, executable: CpuExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
+        self.check_kernel_inputs(executable, inputs, outputs)
+        kernel = executable.kernel
+        out = self._get(outputs[0]).data
+        needed = kernel.size * kernel.dtype.itemsize
+        if out.size < needed:
+            raise ValueError(f"output slot has {out.size} bytes, kernel writes {needed}")
+        arrays = self._input_arrays(kernel, inputs)
+        result = out[:needed].view(kernel.dtype.np)
+        block = max(1, _BLOCK_ELEMENTS // max(1, kernel.reduction.size if kernel.reduction else 1))
+        for start in range(0, kernel.size, block):
+            gidx = np.arange(start, min(kernel.size, start + block), dtype=np.int32)
+            result[start:start + gidx.size] = self._run_block(kernel, gidx, arrays)
+
+    def _input_arrays(self, kernel: Kernel, inputs: Sequence[int]) -> list[np.ndarray]:
+        arrays = []
+        for slot, dtype in zip(inputs, kernel.input_dtypes()):
+            data = self._get(slot).data
+            dtype = dtype or dt.uint32  # an input that is never read
+            usable = data.size - data.size % dtype.itemsize
+            arrays.append(data[:usable].view(dtype.np))
+        return arrays
+
+    def _run_block(self, kernel: Kernel, gidx: np.ndarray, arrays: list[np.ndarray]) -> np.ndarray:
+        red = kernel.reduction
+        if red is None:
+            return np.broadcast_to(evaluate(kernel.exp, {"gidx": gidx}, arrays), gidx.shape)
+        ridx = np.arange(red.size, dtype=np.int32)[None, :]
+        terms = evaluate(kernel.exp, {"gidx": gidx[:, None], "ridx": ridx}, arrays)
+        terms = cast_array(np.broadcast_to(terms, (gidx.size, red.size)), red.acc_dtype)
+        ufunc = (_BOOL_UFUNC if red.dtype.is_bool else _UFUNC)[red.op]
+        identity = np.array(red.identity.arg, red.acc_dtype.np)
+        with np.errstate(all="ignore"):
+            acc = ufunc.reduce(terms, axis=1, initial=identity, dtype=red.acc_dtype.np)
+        acc = cast_array(np.asarray(acc), red.dtype)
+        return np.broadcast_to(evaluate(red.epilogue, {"gidx": gidx, ACC_NAME: acc}, arrays), gidx.shape)
+
+    def synchronize(self) -> None:
+        pass

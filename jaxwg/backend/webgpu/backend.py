@@ -1,0 +1,257 @@
+"""The WebGPU backend: kernels compiled to WGSL and queued on a wgpu device.
+
+`prepare` plans a kernel (`tuner.plan`: one pass, or two for a split reduction),
+generates each pass's shader (`templates`) and compiles it, reusing pipelines by
+WGSL text. `dispatch` binds buffers, caches bind groups by the buffers they bind,
+and records the passes into the `DispatchQueue` (one encoder, one compute pass,
+submitted when results are needed). Memory is the refcounted `SlotTable` over a
+`BufferPool`.
+
+Buffers larger than one storage binding (128 MiB on the software adapters) are
+bound as several windows: inputs through a generated loader, outputs by one
+dispatch per window with the window's first index in an immediate.
+
+>>> import numpy as np
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel
+>>> be = get_webgpu_backend()
+>>> x = be.upload(np.arange(4, dtype=np.float32))
+>>> out = be.malloc(16)
+>>> be.dispatch(be.prepare(Kernel(1, 4, alu.load(0, dt.float32, alu.gidx(4)) + 1.0)), [x], [out])
+>>> be.download(out, dt.float32, 4)
+array([1., 2., 3., 4.], dtype=float32)
+>>> be.decref(x); be.decref(out)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import wgpu
+
+from ...core import dtypes as dt
+from ...core.kernel import Kernel
+from ..base import Backend, UnsupportedDtypeError
+from .buffers import PoolConfig, SlotTable, BufferPool
+from .codegen import UnsupportedError
+from .device import WebGPUDevice, get_device
+from .queue import DispatchQueue
+from .templates import ShaderOptions, ShaderSpec, build_shader
+from .tuner import AdapterTraits, Pass, plan, scratch_bytes
+
+_FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
+_BIND_GROUP_CACHE_SIZE = 4096
+
+
+@dataclass
+class _Pipeline:
+    pipeline: wgpu.GPUComputePipeline
+    layout: wgpu.GPUBindGroupLayout
+    spec: ShaderSpec
+
+
+@dataclass
+class WebGPUExecutable:
+    """A planned kernel: its passes, and compiled pipelines per binding layout."""
+
+    kernel: Kernel
+    passes: list[Pass]
+    scratch_bytes: int
+    pipelines: dict = field(default_factory=dict)  # (pass index, ShaderOptions) -> _Pipeline
+
+
+class WebGPUBackend(Backend):
+    """Kernels as WGSL compute shaders on one wgpu device (see the module docstring)."""
+
+    name = "webgpu"
+
+    def __init__(self, device: WebGPUDevice | None = None, pool_config: PoolConfig | None = None,
+                 max_pending: int = 256):
+        self.device = device or get_device()
+        self.slots = SlotTable(self.device, BufferPool(self.device, pool_config))
+        self.queue = DispatchQueue(self.device, self.slots, max_pending)
+        self.traits = AdapterTraits(self.device.is_software)
+        self._pipelines: dict[str, _Pipeline] = {}
+        self._bind_groups: OrderedDict = OrderedDict()
+        self.pipelines_compiled = 0
+        # Bytes per binding window: the binding limit, aligned for binding offsets.
+        align = max(self.device.binding_alignment, 16)
+        self.window_bytes = self.device.max_binding_bytes // align * align
+
+    def describe(self) -> str:
+        return self.device.describe()
+
+    # -- memory ----------------------------------------------------------------------
+    def malloc(self, nbytes: int, data=None) -> int:
+        return self.slots.malloc(nbytes, data)
+
+    def incref(self, slot: int) -> None:
+        self.slots.incref(slot)
+
+    def decref(self, slot: int) -> None:
+        self.slots.decref(slot)
+
+    def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
+        return bytes(self.slots.read(slot, start, count))
+
+    def memory_stats(self) -> dict:
+        return {**self.slots.memory_stats(), "pipelines": len(self._pipelines),
+                "bind_groups_cached": len(self._bind_groups)}
+
+    def storage_dtype(self, dtype: dt.DType) -> np.dtype:
+        return np.dtype(np.int32) if dtype.is_bool else dtype.np
+
+    def supports(self, dtype: dt.DType) -> bool:
+        feature = _FEATURE_FOR.get(dtype)
+        return feature is None or feature in self.device.features
+
+    def synchronize(self) -> None:
+        self.queue.synchronize()
+
+    # -- compilation -----------------------------------------------------------------
+    def prepare(self, kernel: Kernel) -> WebGPUExecutable:
+        for dtype in kernel.dtypes():
+            if not self.supports(dtype):
+                raise UnsupportedDtypeError(
+                    f"{dtype} needs the WebGPU feature '{_FEATURE_FOR[dtype]}', which the "
+                    f"adapter {self.describe()} does not have")
+        out_bytes = kernel.size * self.storage_dtype(kernel.dtype).itemsize
+        if out_bytes > self.device.max_buffer_bytes:
+            raise ValueError(
+                f"kernel output of {out_bytes} bytes exceeds the maximum buffer size "
+                f"{self.device.max_buffer_bytes} of {self.describe()}")
+        passes = plan(kernel, self.traits)
+        exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
+        for i, p in enumerate(passes):  # compile the common case (every input one binding) now
+            self._pipeline_for(exe, i, self._options(p, [1] * p.kernel.nargs))
+        return exe
+
+    def _options(self, p: Pass, windows: list[int]) -> ShaderOptions:
+        kernel = p.kernel
+        elements = tuple(self.window_bytes // self.storage_dtype(d or dt.uint32).itemsize
+                         for d in kernel.input_dtypes())
+        out_item = self.storage_dtype(kernel.dtype).itemsize
+        output_window = 0
+        if kernel.size * out_item > self.window_bytes:
+            if "immediates" not in self.device.features:
+                raise ValueError(f"output of {kernel.size * out_item} bytes exceeds one binding and "
+                                 f"{self.describe()} has no 'immediates' feature to split it")
+            quantum = p.tuning.workgroup_size * p.tuning.upcast
+            output_window = self.window_bytes // out_item // quantum * quantum
+        return ShaderOptions(tuple(windows), elements, output_window)
+
+    def _pipeline_for(self, exe: WebGPUExecutable, index: int, options: ShaderOptions) -> _Pipeline:
+        key = (index, options)
+        if key not in exe.pipelines:
+            p = exe.passes[index]
+            if "immediates" not in self.device.features and p.kernel.nargs == 0:
+                # Without immediates, nullary constants stay literal in the shader.
+                spec = build_shader(p.kernel, p.tuning, options, lift=False)
+            else:
+                spec = build_shader(p.kernel, p.tuning, options)
+            exe.pipelines[key] = self._compile(spec)
+        return exe.pipelines[key]
+
+    def _compile(self, spec: ShaderSpec) -> _Pipeline:
+        cached = self._pipelines.get(spec.code)
+        if cached is not None:
+            return _Pipeline(cached.pipeline, cached.layout, spec)
+        dev = self.device.device
+        entries = [{"binding": i, "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": wgpu.BufferBindingType.read_only_storage}}
+                   for i in range(len(spec.input_bindings))]
+        entries.append({"binding": len(entries), "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {"type": wgpu.BufferBindingType.storage}})
+        layout = dev.create_bind_group_layout(entries=entries)
+        immediate_size = len(spec.uniform_bytes())
+        pipeline_layout = dev.create_pipeline_layout(
+            bind_group_layouts=[layout], **({"immediate_size": immediate_size} if immediate_size else {}))
+        try:
+            module = dev.create_shader_module(code=spec.code)
+            pipeline = dev.create_compute_pipeline(
+                layout=pipeline_layout, compute={"module": module, "entry_point": "main"})
+        except Exception as e:
+            raise UnsupportedError(f"WGSL rejected by {self.describe()}: {e}\n{spec.code}") from e
+        self.pipelines_compiled += 1
+        self._pipelines[spec.code] = _Pipeline(pipeline, layout, spec)
+        return self._pipelines[spec.code]
+
+    # -- dispatch --------------------------------------------------------------------
+    def dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
+        self.check_kernel_inputs(executable, inputs, outputs)
+        kernel = executable.kernel
+        needed = kernel.size * self.storage_dtype(kernel.dtype).itemsize
+        if self.slots.nbytes(outputs[0]) < needed:
+            raise ValueError(f"output slot has {self.slots.nbytes(outputs[0])} bytes, kernel writes {needed}")
+        if kernel.size == 0:
+            return
+        scratch = self.slots.malloc(executable.scratch_bytes) if executable.scratch_bytes else None
+        try:
+            for i, p in enumerate(executable.passes):
+                slots = [scratch if src == "scratch" else inputs[src] for src in p.inputs]
+                target = scratch if p.writes_scratch else outputs[0]
+                self._record_pass(executable, i, slots, target)
+        finally:
+            if scratch is not None:
+                self.slots.decref(scratch)  # the queue holds it until the submit
+
+    def _record_pass(self, exe: WebGPUExecutable, index: int, inputs: list[int], output: int) -> None:
+        p = exe.passes[index]
+        windows = [max(1, -(-self.slots.nbytes(s) // self.window_bytes)) for s in inputs]
+        options = self._options(p, windows)
+        compiled = self._pipeline_for(exe, index, options)
+        spec, kernel = compiled.spec, p.kernel
+        out_item = self.storage_dtype(kernel.dtype).itemsize
+        bindings = [self._window(inputs[arg], w) for arg, w in spec.input_bindings]
+        window = options.output_window or kernel.size
+        for base in range(0, kernel.size, window):
+            count = min(window, kernel.size - base)
+            out_binding = (self.slots.buffer(output), base * out_item, _align4(count * out_item))
+            group = self._bind_group(compiled.layout, bindings + [out_binding])
+            immediates = spec.uniform_bytes(base) if spec.uniforms else None
+            self.queue.record(compiled.pipeline, [(0, group, None)], self._grid(spec.workgroups(count)),
+                              inputs + [output], immediates)
+
+    def _window(self, slot: int, w: int) -> tuple:
+        buffer, nbytes = self.slots.buffer(slot), _align4(self.slots.nbytes(slot))
+        offset = w * self.window_bytes
+        return (buffer, offset, max(4, min(self.window_bytes, nbytes - offset)))
+
+    def _bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
+        # Keyed by object identities; the cached value keeps those objects alive, so
+        # an id cannot be reused by another buffer while its entry exists.
+        key = (id(layout),) + tuple((id(b), o, s) for b, o, s in bindings)
+        hit = self._bind_groups.get(key)
+        if hit is not None:
+            self._bind_groups.move_to_end(key)
+            return hit[0]
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": o, "size": s}}
+                   for i, (b, o, s) in enumerate(bindings)]
+        group = self.device.device.create_bind_group(layout=layout, entries=entries)
+        self._bind_groups[key] = (group, layout, [b for b, _, _ in bindings])
+        if len(self._bind_groups) > _BIND_GROUP_CACHE_SIZE:
+            self._bind_groups.popitem(last=False)
+        return group
+
+    def _grid(self, workgroups: int) -> tuple[int, int, int]:
+        """Fold a 1-D count of workgroups into (x, y, 1) within the per-dimension limit."""
+        limit = self.device.max_workgroups_per_dim
+        if workgroups <= limit:
+            return (workgroups, 1, 1)
+        y = -(-workgroups // limit)
+        x = -(-workgroups // y)
+        return (x, y, 1)
+
+
+def _align4(n: int) -> int:
+    return max(4, (n + 3) // 4 * 4)
+
+
+@functools.cache
+def get_webgpu_backend() -> WebGPUBackend:
+    """The process-wide WebGPU backend on the default device."""
+    return WebGPUBackend()

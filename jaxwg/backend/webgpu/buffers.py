@@ -1,0 +1,440 @@
+"""Device memory: refcounted slots over a pool of reusable WebGPU buffers.
+
+Arrays do not own WebGPU buffers directly. They hold a *slot*, a small integer
+handle into a `SlotTable` that counts references to it: views of one array and
+kernels waiting in the dispatch queue add references, and when the count falls to
+zero the buffer goes back to a `BufferPool` rather than to the driver, because
+creating a buffer costs far more than reusing one. The pool keeps free lists by
+*size class*: a request is rounded up to 4 bytes (all storage is padded to whole
+32-bit words) and then to the next of four steps per power of two (1024, 1280,
+1536, 1792, 2048, ...; at least 256 bytes), so a freed buffer serves any request of
+its class while wasting less than a quarter of it. Caps bound what the pool keeps:
+per buffer (bigger buffers go straight back to the driver and are allocated at
+their exact size), per class and in total.
+
+Host transfers go through pooled staging buffers. Uploads of more than
+`SMALL_UPLOAD_BYTES` are written into a mapped MAP_WRITE buffer and copied on the
+GPU, several times faster than `queue.write_buffer` for large arrays; small ones
+use `queue.write_buffer`, which costs no round trip. Reads copy an aligned range
+into a MAP_READ buffer, map it and copy the bytes out. Both move at most
+`STAGING_CHUNK_BYTES` per staging buffer, so staging memory stays small.
+
+Ordering. Work reaches the GPU in queue order: `queue.write_buffer` and each
+`queue.submit` execute in the order they are called. Dispatches that the
+`DispatchQueue` has *recorded but not yet submitted* are therefore executed after
+any upload made meanwhile, and a read must not be issued before them. Two rules
+keep this correct:
+
+* The dispatch queue holds a reference to every slot its pending work uses and
+  drops it only after submitting, so a buffer cannot return to the pool (and be
+  refilled by an upload for a new slot) while unsubmitted work still refers to it.
+  Uploads into a fresh slot (`malloc` with data) therefore never need a flush.
+* `read` and `write`, which touch a live slot, first call the `before_copy` hook;
+  `DispatchQueue` installs its `flush` there so pending work is submitted first.
+
+>>> from jaxwg.backend.webgpu.device import get_device
+>>> slots = SlotTable(get_device())  # doctest: +SKIP
+>>> s = slots.malloc(3, b"abc")  # doctest: +SKIP
+>>> bytes(slots.read(s, start=1))  # doctest: +SKIP
+b'bc'
+>>> slots.decref(s)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import wgpu
+
+from jaxwg.backend.webgpu.device import WebGPUDevice
+
+MiB = 1 << 20
+
+STORAGE_USAGE = (
+    wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+)
+READ_STAGING_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+WRITE_STAGING_USAGE = wgpu.BufferUsage.MAP_WRITE | wgpu.BufferUsage.COPY_SRC
+
+MIN_CLASS_BYTES = 256
+CLASS_STEPS_PER_OCTAVE = 4
+
+# Below this size `queue.write_buffer` is faster than mapping a staging buffer (about
+# 0.1 ms of round trip); above it the staging copy wins, by 3-15x at 1 MiB here.
+SMALL_UPLOAD_BYTES = 256 * 1024
+
+# Larger transfers go through staging buffers in chunks of this size (a multiple of
+# 8), so that staging memory stays bounded and pooled whatever the array's size.
+STAGING_CHUNK_BYTES = 32 * MiB
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    """What a `BufferPool` may keep instead of destroying.
+
+    >>> PoolConfig(max_total_pooled_bytes=64 * MiB).max_buffers_per_class
+    64
+    """
+
+    max_pooled_bytes_per_buffer: int = 64 * MiB
+    max_buffers_per_class: int = 64
+    max_total_pooled_bytes: int = 512 * MiB
+
+
+# Staging buffers are used one at a time (each transfer waits for its mapping), so
+# a couple per class is enough; they are host memory, so keep few bytes.
+STAGING_CONFIG = PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=128 * MiB)
+
+
+def align4(nbytes: int) -> int:
+    """`nbytes` rounded up to a whole number of 32-bit words."""
+    return (nbytes + 3) & ~3
+
+
+def size_class(nbytes: int) -> int:
+    """The pool's size class for a request: at least 256 bytes, else rounded up to a
+    quarter of the largest power of two not above it.
+
+    >>> [size_class(n) for n in (0, 300, 1024, 1025, 1700, 2047)]
+    [256, 320, 1024, 1280, 1792, 2048]
+    """
+    nbytes = max(align4(nbytes), MIN_CLASS_BYTES)
+    step = (1 << (nbytes.bit_length() - 1)) // CLASS_STEPS_PER_OCTAVE
+    return -(-nbytes // step) * step
+
+
+class BufferPool:
+    """Free lists of WebGPU buffers of one usage, keyed by size class.
+
+    >>> pool = BufferPool(get_device())  # doctest: +SKIP
+    >>> buf, size = pool.acquire(1000)  # doctest: +SKIP
+    >>> size, pool.misses  # doctest: +SKIP
+    (1024, 1)
+    >>> pool.release(buf); pool.acquire(900)[1], pool.hits  # doctest: +SKIP
+    (1024, 1)
+    """
+
+    def __init__(
+        self,
+        device: WebGPUDevice,
+        config: PoolConfig | None = None,
+        usage: int = STORAGE_USAGE,
+        label: str = "jaxwg",
+    ):
+        self._device = device
+        self.config = config if config is not None else PoolConfig()
+        self._usage = usage
+        self._label = label
+        self._free: dict[int, list[wgpu.GPUBuffer]] = {}
+        self.hits = 0
+        self.misses = 0
+        self.pooled_bytes = 0
+        self.buffers_created = 0
+
+    def buffer_size(self, nbytes: int) -> int:
+        """The size of buffer that serves a request: its size class when such a buffer
+        may be pooled, else the request padded to 4 bytes (no point rounding up a
+        buffer that will never be reused)."""
+        pooled_limit = min(
+            self.config.max_pooled_bytes_per_buffer, self._device.max_buffer_bytes
+        )
+        cls = size_class(nbytes)
+        return cls if cls <= pooled_limit else align4(nbytes)
+
+    def acquire(self, nbytes: int) -> tuple[wgpu.GPUBuffer, int]:
+        """A buffer of at least `nbytes` bytes and its size: a pooled one if its class
+        has one free, else a new one. Its contents are unspecified."""
+        size = self.buffer_size(nbytes)
+        free = self._free.get(size)
+        if free:
+            self.hits += 1
+            self.pooled_bytes -= size
+            return free.pop(), size
+        self.misses += 1
+        self.buffers_created += 1
+        buffer = self._device.device.create_buffer(
+            label=self._label, size=size, usage=self._usage
+        )
+        return buffer, size
+
+    def release(self, buffer: wgpu.GPUBuffer) -> None:
+        """Keep `buffer` (acquired from this pool) for reuse if the caps allow, else
+        destroy it."""
+        size = buffer.size
+        config = self.config
+        if (
+            size <= config.max_pooled_bytes_per_buffer
+            and len(self._free.get(size, ())) < config.max_buffers_per_class
+            and self.pooled_bytes + size <= config.max_total_pooled_bytes
+        ):
+            self._free.setdefault(size, []).append(buffer)
+            self.pooled_bytes += size
+        else:
+            buffer.destroy()
+
+    def trim(self) -> None:
+        """Destroy every pooled buffer."""
+        free_lists, self._free = self._free, {}
+        self.pooled_bytes = 0
+        for free in free_lists.values():
+            for buffer in free:
+                buffer.destroy()
+
+    def num_pooled(self, nbytes: int | None = None) -> int:
+        """How many buffers are pooled, in all or in the class serving `nbytes`."""
+        if nbytes is not None:
+            return len(self._free.get(self.buffer_size(nbytes), ()))
+        return sum(len(free) for free in self._free.values())
+
+
+@dataclass
+class _Slot:
+    buffer: wgpu.GPUBuffer
+    nbytes: int
+    refcount: int
+
+
+def _byte_view(data) -> memoryview:
+    """A flat unsigned-byte view of a bytes-like object or NumPy array, copying only
+    when a NumPy array is not contiguous."""
+    if isinstance(data, np.ndarray):
+        data = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    return memoryview(data).cast("B")
+
+
+def _padded(data: memoryview) -> memoryview:
+    """`data` padded with zero bytes to a multiple of 4 (a copy only when needed)."""
+    pad = align4(data.nbytes) - data.nbytes
+    return memoryview(bytes(data) + bytes(pad)) if pad else data
+
+
+class SlotTable:
+    """Refcounted slots, each a device buffer holding `nbytes` bytes.
+
+    A new slot has one reference. Its contents are unspecified unless `data` was
+    given (a buffer from the pool keeps its old bytes); kernels write every element
+    of their outputs. Storage is padded to 4 bytes and the padding of uploads is zero.
+    Zero-byte slots share one 4-byte buffer, so kernels can still bind them.
+
+    >>> slots = SlotTable(get_device())  # doctest: +SKIP
+    >>> s = slots.malloc(8, np.arange(2, dtype=np.int32))  # doctest: +SKIP
+    >>> slots.incref(s); slots.decref(s); slots.live_slots  # doctest: +SKIP
+    1
+    >>> np.frombuffer(slots.read(s), np.int32)  # doctest: +SKIP
+    array([0, 1], dtype=int32)
+    >>> slots.decref(s); slots.memory_stats()["bytes_in_use"]  # doctest: +SKIP
+    0
+    """
+
+    def __init__(
+        self,
+        device: WebGPUDevice,
+        pool: BufferPool | None = None,
+        *,
+        before_copy: Callable[[], None] | None = None,
+    ):
+        self._device = device
+        self.pool = pool if pool is not None else BufferPool(device)
+        # Called before a transfer touches a live slot: flushes recorded dispatches.
+        self.before_copy = before_copy
+        self._read_staging = BufferPool(
+            device, STAGING_CONFIG, READ_STAGING_USAGE, "jaxwg-read"
+        )
+        self._write_staging = BufferPool(
+            device, STAGING_CONFIG, WRITE_STAGING_USAGE, "jaxwg-write"
+        )
+        self._slots: dict[int, _Slot] = {}
+        # Never reuse a handle, so a stale one is always reported instead of aliasing.
+        self._next_handle = itertools.count(1)
+        self._empty_buffer: wgpu.GPUBuffer | None = None
+        self._bytes_in_use = 0
+        self._peak_bytes_in_use = 0
+
+    # --- lifetime ---------------------------------------------------------------
+
+    def malloc(self, nbytes: int, data=None) -> int:
+        """A new slot of `nbytes` bytes with one reference, filled with `data` (a
+        bytes-like object or NumPy array of exactly `nbytes` bytes) if given."""
+        view = self._checked_data(nbytes, data)
+        if nbytes == 0:
+            buffer = self._shared_empty_buffer()
+        else:
+            self._check_fits(nbytes)
+            buffer, _ = self.pool.acquire(nbytes)
+            if view is not None:
+                self._upload(buffer, view)
+        handle = next(self._next_handle)
+        self._slots[handle] = _Slot(buffer, nbytes, 1)
+        self._bytes_in_use += nbytes
+        self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
+        return handle
+
+    def incref(self, slot: int) -> None:
+        self._get(slot).refcount += 1
+
+    def decref(self, slot: int) -> None:
+        """Drop one reference; at zero the slot is freed and its buffer pooled."""
+        entry = self._get(slot)
+        entry.refcount -= 1
+        if entry.refcount > 0:
+            return
+        del self._slots[slot]
+        self._bytes_in_use -= entry.nbytes
+        if entry.nbytes > 0:
+            self.pool.release(entry.buffer)
+
+    def buffer(self, slot: int) -> wgpu.GPUBuffer:
+        """The slot's buffer; it may be larger than `nbytes(slot)`."""
+        return self._get(slot).buffer
+
+    def nbytes(self, slot: int) -> int:
+        return self._get(slot).nbytes
+
+    @property
+    def live_slots(self) -> int:
+        return len(self._slots)
+
+    def memory_stats(self) -> dict[str, int]:
+        """Byte and buffer counts, in the spirit of JAX's `Device.memory_stats()`."""
+        return {
+            "bytes_in_use": self._bytes_in_use,
+            "peak_bytes_in_use": self._peak_bytes_in_use,
+            "bytes_pooled": self.pool.pooled_bytes,
+            "live_slots": self.live_slots,
+            "pool_hits": self.pool.hits,
+            "pool_misses": self.pool.misses,
+            "num_buffers_created": self.pool.buffers_created,
+        }
+
+    # --- transfers --------------------------------------------------------------
+
+    def write(self, slot: int, data) -> None:
+        """Overwrite the whole slot with `data` (exactly `nbytes(slot)` bytes), after
+        any recorded work that may still use the old contents."""
+        entry = self._get(slot)
+        view = self._checked_data(entry.nbytes, data)
+        if entry.nbytes == 0:
+            return
+        self._run_before_copy()
+        self._upload(entry.buffer, view)
+
+    def read(self, slot: int, start: int = 0, count: int | None = None) -> memoryview:
+        """`count` bytes (default: to the end) from byte offset `start`, clipped to the
+        slot, after any recorded work. The result is a writable copy in host memory.
+
+        WebGPU copies move whole 4-byte words, so this reads the aligned range
+        around the window, in chunks of at most `STAGING_CHUNK_BYTES`, and slices it."""
+        entry = self._get(slot)
+        if start < 0 or (count is not None and count < 0):
+            raise ValueError(
+                f"read window start={start}, count={count} must not be negative"
+            )
+        start = min(start, entry.nbytes)
+        end = entry.nbytes if count is None else min(entry.nbytes, start + count)
+        out = np.empty(end - start, np.uint8)
+        if end == start:
+            return out.data
+        self._run_before_copy()
+        for lo in range(start & ~3, end, STAGING_CHUNK_BYTES):
+            first, last = max(lo, start), min(lo + STAGING_CHUNK_BYTES, end)
+            self._read_range(entry.buffer, first, out[first - start : last - start])
+        return out.data
+
+    def trim(self) -> None:
+        """Destroy every pooled (free) buffer, staging buffers included."""
+        for pool in (self.pool, self._read_staging, self._write_staging):
+            pool.trim()
+
+    # --- helpers ----------------------------------------------------------------
+
+    def _get(self, slot: int) -> _Slot:
+        try:
+            return self._slots[slot]
+        except KeyError:
+            raise KeyError(
+                f"slot {slot} is not live (never allocated or already freed)"
+            ) from None
+
+    def _checked_data(self, nbytes: int, data) -> memoryview | None:
+        if nbytes < 0:
+            raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
+        if data is None:
+            return None
+        view = _byte_view(data)
+        if view.nbytes != nbytes:
+            raise ValueError(
+                f"data has {view.nbytes} bytes but the slot holds {nbytes} bytes"
+            )
+        return view
+
+    def _check_fits(self, nbytes: int) -> None:
+        limit = self._device.max_buffer_bytes
+        if align4(nbytes) > limit:
+            raise RuntimeError(
+                f"cannot allocate {nbytes} bytes: the largest buffer on "
+                f"{self._device.describe()} is {limit} bytes"
+            )
+
+    def _shared_empty_buffer(self) -> wgpu.GPUBuffer:
+        if self._empty_buffer is None:
+            self._empty_buffer = self._device.device.create_buffer(
+                label="jaxwg-empty", size=4, usage=STORAGE_USAGE
+            )
+        return self._empty_buffer
+
+    def _run_before_copy(self) -> None:
+        if self.before_copy is not None:
+            self.before_copy()
+
+    def _read_range(self, buffer: wgpu.GPUBuffer, first: int, dest: np.ndarray) -> None:
+        """Copy `dest.size` bytes of `buffer` from byte `first` into `dest`, through a
+        staging copy of the whole words around them."""
+        lo = first & ~3
+        size = align4(first + dest.size) - lo
+        staging, _ = self._read_staging.acquire(size)
+        encoder = self._device.device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(buffer, lo, staging, 0, size)
+        self._device.queue.submit([encoder.finish()])
+        staging.map_sync(wgpu.MapMode.READ, 0, size)
+        try:
+            mapped = staging.read_mapped(0, size, copy=False)
+            # NumPy copies out of the mapping several times faster than bytearray().
+            dest[:] = np.frombuffer(mapped, np.uint8, dest.size, first - lo)
+        finally:
+            staging.unmap()
+        self._read_staging.release(staging)
+
+    def _upload(self, buffer: wgpu.GPUBuffer, data: memoryview) -> None:
+        if data.nbytes <= SMALL_UPLOAD_BYTES:
+            self._device.queue.write_buffer(buffer, 0, _padded(data))
+            return
+        for offset in range(0, data.nbytes, STAGING_CHUNK_BYTES):
+            chunk = data[offset : offset + STAGING_CHUNK_BYTES]
+            self._staged_upload(buffer, offset, chunk)
+
+    def _staged_upload(
+        self, buffer: wgpu.GPUBuffer, offset: int, data: memoryview
+    ) -> None:
+        """Copy `data` into `buffer` at `offset` (a multiple of 8) through a mapped
+        staging buffer, zero-padding its end to whole words."""
+        size = align4(data.nbytes)
+        staging, _ = self._write_staging.acquire(size)
+        # Mapping waits until the GPU has finished any earlier copy out of `staging`.
+        staging.map_sync(wgpu.MapMode.WRITE, 0, size)
+        try:
+            # Mapped writes start at multiples of 8: write the bulk, then the last
+            # (at most 8) bytes zero-padded to whole words.
+            bulk = data.nbytes & ~7
+            if bulk:
+                staging.write_mapped(data[:bulk], 0)
+            if bulk < data.nbytes:
+                staging.write_mapped(_padded(data[bulk:]), bulk)
+        finally:
+            staging.unmap()
+        encoder = self._device.device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(staging, 0, buffer, offset, size)
+        self._device.queue.submit([encoder.finish()])
+        self._write_staging.release(staging)

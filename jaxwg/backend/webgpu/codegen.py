@@ -1,0 +1,323 @@
+"""AluExp to WGSL expression text.
+
+`ExpCodegen` turns expression DAGs into WGSL text inside a template. Nodes used more
+than once (counted over every expression the template will emit, with
+`count_references`) become `let` temporaries, so shared subexpressions such as a
+load feeding both branches of a select are computed once; everything else is
+inlined. The per-op spelling lives in the `_RENDER` table; rules that WGSL does not
+give us for free (NaN-propagating min/max, exact float remainder, saturating casts)
+call helpers from `builtins`, which the builder includes on demand.
+
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.backend.webgpu.builder import WgslBuilder
+>>> b = WgslBuilder()
+>>> g = ExpCodegen(b, load=lambda arg, index: f"in{arg}[{index}]")
+>>> x = alu.load(0, dt.float32, alu.gidx(4))
+>>> e = alu.unary(alu.Op.RECIPROCAL, alu.unary(alu.Op.SQRT, x)) + x
+>>> g.count_references(e)
+>>> g.run(e)
+'(inverseSqrt(alu0) + alu0)'
+>>> b.lines
+['let alu0: f32 = in0[gidx];']
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import Callable
+
+from ...core import dtypes as dt
+from ...core.alu import AluExp, Op
+from .builder import WgslBuilder
+
+WGSL_TYPE = {dt.bool_: "bool", dt.int32: "i32", dt.uint32: "u32",
+             dt.float16: "f16", dt.float32: "f32", dt.float64: "f64"}
+# bool arrays are stored as 32-bit integers: WGSL has no 1-byte storage type.
+STORAGE_TYPE = {**WGSL_TYPE, dt.bool_: "i32"}
+
+
+class UnsupportedError(NotImplementedError):
+    """An op or dtype the WebGPU code generator cannot express on this device."""
+
+
+def wgsl_type(dtype: dt.DType) -> str:
+    return WGSL_TYPE[dtype]
+
+
+def literal(dtype: dt.DType, value) -> str:
+    """A WGSL literal of `dtype` (NaN and infinities through bit patterns).
+
+    >>> literal(dt.float32, 0.5), literal(dt.int32, -2**31), literal(dt.float16, math.inf)
+    ('0.5f', 'i32(-2147483647 - 1)', 'f16(bitcast<f32>(0x7f800000u))')
+    """
+    if dtype.is_bool:
+        return "true" if value else "false"
+    if dtype is dt.int32:
+        return "i32(-2147483647 - 1)" if value == -(2**31) else f"{value}i"
+    if dtype is dt.uint32:
+        return f"{value}u"
+    if math.isnan(value) or math.isinf(value):
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+        f32 = f"bitcast<f32>(0x{bits:08x}u)"
+        return f32 if dtype is dt.float32 else f"{WGSL_TYPE[dtype]}({f32})"
+    suffix = {dt.float16: "h", dt.float32: "f", dt.float64: "lf"}[dtype]
+    return f"{value!r}{suffix}"
+
+
+def strip_parens(text: str) -> str:
+    """Drop one pair of parentheses around the whole text, if they match each other."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(text) - 1:
+            return text
+    return text[1:-1]
+
+
+# -- per-op rendering --------------------------------------------------------------------
+# Each renderer takes (codegen, node, operand texts) and returns the WGSL text.
+Renderer = Callable[["ExpCodegen", AluExp, list[str]], str]
+
+
+def _infix(symbol: str) -> Renderer:
+    return lambda g, n, a: f"({a[0]} {symbol} {a[1]})"
+
+
+def _call(name: str) -> Renderer:
+    return lambda g, n, a: f"{name}({', '.join(strip_parens(x) for x in a)})"
+
+
+def _float_helper(prefix: str, native: Renderer | None = None) -> Renderer:
+    """Floats call `<prefix>_<type>`; other dtypes use `native`."""
+    def render(g, n, a):
+        t = n.src[0].dtype
+        if not t.is_float:
+            return native(g, n, a)
+        name = f"{prefix}_{WGSL_TYPE[t]}"
+        g.builder.need(name)
+        return f"{name}({', '.join(strip_parens(x) for x in a)})"
+
+    return render
+
+
+def _add(g, n, a):
+    return f"({a[0]} | {a[1]})" if n.dtype.is_bool else f"({a[0]} + {a[1]})"
+
+
+def _mul(g, n, a):
+    return f"({a[0]} & {a[1]})" if n.dtype.is_bool else f"({a[0]} * {a[1]})"
+
+
+def _idiv(g, n, a):
+    return f"trunc({a[0]} / {a[1]})" if n.dtype.is_float else f"({a[0]} / {a[1]})"
+
+
+def _minmax(name: str) -> Renderer:
+    bool_op = "&" if name == "min" else "|"
+
+    def render(g, n, a):
+        if n.dtype.is_bool:
+            return f"({a[0]} {bool_op} {a[1]})"
+        return _float_helper(f"f{name}", _call(name))(g, n, a)
+
+    return render
+
+
+def _xor(g, n, a):
+    return f"({a[0]} != {a[1]})" if n.dtype.is_bool else f"({a[0]} ^ {a[1]})"
+
+
+def _shift(symbol: str) -> Renderer:
+    # WGSL wants a u32 shift amount below the bit width; jaxwg takes it modulo 32.
+    return lambda g, n, a: f"({a[0]} {symbol} (u32({strip_parens(a[1])}) & 31u))"
+
+
+def _cmplt(g, n, a):
+    if n.src[0].dtype.is_bool:
+        return f"(i32({strip_parens(a[0])}) < i32({strip_parens(a[1])}))"
+    return f"({a[0]} < {a[1]})"
+
+
+def _neg(g, n, a):
+    return f"(0u - {a[0]})" if n.dtype is dt.uint32 else f"(-{a[0]})"
+
+
+def _not(g, n, a):
+    return f"(!{a[0]})" if n.dtype.is_bool else f"(~{a[0]})"
+
+
+def _abs(g, n, a):
+    return a[0] if n.dtype is dt.uint32 else f"abs({strip_parens(a[0])})"
+
+
+def _reciprocal(g, n, a):
+    return f"({literal(n.dtype, 1.0)} / {a[0]})"
+
+
+def _erf(name: str) -> Renderer:
+    def render(g, n, a):
+        if n.dtype is dt.float64:
+            raise UnsupportedError(f"{name} of float64 is not implemented on WebGPU")
+        g.builder.need(f"{name}_f32")
+        call = f"{name}_f32(f32({strip_parens(a[0])}))" if n.dtype is dt.float16 else f"{name}_f32({strip_parens(a[0])})"
+        return f"f16({call})" if n.dtype is dt.float16 else call
+
+    return render
+
+
+def _cast(g, n, a):
+    src, dst = n.src[0].dtype, n.dtype
+    x = strip_parens(a[0])
+    if dst.is_bool:
+        return f"({a[0]} != {literal(src, 0)})"
+    if src.is_float and dst.is_int:
+        via = "f64" if src is dt.float64 else "f32"
+        helper = f"{via}_to_{WGSL_TYPE[dst]}"
+        g.builder.need(helper)
+        return f"{helper}({x})" if src is not dt.float16 else f"{helper}(f32({x}))"
+    return f"{WGSL_TYPE[dst]}({x})"
+
+
+def _bitcast(g, n, a):
+    return f"bitcast<{WGSL_TYPE[n.dtype]}>({strip_parens(a[0])})"
+
+
+def _where(g, n, a):
+    return f"select({strip_parens(a[2])}, {strip_parens(a[1])}, {strip_parens(a[0])})"
+
+
+_RENDER: dict[Op, Renderer] = {
+    Op.ADD: _add,
+    Op.SUB: _infix("-"),
+    Op.MUL: _mul,
+    Op.IDIV: _idiv,
+    Op.MOD: _float_helper("fmod", _infix("%")),
+    Op.MIN: _minmax("min"),
+    Op.MAX: _minmax("max"),
+    Op.ATAN2: _call("atan2"),
+    Op.AND: _infix("&"),
+    Op.OR: _infix("|"),
+    Op.XOR: _xor,
+    Op.SHL: _shift("<<"),
+    Op.SHR: _shift(">>"),
+    Op.CMPLT: _cmplt,
+    Op.CMPNE: _float_helper("fne", _infix("!=")),
+    Op.NEG: _neg,
+    Op.NOT: _not,
+    Op.ABS: _abs,
+    Op.EXP: _call("exp"),
+    Op.EXP2: _call("exp2"),
+    Op.LOG: _call("log"),
+    Op.LOG2: _call("log2"),
+    Op.SIN: _call("sin"),
+    Op.COS: _call("cos"),
+    Op.TAN: _call("tan"),
+    Op.ASIN: _call("asin"),
+    Op.ACOS: _call("acos"),
+    Op.ATAN: _call("atan"),
+    Op.TANH: _call("tanh"),
+    Op.SQRT: _call("sqrt"),
+    Op.RECIPROCAL: _reciprocal,
+    Op.FLOOR: _call("floor"),
+    Op.CEIL: _call("ceil"),
+    Op.ROUND: _call("round"),
+    Op.TRUNC: _call("trunc"),
+    Op.ERF: _erf("erf"),
+    Op.ERFC: _erf("erfc"),
+    Op.CAST: _cast,
+    Op.BITCAST: _bitcast,
+    Op.WHERE: _where,
+}
+
+
+class ExpCodegen:
+    """Renders AluExp nodes to WGSL inside one scope of a `WgslBuilder`.
+
+    `load(arg, index_text)` spells a read of input `arg` (templates decide how inputs
+    are bound); `names` maps special/variable names to WGSL text (default: the name).
+    """
+
+    def __init__(self, builder: WgslBuilder, load: Callable[[int, str], str],
+                 names: dict[str, str] | None = None):
+        self.builder = builder
+        self.load = load
+        self.names = names or {}
+        self._refs: dict[AluExp, int] = {}
+        self._text: dict[AluExp, str] = {}
+        self._threefry: dict[tuple, str] = {}
+        self._counter = 0
+
+    def count_references(self, exp: AluExp) -> None:
+        """Count uses of each node; call once per root before rendering any."""
+        self._refs[exp] = self._refs.get(exp, 0) + 1
+        for node in exp.toposort():
+            for s in node.src:
+                self._refs[s] = self._refs.get(s, 0) + 1
+
+    def reset(self) -> None:
+        """Forget temporaries, e.g. when leaving the scope they were declared in."""
+        self._refs.clear()
+        self._text.clear()
+        self._threefry.clear()
+
+    def fresh(self, prefix: str = "alu") -> str:
+        name = f"{prefix}{self._counter}"
+        self._counter += 1
+        return name
+
+    def run(self, exp: AluExp) -> str:
+        """The WGSL text of `exp`; temporaries it needs are emitted into the builder."""
+        for node in exp.toposort():
+            if node not in self._text:
+                self._text[node] = self._render(node)
+        return self._text[exp]
+
+    def _render(self, node: AluExp) -> str:
+        self._check_dtype(node.dtype)
+        op = node.op
+        if op is Op.CONST:
+            return literal(node.dtype, node.arg)
+        if op is Op.SPECIAL:
+            return self.names.get(node.arg[0], node.arg[0])
+        if op is Op.VARIABLE:
+            return self.names.get(node.arg, node.arg)
+        text = self._render_op(node)
+        if self._refs.get(node, 0) > 1:
+            name = self.fresh()
+            self.builder.emit(f"let {name}: {WGSL_TYPE[node.dtype]} = {strip_parens(text)};")
+            return name
+        return text
+
+    def _render_op(self, node: AluExp) -> str:
+        args = [self._text[s] for s in node.src]
+        if node.op is Op.RECIPROCAL and node.src[0].op is Op.SQRT:
+            return f"inverseSqrt({strip_parens(self.run(node.src[0].src[0]))})"
+        if node.op is Op.LOAD:
+            text = self.load(node.arg, strip_parens(args[0]))
+            return f"({text} != 0)" if node.dtype.is_bool else text
+        if node.op is Op.THREEFRY2X32:
+            return f"{self._threefry_pair(node, args)}.{'xy'[node.arg]}"
+        try:
+            render = _RENDER[node.op]
+        except KeyError:
+            raise UnsupportedError(f"no WGSL rendering for {node.op.value}") from None
+        return render(self, node, args)
+
+    def _threefry_pair(self, node: AluExp, args: list[str]) -> str:
+        """Both output words of one Threefry call come from a single `let`."""
+        key = node.src
+        if key not in self._threefry:
+            self.builder.need("threefry2x32")
+            name = self.fresh("tf")
+            k0, k1, x0, x1 = (strip_parens(a) for a in args)
+            self.builder.emit(f"let {name} = threefry2x32(vec2<u32>({k0}, {k1}), vec2<u32>({x0}, {x1}));")
+            self._threefry[key] = name
+        return self._threefry[key]
+
+    def _check_dtype(self, dtype: dt.DType) -> None:
+        if dtype is dt.float16:
+            self.builder.enable("f16")

@@ -1,0 +1,364 @@
+"""Kernel templates: a tuned kernel pass to a complete WGSL compute shader.
+
+Three shapes of shader, sharing one header (bindings, uniforms, thread index):
+
+* **elementwise**: one thread per output element.
+* **reduction**: one thread per `upcast` outputs, each with its own accumulator
+  variable (`acc0`, `acc1`, ...), the loop over the reduction index unrolled
+  `unroll` times with constant offsets, then the epilogue. Accumulators are plain
+  named variables and the unrolled body uses constant indices: dynamic indexing into
+  a local array pushes it to memory (16x slower on the H200, WGPU-NOTES.md).
+* **grouped reduction**: `group` threads of a workgroup stride through one long
+  reduction, then combine their partial results in workgroup memory.
+
+Nullary kernels (no inputs, no reduction: fills, iotas) take the elementwise shape
+with their non-zero constants lifted into a uniform buffer (`lift_constants`), so
+that filling with 1.0 and with 2.0 is one pipeline.
+
+Inputs larger than one storage binding allows are bound as several windows of the
+same buffer and read through a generated `load_inN` function; outputs that large are
+written in several dispatches, each binding one window and offsetting `gidx` by a
+uniform `base`.
+
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel
+>>> from jaxwg.backend.webgpu.tuner import Tuning
+>>> k = Kernel(1, 10, alu.unary(alu.Op.EXP, alu.load(0, dt.float32, alu.gidx(10))))
+>>> spec = build_shader(k, Tuning(workgroup_size=64), ShaderOptions(windows=(1,)))
+>>> print(spec.code.split("fn main")[1])
+(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let tid = i32(gid.x + gid.y * nwg.x * 64u);
+  if (tid >= 10i) { return; }
+  let gidx = tid;
+  result[gidx] = exp(in0[gidx]);
+}
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ...core import alu
+from ...core import dtypes as dt
+from ...core.alu import AluExp, Op
+from ...core.kernel import Kernel
+from .builder import WgslBuilder
+from .codegen import STORAGE_TYPE, WGSL_TYPE, ExpCodegen, strip_parens
+from .tuner import Tuning
+
+# Constants that are divisors, moduli or shift amounts stay literal when lifting:
+# division by a known constant compiles to a multiply, and they are rarely the
+# "value" of a fill.
+_KEEP_LITERAL_OPERAND = (Op.IDIV, Op.MOD, Op.SHL, Op.SHR)
+
+
+@dataclass(frozen=True)
+class UniformField:
+    """One field of the per-dispatch uniform struct: a lifted constant, or `base`."""
+
+    name: str
+    dtype: dt.DType  # as stored in the uniform (f16 widens to f32, bool to i32)
+    value: object = None  # None for `base`, the output window's first index
+
+
+@dataclass(frozen=True)
+class ShaderOptions:
+    """How buffers are bound: `windows[arg]` bindings per input (0 when unused) of
+    `window_elements[arg]` elements each, and `output_window`, the elements one
+    dispatch writes when the output is split (0 when it is not)."""
+
+    windows: tuple[int, ...]
+    window_elements: tuple[int, ...] = ()
+    output_window: int = 0
+
+    @property
+    def output_windowed(self) -> bool:
+        return self.output_window > 0
+
+
+@dataclass(frozen=True)
+class ShaderSpec:
+    """A generated shader and what dispatching it needs."""
+
+    code: str
+    input_bindings: tuple[tuple[int, int], ...]  # (arg, window) per read-only binding
+    uniforms: tuple[UniformField, ...]
+    workgroup_size: int
+    outputs_per_workgroup: int
+
+    def uniform_bytes(self, base: int = 0) -> bytes:
+        """The immediate data: the uniform struct's fields, each aligned to its size."""
+        out = bytearray()
+        for f in self.uniforms:
+            align = f.dtype.itemsize
+            out += bytes(-len(out) % align)
+            value = base if f.value is None else f.value
+            out += struct.pack("<" + {"int32": "i", "uint32": "I", "float32": "f", "float64": "d"}[f.dtype.name], value)
+        out += bytes(-len(out) % max((f.dtype.itemsize for f in self.uniforms), default=1))
+        return bytes(out)
+
+    def workgroups(self, outputs: int) -> int:
+        return -(-outputs // self.outputs_per_workgroup)
+
+
+def lift_constants(exp: AluExp) -> tuple[AluExp, tuple[UniformField, ...]]:
+    """Replace non-zero constants by uniform fields `u.c0`, `u.c1`, ... (see module doc)."""
+    literal_operands = {n.src[1] for n in exp.toposort() if n.op in _KEEP_LITERAL_OPERAND}
+    fields: list[UniformField] = []
+    lifted: dict[AluExp, AluExp] = {}
+
+    def lift(node: AluExp):
+        if node.op is not Op.CONST or node.arg == 0 or node in literal_operands:
+            return None
+        if node not in lifted:
+            stored = {dt.float16: dt.float32, dt.bool_: dt.int32}.get(node.dtype, node.dtype)
+            name = f"c{len(fields)}"
+            fields.append(UniformField(name, stored, int(node.arg) if stored.is_int else node.arg))
+            var = alu.variable(stored, f"u.{name}")
+            lifted[node] = var.ne(0) if node.dtype.is_bool else alu.cast(node.dtype, var)
+        return lifted[node]
+
+    return exp.rewrite(lift), tuple(fields)
+
+
+class _Shader:
+    """Shared scaffolding: bindings, uniform struct, entry point and stores."""
+
+    def __init__(self, kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                 uniforms: tuple[UniformField, ...] = ()):
+        self.kernel, self.tuning, self.options = kernel, tuning, options
+        if options.output_windowed:
+            uniforms = (UniformField("base", dt.int32),) + uniforms
+        self.uniforms = uniforms
+        self.b = WgslBuilder()
+        self.input_bindings: list[tuple[int, int]] = []
+        self._declare_bindings()
+
+    def _declare_bindings(self) -> None:
+        b, kernel = self.b, self.kernel
+        dtypes = kernel.input_dtypes()
+        binding = 0
+        for arg, count in enumerate(self.options.windows):
+            if count == 0 or dtypes[arg] is None:
+                continue
+            ty = STORAGE_TYPE[dtypes[arg]]
+            names = [f"in{arg}"] if count == 1 else [f"in{arg}_{w}" for w in range(count)]
+            for w, name in enumerate(names):
+                b.emit(f"@group(0) @binding({binding}) var<storage, read> {name}: array<{ty}>;")
+                self.input_bindings.append((arg, w))
+                binding += 1
+            if count > 1:
+                self._emit_window_loader(arg, ty, count)
+        if kernel.dtype is dt.float16 or dt.float16 in dtypes:
+            b.enable("f16")
+        b.emit(f"@group(0) @binding({binding}) var<storage, read_write> result: array<{STORAGE_TYPE[kernel.dtype]}>;")
+        if self.uniforms:
+            b.emit("struct Uniforms {")
+            with b.indent():
+                b.emit(*(f"{f.name}: {WGSL_TYPE[f.dtype]}," for f in self.uniforms))
+            b.emit("}", "var<immediate> u: Uniforms;")
+        b.emit("")
+
+    def _emit_window_loader(self, arg: int, ty: str, count: int) -> None:
+        size = self.options.window_elements[arg]
+        self.b.emit(f"fn load_in{arg}(i: i32) -> {ty} {{")
+        with self.b.indent():
+            self.b.emit(f"let w = i / {size}i;")
+            for w in range(count - 1):
+                self.b.emit(f"if (w == {w}i) {{ return in{arg}_{w}[i - {w * size}i]; }}")
+            self.b.emit(f"return in{arg}_{count - 1}[i - {(count - 1) * size}i];")
+        self.b.emit("}")
+
+    def load_text(self, arg: int, index: str) -> str:
+        return f"in{arg}[{index}]" if self.options.windows[arg] == 1 else f"load_in{arg}({index})"
+
+    def codegen(self) -> ExpCodegen:
+        return ExpCodegen(self.b, self.load_text)
+
+    def begin_main(self, builtins: str) -> None:
+        self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",
+                    f"fn main({builtins}) {{")
+
+    def output_index(self, offset: str) -> str:
+        """The WGSL expression of the global output index `offset` past this dispatch's base."""
+        return f"u.base + {offset}" if self.options.output_windowed else offset
+
+    def store(self, gidx: str, value: str, dtype: dt.DType) -> None:
+        index = f"{gidx} - u.base" if self.options.output_windowed else gidx
+        if dtype.is_bool:
+            value = f"select(0i, 1i, {strip_parens(value)})"
+        self.b.emit(f"result[{index}] = {strip_parens(value)};")
+
+    def finish(self, outputs_per_workgroup: int) -> "ShaderSpec":
+        self.b.emit("}")
+        return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,
+                          self.tuning.workgroup_size, outputs_per_workgroup)
+
+
+_THREAD_BUILTINS = "@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>"
+_GROUP_BUILTINS = ("@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
+                   "@builtin(local_invocation_index) lid: u32")
+
+
+def _limit(shader: _Shader) -> str:
+    """The WGSL bound on the output index for this dispatch."""
+    size, window = shader.kernel.size, shader.options.output_window
+    return f"min(u.base + {window}i, {size}i)" if window else f"{size}i"
+
+
+def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    s = _Shader(kernel, tuning, options, uniforms)
+    b, wg = s.b, tuning.workgroup_size
+    s.begin_main(_THREAD_BUILTINS)
+    with b.indent():
+        b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
+        b.emit(f"if ({s.output_index('tid')} >= {_limit(s)}) {{ return; }}")
+        b.emit(f"let gidx = {s.output_index('tid')};")
+        g = s.codegen()
+        g.count_references(kernel.exp)
+        s.store("gidx", g.run(kernel.exp), kernel.dtype)
+    return s.finish(wg)
+
+
+def _accumulate(op: Op, acc: AluExp, term: AluExp) -> AluExp:
+    return alu.binary(op, acc, term)
+
+
+def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
+    s = _Shader(kernel, tuning, options)
+    b, red = s.b, kernel.reduction
+    up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
+    acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
+    threads = -(-kernel.size // up)
+    s.begin_main(_THREAD_BUILTINS)
+    with b.indent():
+        b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
+        first = s.output_index(f"tid * {up}i") if up > 1 else s.output_index("tid")
+        b.emit(f"if ({first} >= {_limit(s)}) {{ return; }}")
+        tid = alu.special("tid", threads)
+        gidxs = [tid * up + u if up > 1 else tid for u in range(up)]
+        if options.output_windowed:
+            base = alu.variable(dt.int32, "u.base")
+            gidxs = [base + g for g in gidxs]
+        accs = [alu.variable(acc_dtype, f"acc{u}") for u in range(up)]
+        for acc in accs:
+            b.emit(f"var {acc.arg}: {acc_ty} = {ExpCodegen(b, s.load_text).run(red.identity)};")
+        body = alu.cast(acc_dtype, kernel.exp)
+        steps, tail = divmod(red.size, unroll)
+        cache: dict = {}
+        if steps:
+            step = alu.special("r", steps)
+            terms = [[body.substitute({"gidx": gidxs[u], "ridx": step * unroll + k}).simplify(cache)
+                      for k in range(unroll)] for u in range(up)]
+            b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
+            with b.indent():
+                _emit_accumulation(s, red.op, accs, terms)
+            b.emit("}")
+        if tail:
+            rt = alu.special("rt", tail) + steps * unroll
+            terms = [[body.substitute({"gidx": gidxs[u], "ridx": rt}).simplify(cache)] for u in range(up)]
+            b.emit(f"for (var rt: i32 = 0i; rt < {tail}i; rt++) {{")
+            with b.indent():
+                _emit_accumulation(s, red.op, accs, terms)
+            b.emit("}")
+        _emit_epilogues(s, accs, gidxs, cache)
+    return s.finish(wg * up)
+
+
+def _emit_accumulation(s: _Shader, op: Op, accs: list[AluExp], terms: list[list[AluExp]]) -> None:
+    """acc_u = acc_u OP t_u0 OP t_u1 ...; shared subexpressions across all terms become lets."""
+    g = s.codegen()
+    updates = []
+    for acc, row in zip(accs, terms):
+        total = acc
+        for t in row:
+            total = _accumulate(op, total, t)
+        updates.append(total)
+    for u in updates:
+        g.count_references(u)
+    texts = [g.run(u) for u in updates]
+    for acc, text in zip(accs, texts):
+        s.b.emit(f"{acc.arg} = {strip_parens(text)};")
+
+
+def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
+    red = s.kernel.reduction
+    g = s.codegen()
+    outs = []
+    for acc, gidx in zip(accs, gidxs):
+        value = alu.cast(red.dtype, acc)
+        exp = red.epilogue.substitute({"acc": value, "gidx": gidx}).simplify(cache)
+        index = gidx.simplify(cache)
+        g.count_references(exp)
+        g.count_references(index)
+        outs.append((index, exp))
+    for index, exp in outs:
+        s.store(strip_parens(g.run(index)), g.run(exp), s.kernel.dtype)
+
+
+def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
+    s = _Shader(kernel, tuning, options)
+    b, red, group = s.b, kernel.reduction, tuning.group
+    acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
+    b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {group}>;")
+    s.begin_main(_GROUP_BUILTINS)
+    with b.indent():
+        b.emit("let wgi = i32(wid.x + wid.y * nwg.x);")
+        b.emit(f"if ({s.output_index('wgi')} >= {_limit(s)}) {{ return; }}")
+        b.emit(f"let gidx = {s.output_index('wgi')};")
+        acc = alu.variable(acc_dtype, "acc")
+        b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(red.identity)};")
+        steps = -(-red.size // group)
+        ridx = alu.special("r", steps) * group + alu.special("lid", group)
+        body = alu.cast(acc_dtype, kernel.exp).substitute({"ridx": ridx}).simplify()
+        if steps * group != red.size:
+            body = alu.where(ridx.lt(red.size), body, red.identity).simplify()
+        b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
+        with b.indent():
+            g = s.codegen()
+            g.names["lid"] = "i32(lid)"
+            update = _accumulate(red.op, acc, body)
+            g.count_references(update)
+            b.emit(f"acc = {strip_parens(g.run(update))};")
+        b.emit("}")
+        _emit_tree(s, red.op, acc_dtype, group)
+        b.emit("if (lid == 0u) {")
+        with b.indent():
+            total = alu.variable(acc_dtype, "partials[0]")
+            exp = red.epilogue.substitute({"acc": alu.cast(red.dtype, total)}).simplify()
+            g = s.codegen()
+            g.count_references(exp)
+            s.store("gidx", g.run(exp), kernel.dtype)
+        b.emit("}")
+    return s.finish(1)
+
+
+def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
+    """Combine the workgroup's partial results pairwise in workgroup memory."""
+    b = s.b
+    b.emit("partials[lid] = acc;", "workgroupBarrier();")
+    width = group // 2
+    a = alu.variable(acc_dtype, "partials[lid]")
+    other = alu.variable(acc_dtype, "partials[lid + stride]")
+    combined = ExpCodegen(b, s.load_text).run(_accumulate(op, a, other))
+    b.emit(f"for (var stride = {width}u; stride > 0u; stride = stride / 2u) {{")
+    with b.indent():
+        b.emit(f"if (lid < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
+    b.emit("}")
+
+
+def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions, lift: bool = True) -> ShaderSpec:
+    """The shader for one pass, choosing the template from the kernel and tuning.
+    `lift=False` keeps a nullary kernel's constants literal (for devices without
+    immediates)."""
+    if kernel.reduction is None:
+        uniforms: tuple[UniformField, ...] = ()
+        if kernel.nargs == 0 and lift:
+            exp, uniforms = lift_constants(kernel.exp.simplify())
+            kernel = Kernel(0, kernel.size, exp)
+        return elementwise(kernel, tuning, options, uniforms)
+    if tuning.group > 1:
+        return grouped_reduction(kernel, tuning, options)
+    return reduction(kernel, tuning, options)

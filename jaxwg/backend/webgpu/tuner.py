@@ -1,0 +1,118 @@
+"""How a kernel's work maps onto WebGPU threads, chosen per kernel and adapter.
+
+The code generator can run a reduction three ways: one thread per output with
+`upcast` outputs per thread (separate accumulators) and the loop `unroll`ed; a
+*grouped* reduction where `group` threads of a workgroup share one output through
+workgroup memory; or a *split* into two kernels, the first reducing interleaved
+slices of each row into partial results, the second reducing the partials (and
+running the epilogue). Which is fastest depends on the adapter: GPUs want tens of
+thousands of threads; the software adapters run a few hundred lanes and lose time in
+barriers (WGPU-NOTES.md: chunked partials plus a second pass beat a workgroup tree
+2-4x there). The heuristics are first guesses, measured in benchmarks/.
+
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel, Reduction
+>>> x = alu.load(0, dt.float32, alu.ridx(1 << 20))
+>>> passes = plan(Kernel(1, 1, x, Reduction(alu.Op.ADD, dt.float32, 1 << 20)), AdapterTraits(False))
+>>> [(p.kernel.size, p.kernel.reduction.size, p.tuning.group) for p in passes]
+[(4096, 256, 1), (1, 4096, 256)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ...core import alu
+from ...core.kernel import Kernel, Reduction
+
+
+@dataclass(frozen=True)
+class AdapterTraits:
+    """What the heuristics need to know about an adapter."""
+
+    is_software: bool
+
+    @property
+    def parallelism(self) -> int:
+        """Threads needed to keep the adapter busy."""
+        return 256 if self.is_software else 32768
+
+    @property
+    def group_size(self) -> int:
+        return 64 if self.is_software else 256
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """Thread mapping for one kernel: see the module docstring."""
+
+    workgroup_size: int = 256
+    upcast: int = 1
+    unroll: int = 1
+    group: int = 1
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One dispatch of a plan. `inputs` name what each kernel argument reads: an int is
+    the executable's input of that number, "scratch" the partials of the pass before."""
+
+    kernel: Kernel
+    tuning: Tuning
+    inputs: tuple
+    writes_scratch: bool = False
+
+
+def plan(kernel: Kernel, traits: AdapterTraits) -> list[Pass]:
+    """The passes that compute `kernel`, each with its tuning."""
+    direct = tuple(range(kernel.nargs))
+    red = kernel.reduction
+    if red is None:
+        return [Pass(kernel, Tuning(workgroup_size=256 if kernel.size >= 256 else 64), direct)]
+    outputs, length = kernel.size, red.size
+    if outputs >= traits.parallelism or length < 64:
+        return [Pass(kernel, _per_thread(kernel, traits), direct)]
+    if length <= 4 * 4096 or outputs * traits.group_size >= traits.parallelism:
+        return [Pass(kernel, Tuning(workgroup_size=traits.group_size, group=traits.group_size), direct)]
+    # At most 16384 partials per output, so that the second pass never splits again.
+    parts = max(2, min(-(-traits.parallelism // outputs), length // 256, 16384))
+    first, second = split_reduction(kernel, parts)
+    (last,) = plan(second, traits)
+    return [Pass(first, _per_thread(first, traits), direct, writes_scratch=True),
+            replace(last, inputs=direct + ("scratch",))]
+
+
+def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
+    length = kernel.reduction.size
+    unroll = 4 if length >= 16 else 1
+    upcast = 4 if kernel.size % 4 == 0 and kernel.size >= 4 * traits.parallelism else 1
+    return Tuning(workgroup_size=64 if kernel.size < 256 * upcast else 256, upcast=upcast, unroll=unroll)
+
+
+def split_reduction(kernel: Kernel, parts: int) -> tuple[Kernel, Kernel]:
+    """Rewrite one reduction as two: `parts` interleaved partial reductions per output,
+    then a reduction of the partials (reading them as input number `nargs`) that runs
+    the epilogue. Partials keep the accumulation dtype (float32 for float16 sums)."""
+    red = kernel.reduction
+    acc_dtype = red.acc_dtype
+    chunk = -(-red.size // parts)
+    g1, r1 = alu.gidx(kernel.size * parts), alu.ridx(chunk)
+    term = r1 * parts + g1 % parts
+    body = alu.cast(acc_dtype, kernel.exp).substitute({"gidx": g1 // parts, "ridx": term})
+    if chunk * parts != red.size:
+        body = alu.where(term.lt(red.size), body, red.identity)
+    first = Kernel(kernel.nargs, kernel.size * parts, body.simplify(),
+                   Reduction(red.op, acc_dtype, chunk))
+    g2, r2 = alu.gidx(kernel.size), alu.ridx(parts)
+    partial = alu.load(kernel.nargs, acc_dtype, g2 * parts + r2).simplify()
+    acc2 = alu.variable(acc_dtype, "acc")
+    epilogue = red.epilogue.substitute({"acc": alu.cast(red.dtype, acc2)})
+    second = Kernel(kernel.nargs + 1, kernel.size, partial, Reduction(red.op, acc_dtype, parts, epilogue))
+    return first, second
+
+
+def scratch_bytes(passes: list[Pass]) -> int:
+    """Bytes of partials a plan needs between its passes (0 for a single pass)."""
+    sizes = [p.kernel.size * p.kernel.reduction.acc_dtype.itemsize for p in passes if p.writes_scratch]
+    return max(sizes, default=0)
+
