@@ -41,7 +41,7 @@ from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from .queue import DispatchQueue
 from .templates import ShaderOptions, ShaderSpec, build_shader
-from .tuner import AdapterTraits, Pass, plan, scratch_bytes
+from .tuner import AdapterTraits, Pass, Tuning, plan, scratch_bytes
 
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
 _BIND_GROUP_CACHE_SIZE = 4096
@@ -113,7 +113,9 @@ class WebGPUBackend(Backend):
         self.queue.synchronize()
 
     # -- compilation -----------------------------------------------------------------
-    def prepare(self, kernel: Kernel) -> WebGPUExecutable:
+    def prepare(self, kernel: Kernel, tuning: Tuning | None = None) -> WebGPUExecutable:
+        """Plan and compile `kernel`. A given `tuning` forces one pass with that thread
+        mapping instead of the tuner's plan (tests use it to cover every template)."""
         for dtype in kernel.dtypes():
             if not self.supports(dtype):
                 raise UnsupportedDtypeError(
@@ -124,7 +126,10 @@ class WebGPUBackend(Backend):
             raise ValueError(
                 f"kernel output of {out_bytes} bytes exceeds the maximum buffer size "
                 f"{self.device.max_buffer_bytes} of {self.describe()}")
-        passes = plan(kernel, self.traits)
+        if tuning is None:
+            passes = plan(kernel, self.traits)
+        else:
+            passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
         exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
         for i, p in enumerate(passes):  # compile the common case (every input one binding) now
             self._pipeline_for(exe, i, self._options(p, [1] * p.kernel.nargs))

@@ -9,7 +9,12 @@ preamble. Names are `<what>_<wgsl type>`, e.g. `isnan_f32`, `fmin_f16`.
 NaN is detected from the bit pattern, not with `x != x`, which shader compilers
 that assume finite math may fold to false. float16 and float64 have no same-width
 unsigned type in WGSL, so their NaN test converts to float32 (f16; exact) or uses
-the comparison (f64; Vulkan drivers keep it).
+`!(x == x)` (f64): naga compiles `!=` to an *ordered* not-equal, false for NaN.
+
+Where the native function is too inaccurate on some adapter (measured on lavapipe:
+atan off by ~900 ulp and NaN-blind, exp by 24 ulp at x = 29), a helper computes it
+from accurate pieces: range reduction plus the native function on a small interval,
+or a fitted polynomial (`polynomials.py`).
 
 >>> print(HELPERS["isnan_f32"].code)
 fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }
@@ -20,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.alu_eval import THREEFRY_ROTATIONS
-from .erf_coefficients import ERF_SMALL, ERFC_LARGE
+from .polynomials import ATAN_UNIT, ERF_SMALL, ERFC_LARGE
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,7 @@ def _register(name: str, code: str, *deps: str) -> None:
 
 _register("isnan_f32", "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }")
 _register("isnan_f16", "fn isnan_f16(x: f16) -> bool { return isnan_f32(f32(x)); }", "isnan_f32")
-_register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return x != x; }")
+_register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return !(x == x); }")
 
 for _t in ("f16", "f32", "f64"):
     # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it).
@@ -73,9 +78,25 @@ fn fmod_f32(a: f32, b: f32) -> f32 {
 }""", "isnan_f32")
 _register("fmod_f16", "fn fmod_f16(a: f16, b: f16) -> f16 { return f16(fmod_f32(f32(a), f32(b))); }",
           "fmod_f32")
-# float64 has no exponent extraction without 64-bit integers in WGSL; the textbook
-# formula is exact while |a / b| < 2^53.
-_register("fmod_f64", "fn fmod_f64(a: f64, b: f64) -> f64 { return a - b * trunc(a / b); }")
+# float64 has no frexp without 64-bit integers in WGSL: find the largest |b| * 2^k <= |a|
+# by doubling instead, then subtract downwards, each step exact as above.
+_register("fmod_f64", """
+fn fmod_f64(a: f64, b: f64) -> f64 {
+  let bx = abs(b);
+  var r = abs(a);
+  if (isnan_f64(a) || isnan_f64(b) || r == f64(bitcast<f32>(0x7f800000u)) || bx == 0.0lf) {
+    return f64(bitcast<f32>(0x7fc00000u));
+  }
+  if (r < bx) { return a; }
+  var t = bx;
+  loop { if (t > r * 0.5lf) { break; } t = t * 2.0lf; }
+  loop {
+    if (r < bx) { break; }
+    if (t <= r) { r = r - t; }
+    t = t * 0.5lf;
+  }
+  return select(r, -r, a < 0.0lf);
+}""", "isnan_f64")
 
 # Saturating float -> integer conversions (NaN -> 0). f16 goes through f32.
 _INT_BOUNDS = {"i32": ("-2147483648.0", "2147483648.0", "i32(-2147483647 - 1)", "2147483647i"),
@@ -124,6 +145,67 @@ fn erfc_f32(x: f32) -> f32 {
   let y = erfc_tail_f32(ax);
   return select(y, 2.0f - y, x < 0.0f);
 }""", "erf_f32", "erfc_tail_f32")
+
+
+# exp(x) = 2^n exp(r) with n = round(x / ln 2) and r = x - n ln 2 (ln 2 split in two so
+# that n * ln2_hi is exact): the native exp only sees |r| <= 0.35, where it is accurate.
+# The scaling is two ldexp steps so that 2^n itself never overflows.
+_register("exp_f32", """
+fn exp_f32(x: f32) -> f32 {
+  if (x > 88.8f) { return bitcast<f32>(0x7f800000u); }
+  if (x < -104.0f) { return 0.0f; }
+  let n = round(x * 1.44269504f);
+  let r = fma(-n, 1.42860677e-06f, fma(-n, 0.693145752f, x));
+  let k = i32(n);
+  return ldexp(ldexp(exp(r), k / 2), k - k / 2);
+}""")
+_register("exp2_f32", """
+fn exp2_f32(x: f32) -> f32 {
+  if (x > 128.0f) { return bitcast<f32>(0x7f800000u); }
+  if (x < -150.0f) { return 0.0f; }
+  let n = round(x);
+  let k = i32(n);
+  return ldexp(ldexp(exp2(x - n), k / 2), k - k / 2);
+}""")
+for _name, _native in (("exp", "exp_f32"), ("exp2", "exp2_f32")):
+    _register(f"{_name}_f16", f"fn {_name}_f16(x: f16) -> f16 {{ return f16({_native}(f32(x))); }}", _native)
+
+# atan on [0, 1] as t * A(t^2); the rest by the identities atan(t) = pi/2 - atan(1/t),
+# atan2's quadrants, asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
+_register("atan_unit_f32", f"""
+fn atan_unit_f32(t: f32) -> f32 {{
+  let s = t * t;
+  return t * {_horner(ATAN_UNIT, "s")};
+}}""")
+_register("atan_f32", """
+fn atan_f32(x: f32) -> f32 {
+  if (isnan_f32(x)) { return x; }
+  let t = abs(x);
+  let r = select(1.57079633f - atan_unit_f32(1.0f / t), atan_unit_f32(t), t <= 1.0f);
+  return select(r, -r, x < 0.0f);
+}""", "isnan_f32", "atan_unit_f32")
+_register("atan2_f32", """
+fn atan2_f32(y: f32, x: f32) -> f32 {
+  if (isnan_f32(x) || isnan_f32(y)) { return bitcast<f32>(0x7fc00000u); }
+  let ax = abs(x);
+  let ay = abs(y);
+  var r = 0.0f;
+  if (ax == ay && ax == bitcast<f32>(0x7f800000u)) { r = 0.785398163f; }
+  else if (ay == 0.0f) { r = 0.0f; }
+  else if (ay <= ax) { r = atan_unit_f32(ay / ax); }
+  else { r = 1.57079633f - atan_unit_f32(ax / ay); }
+  if (x < 0.0f || (x == 0.0f && bitcast<u32>(x) != 0u)) { r = 3.14159265f - r; }
+  return select(r, -r, bitcast<u32>(y) >= 0x80000000u);
+}""", "isnan_f32", "atan_unit_f32")
+_register("asin_f32", "fn asin_f32(x: f32) -> f32 { return atan2_f32(x, sqrt((1.0f - x) * (1.0f + x))); }",
+          "atan2_f32")
+_register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f - x) * (1.0f + x)), x); }",
+          "atan2_f32")
+for _name in ("atan", "asin", "acos"):
+    _register(f"{_name}_f16", f"fn {_name}_f16(x: f16) -> f16 {{ return f16({_name}_f32(f32(x))); }}",
+              f"{_name}_f32")
+_register("atan2_f16", "fn atan2_f16(y: f16, x: f16) -> f16 { return f16(atan2_f32(f32(y), f32(x))); }",
+          "atan2_f32")
 
 
 def _threefry_code() -> str:

@@ -160,8 +160,6 @@ def _reciprocal(g, n, a):
 
 def _erf(name: str) -> Renderer:
     def render(g, n, a):
-        if n.dtype is dt.float64:
-            raise UnsupportedError(f"{name} of float64 is not implemented on WebGPU")
         g.builder.need(f"{name}_f32")
         call = f"{name}_f32(f32({strip_parens(a[0])}))" if n.dtype is dt.float16 else f"{name}_f32({strip_parens(a[0])})"
         return f"f16({call})" if n.dtype is dt.float16 else call
@@ -169,11 +167,24 @@ def _erf(name: str) -> Renderer:
     return render
 
 
+def _not_equal(g, dtype: dt.DType, a: str, b: str) -> str:
+    """a != b, true when either float is NaN."""
+    if not dtype.is_float:
+        return f"({a} != {b})"
+    name = f"fne_{WGSL_TYPE[dtype]}"
+    g.builder.need(name)
+    return f"{name}({strip_parens(a)}, {strip_parens(b)})"
+
+
+def _cmpne(g, n, a):
+    return _not_equal(g, n.src[0].dtype, a[0], a[1])
+
+
 def _cast(g, n, a):
     src, dst = n.src[0].dtype, n.dtype
     x = strip_parens(a[0])
     if dst.is_bool:
-        return f"({a[0]} != {literal(src, 0)})"
+        return _not_equal(g, src, a[0], literal(src, 0))
     if src.is_float and dst.is_int:
         via = "f64" if src is dt.float64 else "f32"
         helper = f"{via}_to_{WGSL_TYPE[dst]}"
@@ -198,27 +209,27 @@ _RENDER: dict[Op, Renderer] = {
     Op.MOD: _float_helper("fmod", _infix("%")),
     Op.MIN: _minmax("min"),
     Op.MAX: _minmax("max"),
-    Op.ATAN2: _call("atan2"),
+    Op.ATAN2: _float_helper("atan2"),
     Op.AND: _infix("&"),
     Op.OR: _infix("|"),
     Op.XOR: _xor,
     Op.SHL: _shift("<<"),
     Op.SHR: _shift(">>"),
     Op.CMPLT: _cmplt,
-    Op.CMPNE: _float_helper("fne", _infix("!=")),
+    Op.CMPNE: _cmpne,
     Op.NEG: _neg,
     Op.NOT: _not,
     Op.ABS: _abs,
-    Op.EXP: _call("exp"),
-    Op.EXP2: _call("exp2"),
+    Op.EXP: _float_helper("exp"),
+    Op.EXP2: _float_helper("exp2"),
     Op.LOG: _call("log"),
     Op.LOG2: _call("log2"),
     Op.SIN: _call("sin"),
     Op.COS: _call("cos"),
     Op.TAN: _call("tan"),
-    Op.ASIN: _call("asin"),
-    Op.ACOS: _call("acos"),
-    Op.ATAN: _call("atan"),
+    Op.ASIN: _float_helper("asin"),
+    Op.ACOS: _float_helper("acos"),
+    Op.ATAN: _float_helper("atan"),
     Op.TANH: _call("tanh"),
     Op.SQRT: _call("sqrt"),
     Op.RECIPROCAL: _reciprocal,
@@ -232,6 +243,11 @@ _RENDER: dict[Op, Renderer] = {
     Op.BITCAST: _bitcast,
     Op.WHERE: _where,
 }
+
+
+# SPIR-V's GLSL.std.450 transcendentals take 16- and 32-bit floats only.
+_NO_FLOAT64 = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
+                         Op.ACOS, Op.ATAN, Op.ATAN2, Op.TANH, Op.ERF, Op.ERFC})
 
 
 class ExpCodegen:
@@ -301,6 +317,8 @@ class ExpCodegen:
             return f"({text} != 0)" if node.dtype.is_bool else text
         if node.op is Op.THREEFRY2X32:
             return f"{self._threefry_pair(node, args)}.{'xy'[node.arg]}"
+        if node.op in _NO_FLOAT64 and node.dtype is dt.float64:
+            raise UnsupportedError(f"{node.op.value} of float64 is not available on WebGPU")
         try:
             render = _RENDER[node.op]
         except KeyError:

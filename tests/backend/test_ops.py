@@ -1,0 +1,225 @@
+"""Every AluExp op on every dtype it accepts: WebGPU and CPU against NumPy's semantics.
+
+Inputs come from hypothesis plus the special values of the dtype (NaN, infinities,
+-0.0, integer extremes). Integer and bool results must match bit for bit; float
+math within a per-op ulp bound (absolute bound near zero, where ulps mean little).
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from jaxwg.backend.webgpu.codegen import UnsupportedError
+from jaxwg.core import alu
+from jaxwg.core import dtypes as dt
+from jaxwg.core.alu import Op
+from jaxwg.core.kernel import Kernel
+
+from .helpers import assert_close_ulps, assert_equal_values, reference, run_kernel, with_specials
+
+N = 48  # hypothesis values per example; a fixed size keeps one pipeline per test
+
+
+def values(dtype: dt.DType, lo=None, hi=None):
+    """Arrays of N values of `dtype`, optionally within [lo, hi]."""
+    if dtype.is_float:
+        width = dtype.bits
+        kw = dict(allow_nan=lo is None, allow_infinity=lo is None, allow_subnormal=False, width=width)
+        if lo is not None:  # bounds representable at this width, as hypothesis requires
+            kw.update(min_value=float(dtype.np.type(lo)), max_value=float(dtype.np.type(hi)))
+        return arrays(dtype.np, N, elements=st.floats(**kw))
+    if dtype.is_bool:
+        return arrays(dtype.np, N, elements=st.booleans())
+    lo_, hi_ = dt.bounds(dtype)
+    return arrays(dtype.np, N, elements=st.integers(lo if lo is not None else lo_, hi if hi is not None else hi_))
+
+
+# op -> (domain (lo, hi) or None, ulps, atol) for float math; exact ops have ulps 0.
+FLOAT_UNARY = {
+    Op.NEG: (None, 0, 0), Op.ABS: (None, 0, 0), Op.FLOOR: (None, 0, 0), Op.CEIL: (None, 0, 0),
+    Op.ROUND: (None, 0, 0), Op.TRUNC: (None, 0, 0),
+    Op.SQRT: (None, 2, 0), Op.RECIPROCAL: (None, 2, 0),
+    Op.EXP: ((-80, 80), 8, 0), Op.EXP2: ((-120, 120), 8, 0),
+    Op.LOG: ((0, 1e30), 8, 1e-6), Op.LOG2: ((0, 1e30), 8, 1e-6),
+    Op.SIN: ((-10, 10), 8, 2e-6), Op.COS: ((-10, 10), 8, 2e-6), Op.TAN: ((-1.5, 1.5), 16, 2e-6),
+    Op.ASIN: ((-1.2, 1.2), 8, 1e-6), Op.ACOS: ((-1.2, 1.2), 8, 1e-6), Op.ATAN: (None, 8, 1e-6),
+    Op.TANH: ((-20, 20), 8, 1e-6), Op.ERF: ((-6, 6), 8, 1e-7), Op.ERFC: ((-6, 6), 64, 1e-30),
+}
+FLOAT_BINARY = {
+    Op.ADD: 0, Op.SUB: 0, Op.MUL: 0, Op.IDIV: 0, Op.MOD: 0, Op.MIN: 0, Op.MAX: 0, Op.ATAN2: 8,
+}
+INT_UNARY = [Op.NEG, Op.NOT, Op.ABS]
+INT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR]
+BOOL_BINARY = [Op.ADD, Op.MUL, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR]
+# float16 math on the GPU runs at half precision: bounds scale up.
+F16_ULPS = 4
+# WebGPU has no float64 transcendentals (SPIR-V's GLSL.std.450 set is 16/32-bit only).
+F64_WEBGPU = {Op.NEG, Op.ABS, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.SQRT, Op.RECIPROCAL,
+              Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX}
+
+
+def load(arg, dtype, n):
+    return alu.load(arg, dtype, alu.gidx(n))
+
+
+def check(backend, kernel, inputs, ulps=0, atol=0.0, context=""):
+    expected = reference(kernel, inputs)
+    actual = run_kernel(backend, kernel, inputs)
+    if kernel.dtype.is_float and (ulps or atol):
+        assert_close_ulps(actual, expected, ulps, atol, context)
+    else:
+        assert_equal_values(actual, expected, context)
+
+
+def skip_unsupported(backend, dtype, op=None):
+    if not backend.supports(dtype):
+        pytest.skip(f"{backend.describe()} lacks {dtype}")
+    if backend.name == "webgpu" and dtype is dt.float64 and op is not None and op not in F64_WEBGPU:
+        pytest.skip(f"{op.value} on float64 has no WebGPU implementation")
+
+
+@pytest.mark.parametrize("dtype", dt.FLOATS, ids=str)
+@pytest.mark.parametrize("op", list(FLOAT_UNARY), ids=lambda o: o.value)
+@given(data=st.data())
+def test_float_unary(backend, op, dtype, data):
+    skip_unsupported(backend, dtype, op)
+    domain, ulps, atol = FLOAT_UNARY[op]
+    if dtype is dt.float16 and domain and domain[1] > 60000:
+        domain = (domain[0], 60000)
+    x = with_specials(data.draw(values(dtype, *(domain or (None, None)))), dtype, domain)
+    k = Kernel(1, x.size, alu.unary(op, load(0, dtype, x.size)))
+    ulps = ulps * (F16_ULPS if dtype is dt.float16 else 1)
+    check(backend, k, [x], ulps, atol if dtype is not dt.float16 else max(atol, 1e-3), f"{op.value} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", dt.FLOATS, ids=str)
+@pytest.mark.parametrize("op", list(FLOAT_BINARY), ids=lambda o: o.value)
+@given(data=st.data())
+def test_float_binary(backend, op, dtype, data):
+    skip_unsupported(backend, dtype, op)
+    a = with_specials(data.draw(values(dtype)), dtype)
+    b = with_specials(data.draw(values(dtype)), dtype)[::-1].copy()
+    k = Kernel(2, a.size, alu.binary(op, load(0, dtype, a.size), load(1, dtype, a.size)))
+    check(backend, k, [a, b], FLOAT_BINARY[op], 1e-6 if FLOAT_BINARY[op] else 0, f"{op.value} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", dt.INTS, ids=str)
+@pytest.mark.parametrize("op", INT_UNARY, ids=lambda o: o.value)
+@given(data=st.data())
+def test_int_unary(backend, op, dtype, data):
+    x = with_specials(data.draw(values(dtype)), dtype)
+    check(backend, Kernel(1, x.size, alu.unary(op, load(0, dtype, x.size))), [x], context=f"{op.value} {dtype}")
+
+
+@pytest.mark.parametrize("dtype", dt.INTS, ids=str)
+@pytest.mark.parametrize("op", INT_BINARY, ids=lambda o: o.value)
+@given(data=st.data())
+def test_int_binary(backend, op, dtype, data):
+    a = with_specials(data.draw(values(dtype)), dtype)
+    b = with_specials(data.draw(values(dtype)), dtype)[::-1].copy()
+    if data.draw(st.booleans()):  # small divisors and shift amounts are the interesting ones
+        b = (b % 40).astype(dtype.np) - (7 if dtype is dt.int32 else 0)
+        b = b.astype(dtype.np)
+    k = Kernel(2, a.size, alu.binary(op, load(0, dtype, a.size), load(1, dtype, a.size)))
+    check(backend, k, [a, b], context=f"{op.value} {dtype}")
+
+
+@pytest.mark.parametrize("op", BOOL_BINARY, ids=lambda o: o.value)
+@given(a=values(dt.bool_), b=values(dt.bool_))
+def test_bool_binary(backend, op, a, b):
+    check(backend, Kernel(2, N, alu.binary(op, load(0, dt.bool_, N), load(1, dt.bool_, N))), [a, b])
+
+
+@given(a=values(dt.bool_))
+def test_bool_not(backend, a):
+    check(backend, Kernel(1, N, ~load(0, dt.bool_, N)), [a])
+
+
+@pytest.mark.parametrize("dtype", dt.ALL, ids=str)
+@pytest.mark.parametrize("op", [Op.CMPLT, Op.CMPNE], ids=lambda o: o.value)
+@given(data=st.data())
+def test_compare(backend, op, dtype, data):
+    skip_unsupported(backend, dtype)
+    a = with_specials(data.draw(values(dtype)), dtype)
+    b = a[::-1].copy() if data.draw(st.booleans()) else with_specials(data.draw(values(dtype)), dtype)
+    check(backend, Kernel(2, a.size, alu.compare(op, load(0, dtype, a.size), load(1, dtype, a.size))), [a, b])
+
+
+@pytest.mark.parametrize("target", dt.ALL, ids=str)
+@pytest.mark.parametrize("source", dt.ALL, ids=str)
+@given(data=st.data())
+def test_cast(backend, source, target, data):
+    skip_unsupported(backend, source)
+    skip_unsupported(backend, target)
+    x = with_specials(data.draw(values(source)), source)
+    if source.is_float:  # values around the integer limits, where saturation starts
+        limits = np.array([2.0**31, -(2.0**31), 2.0**32, 2.0**31 - 128, -1.5, 4e9])
+        with np.errstate(over="ignore"):  # float16 has no such values: they become inf
+            x = np.concatenate([x, limits.astype(source.np)])
+    expected_exact = not (source.is_float and target.is_float and target.itemsize < source.itemsize)
+    k = Kernel(1, x.size, alu.cast(target, load(0, source, x.size)))
+    # narrowing float conversions may round either way on GPUs: allow 1 ulp there
+    check(backend, k, [x], 0 if expected_exact else 1, 0, f"cast {source}->{target}")
+
+
+@pytest.mark.parametrize("pair", [(dt.float32, dt.int32), (dt.float32, dt.uint32), (dt.int32, dt.uint32),
+                                  (dt.uint32, dt.float32), (dt.int32, dt.float32), (dt.uint32, dt.int32)],
+                         ids=str)
+@given(data=st.data())
+def test_bitcast(backend, pair, data):
+    source, target = pair
+    x = with_specials(data.draw(values(source)), source)
+    out = run_kernel(backend, Kernel(1, x.size, alu.bitcast(target, load(0, source, x.size))), [x])
+    assert out.tobytes() == x.view(target.np).tobytes() or np.isnan(out).any()
+    if target.is_float:  # NaN payloads may be canonicalised: compare bit patterns of non-NaN
+        keep = ~np.isnan(x.view(target.np))
+        assert out[keep].tobytes() == x.view(target.np)[keep].tobytes()
+
+
+@pytest.mark.parametrize("dtype", dt.ALL, ids=str)
+@given(data=st.data())
+def test_where(backend, dtype, data):
+    skip_unsupported(backend, dtype)
+    c = data.draw(values(dt.bool_))
+    a, b = data.draw(values(dtype)), data.draw(values(dtype))
+    k = Kernel(3, N, alu.where(load(0, dt.bool_, N), load(1, dtype, N), load(2, dtype, N)))
+    check(backend, k, [c, a, b])
+
+
+@given(k0=st.integers(0, 2**32 - 1), k1=st.integers(0, 2**32 - 1))
+def test_threefry(backend, k0, k1):
+    n = 256
+    u = dt.uint32
+    counter = alu.cast(u, alu.gidx(n))
+    words = [alu.threefry2x32(alu.const(u, k0), alu.const(u, k1), counter, counter * 3 + 1, w) for w in (0, 1)]
+    k = Kernel(0, n, words[0] ^ words[1])
+    check(backend, k, [])
+
+
+def test_threefry_known_answer(backend):
+    # Random123's known-answer test for threefry2x32 with 20 rounds.
+    u = dt.uint32
+    c = [alu.const(u, v) for v in (0x13198A2E, 0x03707344, 0x243F6A88, 0x85A308D3)]
+    for word, expected in ((0, 0xC4923A9C), (1, 0x483DF7A0)):
+        out = run_kernel(backend, Kernel(0, 1, alu.threefry2x32(*c, word)), [])
+        assert int(out[0]) == expected
+
+
+def test_float64_transcendental_is_a_clear_error(webgpu):
+    if not webgpu.supports(dt.float64):
+        pytest.skip("no shader-f64")
+    k = Kernel(1, 4, alu.unary(Op.EXP, load(0, dt.float64, 4)))
+    with pytest.raises(UnsupportedError, match="float64"):
+        webgpu.prepare(k)
+
+
+@pytest.mark.smoke
+def test_smoke_fused_chain(backend):
+    x = np.linspace(-3, 3, 1001, dtype=np.float32)
+    v = load(0, dt.float32, x.size)
+    e = alu.where(v.lt(0.0), alu.unary(Op.EXP, v) * 2.0 + 1.0, alu.unary(Op.SQRT, v) - v)
+    out = run_kernel(backend, Kernel(1, x.size, e), [x])
+    expected = np.where(x < 0, np.exp(x) * 2 + 1, np.sqrt(np.abs(x)) - x).astype(np.float32)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)

@@ -1,0 +1,49 @@
+"""Shared fixtures: the backends under test, and the opt-in slow tests.
+
+`backend` runs a test once on the CPU reference backend and once on the WebGPU
+backend (on the adapter `JAXWG_WEBGPU_ADAPTER` selects, default: the best one).
+"""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from jaxwg.backend import get_backend
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+# The default run must fit CI's budget; HYPOTHESIS_PROFILE=thorough searches longer.
+settings.register_profile("jaxwg", deadline=None, max_examples=25, suppress_health_check=_QUIET)
+settings.register_profile("thorough", deadline=None, max_examples=300, suppress_health_check=_QUIET)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "jaxwg"))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def cpu():
+    return get_backend("cpu")
+
+
+@pytest.fixture(scope="session")
+def webgpu():
+    try:
+        return get_backend("webgpu")
+    except RuntimeError as e:  # no adapter on this machine
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session", params=["cpu", "webgpu"])
+def backend(request):
+    return request.getfixturevalue(request.param)
