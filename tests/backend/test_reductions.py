@@ -1,0 +1,158 @@
+"""Reductions: every op and dtype, every thread mapping the WebGPU templates offer.
+
+Rows of an (n, m) matrix are reduced and compared with NumPy's ufunc reductions.
+Integer, bool, min and max results are exact; float sums are checked against a
+bound that holds for any summation order.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jaxwg.core import alu
+from jaxwg.core import dtypes as dt
+from jaxwg.core.alu import Op
+from jaxwg.core.kernel import Kernel, Reduction, identity_value
+from jaxwg.backend.webgpu.tuner import Tuning
+
+from .helpers import assert_equal_values, run_kernel
+
+UFUNC = {Op.ADD: np.add, Op.MUL: np.multiply, Op.MIN: np.minimum, Op.MAX: np.maximum}
+BOOL_UFUNC = {Op.ADD: np.logical_or, Op.MUL: np.logical_and, Op.MIN: np.logical_and, Op.MAX: np.logical_or}
+VARIANTS = {
+    "plain": Tuning(workgroup_size=64),
+    "unroll4": Tuning(workgroup_size=64, unroll=4),
+    "upcast4-unroll3": Tuning(workgroup_size=64, upcast=4, unroll=3),
+    "grouped64": Tuning(workgroup_size=64, group=64),
+    "grouped256": Tuning(workgroup_size=256, group=256),
+}
+
+
+def row_kernel(op: Op, dtype: dt.DType, n: int, m: int, epilogue=None) -> Kernel:
+    x = alu.load(0, dtype, alu.gidx(n) * m + alu.ridx(m))
+    return Kernel(1, n, x, Reduction(op, dtype, m, epilogue))
+
+
+def sample(dtype: dt.DType, op: Op, shape, rng) -> np.ndarray:
+    if dtype.is_bool:
+        return rng.random(shape) < (0.9 if op in (Op.MUL, Op.MIN) else 0.1)
+    if dtype.is_float:
+        if op is Op.MUL:  # products of values near 1 stay finite
+            return rng.uniform(0.9, 1.1, shape).astype(dtype.np)
+        return rng.normal(size=shape).astype(dtype.np)
+    lo, hi = (-1000, 1000) if dtype is dt.int32 else (0, 2000)
+    return rng.integers(lo, hi, shape).astype(dtype.np)
+
+
+def expected(op: Op, dtype: dt.DType, x: np.ndarray) -> np.ndarray:
+    ufunc = (BOOL_UFUNC if dtype.is_bool else UFUNC)[op]
+    acc = np.float32 if dtype is dt.float16 and op in (Op.ADD, Op.MUL) else dtype.np
+    initial = identity_value(op, dt.from_numpy(acc)).arg
+    with np.errstate(all="ignore"):
+        return ufunc.reduce(x.astype(acc), axis=1, initial=initial).astype(dtype.np)
+
+
+def check(actual, want, op, dtype, x):
+    if dtype.is_float and op in (Op.ADD, Op.MUL):
+        # any order of n float additions is within n * eps * sum(|x|) of the exact sum
+        eps = np.finfo(np.float32 if dtype is dt.float16 else dtype.np).eps
+        scale = np.abs(x.astype(np.float64)).sum(axis=1) if op is Op.ADD else np.abs(want.astype(np.float64))
+        bound = x.shape[1] * eps * scale + np.finfo(dtype.np).eps * np.abs(want.astype(np.float64))
+        err = np.abs(actual.astype(np.float64) - want.astype(np.float64))
+        nan = np.isnan(want)
+        assert (np.isnan(actual) == nan).all(), (actual, want)
+        assert (err[~nan] <= bound[~nan] + 1e-30).all(), (actual, want)
+    else:
+        assert_equal_values(actual, want, f"{op.value} {dtype}")
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("dtype", dt.ALL, ids=str)
+@pytest.mark.parametrize("op", [Op.ADD, Op.MUL, Op.MIN, Op.MAX], ids=lambda o: o.value)
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (8, 64), (5, 1000), (12, 33)], ids=str)
+def test_row_reduction_variants(webgpu, cpu, shape, op, dtype, variant):
+    if not webgpu.supports(dtype):
+        pytest.skip(f"{webgpu.describe()} lacks {dtype}")
+    n, m = shape
+    tuning = VARIANTS[variant]
+    if tuning.upcast > 1 and n % tuning.upcast:
+        n = n * tuning.upcast
+    x = sample(dtype, op, (n, m), np.random.default_rng(n * m))
+    k = row_kernel(op, dtype, n, m)
+    want = expected(op, dtype, x)
+    check(run_kernel(webgpu, k, [x.reshape(-1)], tuning), want, op, dtype, x)
+    check(run_kernel(cpu, k, [x.reshape(-1)]), want, op, dtype, x)
+
+
+@pytest.mark.parametrize("op", [Op.ADD, Op.MIN, Op.MAX], ids=lambda o: o.value)
+@given(n=st.integers(1, 6), m=st.integers(0, 3000), data=st.data())
+def test_planned_reductions(backend, op, n, m, data):
+    """Whatever plan the tuner picks (one pass, grouped, split) gives NumPy's answer."""
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    x = sample(dt.float32, op, (n, m), np.random.default_rng(seed))
+    with_nan = data.draw(st.booleans()) and m > 0
+    if with_nan:
+        x[0, data.draw(st.integers(0, m - 1))] = np.nan
+    k = row_kernel(op, dt.float32, n, m)
+    check(run_kernel(backend, k, [x.reshape(-1)]), expected(op, dt.float32, x), op, dt.float32, x)
+
+
+@pytest.mark.parametrize("length", [1 << 16, (1 << 20) + 3])
+def test_split_reduction_of_a_long_row(backend, length):
+    x = np.random.default_rng(length).normal(size=(1, length)).astype(np.float32)
+    k = row_kernel(Op.ADD, dt.float32, 1, length)
+    check(run_kernel(backend, k, [x.reshape(-1)]), expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
+    if backend.name == "webgpu":
+        assert len(backend.prepare(k).passes) == 2  # the plan split it
+
+
+def test_float16_sums_accumulate_in_float32(backend):
+    if not backend.supports(dt.float16):
+        pytest.skip("no float16")
+    x = np.ones((1, 3000), np.float16)  # float16 accumulation would stop at 2048
+    out = run_kernel(backend, row_kernel(Op.ADD, dt.float16, 1, 3000), [x.reshape(-1)])
+    assert out[0] == 3000
+
+
+def test_epilogue_fuses_elementwise_work(backend):
+    n, m = 37, 101
+    x = np.random.default_rng(0).normal(size=(n, m)).astype(np.float32)
+    bias = np.arange(n, dtype=np.float32)
+    acc = alu.variable(dt.float32, "acc")
+    epilogue = alu.unary(Op.EXP, acc * (1.0 / m)) + alu.load(1, dt.float32, alu.gidx(n))
+    k = Kernel(2, n, alu.load(0, dt.float32, alu.gidx(n) * m + alu.ridx(m)),
+               Reduction(Op.ADD, dt.float32, m, epilogue))
+    out = run_kernel(backend, k, [x.reshape(-1), bias])
+    np.testing.assert_allclose(out, np.exp(x.mean(axis=1)) + bias, rtol=1e-5)
+
+
+def test_column_reduction_reads_strided(backend):
+    n, m = 300, 17  # reduce over the first axis: ridx strides by m
+    x = np.random.default_rng(1).normal(size=(n, m)).astype(np.float32)
+    k = Kernel(1, m, alu.load(0, dt.float32, alu.ridx(n) * m + alu.gidx(m)), Reduction(Op.MAX, dt.float32, n))
+    assert_equal_values(run_kernel(backend, k, [x.reshape(-1)]), x.max(axis=0))
+
+
+def test_empty_reduction_gives_identity(backend):
+    for op, value in ((Op.ADD, 0.0), (Op.MUL, 1.0), (Op.MIN, np.inf), (Op.MAX, -np.inf)):
+        out = run_kernel(backend, row_kernel(op, dt.float32, 3, 0), [np.zeros(0, np.float32)])
+        assert_equal_values(out, np.full(3, value, np.float32))
+
+
+def test_empty_output(backend):
+    assert run_kernel(backend, row_kernel(Op.ADD, dt.float32, 0, 5), [np.zeros(0, np.float32)]).size == 0
+
+
+def test_more_than_65535_workgroups(webgpu):
+    n = 70_001  # grouped: one workgroup per output, so the grid folds into 2-D
+    x = np.arange(n * 3, dtype=np.int32)
+    out = run_kernel(webgpu, row_kernel(Op.ADD, dt.int32, n, 3), [x], Tuning(workgroup_size=64, group=64))
+    assert_equal_values(out, x.reshape(n, 3).sum(axis=1, dtype=np.int32))
+
+
+@pytest.mark.smoke
+def test_smoke_row_sum(backend):
+    x = np.random.default_rng(3).normal(size=(64, 500)).astype(np.float32)
+    check(run_kernel(backend, row_kernel(Op.ADD, dt.float32, 64, 500), [x.reshape(-1)]),
+          expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
