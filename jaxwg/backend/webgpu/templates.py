@@ -216,9 +216,12 @@ def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
         b.emit(f"if ({s.output_index('tid')} >= {_limit(s)}) {{ return; }}")
         b.emit(f"let gidx = {s.output_index('tid')};")
+        # Simplified first: WGSL rejects constant expressions that divide by zero or
+        # overflow, so no op on constants alone may reach the shader.
+        exp = kernel.exp.simplify()
         g = s.codegen()
-        g.count_references(kernel.exp)
-        s.store("gidx", g.run(kernel.exp), kernel.dtype)
+        g.count_references(exp)
+        s.store("gidx", g.run(exp), kernel.dtype)
     return s.finish(wg)
 
 
