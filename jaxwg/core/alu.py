@@ -132,7 +132,8 @@ def _normalize_const(dtype: DType, value):
         if not info.min <= value <= info.max:
             raise OverflowError(f"constant {value} does not fit in {dtype}")
         return value
-    return float(dtype.np.type(value))
+    with np.errstate(over="ignore"):  # out of range rounds to inf, as in NumPy and JAX
+        return float(dtype.np.type(value))
 
 
 def _arg_key(op: Op, dtype: DType, arg):

@@ -6,7 +6,9 @@ contiguous array reads `((gidx // 4) % 3) * 4 + gidx % 4` where `gidx % 12` woul
 do. The rules here undo that: every integer node knows the range of values it can
 take (`value_range`), sums of terms are kept in a canonical affine form, and
 division and remainder of an affine form by a constant split it into the part that
-divides exactly and a remainder whose range decides the rest.
+divides exactly and a remainder whose range decides the rest. Comparisons of an
+index with a constant shed offsets and divisions (`gidx // 4 < 3` is `gidx < 12`),
+so the padding checks of a view stay cheap too.
 
 Each rule is one small function with a comment stating its algebra. `simplify`
 applies them bottom-up, memoised, until nothing changes. All rules preserve
@@ -29,6 +31,8 @@ from .alu import AluExp, Op
 from .alu_eval import evaluate_scalar
 
 _INF = (-math.inf, math.inf)
+_INT32_MIN, _INT32_MAX = dt.bounds(dt.int32)
+
 
 def _clamped(dtype: dt.DType, lo, hi) -> tuple:
     """(lo, hi) if it fits the dtype, else the dtype's full range (the op may wrap)."""
@@ -127,19 +131,56 @@ def _affine(node: AluExp) -> tuple[dict[AluExp, int], int]:
     return {t: k for t, k in terms.items() if k != 0}, constant
 
 
-def _term_order(term: AluExp) -> tuple:
-    return (repr(term),)
+def _wrap_int32(value: int) -> int:
+    """`value` modulo 2**32, as a signed int32. int32 sums and products wrap, so
+    coefficients and constants of an int32 sum may be reduced this way."""
+    return (value - _INT32_MIN) % 2**32 + _INT32_MIN
+
+
+def _structure(node: AluExp, memo: dict) -> tuple:
+    """A key that differs for any two different nodes (unlike their printed forms)."""
+    if node not in memo:
+        memo[node] = (node.op.value, node.dtype.name, repr(node.arg),
+                      tuple(_structure(s, memo) for s in node.src))
+    return memo[node]
+
+
+def _sorted_terms(terms) -> list[AluExp]:
+    """Terms in canonical order: by printed form, then by structure where two print
+    alike (gidx of two sizes). Without a total order, rebuilding a sum could swap
+    such terms back and forth forever."""
+    memo: dict = {}
+    return sorted(terms, key=lambda t: (repr(t), _structure(t, memo)))
+
+
+def _scaled(term: AluExp, k: int) -> AluExp:
+    return term if k == 1 else term * alu.const(dt.int32, k)
 
 
 def _build_affine(terms: dict[AluExp, int], constant: int) -> AluExp:
-    """Rebuild a canonical sum: terms in a stable order, the constant last."""
+    """Rebuild a canonical sum: terms with positive coefficients added in a fixed order,
+    then those with negative ones subtracted, the constant last; `gidx - 2` and
+    `5 - gidx`, since a subtraction is one op where `+ gidx * -1` is two."""
+    added, subtracted = [], []
+    for term in _sorted_terms(terms):
+        k = _wrap_int32(terms[term])
+        if k < 0 and k != _INT32_MIN:  # -INT32_MIN does not fit: add that one
+            subtracted.append((term, -k))
+        elif k != 0:
+            added.append((term, k))
+    constant = _wrap_int32(constant)
     result = None
-    for term in sorted(terms, key=_term_order):
-        k = terms[term]
-        piece = term if k == 1 else term * alu.const(dt.int32, k)
-        result = piece if result is None else result + piece
-    if result is None:
-        return alu.const(dt.int32, constant)
+    for term, k in added:
+        result = _scaled(term, k) if result is None else result + _scaled(term, k)
+    if result is None and (constant != 0 or not subtracted):
+        result, constant = alu.const(dt.int32, constant), 0
+    for term, k in subtracted:
+        if result is None:
+            result = -term if k == 1 else term * alu.const(dt.int32, -k)
+        else:
+            result = result - _scaled(term, k)
+    if constant < 0 and constant != _INT32_MIN:
+        return result - alu.const(dt.int32, -constant)
     return result + constant if constant else result
 
 
@@ -150,7 +191,7 @@ def _merge_divmod_terms(terms: dict[AluExp, int]) -> bool:
     positive x). Returns whether anything merged (terms is updated in place).
     """
     for rem, k in list(terms.items()):
-        if rem.op is not Op.MOD or rem.src[1].op is not Op.CONST or rem not in terms:
+        if not _is_mod_by_positive_const(rem) or rem not in terms:
             continue
         x, d = rem.src[0], rem.src[1].arg
         quotient = x // d
@@ -158,12 +199,16 @@ def _merge_divmod_terms(terms: dict[AluExp, int]) -> bool:
             _replace_terms(terms, (rem, quotient), x, k)
             return True
         for term, kq in terms.items():
-            if (term.op is Op.MOD and term.src[0] is quotient and kq == k * d
-                    and term.src[1].op is Op.CONST):
+            if (_is_mod_by_positive_const(term) and term.src[0] is quotient and kq == k * d
+                    and d * term.src[1].arg <= _INT32_MAX):
                 merged = x % (d * term.src[1].arg)
                 _replace_terms(terms, (rem, term), merged, k)
                 return True
     return False
+
+
+def _is_mod_by_positive_const(node: AluExp) -> bool:
+    return node.op is Op.MOD and node.src[1].op is Op.CONST and node.src[1].arg > 0
 
 
 def _replace_terms(terms: dict, old: tuple, new: AluExp, k: int) -> None:
@@ -192,19 +237,32 @@ def _split_by_divisor(x: AluExp, d: int):
     return _build_affine(q_terms, q0), _build_affine(r_terms, r0)
 
 
+def _simplify_nested_divmod(node: AluExp) -> AluExp | None:
+    """(y // a) // d = y // (a*d) and (y % (m*d)) % d = y % d for a, d, m > 0 and any y:
+    they are the floor identities for y >= 0, and truncating // and % are odd in y."""
+    x, d = node.src[0], node.src[1].arg
+    if x.op is not node.op or x.src[1].op is not Op.CONST or x.src[1].arg <= 0:
+        return None
+    inner = x.src[1].arg
+    if node.op is Op.IDIV and inner * d <= _INT32_MAX:
+        return x.src[0] // (inner * d)
+    if node.op is Op.MOD and inner % d == 0:
+        return x.src[0] % d
+    return None
+
+
 def _simplify_divmod(node: AluExp) -> AluExp | None:
     """(d*Q + R) // d = Q + k and (d*Q + R) % d = R - k*d when R lies in [k*d, (k+1)*d)
     and the dividend is non-negative (so truncation is floor)."""
     x, divisor = node.src
     d = divisor.arg
+    if node.op is Op.MOD and -d < x.range[0] and x.range[1] < d:
+        return x  # |x| < d: x % d = x (the remainder keeps the dividend's sign)
+    nested = _simplify_nested_divmod(node)
+    if nested is not None:
+        return nested
     if x.range[0] < 0:
         return None
-    if node.op is Op.MOD and x.range[1] < d:
-        return x  # 0 <= x < d: x % d = x
-    if x.op is Op.IDIV and x.src[1].op is Op.CONST and x.src[1].arg > 0 and node.op is Op.IDIV:
-        return x.src[0] // (x.src[1].arg * d)  # (y // a) // d = y // (a*d), y >= 0
-    if x.op is Op.MOD and x.src[1].op is Op.CONST and x.src[1].arg % d == 0 and node.op is Op.MOD:
-        return x.src[0] % d  # (y % (m*d)) % d = y % d
     q, r = _split_by_divisor(x, d)
     rlo, rhi = r.range
     if rlo < 0 or rlo // d != rhi // d:
@@ -235,10 +293,18 @@ def _is_const(e: AluExp, value) -> bool:
     return not isinstance(value, float) or math.copysign(1, value) == math.copysign(1, e.arg)
 
 
+def _swappable(node: AluExp) -> bool:
+    """Whether swapping the operands keeps every value. Not for float min/max, where
+    np.minimum(0.0, -0.0) is -0.0 but np.minimum(-0.0, 0.0) is 0.0."""
+    if node.op not in alu.COMMUTATIVE or len(node.src) != 2:
+        return False
+    return not (node.dtype.is_float and node.op in (Op.MIN, Op.MAX))
+
+
 def _identities(node: AluExp) -> AluExp | None:
     op, src = node.op, node.src
     integer = node.dtype.is_int
-    if op in alu.COMMUTATIVE and len(src) == 2 and src[0].op is Op.CONST and src[1].op is not Op.CONST:
+    if _swappable(node) and src[0].op is Op.CONST and src[1].op is not Op.CONST:
         return AluExp(op, node.dtype, (src[1], src[0]), node.arg)  # constants to the right
     if op is Op.ADD and integer and _is_const(src[1], 0):
         return src[0]  # x + 0 = x  (not for floats: -0.0 + 0.0 = 0.0)
@@ -276,7 +342,56 @@ def _identities(node: AluExp) -> AluExp | None:
     return None
 
 
+def _fits_int32(value: int) -> bool:
+    return _INT32_MIN <= value <= _INT32_MAX
+
+
+def _split_offset(e: AluExp) -> tuple[AluExp, int] | None:
+    """`x + c` or `x - c` (c a constant) as (x, c), if adding c to x never wraps."""
+    if e.op not in (Op.ADD, Op.SUB) or e.src[1].op is not Op.CONST:
+        return None
+    x, c = e.src[0], e.src[1].arg if e.op is Op.ADD else -e.src[1].arg
+    lo, hi = x.range
+    return (x, c) if _fits_int32(lo + c) and _fits_int32(hi + c) else None
+
+
+def _simplify_offset_compare(node: AluExp) -> AluExp | None:
+    """x + c < k  ->  x < k - c, and k < x + c  ->  k - c < x, when x + c does not wrap.
+    Validity checks of a padded view compare shifted indices with bounds."""
+    a, b = node.src
+    if b.op is Op.CONST and _split_offset(a) is not None:
+        x, c = _split_offset(a)
+        return x.lt(b.arg - c) if _fits_int32(b.arg - c) else None
+    if a.op is Op.CONST and _split_offset(b) is not None:
+        x, c = _split_offset(b)
+        return alu.const(dt.int32, a.arg - c).lt(x) if _fits_int32(a.arg - c) else None
+    return None
+
+
+def _is_nonnegative_quotient(e: AluExp) -> bool:
+    """Whether `e` is x // d with d > 0 and x >= 0 (so truncation is floor)."""
+    return (e.op is Op.IDIV and e.src[1].op is Op.CONST and e.src[1].arg > 0
+            and e.src[0].range[0] >= 0)
+
+
+def _simplify_quotient_compare(node: AluExp) -> AluExp | None:
+    """x // d < k  ->  x < k*d, and k < x // d  ->  (k+1)*d - 1 < x, for x >= 0 and d > 0
+    (floor(x / d) < k exactly when x < k*d). The mask of a view's outermost axis
+    then tests the flat index itself, without the division."""
+    a, b = node.src
+    if b.op is Op.CONST and _is_nonnegative_quotient(a):
+        bound = b.arg * a.src[1].arg
+        return a.src[0].lt(bound) if _fits_int32(bound) else None
+    if a.op is Op.CONST and _is_nonnegative_quotient(b):
+        bound = (a.arg + 1) * b.src[1].arg - 1
+        return alu.const(dt.int32, bound).lt(b.src[0]) if _fits_int32(bound) else None
+    return None
+
+
 def _index_rules(node: AluExp) -> AluExp | None:
+    if node.op is Op.CMPLT and node.src[0].dtype is dt.int32:
+        shifted = _simplify_offset_compare(node)
+        return shifted if shifted is not None else _simplify_quotient_compare(node)
     if node.dtype is not dt.int32:
         return None
     if node.op in (Op.ADD, Op.SUB, Op.MUL, Op.NEG):
