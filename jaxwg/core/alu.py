@@ -16,7 +16,8 @@ undefined we choose one and the code generator makes it so:
   dividend and `x mod 0 = 0` (WGSL's rules). Float `idiv` is `trunc(a / b)`, float
   `mod` is C's `fmod`.
 * `shl`/`shr` shift by the amount modulo the bit width; `shr` of int32 is arithmetic.
-* `min`/`max` of floats propagate NaN (like `np.minimum`).
+* `min`/`max` of floats propagate NaN (like `np.minimum`); the sign of a zero result
+  from zeros of both signs is unspecified (WGSL leaves it open).
 * `cast` from float to integer truncates, saturates at the type's bounds and maps
   NaN to 0; to bool it is `x != 0`.
 * `cmpne` is true when either side is NaN, `cmplt` false.
@@ -431,6 +432,8 @@ def _check_kind(op: Op, dtype: DType) -> None:
         raise TypeError(f"{op.value} needs a float operand, got {dtype}")
     if op in BITWISE and dtype.is_float:
         raise TypeError(f"{op.value} needs an integer or bool operand, got {dtype}")
+    if op in (Op.SHL, Op.SHR) and dtype.is_bool:
+        raise TypeError(f"{op.value} needs an integer operand, got {dtype}")
     if op in (Op.NEG, Op.SUB, Op.IDIV, Op.MOD) and dtype.is_bool:
         raise TypeError(f"{op.value} is not defined on bool")
 

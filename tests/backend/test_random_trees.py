@@ -9,7 +9,7 @@ and the output index. Transcendental accuracy is covered op by op in test_ops.py
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jaxwg.core import alu
@@ -86,9 +86,7 @@ def inputs(draw):
     return arrays
 
 
-@pytest.mark.parametrize("dtype", TYPES, ids=str)
-@given(data=st.data())
-def test_random_tree(webgpu, cpu, dtype, data):
+def check_random_tree(webgpu, cpu, dtype, data):
     if not webgpu.supports(dt.float16):
         pytest.skip(f"{webgpu.describe()} lacks float16, which the trees read")
     exp = data.draw(trees(dtype, 4))
@@ -97,6 +95,20 @@ def test_random_tree(webgpu, cpu, dtype, data):
     want = reference(kernel, arrays)
     assert_equal_values(run_kernel(cpu, kernel, arrays), want, repr(exp))
     assert_equal_values(run_kernel(webgpu, kernel, arrays), want, repr(exp))
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+@given(data=st.data())
+def test_random_tree(webgpu, cpu, dtype, data):
+    check_random_tree(webgpu, cpu, dtype, data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", TYPES, ids=str)
+@settings(max_examples=400)
+@given(data=st.data())
+def test_random_tree_long_search(webgpu, cpu, dtype, data):
+    check_random_tree(webgpu, cpu, dtype, data)
 
 
 @given(data=st.data())

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.alu_eval import THREEFRY_ROTATIONS
-from .polynomials import ATAN_UNIT, ERF_SMALL, ERFC_LARGE
+from .polynomials import ATAN_UNIT, COS_QUARTER, ERF_SMALL, ERFC_LARGE, SIN_QUARTER
 
 
 @dataclass(frozen=True)
@@ -46,16 +46,17 @@ _register("isnan_f16", "fn isnan_f16(x: f16) -> bool { return isnan_f32(f32(x));
 _register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return !(x == x); }")
 
 for _t in ("f16", "f32", "f64"):
+    # a != b that is true when either side is NaN, whatever the compiler assumes.
+    _register(f"fne_{_t}", f"""
+fn fne_{_t}(a: {_t}, b: {_t}) -> bool {{ return a != b || isnan_{_t}(a) || isnan_{_t}(b); }}""",
+              f"isnan_{_t}")
+for _t in ("f32", "f64"):  # float16 computes these in float32
     # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it).
     for _fn in ("min", "max"):
         _register(f"f{_fn}_{_t}", f"""
 fn f{_fn}_{_t}(a: {_t}, b: {_t}) -> {_t} {{
   return select({_fn}(a, b), a + b, isnan_{_t}(a) || isnan_{_t}(b));
 }}""", f"isnan_{_t}")
-    # a != b that is true when either side is NaN, whatever the compiler assumes.
-    _register(f"fne_{_t}", f"""
-fn fne_{_t}(a: {_t}, b: {_t}) -> bool {{ return a != b || isnan_{_t}(a) || isnan_{_t}(b); }}""",
-              f"isnan_{_t}")
 
 # Exact C fmod for float32: subtract the largest b * 2^k <= r until r < |b|. Each
 # subtraction is exact, so the result is the true remainder, unlike a - b*trunc(a/b),
@@ -76,8 +77,6 @@ fn fmod_f32(a: f32, b: f32) -> f32 {
   }
   return select(r, -r, a < 0.0f || (a == 0.0f && bitcast<u32>(a) != 0u));
 }""", "isnan_f32")
-_register("fmod_f16", "fn fmod_f16(a: f16, b: f16) -> f16 { return f16(fmod_f32(f32(a), f32(b))); }",
-          "fmod_f32")
 # float64 has no frexp without 64-bit integers in WGSL: find the largest |b| * 2^k <= |a|
 # by doubling instead, then subtract downwards, each step exact as above.
 _register("fmod_f64", """
@@ -147,15 +146,17 @@ fn erfc_f32(x: f32) -> f32 {
 }""", "erf_f32", "erfc_tail_f32")
 
 
-# exp(x) = 2^n exp(r) with n = round(x / ln 2) and r = x - n ln 2 (ln 2 split in two so
-# that n * ln2_hi is exact): the native exp only sees |r| <= 0.35, where it is accurate.
-# The scaling is two ldexp steps so that 2^n itself never overflows.
+# exp(x) = 2^n exp(r) with n = round(x / ln 2) and r = x - n ln 2: the native exp only
+# sees |r| <= 0.35, where it is accurate. ln 2 is split into a 9-bit head, whose
+# product with n is exact, and a tail, so r is accurate without relying on fma (the
+# OpenGL and Vulkan software adapters do not fuse it). The scaling is two ldexp steps
+# so that 2^n itself never overflows.
 _register("exp_f32", """
 fn exp_f32(x: f32) -> f32 {
   if (x > 88.8f) { return bitcast<f32>(0x7f800000u); }
   if (x < -104.0f) { return 0.0f; }
   let n = round(x * 1.44269504f);
-  let r = fma(-n, 1.42860677e-06f, fma(-n, 0.693145752f, x));
+  let r = (x - n * 0.693359375f) - n * -0.00021219444170128554f;
   let k = i32(n);
   return ldexp(ldexp(exp(r), k / 2), k - k / 2);
 }""")
@@ -167,8 +168,6 @@ fn exp2_f32(x: f32) -> f32 {
   let k = i32(n);
   return ldexp(ldexp(exp2(x - n), k / 2), k - k / 2);
 }""")
-for _name, _native in (("exp", "exp_f32"), ("exp2", "exp2_f32")):
-    _register(f"{_name}_f16", f"fn {_name}_f16(x: f16) -> f16 {{ return f16({_native}(f32(x))); }}", _native)
 
 # atan on [0, 1] as t * A(t^2); the rest by the identities atan(t) = pi/2 - atan(1/t),
 # atan2's quadrants, asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
@@ -201,11 +200,47 @@ _register("asin_f32", "fn asin_f32(x: f32) -> f32 { return atan2_f32(x, sqrt((1.
           "atan2_f32")
 _register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f - x) * (1.0f + x)), x); }",
           "atan2_f32")
-for _name in ("atan", "asin", "acos"):
-    _register(f"{_name}_f16", f"fn {_name}_f16(x: f16) -> f16 {{ return f16({_name}_f32(f32(x))); }}",
-              f"{_name}_f32")
-_register("atan2_f16", "fn atan2_f16(y: f16, x: f16) -> f16 { return f16(atan2_f32(f32(y), f32(x))); }",
-          "atan2_f32")
+
+# sin and cos: x = k pi/2 + r with |r| <= pi/4, polynomials on r, and the quadrant
+# k mod 4 choosing signs and swaps. pi/2 is split into parts of 8 and 12 significant
+# bits and a tail (Cody and Waite), so k times each of the first two is exact while
+# |x| < ~6000; beyond that the reduction loses accuracy gradually. Native sin/cos are
+# only specified on [-pi, pi] and on NVIDIA lose digits inside it (tan(1.5): 34 ulp).
+_register("sincos_f32", f"""
+fn sincos_f32(x: f32) -> vec2<f32> {{
+  let k = select(round(x * 0.636619747f), 0.0f, abs(x) < 0.785398163f);
+  let r = ((x - k * 1.5703125f) - k * 0.0004838705062866211f) - k * -4.371138828673793e-08f;
+  let z = r * r;
+  let s = fma(r * z, {_horner(SIN_QUARTER, "z")}, r);
+  let c = fma(z * z, {_horner(COS_QUARTER, "z")}, fma(-0.5f, z, 1.0f));
+  let q = u32(i32(k)) & 3u;
+  if (q == 0u) {{ return vec2<f32>(s, c); }}
+  if (q == 1u) {{ return vec2<f32>(c, -s); }}
+  if (q == 2u) {{ return vec2<f32>(-s, -c); }}
+  return vec2<f32>(-c, s);
+}}""")
+_register("sin_f32", "fn sin_f32(x: f32) -> f32 { return sincos_f32(x).x; }", "sincos_f32")
+_register("cos_f32", "fn cos_f32(x: f32) -> f32 { return sincos_f32(x).y; }", "sincos_f32")
+_register("tan_f32", "fn tan_f32(x: f32) -> f32 { let v = sincos_f32(x); return v.x / v.y; }", "sincos_f32")
+
+# a / b, correctly rounded in practice: one fma residual step on top of the native
+# division, which GPUs may compute to 2 ulp. Truncating division needs it: 6 / 3 must
+# not come out as 1.9999999 and truncate to 1.
+_register("div_f32", """
+fn div_f32(a: f32, b: f32) -> f32 {
+  let q = a / b;
+  let c = q + fma(-q, b, a) / b;
+  return select(q, c, abs(q) < 3.0e38f && q != 0.0f && abs(c) <= 3.0e38f);
+}""")
+
+
+# tanh: the OpenGL backend returns -1 for NaN, and implementations built on sinh/cosh
+# overflow for large |x|; tanh(10) already rounds to 1 in float32.
+_register("tanh_f32", """
+fn tanh_f32(x: f32) -> f32 {
+  if (isnan_f32(x)) { return x; }
+  return tanh(clamp(x, -10.0f, 10.0f));
+}""", "isnan_f32")
 
 
 def _threefry_code() -> str:

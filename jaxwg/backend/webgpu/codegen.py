@@ -30,6 +30,7 @@ from typing import Callable
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op
 from .builder import WgslBuilder
+from .builtins import HELPERS
 
 WGSL_TYPE = {dt.bool_: "bool", dt.int32: "i32", dt.uint32: "u32",
              dt.float16: "f16", dt.float32: "f32", dt.float64: "f64"}
@@ -91,17 +92,28 @@ def _call(name: str) -> Renderer:
     return lambda g, n, a: f"{name}({', '.join(strip_parens(x) for x in a)})"
 
 
-def _float_helper(prefix: str, native: Renderer | None = None) -> Renderer:
-    """Floats call `<prefix>_<type>`; other dtypes use `native`."""
+def _math(name: str, native: Renderer | None = None) -> Renderer:
+    """Float math by name: the helper `<name>_<type>` where builtins has one, else the
+    WGSL builtin `<name>`; float16 computes in float32 (GPUs' half-precision math is
+    too coarse: NVIDIA's f16 sin is off by 100 ulp). Non-float operands use `native`."""
     def render(g, n, a):
         t = n.src[0].dtype
         if not t.is_float:
             return native(g, n, a)
-        name = f"{prefix}_{WGSL_TYPE[t]}"
-        g.builder.need(name)
-        return f"{name}({', '.join(strip_parens(x) for x in a)})"
+        args = [strip_parens(x) for x in a]
+        if t is dt.float16:
+            return f"f16({_math_call(g, name, 'f32', [f'f32({x})' for x in args])})"
+        return _math_call(g, name, WGSL_TYPE[t], args)
 
     return render
+
+
+def _math_call(g, name: str, ty: str, args: list[str]) -> str:
+    helper = f"{name}_{ty}"
+    if helper in HELPERS:
+        g.builder.need(helper)
+        name = helper
+    return f"{name}({', '.join(args)})"
 
 
 def _add(g, n, a):
@@ -112,8 +124,49 @@ def _mul(g, n, a):
     return f"({a[0]} & {a[1]})" if n.dtype.is_bool else f"({a[0]} * {a[1]})"
 
 
+def _safe_divisor(n: AluExp, b: str) -> str | None:
+    """The divisor with 0 (and int32 -1) replaced by 1, or None when a constant divisor
+    needs no guard. WGSL defines x / 0 = x and x % 0 = 0, but the OpenGL backend
+    returns 0 for both, and INT_MIN / -1 traps on some hardware."""
+    divisor = n.src[1]
+    if divisor.op is Op.CONST and divisor.arg not in (0, -1):
+        return None
+    one = literal(n.dtype, 1)
+    bad = f"{b} == {literal(n.dtype, 0)}" + (f" || {b} == -1i" if n.dtype is dt.int32 else "")
+    return f"select({strip_parens(b)}, {one}, {bad})"
+
+
+def _int_idiv(g, n, a):
+    safe = _safe_divisor(n, a[1])
+    if safe is None:
+        return f"({a[0]} / {a[1]})"
+    x, y = g.name(n.src[0], a[0]), g.name(n.src[1], a[1])
+    quotient = f"({x} / {_safe_divisor(n, y)})"
+    if n.dtype is dt.int32:  # x / -1 = -x (wrapping), x / 0 = x
+        quotient = f"select({quotient}, (0i - {x}), {y} == -1i)"
+    return f"select({strip_parens(quotient)}, {x}, {y} == {literal(n.dtype, 0)})"
+
+
+def _int_mod(g, n, a):
+    x, divisor = n.src
+    safe = _safe_divisor(n, a[1])
+    if n.dtype is dt.uint32 or (x.range[0] >= 0 and divisor.op is Op.CONST and divisor.arg > 0):
+        # x % 1 = 0 gives WGSL's x % 0 = 0 (and avoids INT_MIN % -1).
+        return f"({a[0]} % {a[1]})" if safe is None else f"({a[0]} % {safe})"
+    # A negative int32 dividend: OpenGL's % does not truncate, so spell it out.
+    xs, ys = g.name(x, a[0]), g.name(divisor, a[1])
+    d = ys if safe is None else g.name(divisor, _safe_divisor(n, ys))
+    return f"({xs} - ({xs} / {d}) * {d})"
+
+
 def _idiv(g, n, a):
-    return f"trunc({a[0]} / {a[1]})" if n.dtype.is_float else f"({a[0]} / {a[1]})"
+    """Truncating division; floats divide through `div_f32` (see builtins) first."""
+    if not n.dtype.is_float:
+        return _int_idiv(g, n, a)
+    if n.dtype is dt.float64:
+        return f"trunc({a[0]} / {a[1]})"
+    quotient = _math("div")(g, n, a)
+    return f"trunc({quotient})"
 
 
 def _minmax(name: str) -> Renderer:
@@ -122,7 +175,7 @@ def _minmax(name: str) -> Renderer:
     def render(g, n, a):
         if n.dtype.is_bool:
             return f"({a[0]} {bool_op} {a[1]})"
-        return _float_helper(f"f{name}", _call(name))(g, n, a)
+        return _math(f"f{name}", _call(name))(g, n, a)
 
     return render
 
@@ -156,15 +209,6 @@ def _abs(g, n, a):
 
 def _reciprocal(g, n, a):
     return f"({literal(n.dtype, 1.0)} / {a[0]})"
-
-
-def _erf(name: str) -> Renderer:
-    def render(g, n, a):
-        g.builder.need(f"{name}_f32")
-        call = f"{name}_f32(f32({strip_parens(a[0])}))" if n.dtype is dt.float16 else f"{name}_f32({strip_parens(a[0])})"
-        return f"f16({call})" if n.dtype is dt.float16 else call
-
-    return render
 
 
 def _not_equal(g, dtype: dt.DType, a: str, b: str) -> str:
@@ -206,10 +250,10 @@ _RENDER: dict[Op, Renderer] = {
     Op.SUB: _infix("-"),
     Op.MUL: _mul,
     Op.IDIV: _idiv,
-    Op.MOD: _float_helper("fmod", _infix("%")),
+    Op.MOD: _math("fmod", _int_mod),
     Op.MIN: _minmax("min"),
     Op.MAX: _minmax("max"),
-    Op.ATAN2: _float_helper("atan2"),
+    Op.ATAN2: _math("atan2"),
     Op.AND: _infix("&"),
     Op.OR: _infix("|"),
     Op.XOR: _xor,
@@ -220,25 +264,25 @@ _RENDER: dict[Op, Renderer] = {
     Op.NEG: _neg,
     Op.NOT: _not,
     Op.ABS: _abs,
-    Op.EXP: _float_helper("exp"),
-    Op.EXP2: _float_helper("exp2"),
-    Op.LOG: _call("log"),
-    Op.LOG2: _call("log2"),
-    Op.SIN: _call("sin"),
-    Op.COS: _call("cos"),
-    Op.TAN: _call("tan"),
-    Op.ASIN: _float_helper("asin"),
-    Op.ACOS: _float_helper("acos"),
-    Op.ATAN: _float_helper("atan"),
-    Op.TANH: _call("tanh"),
-    Op.SQRT: _call("sqrt"),
+    Op.EXP: _math("exp"),
+    Op.EXP2: _math("exp2"),
+    Op.LOG: _math("log"),
+    Op.LOG2: _math("log2"),
+    Op.SIN: _math("sin"),
+    Op.COS: _math("cos"),
+    Op.TAN: _math("tan"),
+    Op.ASIN: _math("asin"),
+    Op.ACOS: _math("acos"),
+    Op.ATAN: _math("atan"),
+    Op.TANH: _math("tanh"),
+    Op.SQRT: _math("sqrt"),
     Op.RECIPROCAL: _reciprocal,
     Op.FLOOR: _call("floor"),
     Op.CEIL: _call("ceil"),
     Op.ROUND: _call("round"),
     Op.TRUNC: _call("trunc"),
-    Op.ERF: _erf("erf"),
-    Op.ERFC: _erf("erfc"),
+    Op.ERF: _math("erf"),
+    Op.ERFC: _math("erfc"),
     Op.CAST: _cast,
     Op.BITCAST: _bitcast,
     Op.WHERE: _where,
@@ -279,6 +323,14 @@ class ExpCodegen:
         self._refs.clear()
         self._text.clear()
         self._threefry.clear()
+
+    def name(self, node: AluExp, text: str) -> str:
+        """`text` as something safe to repeat: itself if a name or literal, else a new `let`."""
+        if text.isidentifier() or node.op is Op.CONST:
+            return text
+        name = self.fresh()
+        self.builder.emit(f"let {name}: {WGSL_TYPE[node.dtype]} = {strip_parens(text)};")
+        return name
 
     def fresh(self, prefix: str = "alu") -> str:
         name = f"{prefix}{self._counter}"

@@ -30,7 +30,7 @@ uniform `base`.
   let tid = i32(gid.x + gid.y * nwg.x * 64u);
   if (tid >= 10i) { return; }
   let gidx = tid;
-  result[gidx] = exp(in0[gidx]);
+  result[gidx] = exp_f32(in0[gidx]);
 }
 """
 
