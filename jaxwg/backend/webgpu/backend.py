@@ -61,7 +61,7 @@ class WebGPUExecutable:
     kernel: Kernel
     passes: list[Pass]
     scratch_bytes: int
-    pipelines: dict = field(default_factory=dict)  # (pass index, ShaderOptions) -> _Pipeline
+    pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
 
 
 class WebGPUBackend(Backend):
@@ -132,10 +132,10 @@ class WebGPUBackend(Backend):
             passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
         exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
         for i, p in enumerate(passes):  # compile the common case (every input one binding) now
-            self._pipeline_for(exe, i, self._options(p, [1] * p.kernel.nargs))
+            self._pipeline_for(exe, i, (1,) * p.kernel.nargs)
         return exe
 
-    def _options(self, p: Pass, windows: list[int]) -> ShaderOptions:
+    def _options(self, p: Pass, windows: tuple[int, ...]) -> ShaderOptions:
         kernel = p.kernel
         elements = tuple(self.window_bytes // self.storage_dtype(d or dt.uint32).itemsize
                          for d in kernel.input_dtypes())
@@ -149,16 +149,17 @@ class WebGPUBackend(Backend):
             output_window = self.window_bytes // out_item // quantum * quantum
         return ShaderOptions(tuple(windows), elements, output_window)
 
-    def _pipeline_for(self, exe: WebGPUExecutable, index: int, options: ShaderOptions) -> _Pipeline:
-        key = (index, options)
+    def _pipeline_for(self, exe: WebGPUExecutable, index: int,
+                      windows: tuple[int, ...]) -> tuple[ShaderOptions, _Pipeline]:
+        """Binding options and pipeline of pass `index` for inputs bound in `windows`
+        windows each; cached on the executable, so a dispatch only looks them up."""
+        key = (index, windows)
         if key not in exe.pipelines:
             p = exe.passes[index]
-            if "immediates" not in self.device.features and p.kernel.nargs == 0:
-                # Without immediates, nullary constants stay literal in the shader.
-                spec = build_shader(p.kernel, p.tuning, options, lift=False)
-            else:
-                spec = build_shader(p.kernel, p.tuning, options)
-            exe.pipelines[key] = self._compile(spec)
+            options = self._options(p, windows)
+            # Without immediates, nullary constants stay literal in the shader.
+            lift = "immediates" in self.device.features
+            exe.pipelines[key] = (options, self._compile(build_shader(p.kernel, p.tuning, options, lift)))
         return exe.pipelines[key]
 
     def _compile(self, spec: ShaderSpec) -> _Pipeline:
@@ -206,9 +207,8 @@ class WebGPUBackend(Backend):
 
     def _record_pass(self, exe: WebGPUExecutable, index: int, inputs: list[int], output: int) -> None:
         p = exe.passes[index]
-        windows = [max(1, -(-self.slots.nbytes(s) // self.window_bytes)) for s in inputs]
-        options = self._options(p, windows)
-        compiled = self._pipeline_for(exe, index, options)
+        windows = tuple(max(1, -(-self.slots.nbytes(s) // self.window_bytes)) for s in inputs)
+        options, compiled = self._pipeline_for(exe, index, windows)
         spec, kernel = compiled.spec, p.kernel
         out_item = self.storage_dtype(kernel.dtype).itemsize
         bindings = [self._window(inputs[arg], w) for arg, w in spec.input_bindings]
