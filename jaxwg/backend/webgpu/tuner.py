@@ -3,12 +3,19 @@
 The code generator can run a reduction three ways: one thread per output with
 `upcast` outputs per thread (separate accumulators) and the loop `unroll`ed; a
 *grouped* reduction where `group` threads of a workgroup share one output through
-workgroup memory; or a *split* into two kernels, the first reducing interleaved
-slices of each row into partial results, the second reducing the partials (and
-running the epilogue). Which is fastest depends on the adapter: GPUs want tens of
-thousands of threads; the software adapters run a few hundred lanes and lose time in
-barriers (WGPU-NOTES.md: chunked partials plus a second pass beat a workgroup tree
-2-4x there). The heuristics are first guesses, measured in benchmarks/.
+workgroup memory; or a *split* into two kernels, the first reducing slices of each
+row into partial results, the second reducing the partials (and running the
+epilogue).
+
+Which is fastest depends on the adapter. GPUs want tens of thousands of threads,
+and neighbouring threads should read neighbouring elements, so a split interleaves
+the slices (thread g of a row reads g, g + parts, ...). The software adapters run a
+few dozen SIMD lanes per core; measured on lavapipe (16M float32 sum), contiguous
+slices per thread ran at 6-12 GB/s and interleaved ones at 0.5-2, and the grouped
+template's barriers cost more than they share (0.2-0.6 GB/s), so there a split with
+contiguous slices replaces the grouped reduction. The numbers are in
+docs/benchmarks.md; the heuristics are first guesses to be replaced by measured
+autotuning.
 
 >>> from jaxwg.core import alu, dtypes as dt
 >>> from jaxwg.core.kernel import Kernel, Reduction
@@ -16,6 +23,9 @@ barriers (WGPU-NOTES.md: chunked partials plus a second pass beat a workgroup tr
 >>> passes = plan(Kernel(1, 1, x, Reduction(alu.Op.ADD, dt.float32, 1 << 20)), AdapterTraits(False))
 >>> [(p.kernel.size, p.kernel.reduction.size, p.tuning.group) for p in passes]
 [(4096, 256, 1), (1, 4096, 256)]
+>>> passes = plan(Kernel(1, 1, x, Reduction(alu.Op.ADD, dt.float32, 1 << 20)), AdapterTraits(True))
+>>> [(p.kernel.size, p.kernel.reduction.size, p.tuning.group) for p in passes]
+[(1024, 1024, 1), (1, 1024, 1)]
 """
 
 from __future__ import annotations
@@ -35,11 +45,21 @@ class AdapterTraits:
     @property
     def parallelism(self) -> int:
         """Threads needed to keep the adapter busy."""
-        return 256 if self.is_software else 32768
+        return 1024 if self.is_software else 32768
 
     @property
-    def group_size(self) -> int:
+    def workgroup_size(self) -> int:
         return 64 if self.is_software else 256
+
+    @property
+    def grouped(self) -> bool:
+        """Whether grouped reductions pay off (see the module docstring)."""
+        return not self.is_software
+
+    @property
+    def contiguous_slices(self) -> bool:
+        """Whether a split gives each thread a contiguous slice (else interleaved)."""
+        return self.is_software
 
 
 @dataclass(frozen=True)
@@ -63,21 +83,24 @@ class Pass:
     writes_scratch: bool = False
 
 
-def plan(kernel: Kernel, traits: AdapterTraits) -> list[Pass]:
-    """The passes that compute `kernel`, each with its tuning."""
+def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass]:
+    """The passes that compute `kernel`, each with its tuning (one pass unless `split`)."""
     direct = tuple(range(kernel.nargs))
     red = kernel.reduction
     if red is None:
-        return [Pass(kernel, Tuning(workgroup_size=256 if kernel.size >= 256 else 64), direct)]
+        wg = traits.workgroup_size if kernel.size >= traits.workgroup_size else 64
+        return [Pass(kernel, Tuning(workgroup_size=wg), direct)]
     outputs, length = kernel.size, red.size
     if outputs >= traits.parallelism or length < 64:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
-    if length <= 4 * 4096 or outputs * traits.group_size >= traits.parallelism:
-        return [Pass(kernel, Tuning(workgroup_size=traits.group_size, group=traits.group_size), direct)]
-    # At most 16384 partials per output, so that the second pass never splits again.
+    group = traits.workgroup_size
+    if traits.grouped and (length <= 4 * 4096 or outputs * group >= traits.parallelism):
+        return [Pass(kernel, Tuning(workgroup_size=group, group=group), direct)]
+    if length < 4 * 256 or not split:
+        return [Pass(kernel, _per_thread(kernel, traits), direct)]
     parts = max(2, min(-(-traits.parallelism // outputs), length // 256, 16384))
-    first, second = split_reduction(kernel, parts)
-    (last,) = plan(second, traits)
+    first, second = split_reduction(kernel, parts, traits.contiguous_slices)
+    (last,) = plan(second, traits, split=False)
     return [Pass(first, _per_thread(first, traits), direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
 
@@ -86,18 +109,20 @@ def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
     length = kernel.reduction.size
     unroll = 4 if length >= 16 else 1
     upcast = 4 if kernel.size % 4 == 0 and kernel.size >= 4 * traits.parallelism else 1
-    return Tuning(workgroup_size=64 if kernel.size < 256 * upcast else 256, upcast=upcast, unroll=unroll)
+    wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * upcast else 64
+    return Tuning(workgroup_size=wg, upcast=upcast, unroll=unroll)
 
 
-def split_reduction(kernel: Kernel, parts: int) -> tuple[Kernel, Kernel]:
-    """Rewrite one reduction as two: `parts` interleaved partial reductions per output,
-    then a reduction of the partials (reading them as input number `nargs`) that runs
-    the epilogue. Partials keep the accumulation dtype (float32 for float16 sums)."""
+def split_reduction(kernel: Kernel, parts: int, contiguous: bool = False) -> tuple[Kernel, Kernel]:
+    """Rewrite one reduction as two: `parts` partial reductions per output, over
+    contiguous or interleaved slices of the row, then a reduction of the partials
+    (reading them as input number `nargs`) that runs the epilogue. Partials keep the
+    accumulation dtype (float32 for float16 sums)."""
     red = kernel.reduction
     acc_dtype = red.acc_dtype
     chunk = -(-red.size // parts)
     g1, r1 = alu.gidx(kernel.size * parts), alu.ridx(chunk)
-    term = r1 * parts + g1 % parts
+    term = (g1 % parts) * chunk + r1 if contiguous else r1 * parts + g1 % parts
     body = alu.cast(acc_dtype, kernel.exp).substitute({"gidx": g1 // parts, "ridx": term})
     if chunk * parts != red.size:
         body = alu.where(term.lt(red.size), body, red.identity)
