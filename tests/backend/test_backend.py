@@ -143,3 +143,42 @@ def test_sizes_over_the_device_limits_are_clear_errors(webgpu):
     with pytest.raises(RuntimeError, match=str(limit)):
         webgpu.malloc(limit + 4)
     assert webgpu.memory_stats()["live_slots"] == before
+
+
+@pytest.mark.parametrize("dtype", [dt.float16, dt.float32], ids=str)
+def test_ieee_identities_survive_finite_math_compilers(backend, dtype):
+    """Mesa's compilers fold x - x and x * 0.0 to 0; infinities and NaN must give NaN."""
+    if not backend.supports(dtype):
+        pytest.skip(f"no {dtype}")
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.5, -2.0, 7.0], dtype.np)
+    v = alu.load(0, dtype, alu.gidx(x.size))
+    for exp, want in ((v - v, x - x), (v * 0.0, x * dtype.np.type(0.0)), (v * -0.0, x * dtype.np.type(-0.0))):
+        with np.errstate(invalid="ignore"):
+            out = run_kernel(backend, Kernel(1, x.size, exp), [x])
+        assert_equal_values(out, want.astype(dtype.np))
+        assert (np.signbit(out) == np.signbit(want))[~np.isnan(want)].all()
+
+
+@pytest.mark.smoke
+def test_vectorized_elementwise_mixes_vec4_and_scalar_inputs(backend):
+    n = 4096  # a multiple of 4: WebGPU computes four outputs per thread with vec4 access
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=n).astype(np.float32)
+    c = rng.random(n) < 0.5
+    table = np.arange(7, dtype=np.int32)
+    g = alu.gidx(n)
+    exp = alu.where(alu.load(1, dt.bool_, g), alu.load(0, dt.float32, g) * 2.0,
+                    alu.cast(dt.float32, alu.load(2, dt.int32, g % 7)))
+    out = run_kernel(backend, Kernel(3, n, exp), [x, c, table])
+    assert_equal_values(out, np.where(c, x * 2, table[np.arange(n) % 7].astype(np.float32)))
+    mask = run_kernel(backend, Kernel(1, n, alu.load(0, dt.float32, g).lt(0.0)), [x])
+    assert_equal_values(mask, x < 0)
+    if backend.name == "webgpu":
+        assert backend.prepare(Kernel(3, n, exp)).passes[0].tuning.vector == 4
+
+
+def test_vectorized_elementwise_beyond_65535_workgroups(webgpu):
+    n = 65_536 * 64 * 4 + 1024  # four outputs per thread, 64 threads per workgroup
+    out = run_kernel(webgpu, Kernel(0, n, alu.gidx(n) * 3 + 1), [])
+    assert out[-1] == (n - 1) * 3 + 1
+    assert_equal_values(out[::4097], (np.arange(n, dtype=np.int32) * 3 + 1)[::4097])

@@ -19,7 +19,7 @@ from jaxwg.core.kernel import Kernel
 
 from .helpers import assert_equal_values, reference, run_kernel, with_specials
 
-SIZE = 40
+SIZES = (40, 1024)  # 1024: four outputs per thread through vec4 loads on WebGPU
 TYPES = (dt.bool_, dt.int32, dt.uint32, dt.float16, dt.float32)
 ARG = {d: i for i, d in enumerate(TYPES)}
 INT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR]
@@ -39,10 +39,10 @@ def constants(dtype):
 
 
 @st.composite
-def trees(draw, dtype: dt.DType, depth: int):
+def trees(draw, dtype: dt.DType, depth: int, size: int):
     if depth == 0 or draw(st.integers(0, 4)) == 0:
-        return draw(leaves(dtype))
-    sub = lambda d: trees(d, depth - 1)  # noqa: E731
+        return draw(leaves(dtype, size))
+    sub = lambda d: trees(d, depth - 1, size)  # noqa: E731
     kinds = ["unary", "binary", "where", "cast"] + (["compare"] if dtype.is_bool else [])
     kind = draw(st.sampled_from(kinds))
     if kind == "where":
@@ -61,61 +61,66 @@ def trees(draw, dtype: dt.DType, depth: int):
 
 
 @st.composite
-def leaves(draw, dtype: dt.DType):
-    kind = draw(st.sampled_from(["load", "load", "const", "index"]))
+def leaves(draw, dtype: dt.DType, size: int):
+    kind = draw(st.sampled_from(["load", "load", "shifted", "const", "index"]))
+    gidx = alu.gidx(size)
     if kind == "load":
-        return alu.load(ARG[dtype], dtype, alu.gidx(SIZE))
+        return alu.load(ARG[dtype], dtype, gidx)
+    if kind == "shifted":  # a load that is not at gidx: keeps that input scalar
+        return alu.load(ARG[dtype], dtype, (gidx + 3) % size)
     if kind == "const":
         return alu.const(dtype, draw(constants(dtype)))
-    return alu.cast(dtype, alu.gidx(SIZE))
+    return alu.cast(dtype, gidx)
 
 
 @st.composite
-def inputs(draw):
+def inputs(draw, size: int):
     arrays = []
     for d in TYPES:
         if d.is_float:  # small integers and halves keep float results exact
-            base = draw(st.lists(st.integers(-40, 40), min_size=SIZE, max_size=SIZE))
+            base = draw(st.lists(st.integers(-40, 40), min_size=40, max_size=40))
             vals = with_specials(np.array(base, d.np) / 2, d)
         elif d.is_bool:
-            vals = np.array(draw(st.lists(st.booleans(), min_size=SIZE, max_size=SIZE)))
+            vals = np.array(draw(st.lists(st.booleans(), min_size=40, max_size=40)))
         else:
             lo, hi = dt.bounds(d)
-            vals = with_specials(draw(st.lists(st.integers(lo, hi), min_size=SIZE, max_size=SIZE)), d)
-        arrays.append(np.resize(vals, SIZE).astype(d.np))
+            vals = with_specials(draw(st.lists(st.integers(lo, hi), min_size=40, max_size=40)), d)
+        arrays.append(np.resize(vals, size).astype(d.np))
     return arrays
 
 
-def check_random_tree(webgpu, cpu, dtype, data):
+def check_random_tree(webgpu, cpu, dtype, size, data):
     if not webgpu.supports(dt.float16):
         pytest.skip(f"{webgpu.describe()} lacks float16, which the trees read")
-    exp = data.draw(trees(dtype, 4))
-    arrays = data.draw(inputs())
-    kernel = Kernel(len(TYPES), SIZE, exp)
+    exp = data.draw(trees(dtype, 4, size))
+    arrays = data.draw(inputs(size))
+    kernel = Kernel(len(TYPES), size, exp)
     want = reference(kernel, arrays)
     assert_equal_values(run_kernel(cpu, kernel, arrays), want, repr(exp))
     assert_equal_values(run_kernel(webgpu, kernel, arrays), want, repr(exp))
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("dtype", TYPES, ids=str)
 @given(data=st.data())
-def test_random_tree(webgpu, cpu, dtype, data):
-    check_random_tree(webgpu, cpu, dtype, data)
+def test_random_tree(webgpu, cpu, dtype, size, data):
+    check_random_tree(webgpu, cpu, dtype, size, data)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("dtype", TYPES, ids=str)
 @settings(max_examples=400)
 @given(data=st.data())
-def test_random_tree_long_search(webgpu, cpu, dtype, data):
-    check_random_tree(webgpu, cpu, dtype, data)
+def test_random_tree_long_search(webgpu, cpu, dtype, size, data):
+    check_random_tree(webgpu, cpu, dtype, size, data)
 
 
 @given(data=st.data())
 def test_random_tree_survives_simplify(data):
     """simplify() keeps the value of whole trees (index arithmetic is tested in core)."""
-    exp = data.draw(trees(data.draw(st.sampled_from(TYPES)), 4))
-    arrays = data.draw(inputs())
-    kernel = Kernel(len(TYPES), SIZE, exp)
-    assert_equal_values(reference(Kernel(len(TYPES), SIZE, exp.simplify()), arrays),
+    exp = data.draw(trees(data.draw(st.sampled_from(TYPES)), 4, 40))
+    arrays = data.draw(inputs(40))
+    kernel = Kernel(len(TYPES), 40, exp)
+    assert_equal_values(reference(Kernel(len(TYPES), 40, exp.simplify()), arrays),
                         reference(kernel, arrays), repr(exp))

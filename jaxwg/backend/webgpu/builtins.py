@@ -43,6 +43,18 @@ def _register(name: str, code: str, *deps: str) -> None:
 
 _register("isnan_f32", "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }")
 _register("isnan_f16", "fn isnan_f16(x: f16) -> bool { return isnan_f32(f32(x)); }", "isnan_f32")
+_register("isfinite_f32",
+          "fn isfinite_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }")
+# Mesa's shader compilers (lavapipe, llvmpipe) assume finite math: they fold x - x and
+# x * 0.0 to 0 even for infinities and NaN. These spell the IEEE results out in bits.
+_register("sub_self_f32", """
+fn sub_self_f32(x: f32) -> f32 { return select(bitcast<f32>(0x7fc00000u), 0.0f, isfinite_f32(x)); }""",
+          "isfinite_f32")
+_register("mul_zero_f32", """
+fn mul_zero_f32(x: f32, zero_sign: u32) -> f32 {
+  let signed_zero = bitcast<f32>((bitcast<u32>(x) & 0x80000000u) ^ zero_sign);
+  return select(bitcast<f32>(0x7fc00000u), signed_zero, isfinite_f32(x));
+}""", "isfinite_f32")
 _register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return !(x == x); }")
 
 for _t in ("f16", "f32", "f64"):

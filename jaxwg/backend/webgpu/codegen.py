@@ -28,7 +28,7 @@ import struct
 from typing import Callable
 
 from ...core import dtypes as dt
-from ...core.alu import AluExp, Op
+from ...core.alu import AluExp, Op, cast
 from .builder import WgslBuilder
 from .builtins import HELPERS
 
@@ -120,8 +120,22 @@ def _add(g, n, a):
     return f"({a[0]} | {a[1]})" if n.dtype.is_bool else f"({a[0]} + {a[1]})"
 
 
+def _sub(g, n, a):
+    if n.dtype is dt.float32 and n.src[0] is n.src[1]:  # x - x: NaN for inf and NaN
+        g.builder.need("sub_self_f32")
+        return f"sub_self_f32({strip_parens(a[0])})"
+    return f"({a[0]} - {a[1]})"
+
+
 def _mul(g, n, a):
-    return f"({a[0]} & {a[1]})" if n.dtype.is_bool else f"({a[0]} * {a[1]})"
+    if n.dtype.is_bool:
+        return f"({a[0]} & {a[1]})"
+    zero = [i for i, s in enumerate(n.src) if s.op is Op.CONST and s.arg == 0]
+    if n.dtype is dt.float32 and zero:  # x * 0.0: NaN for inf and NaN, signed zero otherwise
+        sign = "0x80000000u" if math.copysign(1, n.src[zero[0]].arg) < 0 else "0u"
+        g.builder.need("mul_zero_f32")
+        return f"mul_zero_f32({strip_parens(a[1 - zero[0]])}, {sign})"
+    return f"({a[0]} * {a[1]})"
 
 
 def _safe_divisor(n: AluExp, b: str) -> str | None:
@@ -247,7 +261,7 @@ def _where(g, n, a):
 
 _RENDER: dict[Op, Renderer] = {
     Op.ADD: _add,
-    Op.SUB: _infix("-"),
+    Op.SUB: _sub,
     Op.MUL: _mul,
     Op.IDIV: _idiv,
     Op.MOD: _math("fmod", _int_mod),
@@ -288,6 +302,11 @@ _RENDER: dict[Op, Renderer] = {
     Op.WHERE: _where,
 }
 
+
+# float16 arithmetic computed in float32 and rounded once, which gives the correctly
+# rounded float16 result: lavapipe folds the float16 x - x to 0 (NaN for infinities).
+_F16_VIA_F32 = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.ROUND,
+                          Op.TRUNC, Op.CMPLT})
 
 # SPIR-V's GLSL.std.450 transcendentals take 16- and 32-bit floats only.
 _NO_FLOAT64 = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
@@ -369,6 +388,8 @@ class ExpCodegen:
             return f"({text} != 0)" if node.dtype.is_bool else text
         if node.op is Op.THREEFRY2X32:
             return f"{self._threefry_pair(node, args)}.{'xy'[node.arg]}"
+        if node.op in _F16_VIA_F32 and node.src[0].dtype is dt.float16:
+            return self._render_in_float32(node, args)
         if node.op in _NO_FLOAT64 and node.dtype is dt.float64:
             raise UnsupportedError(f"{node.op.value} of float64 is not available on WebGPU")
         try:
@@ -376,6 +397,12 @@ class ExpCodegen:
         except KeyError:
             raise UnsupportedError(f"no WGSL rendering for {node.op.value}") from None
         return render(self, node, args)
+
+    def _render_in_float32(self, node: AluExp, args: list[str]) -> str:
+        wide_dtype = dt.float32 if node.dtype is dt.float16 else node.dtype
+        wide = AluExp(node.op, wide_dtype, tuple(cast(dt.float32, s).simplify() for s in node.src), node.arg)
+        text = _RENDER[node.op](self, wide, [f"f32({strip_parens(a)})" for a in args])
+        return f"f16({strip_parens(text)})" if node.dtype is dt.float16 else text
 
     def _threefry_pair(self, node: AluExp, args: list[str]) -> str:
         """Both output words of one Threefry call come from a single `let`."""

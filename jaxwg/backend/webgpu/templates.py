@@ -37,7 +37,7 @@ uniform `base`.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...core import alu
 from ...core import dtypes as dt
@@ -45,7 +45,7 @@ from ...core.alu import AluExp, Op
 from ...core.kernel import Kernel
 from .builder import WgslBuilder
 from .codegen import STORAGE_TYPE, WGSL_TYPE, ExpCodegen, strip_parens
-from .tuner import Tuning
+from .tuner import Tuning, vector_inputs
 
 # Constants that are divisors, moduli or shift amounts stay literal when lifting:
 # division by a known constant compiles to a multiply, and they are rarely the
@@ -126,8 +126,11 @@ class _Shader:
     """Shared scaffolding: bindings, uniform struct, entry point and stores."""
 
     def __init__(self, kernel: Kernel, tuning: Tuning, options: ShaderOptions,
-                 uniforms: tuple[UniformField, ...] = ()):
+                 uniforms: tuple[UniformField, ...] = (), vector_args: frozenset = frozenset()):
         self.kernel, self.tuning, self.options = kernel, tuning, options
+        # Inputs (and, when any vectorising is done, the output) bound as vec4 arrays.
+        self.vector_args = vector_args
+        self.vector_output = tuning.vector > 1
         if options.output_windowed:
             uniforms = (UniformField("base", dt.int32),) + uniforms
         self.uniforms = uniforms
@@ -143,6 +146,8 @@ class _Shader:
             if count == 0 or dtypes[arg] is None:
                 continue
             ty = STORAGE_TYPE[dtypes[arg]]
+            if arg in self.vector_args:
+                ty = f"vec4<{ty}>"
             names = [f"in{arg}"] if count == 1 else [f"in{arg}_{w}" for w in range(count)]
             for w, name in enumerate(names):
                 b.emit(f"@group(0) @binding({binding}) var<storage, read> {name}: array<{ty}>;")
@@ -152,7 +157,10 @@ class _Shader:
                 self._emit_window_loader(arg, ty, count)
         if kernel.dtype is dt.float16 or dt.float16 in dtypes:
             b.enable("f16")
-        b.emit(f"@group(0) @binding({binding}) var<storage, read_write> result: array<{STORAGE_TYPE[kernel.dtype]}>;")
+        out_ty = STORAGE_TYPE[kernel.dtype]
+        if self.vector_output:
+            out_ty = f"vec4<{out_ty}>"
+        b.emit(f"@group(0) @binding({binding}) var<storage, read_write> result: array<{out_ty}>;")
         if self.uniforms:
             b.emit("struct Uniforms {")
             with b.indent():
@@ -223,6 +231,52 @@ def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         g.count_references(exp)
         s.store("gidx", g.run(exp), kernel.dtype)
     return s.finish(wg)
+
+
+_LANES = "xyzw"
+
+
+def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                     uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    """Four consecutive outputs per thread: inputs read at `gidx` load one vec4, the
+    expression is computed per lane with scalar code (so every helper applies), and
+    the four results are stored as one vec4. On the H200 vec4 access is what reaches
+    memory bandwidth (WGPU-NOTES.md)."""
+    vector_args = vector_inputs(kernel)
+    s = _Shader(kernel, tuning, options, uniforms, vector_args)
+    b, wg = s.b, tuning.workgroup_size
+    threads = kernel.size // 4
+    s.begin_main(_THREAD_BUILTINS)
+    with b.indent():
+        b.emit(f"let t = i32(gid.x + gid.y * nwg.x * {wg}u);")
+        b.emit(f"if (t >= {threads}i) {{ return; }}")
+        t = alu.special("t", threads)
+        for arg in sorted(vector_args):
+            b.emit(f"let v{arg} = in{arg}[t];")
+        gidx = alu.gidx(kernel.size)
+        lanes = [_lane_expression(kernel.exp.simplify(), vector_args, gidx, t * 4 + j, j) for j in range(4)]
+        g = s.codegen()
+        for lane in lanes:
+            g.count_references(lane)
+        texts = [strip_parens(g.run(lane)) for lane in lanes]
+        out = STORAGE_TYPE[kernel.dtype]
+        if kernel.dtype.is_bool:
+            texts = [f"select(0i, 1i, {x})" for x in texts]
+        b.emit(f"result[t] = vec4<{out}>({', '.join(texts)});")
+    return s.finish(wg * 4)
+
+
+def _lane_expression(exp: AluExp, vector_args, gidx: AluExp, index: AluExp, lane: int) -> AluExp:
+    """`exp` for output `index`, with loads of vector inputs read from lane `lane` of
+    the thread's vec4 (`v<arg>.x` ...)."""
+    def to_lane(node: AluExp):
+        if node.op is Op.LOAD and node.arg in vector_args:
+            stored = dt.int32 if node.dtype.is_bool else node.dtype
+            value = alu.variable(stored, f"v{node.arg}.{_LANES[lane]}")
+            return value.ne(0) if node.dtype.is_bool else value
+        return None
+
+    return exp.rewrite(to_lane).substitute({"gidx": index}).simplify()
 
 
 def _accumulate(op: Op, acc: AluExp, term: AluExp) -> AluExp:
@@ -304,7 +358,12 @@ def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: 
 def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
     s = _Shader(kernel, tuning, options)
     b, red, group = s.b, kernel.reduction, tuning.group
-    acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
+    op, acc_dtype, identity, body = red.op, red.acc_dtype, red.identity, alu.cast(red.acc_dtype, kernel.exp)
+    if acc_dtype.is_bool:
+        # bool in workgroup memory miscomputes on NVIDIA: reduce 0/1 as int32 (any = max, all = min)
+        op = Op.MAX if op in (Op.ADD, Op.MAX) else Op.MIN
+        acc_dtype, identity, body = dt.int32, alu.cast(dt.int32, identity), alu.cast(dt.int32, body)
+    acc_ty = WGSL_TYPE[acc_dtype]
     b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {group}>;")
     s.begin_main(_GROUP_BUILTINS)
     with b.indent():
@@ -312,21 +371,21 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
         b.emit(f"if ({s.output_index('wgi')} >= {_limit(s)}) {{ return; }}")
         b.emit(f"let gidx = {s.output_index('wgi')};")
         acc = alu.variable(acc_dtype, "acc")
-        b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(red.identity)};")
+        b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(identity.simplify())};")
         steps = -(-red.size // group)
         ridx = alu.special("r", steps) * group + alu.special("lid", group)
-        body = alu.cast(acc_dtype, kernel.exp).substitute({"ridx": ridx}).simplify()
+        body = body.substitute({"ridx": ridx}).simplify()
         if steps * group != red.size:
-            body = alu.where(ridx.lt(red.size), body, red.identity).simplify()
+            body = alu.where(ridx.lt(red.size), body, identity).simplify()
         b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
         with b.indent():
             g = s.codegen()
             g.names["lid"] = "i32(lid)"
-            update = _accumulate(red.op, acc, body)
+            update = _accumulate(op, acc, body)
             g.count_references(update)
             b.emit(f"acc = {strip_parens(g.run(update))};")
         b.emit("}")
-        _emit_tree(s, red.op, acc_dtype, group)
+        _emit_tree(s, op, acc_dtype, group)
         b.emit("if (lid == 0u) {")
         with b.indent():
             total = alu.variable(acc_dtype, "partials[0]")
@@ -361,7 +420,9 @@ def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions, lift: b
         if kernel.nargs == 0 and lift:
             exp, uniforms = lift_constants(kernel.exp.simplify())
             kernel = Kernel(0, kernel.size, exp)
-        return elementwise(kernel, tuning, options, uniforms)
+        if tuning.vector == 4 and not options.output_windowed and max(options.windows, default=1) == 1:
+            return elementwise_vec4(kernel, tuning, options, uniforms)
+        return elementwise(kernel, replace(tuning, vector=1), options, uniforms)
     if tuning.group > 1:
         return grouped_reduction(kernel, tuning, options)
     return reduction(kernel, tuning, options)

@@ -33,7 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...core import alu
+from ...core import dtypes as dt
 from ...core.kernel import Kernel, Reduction
+from .codegen import STORAGE_TYPE
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Tuning:
     upcast: int = 1
     unroll: int = 1
     group: int = 1
+    vector: int = 1  # elementwise: outputs per thread through vec4 loads and stores
 
 
 @dataclass(frozen=True)
@@ -88,8 +91,9 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     direct = tuple(range(kernel.nargs))
     red = kernel.reduction
     if red is None:
-        wg = traits.workgroup_size if kernel.size >= traits.workgroup_size else 64
-        return [Pass(kernel, Tuning(workgroup_size=wg), direct)]
+        vector = 4 if kernel.size >= 1024 and vector_inputs(kernel) is not None else 1
+        wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * vector else 64
+        return [Pass(kernel, Tuning(workgroup_size=wg, vector=vector), direct)]
     outputs, length = kernel.size, red.size
     if outputs >= traits.parallelism or length < 64:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
@@ -134,6 +138,20 @@ def split_reduction(kernel: Kernel, parts: int, contiguous: bool = False) -> tup
     epilogue = red.epilogue.substitute({"acc": alu.cast(red.dtype, acc2)})
     second = Kernel(kernel.nargs + 1, kernel.size, partial, Reduction(red.op, acc_dtype, parts, epilogue))
     return first, second
+
+
+def vector_inputs(kernel: Kernel) -> frozenset[int] | None:
+    """For an elementwise kernel that can run 4 outputs per thread with vec4 memory
+    access: the inputs read only at `gidx` (read as vec4), else None. Needs 4-byte
+    storage and a size that is a multiple of 4."""
+    if kernel.reduction is not None or kernel.size % 4 or STORAGE_TYPE[kernel.dtype] in ("f16", "f64"):
+        return None
+    gidx = alu.gidx(kernel.size)
+    plain: dict[int, bool] = {}
+    for ld in kernel.exp.simplify().loads():
+        plain[ld.arg] = plain.get(ld.arg, True) and ld.src[0] is gidx and ld.dtype.itemsize <= 4 \
+            and ld.dtype is not dt.float16
+    return frozenset(arg for arg, ok in plain.items() if ok)
 
 
 def scratch_bytes(passes: list[Pass]) -> int:
