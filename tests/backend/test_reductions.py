@@ -14,7 +14,7 @@ from jaxwg.core import alu
 from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.kernel import Kernel, Reduction, identity_value
-from jaxwg.backend.webgpu.tuner import Tuning
+from jaxwg.backend.webgpu.tuner import Tuning, split_reduction
 
 from .helpers import assert_equal_values, run_kernel
 
@@ -156,3 +156,20 @@ def test_smoke_row_sum(backend):
     x = np.random.default_rng(3).normal(size=(64, 500)).astype(np.float32)
     check(run_kernel(backend, row_kernel(Op.ADD, dt.float32, 64, 500), [x.reshape(-1)]),
           expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "contiguous", "columns"])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_split_layouts(backend, layout, axis):
+    """Every split layout, run pass by pass, gives NumPy's row or column sums."""
+    rows, cols, parts = 37, 1000, 7  # 1000 terms do not divide into 7 parts: masked tail
+    x = np.random.default_rng(axis).normal(size=(rows, cols)).astype(np.float32)
+    n, m = (rows, cols) if axis == 1 else (cols, rows)
+    index = alu.gidx(n) * m + alu.ridx(m) if axis == 1 else alu.ridx(m) * n + alu.gidx(n)
+    acc = alu.variable(dt.float32, "acc")
+    kernel = Kernel(1, n, alu.load(0, dt.float32, index), Reduction(Op.ADD, dt.float32, m, acc * 0.5))
+    first, second = split_reduction(kernel, parts, layout)
+    partials = run_kernel(backend, first, [x.reshape(-1)])
+    out = run_kernel(backend, second, [x.reshape(-1), partials])
+    want = x.sum(axis=axis) * 0.5
+    check(out, want.astype(np.float32), Op.ADD, dt.float32, np.moveaxis(x, axis, 1) * 0.5)

@@ -47,7 +47,7 @@ class AdapterTraits:
     @property
     def parallelism(self) -> int:
         """Threads needed to keep the adapter busy."""
-        return 1024 if self.is_software else 32768
+        return 1024 if self.is_software else 131072  # H200: 132 SMs x 2048 threads / 2
 
     @property
     def workgroup_size(self) -> int:
@@ -62,6 +62,11 @@ class AdapterTraits:
     def contiguous_slices(self) -> bool:
         """Whether a split gives each thread a contiguous slice (else interleaved)."""
         return self.is_software
+
+    @property
+    def max_parts(self) -> int:
+        """Most partial results per output in a split (the second pass reduces them)."""
+        return 16384 if self.is_software else 65536
 
 
 @dataclass(frozen=True)
@@ -95,15 +100,18 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * vector else 64
         return [Pass(kernel, Tuning(workgroup_size=wg, vector=vector), direct)]
     outputs, length = kernel.size, red.size
-    if outputs >= traits.parallelism or length < 64:
+    columns = _reads_columns(kernel)
+    if outputs >= traits.parallelism or length < 64 or (columns and not split):
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     group = traits.workgroup_size
-    if traits.grouped and (length <= 4 * 4096 or outputs * group >= traits.parallelism):
+    if traits.grouped and not columns and (length <= 4 * 4096 or outputs * group >= traits.parallelism
+                                            or not split):
         return [Pass(kernel, Tuning(workgroup_size=group, group=group), direct)]
     if length < 4 * 256 or not split:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
-    parts = max(2, min(-(-traits.parallelism // outputs), length // 256, 16384))
-    first, second = split_reduction(kernel, parts, traits.contiguous_slices)
+    parts = max(2, min(-(-traits.parallelism // outputs), length // 256, traits.max_parts))
+    layout = "columns" if columns else "contiguous" if traits.contiguous_slices else "interleaved"
+    first, second = split_reduction(kernel, parts, layout)
     (last,) = plan(second, traits, split=False)
     return [Pass(first, _per_thread(first, traits), direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
@@ -117,23 +125,53 @@ def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
     return Tuning(workgroup_size=wg, upcast=upcast, unroll=unroll)
 
 
-def split_reduction(kernel: Kernel, parts: int, contiguous: bool = False) -> tuple[Kernel, Kernel]:
-    """Rewrite one reduction as two: `parts` partial reductions per output, over
-    contiguous or interleaved slices of the row, then a reduction of the partials
-    (reading them as input number `nargs`) that runs the epilogue. Partials keep the
-    accumulation dtype (float32 for float16 sums)."""
+def _reads_columns(kernel: Kernel) -> bool:
+    """Whether neighbouring outputs read neighbouring elements while the reduction
+    strides (a reduction over a leading axis): then threads must map to outputs for
+    coalesced reads, and a split keeps outputs innermost."""
+    gidx, ridx = alu.gidx(kernel.size), alu.ridx(kernel.reduction.size)
+    loads = kernel.exp.loads()
+    return bool(loads) and all(
+        _step(ld.src[0], gidx) == 1 and _step(ld.src[0], ridx) not in (0, 1) for ld in loads)
+
+
+def _step(index, special) -> int | None:
+    """How much `index` moves when `special` grows by one, if that is a constant."""
+    delta = (index.substitute({special.arg[0]: special + 1}) - index).simplify()
+    return delta.arg if delta.op is alu.Op.CONST else None
+
+
+_LAYOUTS = ("interleaved", "contiguous", "columns")
+
+
+def split_reduction(kernel: Kernel, parts: int, layout: str = "interleaved") -> tuple[Kernel, Kernel]:
+    """Rewrite one reduction as two: `parts` partial reductions per output, then a
+    reduction of the partials (reading them as input number `nargs`) that runs the
+    epilogue. Partials keep the accumulation dtype (float32 for float16 sums).
+
+    `layout` says which terms each first-pass thread takes and where its partial goes:
+    "interleaved" (terms p, p + parts, ...; partials of one output adjacent),
+    "contiguous" (one slice of the row each), or "columns" (one slice each, partials
+    of neighbouring outputs adjacent, for reductions over a leading axis)."""
+    if layout not in _LAYOUTS:
+        raise ValueError(f"split layout must be one of {_LAYOUTS}, got {layout!r}")
     red = kernel.reduction
     acc_dtype = red.acc_dtype
     chunk = -(-red.size // parts)
     g1, r1 = alu.gidx(kernel.size * parts), alu.ridx(chunk)
-    term = (g1 % parts) * chunk + r1 if contiguous else r1 * parts + g1 % parts
-    body = alu.cast(acc_dtype, kernel.exp).substitute({"gidx": g1 // parts, "ridx": term})
+    if layout == "columns":
+        output, part = g1 % kernel.size, g1 // kernel.size
+    else:
+        output, part = g1 // parts, g1 % parts
+    term = r1 * parts + part if layout == "interleaved" else part * chunk + r1
+    body = alu.cast(acc_dtype, kernel.exp).substitute({"gidx": output, "ridx": term})
     if chunk * parts != red.size:
         body = alu.where(term.lt(red.size), body, red.identity)
     first = Kernel(kernel.nargs, kernel.size * parts, body.simplify(),
                    Reduction(red.op, acc_dtype, chunk))
     g2, r2 = alu.gidx(kernel.size), alu.ridx(parts)
-    partial = alu.load(kernel.nargs, acc_dtype, g2 * parts + r2).simplify()
+    where = r2 * kernel.size + g2 if layout == "columns" else g2 * parts + r2
+    partial = alu.load(kernel.nargs, acc_dtype, where).simplify()
     acc2 = alu.variable(acc_dtype, "acc")
     epilogue = red.epilogue.substitute({"acc": alu.cast(red.dtype, acc2)})
     second = Kernel(kernel.nargs + 1, kernel.size, partial, Reduction(red.op, acc_dtype, parts, epilogue))
