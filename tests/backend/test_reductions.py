@@ -26,6 +26,7 @@ VARIANTS = {
     "upcast4-unroll3": Tuning(workgroup_size=64, upcast=4, unroll=3),
     "grouped64": Tuning(workgroup_size=64, group=64),
     "grouped256": Tuning(workgroup_size=256, group=256),
+    "grouped64-unroll4": Tuning(workgroup_size=64, group=64, unroll=4),
 }
 
 

@@ -372,16 +372,22 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
         b.emit(f"let gidx = {s.output_index('wgi')};")
         acc = alu.variable(acc_dtype, "acc")
         b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(identity.simplify())};")
-        steps = -(-red.size // group)
-        ridx = alu.special("r", steps) * group + alu.special("lid", group)
-        body = body.substitute({"ridx": ridx}).simplify()
-        if steps * group != red.size:
-            body = alu.where(ridx.lt(red.size), body, identity).simplify()
+        # Each thread takes terms lid, lid + group, ...; `unroll` of them per iteration
+        # so that several loads are in flight.
+        unroll = tuning.unroll
+        steps = -(-red.size // (group * unroll))
+        update = acc
+        for k in range(unroll):
+            ridx = (alu.special("r", steps) * unroll + k) * group + alu.special("lid", group)
+            term = body.substitute({"ridx": ridx})
+            if steps * unroll * group != red.size:
+                term = alu.where(ridx.lt(red.size), term, identity)
+            update = _accumulate(op, update, term)
+        update = update.simplify()
         b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
         with b.indent():
             g = s.codegen()
             g.names["lid"] = "i32(lid)"
-            update = _accumulate(op, acc, body)
             g.count_references(update)
             b.emit(f"acc = {strip_parens(g.run(update))};")
         b.emit("}")

@@ -106,7 +106,8 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     group = traits.workgroup_size
     if traits.grouped and not columns and (length <= 4 * 4096 or outputs * group >= traits.parallelism
                                             or not split):
-        return [Pass(kernel, Tuning(workgroup_size=group, group=group), direct)]
+        unroll = 4 if length >= 4 * group else 1
+        return [Pass(kernel, Tuning(workgroup_size=group, group=group, unroll=unroll), direct)]
     if length < 4 * 256 or not split:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     parts = max(2, min(-(-traits.parallelism // outputs), length // 256, traits.max_parts))
