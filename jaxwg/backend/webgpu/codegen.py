@@ -138,21 +138,22 @@ def _mul(g, n, a):
     return f"({a[0]} * {a[1]})"
 
 
-def _safe_divisor(n: AluExp, b: str) -> str | None:
-    """The divisor with 0 (and int32 -1) replaced by 1, or None when a constant divisor
-    needs no guard. WGSL defines x / 0 = x and x % 0 = 0, but the OpenGL backend
-    returns 0 for both, and INT_MIN / -1 traps on some hardware."""
+def _needs_divisor_guard(n: AluExp) -> bool:
+    """WGSL defines x / 0 = x and x % 0 = 0, but the OpenGL backend returns 0 for both,
+    and INT_MIN / -1 traps on some hardware: divisors that may be 0 (or int32 -1) are
+    guarded. A constant divisor other than those needs nothing."""
     divisor = n.src[1]
-    if divisor.op is Op.CONST and divisor.arg not in (0, -1):
-        return None
-    one = literal(n.dtype, 1)
+    return not (divisor.op is Op.CONST and divisor.arg not in (0, -1))
+
+
+def _safe_divisor(n: AluExp, b: str) -> str:
+    """The divisor `b` with 0 (and int32 -1) replaced by 1."""
     bad = f"{b} == {literal(n.dtype, 0)}" + (f" || {b} == -1i" if n.dtype is dt.int32 else "")
-    return f"select({strip_parens(b)}, {one}, {bad})"
+    return f"select({strip_parens(b)}, {literal(n.dtype, 1)}, {bad})"
 
 
 def _int_idiv(g, n, a):
-    safe = _safe_divisor(n, a[1])
-    if safe is None:
+    if not _needs_divisor_guard(n):
         return f"({a[0]} / {a[1]})"
     x, y = g.name(n.src[0], a[0]), g.name(n.src[1], a[1])
     quotient = f"({x} / {_safe_divisor(n, y)})"
@@ -163,13 +164,13 @@ def _int_idiv(g, n, a):
 
 def _int_mod(g, n, a):
     x, divisor = n.src
-    safe = _safe_divisor(n, a[1])
-    if n.dtype is dt.uint32 or (x.range[0] >= 0 and divisor.op is Op.CONST and divisor.arg > 0):
+    guard = _needs_divisor_guard(n)
+    if n.dtype is dt.uint32 or (x.range[0] >= 0 and not guard and divisor.arg > 0):
         # x % 1 = 0 gives WGSL's x % 0 = 0 (and avoids INT_MIN % -1).
-        return f"({a[0]} % {a[1]})" if safe is None else f"({a[0]} % {safe})"
-    # A negative int32 dividend: OpenGL's % does not truncate, so spell it out.
+        return f"({a[0]} % {_safe_divisor(n, a[1]) if guard else a[1]})"
+    # A possibly negative int32 dividend: OpenGL's % does not truncate, so spell it out.
     xs, ys = g.name(x, a[0]), g.name(divisor, a[1])
-    d = ys if safe is None else g.name(divisor, _safe_divisor(n, ys))
+    d = g.name(divisor, _safe_divisor(n, ys)) if guard else ys
     return f"({xs} - ({xs} / {d}) * {d})"
 
 
