@@ -230,4 +230,4 @@ def test_smoke_fused_chain(backend):
     e = alu.where(v.lt(0.0), alu.unary(Op.EXP, v) * 2.0 + 1.0, alu.unary(Op.SQRT, v) - v)
     out = run_kernel(backend, Kernel(1, x.size, e), [x])
     expected = np.where(x < 0, np.exp(x) * 2 + 1, np.sqrt(np.abs(x)) - x).astype(np.float32)
-    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)  # sqrt(x) - x cancels near 1

@@ -43,6 +43,15 @@ def _register(name: str, code: str, *deps: str) -> None:
 
 _register("isnan_f32", "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }")
 _register("isnan_f16", "fn isnan_f16(x: f16) -> bool { return isnan_f32(f32(x)); }", "isnan_f32")
+# float32 -> float16 through pack2x16float: NVIDIA's compiler drops a plain f16(x)
+# whose result is widened again (f32(f16(-2049.0)) stayed -2049, not -2048), so the
+# rounding is forced through an integer. Out of range rounds to infinity, as in NumPy.
+_register("f16_from_f32", """
+fn f16_from_f32(x: f32) -> f16 {
+  if (isnan_f32(x)) { return f16(x); }
+  if (abs(x) >= 65520.0f) { return select(f16(bitcast<f32>(0x7f800000u)), f16(bitcast<f32>(0xff800000u)), x < 0.0f); }
+  return f16(unpack2x16float(pack2x16float(vec2<f32>(x, 0.0f))).x);
+}""", "isnan_f32")
 _register("isfinite_f32",
           "fn isfinite_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }")
 # Mesa's shader compilers (lavapipe, llvmpipe) assume finite math: they fold x - x and
@@ -242,8 +251,8 @@ _register("div_f32", """
 fn div_f32(a: f32, b: f32) -> f32 {
   let q = a / b;
   let c = q + fma(-q, b, a) / b;
-  return select(q, c, abs(q) < 3.0e38f && q != 0.0f && abs(c) <= 3.0e38f);
-}""")
+  return select(q, c, isfinite_f32(q) && q != 0.0f && isfinite_f32(c));
+}""", "isfinite_f32")
 
 
 # tanh: the OpenGL backend returns -1 for NaN, and implementations built on sinh/cosh

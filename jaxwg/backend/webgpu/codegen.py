@@ -102,10 +102,16 @@ def _math(name: str, native: Renderer | None = None) -> Renderer:
             return native(g, n, a)
         args = [strip_parens(x) for x in a]
         if t is dt.float16:
-            return f"f16({_math_call(g, name, 'f32', [f'f32({x})' for x in args])})"
+            return _to_f16(g, _math_call(g, name, 'f32', [f'f32({x})' for x in args]))
         return _math_call(g, name, WGSL_TYPE[t], args)
 
     return render
+
+
+def _to_f16(g, f32_text: str) -> str:
+    """Round a float32 value to float16 (see `f16_from_f32` in builtins)."""
+    g.builder.need("f16_from_f32")
+    return f"f16_from_f32({strip_parens(f32_text)})"
 
 
 def _math_call(g, name: str, ty: str, args: list[str]) -> str:
@@ -244,6 +250,8 @@ def _cast(g, n, a):
     x = strip_parens(a[0])
     if dst.is_bool:
         return _not_equal(g, src, a[0], literal(src, 0))
+    if dst is dt.float16 and src is not dt.float16:
+        return _to_f16(g, x if src is dt.float32 else f"f32({x})")
     if src.is_float and dst.is_int:
         via = "f64" if src is dt.float64 else "f32"
         helper = f"{via}_to_{WGSL_TYPE[dst]}"
@@ -403,7 +411,7 @@ class ExpCodegen:
         wide_dtype = dt.float32 if node.dtype is dt.float16 else node.dtype
         wide = AluExp(node.op, wide_dtype, tuple(cast(dt.float32, s).simplify() for s in node.src), node.arg)
         text = _RENDER[node.op](self, wide, [f"f32({strip_parens(a)})" for a in args])
-        return f"f16({strip_parens(text)})" if node.dtype is dt.float16 else text
+        return _to_f16(self, text) if node.dtype is dt.float16 else text
 
     def _threefry_pair(self, node: AluExp, args: list[str]) -> str:
         """Both output words of one Threefry call come from a single `let`."""
