@@ -246,9 +246,13 @@ _register("tan_f32", "fn tan_f32(x: f32) -> f32 { let v = sincos_f32(x); return 
 
 # a / b, correctly rounded in practice: one fma residual step on top of the native
 # division, which GPUs may compute to 2 ulp. Truncating division needs it: 6 / 3 must
-# not come out as 1.9999999 and truncate to 1.
+# not come out as 1.9999999 and truncate to 1. NVIDIA divides as a * (1 / b) with
+# subnormals flushed, so 1 / b vanishes for |b| > 2^126: such operands are scaled by 1/4.
 _register("div_f32", """
-fn div_f32(a: f32, b: f32) -> f32 {
+fn div_f32(a0: f32, b0: f32) -> f32 {
+  let s = select(1.0f, 0.25f, abs(b0) > 8.5e37f);
+  let a = a0 * s;
+  let b = b0 * s;
   let q = a / b;
   let c = q + fma(-q, b, a) / b;
   return select(q, c, isfinite_f32(q) && q != 0.0f && isfinite_f32(c));
