@@ -47,7 +47,7 @@ class AdapterTraits:
     @property
     def parallelism(self) -> int:
         """Threads needed to keep the adapter busy."""
-        return 1024 if self.is_software else 131072  # H200: 132 SMs x 2048 threads / 2
+        return 1024 if self.is_software else 262144  # H200: 132 SMs x 2048 threads
 
     @property
     def workgroup_size(self) -> int:
@@ -66,7 +66,7 @@ class AdapterTraits:
     @property
     def max_parts(self) -> int:
         """Most partial results per output in a split (the second pass reduces them)."""
-        return 16384 if self.is_software else 65536
+        return 16384 if self.is_software else 131072
 
 
 @dataclass(frozen=True)
