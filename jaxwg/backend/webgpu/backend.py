@@ -45,6 +45,7 @@ from .tuner import AdapterTraits, Pass, Tuning, plan, scratch_bytes
 
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
 _BIND_GROUP_CACHE_SIZE = 4096
+_EXECUTABLE_CACHE_SIZE = 1024
 
 
 @dataclass
@@ -77,6 +78,7 @@ class WebGPUBackend(Backend):
         self.traits = AdapterTraits(self.device.is_software)
         self._pipelines: dict[str, _Pipeline] = {}
         self._bind_groups: OrderedDict = OrderedDict()
+        self._executables: OrderedDict = OrderedDict()
         self.pipelines_compiled = 0
         # Bytes per binding window: the binding limit, aligned for binding offsets.
         align = max(self.device.binding_alignment, 16)
@@ -115,7 +117,20 @@ class WebGPUBackend(Backend):
     # -- compilation -----------------------------------------------------------------
     def prepare(self, kernel: Kernel, tuning: Tuning | None = None) -> WebGPUExecutable:
         """Plan and compile `kernel`. A given `tuning` forces one pass with that thread
-        mapping instead of the tuner's plan (tests use it to cover every template)."""
+        mapping instead of the tuner's plan (tests use it to cover every template).
+        Executables are cached by kernel: kernels are hash-consed values."""
+        key = (kernel, tuning)
+        cached = self._executables.get(key)
+        if cached is not None:
+            self._executables.move_to_end(key)
+            return cached
+        exe = self._plan_and_compile(kernel, tuning)
+        self._executables[key] = exe
+        if len(self._executables) > _EXECUTABLE_CACHE_SIZE:
+            self._executables.popitem(last=False)
+        return exe
+
+    def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None) -> WebGPUExecutable:
         for dtype in kernel.dtypes():
             if not self.supports(dtype):
                 raise UnsupportedDtypeError(
