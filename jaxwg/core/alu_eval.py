@@ -21,7 +21,6 @@ from typing import Callable
 
 import numpy as np
 
-from . import dtypes as dt
 from .alu import AluExp, Op
 from .dtypes import DType
 
@@ -77,6 +76,7 @@ def cast_array(a: np.ndarray, dtype: DType) -> np.ndarray:
     """Value conversion with jaxwg's rules: float-to-int truncates, saturates and sends
     NaN to 0; anything-to-bool is `!= 0`; integers wrap between int32 and uint32.
 
+    >>> from jaxwg.core import dtypes as dt
     >>> cast_array(np.array([np.nan, 3e9, -2.7], np.float32), dt.int32)
     array([         0, 2147483647,         -2], dtype=int32)
     """
