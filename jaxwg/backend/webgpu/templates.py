@@ -364,12 +364,18 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
         op = Op.MAX if op in (Op.ADD, Op.MAX) else Op.MIN
         acc_dtype, identity, body = dt.int32, alu.cast(dt.int32, identity), alu.cast(dt.int32, body)
     acc_ty = WGSL_TYPE[acc_dtype]
-    b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {group}>;")
+    rows = tuning.workgroup_size // group  # outputs per workgroup, `group` threads each
+    b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {tuning.workgroup_size}>;")
     s.begin_main(_GROUP_BUILTINS)
     with b.indent():
         b.emit("let wgi = i32(wid.x + wid.y * nwg.x);")
-        b.emit(f"if ({s.output_index('wgi')} >= {_limit(s)}) {{ return; }}")
-        b.emit(f"let gidx = {s.output_index('wgi')};")
+        if rows == 1:  # the whole workgroup shares one output: it may return early together
+            b.emit(f"if ({s.output_index('wgi')} >= {_limit(s)}) {{ return; }}")
+            b.emit("let lane = lid;", f"let gidx = {s.output_index('wgi')};")
+        else:  # no early return before barriers: past the end, compute the last row, store nothing
+            b.emit(f"let lane = lid % {group}u;")
+            b.emit(f"let out = {s.output_index(f'wgi * {rows}i + i32(lid / {group}u)')};")
+            b.emit(f"let gidx = min(out, {_limit(s)} - 1i);")
         acc = alu.variable(acc_dtype, "acc")
         b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(identity.simplify())};")
         # Each thread takes terms lid, lid + group, ...; `unroll` of them per iteration
@@ -378,7 +384,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
         steps = -(-red.size // (group * unroll))
         update = acc
         for k in range(unroll):
-            ridx = (alu.special("r", steps) * unroll + k) * group + alu.special("lid", group)
+            ridx = (alu.special("r", steps) * unroll + k) * group + alu.special("lane", group)
             term = body.substitute({"ridx": ridx})
             if steps * unroll * group != red.size:
                 term = alu.where(ridx.lt(red.size), term, identity)
@@ -387,24 +393,24 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
         b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
         with b.indent():
             g = s.codegen()
-            g.names["lid"] = "i32(lid)"
+            g.names["lane"] = "i32(lane)"
             g.count_references(update)
             b.emit(f"acc = {strip_parens(g.run(update))};")
         b.emit("}")
         _emit_tree(s, op, acc_dtype, group)
-        b.emit("if (lid == 0u) {")
+        b.emit("if (lane == 0u) {" if rows == 1 else f"if (lane == 0u && out < {_limit(s)}) {{")
         with b.indent():
-            total = alu.variable(acc_dtype, "partials[0]")
+            total = alu.variable(acc_dtype, "partials[lid]")
             exp = red.epilogue.substitute({"acc": alu.cast(red.dtype, total)}).simplify()
             g = s.codegen()
             g.count_references(exp)
             s.store("gidx", g.run(exp), kernel.dtype)
         b.emit("}")
-    return s.finish(1)
+    return s.finish(rows)
 
 
 def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
-    """Combine the workgroup's partial results pairwise in workgroup memory."""
+    """Combine each output's `group` partial results pairwise in workgroup memory."""
     b = s.b
     b.emit("partials[lid] = acc;", "workgroupBarrier();")
     width = group // 2
@@ -413,7 +419,7 @@ def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
     combined = ExpCodegen(b, s.load_text).run(_accumulate(op, a, other))
     b.emit(f"for (var stride = {width}u; stride > 0u; stride = stride / 2u) {{")
     with b.indent():
-        b.emit(f"if (lid < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
+        b.emit(f"if (lane < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
     b.emit("}")
 
 

@@ -101,6 +101,12 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         return [Pass(kernel, Tuning(workgroup_size=wg, vector=vector), direct)]
     outputs, length = kernel.size, red.size
     columns = _reads_columns(kernel)
+    if traits.grouped and outputs >= traits.parallelism and length >= 32 and not columns:
+        # Many short rows: a few threads per row read it together (coalesced), 256 / group
+        # rows per workgroup, instead of one thread per row striding through memory.
+        group = 16 if length < 256 else 32
+        unroll = 4 if length >= 4 * group else 1
+        return [Pass(kernel, Tuning(workgroup_size=256, group=group, unroll=unroll), direct)]
     if outputs >= traits.parallelism or length < 64 or (columns and not split):
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     group = traits.workgroup_size
