@@ -212,11 +212,11 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
   var r = 0.0f;
   if (ax == ay && ax == bitcast<f32>(0x7f800000u)) { r = 0.785398163f; }
   else if (ay == 0.0f) { r = 0.0f; }
-  else if (ay <= ax) { r = atan_unit_f32(ay / ax); }
-  else { r = 1.57079633f - atan_unit_f32(ax / ay); }
+  else if (ay <= ax) { r = atan_unit_f32(div_f32(ay, ax)); }
+  else { r = 1.57079633f - atan_unit_f32(div_f32(ax, ay)); }
   if (x < 0.0f || (x == 0.0f && bitcast<u32>(x) != 0u)) { r = 3.14159265f - r; }
   return select(r, -r, bitcast<u32>(y) >= 0x80000000u);
-}""", "isnan_f32", "atan_unit_f32")
+}""", "isnan_f32", "atan_unit_f32", "div_f32")
 _register("asin_f32", "fn asin_f32(x: f32) -> f32 { return atan2_f32(x, sqrt((1.0f - x) * (1.0f + x))); }",
           "atan2_f32")
 _register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f - x) * (1.0f + x)), x); }",
