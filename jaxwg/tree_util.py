@@ -1,0 +1,28 @@
+"""`jaxwg.tree_util`: pytree utilities, as `jax.tree_util` (implemented in `jaxwg.core.pytree`).
+
+>>> from jaxwg import tree_util
+>>> tree_util.tree_map(lambda x: 2 * x, {"w": [1, 2], "b": 3})
+{'b': 6, 'w': [2, 4]}
+"""
+
+from .core.pytree import (
+    PyTreeDef,
+    register_pytree_node,
+    register_pytree_node_class,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
+
+__all__ = [
+    "PyTreeDef",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "tree_flatten",
+    "tree_leaves",
+    "tree_map",
+    "tree_structure",
+    "tree_unflatten",
+]
