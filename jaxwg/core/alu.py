@@ -241,10 +241,6 @@ class AluExp:
         """self != other, as a bool node."""
         return compare(Op.CMPNE, self, self._lift(other))
 
-    def ge(self, other) -> "AluExp":
-        """self >= other, as `not (self < other)` (so NaN >= x is true; use on ints)."""
-        return ~self.lt(other)
-
     def cast(self, dtype: DType) -> "AluExp":
         return cast(dtype, self)
 
@@ -308,9 +304,6 @@ class AluExp:
         for node in self.toposort():
             ops.setdefault(node.op, set()).add(node.dtype)
         return ops
-
-    def count_nodes(self) -> int:
-        return len(self.toposort())
 
     def loads(self) -> list["AluExp"]:
         """The LOAD nodes, in dependency order."""
