@@ -176,12 +176,21 @@ def test_write_overwrites(slots, nbytes):
 
 def test_before_copy_hook_runs_before_reads_and_writes(device):
     calls = []
-    slots = SlotTable(device, before_copy=lambda: calls.append(1))
-    slot = slots.malloc(4, bytes(4))
+
+    def hook(then=None):
+        """Like DispatchQueue.flush: a read passes its copy to submit with the flush."""
+        calls.append(then is not None)
+        if then is not None:
+            encoder = device.device.create_command_encoder()
+            then(encoder)
+            device.queue.submit([encoder.finish()])
+
+    slots = SlotTable(device, before_copy=hook)
+    slot = slots.malloc(4, b"abcd")
     assert calls == []  # an upload into a fresh slot needs no flush
-    slots.write(slot, bytes(4))
-    slots.read(slot)
-    assert len(calls) == 2
+    slots.write(slot, b"wxyz")
+    assert bytes(slots.read(slot)) == b"wxyz"
+    assert calls == [False, True]
     slots.decref(slot)
 
 

@@ -31,6 +31,8 @@ keep this correct:
   Uploads into a fresh slot (`malloc` with data) therefore never need a flush.
 * `read` and `write`, which touch a live slot, first call the `before_copy` hook;
   `DispatchQueue` installs its `flush` there so pending work is submitted first.
+  A read passes its copy command as `before_copy(then)`: the hook records it after
+  the pending work and submits both together (one submit per read, not two).
 
 >>> from jaxwg.backend.webgpu.device import get_device
 >>> slots = SlotTable(get_device())  # doctest: +SKIP
@@ -234,7 +236,7 @@ class SlotTable:
         device: WebGPUDevice,
         pool: BufferPool | None = None,
         *,
-        before_copy: Callable[[], None] | None = None,
+        before_copy: Callable[..., None] | None = None,
     ):
         self._device = device
         self.pool = pool if pool is not None else BufferPool(device)
@@ -337,7 +339,6 @@ class SlotTable:
         out = np.empty(end - start, np.uint8)
         if end == start:
             return out.data
-        self._run_before_copy()
         for lo in range(start & ~3, end, STAGING_CHUNK_BYTES):
             first, last = max(lo, start), min(lo + STAGING_CHUNK_BYTES, end)
             self._read_range(entry.buffer, first, out[first - start : last - start])
@@ -389,15 +390,28 @@ class SlotTable:
         if self.before_copy is not None:
             self.before_copy()
 
+    def _submit_after_recorded_work(self, record: Callable) -> None:
+        """Submit the commands `record(encoder)` adds, after any recorded dispatches: in
+        the same submit as those when the `before_copy` hook takes them (the queue's
+        `flush` does)."""
+        if self.before_copy is not None:
+            self.before_copy(record)
+            return
+        encoder = self._device.device.create_command_encoder()
+        record(encoder)
+        self._device.queue.submit([encoder.finish()])
+
     def _read_range(self, buffer: wgpu.GPUBuffer, first: int, dest: np.ndarray) -> None:
         """Copy `dest.size` bytes of `buffer` from byte `first` into `dest`, through a
         staging copy of the whole words around them."""
         lo = first & ~3
         size = align4(first + dest.size) - lo
         staging, _ = self._read_staging.acquire(size)
-        encoder = self._device.device.create_command_encoder()
-        encoder.copy_buffer_to_buffer(buffer, lo, staging, 0, size)
-        self._device.queue.submit([encoder.finish()])
+
+        def copy(encoder: wgpu.GPUCommandEncoder) -> None:
+            encoder.copy_buffer_to_buffer(buffer, lo, staging, 0, size)
+
+        self._submit_after_recorded_work(copy)
         staging.map_sync(wgpu.MapMode.READ, 0, size)
         try:
             mapped = staging.read_mapped(0, size, copy=False)

@@ -26,7 +26,7 @@ in-place writes always come after the recorded work.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import wgpu
 
@@ -105,9 +105,16 @@ class DispatchQueue:
         if self._pending >= self.max_pending:
             self.flush()
 
-    def flush(self) -> None:
-        """Submit everything recorded, then release the slots it held (if any)."""
+    def flush(self, then: Callable[[wgpu.GPUCommandEncoder], None] | None = None) -> None:
+        """Submit everything recorded, then release the slots it held (if any).
+
+        `then(encoder)` records more commands (a read-back copy) after the compute pass
+        into the same submit: one submit per read instead of two."""
         if self._encoder is None:
+            if then is not None:
+                encoder = self._device.device.create_command_encoder()
+                then(encoder)
+                self._device.queue.submit([encoder.finish()])
             return
         encoder, compute_pass = self._encoder, self._pass
         held, self._held_slots = self._held_slots, []
@@ -115,6 +122,8 @@ class DispatchQueue:
         self._pending = 0
         try:
             compute_pass.end()
+            if then is not None:
+                then(encoder)
             self._device.queue.submit([encoder.finish()])
             self.submits += 1
         finally:
@@ -124,12 +133,13 @@ class DispatchQueue:
 
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""
-        self.flush()
         # queue.on_submitted_work_done_sync raises TypeError in wgpu 0.32.0. Mapping a
-        # buffer waits for the submit that last used it, and submits finish in order.
-        encoder = self._device.device.create_command_encoder()
-        encoder.copy_buffer_to_buffer(self._fence_source, 0, self._fence_target, 0, 4)
-        self._device.queue.submit([encoder.finish()])
+        # buffer waits for the submit that last used it, and submits finish in order:
+        # a 4-byte copy submitted with the pending work is the fence.
+        def fence(encoder: wgpu.GPUCommandEncoder) -> None:
+            encoder.copy_buffer_to_buffer(self._fence_source, 0, self._fence_target, 0, 4)
+
+        self.flush(fence)
         self._fence_target.map_sync(wgpu.MapMode.READ, 0, 4)
         self._fence_target.unmap()
 
