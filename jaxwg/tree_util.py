@@ -5,6 +5,7 @@
 {'b': 6, 'w': [2, 4]}
 """
 
+from .core import pytree as _pytree
 from .core.pytree import (
     PyTreeDef,
     register_pytree_node,
@@ -16,13 +17,4 @@ from .core.pytree import (
     tree_unflatten,
 )
 
-__all__ = [
-    "PyTreeDef",
-    "register_pytree_node",
-    "register_pytree_node_class",
-    "tree_flatten",
-    "tree_leaves",
-    "tree_map",
-    "tree_structure",
-    "tree_unflatten",
-]
+__all__ = _pytree.__all__

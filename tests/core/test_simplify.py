@@ -36,12 +36,17 @@ FLOAT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX]
 FLOAT_UNARY = [Op.NEG, Op.ABS, Op.SQRT, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC]
 BOOL_BINARY = [Op.AND, Op.OR, Op.XOR, Op.MIN, Op.MAX, Op.ADD, Op.MUL]
 
-leaves = st.one_of(
+# Index arithmetic leaves: what lowered views are made of. Big constants and the
+# full-range input make sums wrap and dividends go negative now and then.
+index_leaves = st.one_of(
     sizes.map(alu.gidx),
     sizes.map(alu.ridx),
     small_ints.map(lambda v: alu.const(dt.int32, v)),
     edge_ints.map(lambda v: alu.const(dt.int32, v)),
     sizes.map(lambda n: alu.load(0, dt.int32, alu.gidx(n))),
+)
+leaves = st.one_of(
+    index_leaves,
     float_consts.map(lambda v: alu.const(dt.float32, v)),
     sizes.map(lambda n: alu.load(1, dt.float32, alu.gidx(n))),
     st.booleans().map(lambda v: alu.const(dt.bool_, v)),
@@ -76,15 +81,6 @@ def extend(children):
 
 expressions = st.recursive(leaves, extend, max_leaves=14)
 
-# Index arithmetic alone, deeper: what lowered views are made of. Big constants and
-# the full-range input make sums wrap and dividends go negative now and then.
-index_leaves = st.one_of(
-    sizes.map(alu.gidx),
-    sizes.map(alu.ridx),
-    small_ints.map(lambda v: alu.const(dt.int32, v)),
-    edge_ints.map(lambda v: alu.const(dt.int32, v)),
-    sizes.map(lambda n: alu.load(0, dt.int32, alu.gidx(n))),
-)
 
 
 def extend_index(children):
