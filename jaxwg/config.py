@@ -1,0 +1,81 @@
+"""Global configuration, as `jax.config`: named options read and set at run time.
+
+Options are declared once in `_OPTIONS` with a default and, optionally, the
+environment variable that overrides the default at import. They are read as
+attributes (`config.jax_enable_x64`) or with `read`, and changed with `update`,
+which checks the name and the value's type. Code that depends on an option reads
+it when it runs, so an update takes effect for the next operation (and the next
+jit cache key, which must include it).
+
+>>> from jaxwg import config
+>>> config.jax_enable_x64
+False
+>>> config.update("jax_enable_x64", True); config.jax_enable_x64
+True
+>>> config.update("jax_enable_x64", False)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class _Option:
+    default: object
+    env: str | None = None
+    help: str = ""
+
+
+_OPTIONS = {
+    "jax_enable_x64": _Option(False, "JAX_ENABLE_X64",
+                              "64-bit types (int64, float64) instead of their 32-bit defaults"),
+}
+
+
+def _from_env(option: _Option):
+    raw = os.environ.get(option.env) if option.env else None
+    if raw is None:
+        return option.default
+    if isinstance(option.default, bool):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    return type(option.default)(raw)
+
+
+class Config:
+    """The option values; `jaxwg.config` is the one instance."""
+
+    def __init__(self):
+        object.__setattr__(self, "_values", {name: _from_env(o) for name, o in _OPTIONS.items()})
+
+    def __getattr__(self, name: str):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"'Config' object has no attribute {name!r}") from None
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"use config.update({name!r}, value) to change an option")
+
+    def read(self, name: str):
+        """The current value of option `name`."""
+        if name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return self._values[name]
+
+    def update(self, name: str, value) -> None:
+        """Set option `name` (an AttributeError for unknown names, as in JAX)."""
+        if name not in _OPTIONS:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        kind = type(_OPTIONS[name].default)
+        if not isinstance(value, kind):
+            raise TypeError(f"config option {name} takes a {kind.__name__}, got {value!r}")
+        self._values[name] = value
+
+    def values(self) -> dict:
+        """All options and their values (part of jit cache keys)."""
+        return dict(self._values)
+
+
+config = Config()
