@@ -12,6 +12,7 @@ The semantics of every op are fixed here and implemented once in NumPy
 on integers and within a few ulp on float math. Where WGSL leaves a result
 undefined we choose one and the code generator makes it so:
 
+* `div` is IEEE float division, correctly rounded (integers use `idiv`);
 * integer `idiv` truncates toward zero; `x idiv 0 = x`; `mod` takes the sign of the
   dividend and `x mod 0 = 0` (WGSL's rules). Float `idiv` is `trunc(a / b)`, float
   `mod` is C's `fmod`.
@@ -51,6 +52,7 @@ class Op(enum.Enum):
     ADD = "add"
     SUB = "sub"
     MUL = "mul"
+    DIV = "div"
     IDIV = "idiv"
     MOD = "mod"
     MIN = "min"
@@ -103,7 +105,7 @@ class Op(enum.Enum):
 
 
 BINARY = frozenset(
-    {Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.ATAN2,
+    {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.ATAN2,
      Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR}
 )
 COMPARE = frozenset({Op.CMPLT, Op.CMPNE})
@@ -114,7 +116,7 @@ UNARY = frozenset(
 )
 # Ops defined only on floats (transcendentals and rounding).
 FLOAT_ONLY = frozenset(
-    {Op.ATAN2, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
+    {Op.DIV, Op.ATAN2, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
      Op.ACOS, Op.ATAN, Op.TANH, Op.SQRT, Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.ROUND,
      Op.TRUNC, Op.ERF, Op.ERFC}
 )
@@ -211,6 +213,9 @@ class AluExp:
 
     def __rmul__(self, other):
         return binary(Op.MUL, self._lift(other), self)
+
+    def __truediv__(self, other):
+        return binary(Op.DIV, self, self._lift(other))
 
     def __floordiv__(self, other):
         return binary(Op.IDIV, self, self._lift(other))
@@ -440,7 +445,7 @@ def all_of(conditions: Iterable[AluExp]) -> AluExp:
 
 
 # -- rendering -------------------------------------------------------------------------
-_INFIX = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.IDIV: "//", Op.MOD: "%",
+_INFIX = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/", Op.IDIV: "//", Op.MOD: "%",
           Op.AND: "&", Op.OR: "|", Op.XOR: "^", Op.SHL: "<<", Op.SHR: ">>",
           Op.CMPLT: "<", Op.CMPNE: "!="}
 

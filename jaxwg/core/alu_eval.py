@@ -120,6 +120,7 @@ IMPLS: dict[Op, Callable] = {
     Op.ADD: lambda a, b, d: np.logical_or(a, b) if d.is_bool else a + b,
     Op.SUB: lambda a, b, d: a - b,
     Op.MUL: lambda a, b, d: np.logical_and(a, b) if d.is_bool else a * b,
+    Op.DIV: lambda a, b, d: a / b,
     Op.IDIV: _idiv,
     Op.MOD: _mod,
     Op.MIN: _min,

@@ -318,6 +318,8 @@ def _identities(node: AluExp) -> AluExp | None:
         return src[1]  # x * 0 = 0  (not for floats: NaN, inf)
     if op is Op.IDIV and integer and _is_const(src[1], 1):
         return src[0]  # x // 1 = x
+    if op is Op.DIV and _is_const(src[1], 1):
+        return src[0]  # x / 1.0 = x
     if op is Op.MOD and integer and _is_const(src[1], 1):
         return alu.const(node.dtype, 0)  # x % 1 = 0
     if op in (Op.MIN, Op.MAX, Op.AND, Op.OR) and src[0] is src[1]:

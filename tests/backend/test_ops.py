@@ -48,7 +48,7 @@ FLOAT_UNARY = {
     Op.TANH: ((-20, 20), 8, 1e-6), Op.ERF: ((-6, 6), 8, 1e-7), Op.ERFC: ((-6, 6), 64, 1e-30),
 }
 FLOAT_BINARY = {
-    Op.ADD: 0, Op.SUB: 0, Op.MUL: 0, Op.IDIV: 0, Op.MOD: 0, Op.MIN: 0, Op.MAX: 0, Op.ATAN2: 8,
+    Op.ADD: 0, Op.SUB: 0, Op.MUL: 0, Op.DIV: 2, Op.IDIV: 0, Op.MOD: 0, Op.MIN: 0, Op.MAX: 0, Op.ATAN2: 8,
 }
 INT_UNARY = [Op.NEG, Op.NOT, Op.ABS]
 INT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR]
@@ -57,7 +57,7 @@ BOOL_BINARY = [Op.ADD, Op.MUL, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR]
 F16_ULPS = 4
 # WebGPU has no float64 transcendentals (SPIR-V's GLSL.std.450 set is 16/32-bit only).
 F64_WEBGPU = {Op.NEG, Op.ABS, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.SQRT, Op.RECIPROCAL,
-              Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX}
+              Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.IDIV, Op.MOD, Op.MIN, Op.MAX}
 
 
 def load(arg, dtype, n):

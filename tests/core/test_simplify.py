@@ -32,7 +32,7 @@ edge_ints = st.sampled_from([2**31 - 1, -2**31, 2**30, -2**30, 65536, 100000, -1
 float_consts = st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -3.5, 1e30, -1e-30,
                                 math.inf, -math.inf, math.nan])
 INT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX]
-FLOAT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX]
+FLOAT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.IDIV, Op.MOD, Op.MIN, Op.MAX]
 FLOAT_UNARY = [Op.NEG, Op.ABS, Op.SQRT, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC]
 BOOL_BINARY = [Op.AND, Op.OR, Op.XOR, Op.MIN, Op.MAX, Op.ADD, Op.MUL]
 

@@ -244,18 +244,26 @@ _register("sin_f32", "fn sin_f32(x: f32) -> f32 { return sincos_f32(x).x; }", "s
 _register("cos_f32", "fn cos_f32(x: f32) -> f32 { return sincos_f32(x).y; }", "sincos_f32")
 _register("tan_f32", "fn tan_f32(x: f32) -> f32 { let v = sincos_f32(x); return v.x / v.y; }", "sincos_f32")
 
-# a / b, correctly rounded in practice: one fma residual step on top of the native
-# division, which GPUs may compute to 2 ulp. Truncating division needs it: 6 / 3 must
-# not come out as 1.9999999 and truncate to 1. NVIDIA divides as a * (1 / b) with
-# subnormals flushed, so 1 / b vanishes for |b| > 2^126: such operands are scaled by 1/4.
+# a / b. NVIDIA divides as a * (1 / b) with subnormals flushed, so 1 / b vanishes for
+# |b| > 2^126 and 1e38 / 3e38 would be 0: such operands are scaled by 1/4 first. The
+# quotient is then within WGSL's 2.5 ulp (correctly rounded on the software adapters).
 _register("div_f32", """
-fn div_f32(a0: f32, b0: f32) -> f32 {
+fn div_f32(a: f32, b: f32) -> f32 {
+  let s = select(1.0f, 0.25f, abs(b) > 8.5e37f);
+  return (a * s) / (b * s);
+}""")
+# Truncating division needs more: 6 / 3 must not come out as 1.9999999 and truncate to
+# 1. One fma residual step corrects the quotient where fma is fused (NVIDIA); where it
+# is not (the software adapters), the native quotient is already correctly rounded and
+# the residual of an integer quotient is exact, so integer results stay exact there too.
+_register("div_trunc_f32", """
+fn div_trunc_f32(a0: f32, b0: f32) -> f32 {
   let s = select(1.0f, 0.25f, abs(b0) > 8.5e37f);
   let a = a0 * s;
   let b = b0 * s;
   let q = a / b;
   let c = q + fma(-q, b, a) / b;
-  return select(q, c, isfinite_f32(q) && q != 0.0f && isfinite_f32(c));
+  return trunc(select(q, c, isfinite_f32(q) && q != 0.0f && isfinite_f32(c)));
 }""", "isfinite_f32")
 
 

@@ -180,14 +180,19 @@ def _int_mod(g, n, a):
     return f"({xs} - ({xs} / {d}) * {d})"
 
 
+def _div(g, n, a):
+    """Float division (`div_f32` guards huge divisors; see builtins); float64 native."""
+    return f"({a[0]} / {a[1]})" if n.dtype is dt.float64 else _math("div")(g, n, a)
+
+
 def _idiv(g, n, a):
-    """Truncating division; floats divide through `div_f32` (see builtins) first."""
+    """Truncating division; floats through `div_trunc_f32`, exact for integer quotients."""
     if not n.dtype.is_float:
         return _int_idiv(g, n, a)
-    if n.dtype is dt.float64:
-        return f"trunc({a[0]} / {a[1]})"
-    quotient = _math("div")(g, n, a)
-    return f"trunc({quotient})"
+    if n.dtype is dt.float32:
+        return _math("div_trunc")(g, n, a)
+    # float16 rounds the quotient to float16 before truncating; float64 divides natively
+    return f"trunc({strip_parens(_div(g, n, a))})"
 
 
 def _minmax(name: str) -> Renderer:
@@ -272,6 +277,7 @@ _RENDER: dict[Op, Renderer] = {
     Op.ADD: _add,
     Op.SUB: _sub,
     Op.MUL: _mul,
+    Op.DIV: _div,
     Op.IDIV: _idiv,
     Op.MOD: _math("fmod", _int_mod),
     Op.MIN: _minmax("min"),
