@@ -253,8 +253,8 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         t = alu.special("t", threads)
         for arg in sorted(vector_args):
             b.emit(f"let v{arg} = in{arg}[t];")
-        gidx = alu.gidx(kernel.size)
-        lanes = [_lane_expression(kernel.exp.simplify(), vector_args, gidx, t * 4 + j, j) for j in range(4)]
+        exp = kernel.exp.simplify()
+        lanes = [_lane_expression(exp, vector_args, t * 4 + j, j) for j in range(4)]
         g = s.codegen()
         for lane in lanes:
             g.count_references(lane)
@@ -266,7 +266,7 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     return s.finish(wg * 4)
 
 
-def _lane_expression(exp: AluExp, vector_args, gidx: AluExp, index: AluExp, lane: int) -> AluExp:
+def _lane_expression(exp: AluExp, vector_args, index: AluExp, lane: int) -> AluExp:
     """`exp` for output `index`, with loads of vector inputs read from lane `lane` of
     the thread's vec4 (`v<arg>.x` ...)."""
     def to_lane(node: AluExp):
@@ -277,10 +277,6 @@ def _lane_expression(exp: AluExp, vector_args, gidx: AluExp, index: AluExp, lane
         return None
 
     return exp.rewrite(to_lane).substitute({"gidx": index}).simplify()
-
-
-def _accumulate(op: Op, acc: AluExp, term: AluExp) -> AluExp:
-    return alu.binary(op, acc, term)
 
 
 def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
@@ -331,7 +327,7 @@ def _emit_accumulation(s: _Shader, op: Op, accs: list[AluExp], terms: list[list[
     for acc, row in zip(accs, terms):
         total = acc
         for t in row:
-            total = _accumulate(op, total, t)
+            total = alu.binary(op, total, t)
         updates.append(total)
     for u in updates:
         g.count_references(u)
@@ -388,7 +384,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
             term = body.substitute({"ridx": ridx})
             if steps * unroll * group != red.size:
                 term = alu.where(ridx.lt(red.size), term, identity)
-            update = _accumulate(op, update, term)
+            update = alu.binary(op, update, term)
         update = update.simplify()
         b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
         with b.indent():
@@ -416,7 +412,7 @@ def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
     width = group // 2
     a = alu.variable(acc_dtype, "partials[lid]")
     other = alu.variable(acc_dtype, "partials[lid + stride]")
-    combined = ExpCodegen(b, s.load_text).run(_accumulate(op, a, other))
+    combined = ExpCodegen(b, s.load_text).run(alu.binary(op, a, other))
     b.emit(f"for (var stride = {width}u; stride > 0u; stride = stride / 2u) {{")
     with b.indent():
         b.emit(f"if (lane < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
