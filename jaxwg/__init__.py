@@ -1,10 +1,22 @@
 """jaxwg: JAX for WebGPU.
 
-The kernel IR lives in `jaxwg.core`, the backends in `jaxwg.backend`; pytrees in
-`jaxwg.tree_util` and `jaxwg.tree`; options in `jaxwg.config`.
+`jaxwg.numpy` and `jaxwg.lax` build programs from primitives; `jit` and
+`make_jaxpr` trace them; eager code runs lazily and fuses (see `jaxwg.core`).
+Pytrees are in `jaxwg.tree_util` and `jaxwg.tree`, options in `jaxwg.config`.
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> jaxwg.jit(lambda x: x * 2)(jnp.arange(3))
+Array([0, 2, 4], dtype=int32)
 """
 
 from . import tree, tree_util
 from .config import config
+from .core.array import Array
+from .core.device import Device
+from .core.jaxpr import make_jaxpr
+from .core.jit import jit
+from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
+                      live_arrays, local_devices)
+from . import lax, numpy  # noqa: E402  (after Array: the numpy layer imports core)
 
 __version__ = "0.1.0"

@@ -1,0 +1,225 @@
+"""`jaxwg.Array`: a concrete array on a device, computed lazily.
+
+An Array is an abstract value (`aval`: shape, dtype, weak type) and a node of the lazy
+kernel graph (`jaxwg.core.lazy`). Eager operations (`eager_apply`, the EvalTrace's
+interpreter) only build nodes; values are computed when something needs them (a
+read, `block_until_ready`, an expression grown past a size bound) by `realize`, which
+fuses every pending producer into as few kernels as it can.
+
+Memory follows Python's reference counting: a realized node holds a `Buffer` that
+returns its device memory when collected; `delete()` releases it early.
+
+The operators and methods (`x + y`, `x.sum()`, `x.T`, ...) live in `ArrayMethods`, a
+mixin shared with tracers, and call `jaxwg.numpy`, so they mean the same thing eagerly
+and under `jit`.
+
+>>> import jaxwg.numpy as jnp
+>>> x = jnp.arange(3.0)
+>>> x * 2 + 1
+Array([1., 3., 5.], dtype=float32)
+>>> x.shape, x.dtype, x.sum().item()
+((3,), dtype('float32'), 3.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import aval as avals
+from . import lowering  # noqa: F401 - registers the lowering rules
+from . import primitives as P
+from .aval import ShapedArray
+from .array_methods import ArrayMethods
+from .device import Device, default_device
+from .execute import realize
+from .lazy import CONST, MAX_PENDING_COST, Buffer, LazyNode
+
+
+class Array(ArrayMethods):
+    """A concrete jaxwg array (see the module docstring)."""
+
+    __slots__ = ("_node", "aval", "_deleted", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, node: LazyNode, aval: ShapedArray):
+        self._node = node
+        self.aval = aval
+        self._deleted = False
+
+    # -- basic properties ------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.aval.dtype.np
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def device(self) -> Device:
+        return self._node.device or default_device()
+
+    def devices(self) -> set:
+        return {self.device}
+
+    @property
+    def node(self) -> LazyNode:
+        if self._deleted:
+            raise RuntimeError(f"Array of shape {self.aval.str_short()} has been deleted")
+        return self._node
+
+    def is_deleted(self) -> bool:
+        return self._deleted
+
+    # -- materialization -------------------------------------------------------------------
+    def block_until_ready(self) -> Array:
+        """Compute this array and wait for the device to finish it."""
+        node = self.node
+        realize([node])
+        node.device.backend.synchronize() if node.device else None
+        return self
+
+    def _value(self) -> np.ndarray:
+        node = self.node
+        realize([node])
+        device = node.device or default_device()
+        if node.kind == CONST:  # a never-materialized scalar constant
+            return np.asarray(node.arg, self.aval.dtype.np)
+        flat = device.backend.download(node.buffer.slot, self.aval.dtype, node.size)
+        return flat.reshape(self.shape)
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._value()
+        return value if dtype is None else value.astype(dtype)
+
+    def item(self, *args):
+        return self._value().item(*args)
+
+    def tolist(self):
+        return self._value().tolist()
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"The truth value of an array with {self.size} elements is "
+                             "ambiguous. Use a.any() or a.all()")
+        return bool(self._value())
+
+    def __int__(self):
+        return int(self._value())
+
+    def __float__(self):
+        return float(self._value())
+
+    def __complex__(self):
+        return complex(self._value())
+
+    def __index__(self):
+        if self.aval.dtype.is_float or self.ndim:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self._value())
+
+    def __repr__(self) -> str:
+        if self._deleted:
+            return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
+        body = np.array2string(self._value(), separator=", ", prefix="Array(")
+        shape = f", shape={self.shape}" if self.size == 0 else ""
+        extra = ", weak_type=True" if self.weak_type else ""
+        return f"Array({body}{shape}, dtype={self.dtype.name}{extra})"
+
+    def __str__(self) -> str:
+        return str(self._value())
+
+    def __format__(self, spec):
+        return format(self._value(), spec) if self.ndim == 0 else str(self)
+
+    def delete(self) -> None:
+        """Release the device memory now; using the array afterwards raises."""
+        if not self._deleted:
+            node = self._node
+            if node.buffer is not None and node.users == 0:
+                node.buffer.release()
+            self._deleted = True
+            self._node = None
+
+    def copy(self) -> Array:
+        return eager_apply(P.copy_p, [self], {})
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __copy__(self):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_rebuild, (self._value(), self.weak_type))
+
+
+def _rebuild(value, weak_type):
+    return from_numpy(value, weak_type=weak_type)
+
+
+# -- creating arrays --------------------------------------------------------------------------
+
+
+def from_numpy(value: np.ndarray, device: Device | None = None, weak_type: bool = False,
+               dtype=None) -> Array:
+    """Upload a NumPy array (converted to `dtype` or its canonical dtype)."""
+    kernel_dtype = avals.canonical_dtype(dtype if dtype is not None else value.dtype)
+    device = device or default_device()
+    backend = device.backend
+    host = np.asarray(value, kernel_dtype.np)
+    buffer = Buffer(backend, backend.upload(host))
+    node = LazyNode.from_buffer(buffer, host.shape, kernel_dtype, device=device)
+    return Array(node, ShapedArray(host.shape, kernel_dtype, weak_type))
+
+
+def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
+    """A rank-0 constant (no device memory until something materializes it)."""
+    if dtype is None:
+        kernel_dtype = avals.dtype_of_python_scalar(value)
+        weak = not isinstance(value, (bool, np.bool_)) if weak_type is None else weak_type
+    else:
+        kernel_dtype = avals.canonical_dtype(dtype)
+        weak = bool(weak_type)
+    if kernel_dtype.is_int:
+        lo, hi = (-(2 ** 31), 2 ** 31 - 1) if not kernel_dtype.is_unsigned else (0, 2 ** 32 - 1)
+        if not lo <= int(value) <= hi:
+            raise OverflowError(f"Python int {value} too large to convert to {kernel_dtype.name}")
+    value = np.asarray(value).astype(kernel_dtype.np).item()
+    return Array(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
+
+
+def asarray_for_bind(value) -> Array:
+    """Arguments of eager primitives: Arrays pass, scalars become weak constants."""
+    if isinstance(value, Array):
+        return value
+    if avals.is_python_scalar(value):
+        return scalar(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.ndim == 0:
+            return scalar(value.item(), value.dtype)
+        return from_numpy(value)
+    raise TypeError(f"Value {value!r} of type {type(value).__name__} is not a valid JAX type")
+
+
+# -- eager primitive application --------------------------------------------------------------
+
+
+def eager_apply(primitive, args, params):
+    """The EvalTrace's interpreter: output avals, then lazy nodes from the lowering rule."""
+    in_avals = [a.aval for a in args]
+    out_aval = P.abstract_eval_rules[primitive](*in_avals, **params)
+    nodes = P.lowering_rules[primitive](out_aval, *[a.node for a in args], **params)
+    if primitive.multiple_results:
+        return [_wrap(n, a) for n, a in zip(nodes, out_aval)]
+    return _wrap(nodes, out_aval)
+
+
+def _wrap(node: LazyNode, aval: ShapedArray) -> Array:
+    if node.cost > MAX_PENDING_COST:
+        realize([node])
+    return Array(node, aval)

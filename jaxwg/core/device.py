@@ -1,0 +1,70 @@
+"""Devices: a JAX-style handle on one backend instance.
+
+`devices()` lists what this process can run on, `default_device()` is where new
+arrays go (the first entry of `JAXWG_PLATFORMS`, default `webgpu`), and each
+`Device` hands out its backend lazily, so importing jaxwg touches no GPU.
+
+>>> d = get_device("cpu")
+>>> d.platform, d.id, repr(d)
+('cpu', 0, 'CpuDevice(id=0)')
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..backend import base as backend_base
+
+_NAMES = {"cpu": "CpuDevice", "webgpu": "WebGPUDevice"}
+
+
+class Device:
+    """One device: `platform` ("webgpu" or "cpu"), `id`, and its `backend`."""
+
+    __slots__ = ("platform", "id", "_backend")
+
+    def __init__(self, platform: str, id: int = 0):
+        self.platform = platform
+        self.id = id
+        self._backend = None
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            self._backend = backend_base.get_backend(self.platform)
+        return self._backend
+
+    @property
+    def name(self) -> str:
+        return f"{self.platform}:{self.id}"
+
+    @property
+    def device_kind(self) -> str:
+        return self.backend.describe()
+
+    def memory_stats(self) -> dict:
+        """The backend's counters: bytes_in_use, peak_bytes_in_use, live_slots, ..."""
+        return self.backend.memory_stats()
+
+    def __repr__(self) -> str:
+        return f"{_NAMES.get(self.platform, 'Device')}(id={self.id})"
+
+
+_DEVICES: dict[str, Device] = {}
+
+
+def get_device(platform: str) -> Device:
+    if platform not in backend_base.backend_names():
+        raise RuntimeError(f"Unknown backend {platform!r}; available: "
+                           f"{', '.join(backend_base.backend_names())}")
+    if platform not in _DEVICES:
+        _DEVICES[platform] = Device(platform)
+    return _DEVICES[platform]
+
+
+def default_platform() -> str:
+    return os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
+
+
+def default_device() -> Device:
+    return get_device(default_platform())

@@ -1,0 +1,139 @@
+"""Running scheduled kernels: eager realization, and jit programs that replay.
+
+`realize(nodes)` schedules pending lazy nodes (`jaxwg.core.fusion`) and dispatches the
+kernels at once; each computed node becomes a realized BUFFER. `Program` is what `jit`
+compiles a jaxpr into: the same schedule, recorded with *registers* instead of
+buffers, each kernel prepared once. A call replays it: allocate each kernel's output,
+dispatch (the backend queues every dispatch into one command encoder and compute
+pass), and free intermediates right after their last reader.
+
+`counters["kernels"]` counts dispatched kernels (tests use it to check fusion).
+
+>>> import jaxwg.numpy as jnp
+>>> before = counters["kernels"]
+>>> x = jnp.sum(jnp.exp(jnp.arange(4.0)) * 2 + 1)
+>>> _ = x.block_until_ready(); counters["kernels"] - before
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .device import Device, default_device
+from .fusion import schedule
+from .lazy import BUFFER, Buffer, LazyNode
+
+counters = {"kernels": 0, "compiled_programs": 0}
+
+
+def nbytes(backend, node: LazyNode) -> int:
+    return node.size * backend.storage_dtype(node.dtype).itemsize
+
+
+def max_inputs(backend) -> int | None:
+    device = getattr(backend, "device", None)
+    limit = getattr(device, "max_storage_buffers", None)
+    return None if limit is None else limit - 1
+
+
+def device_of(nodes) -> Device:
+    for n in nodes:
+        if n.device is not None:
+            return n.device
+    return default_device()
+
+
+def realize(nodes) -> None:
+    """Compute every pending node in `nodes` into a buffer (dispatched, not awaited)."""
+    pending = [n for n in nodes if n.kind != BUFFER]
+    if not pending:
+        return
+    device = device_of(pending)
+    backend = device.backend
+    for step in schedule(pending, max_inputs(backend)):
+        exe = backend.prepare(step.kernel)
+        out = backend.malloc(nbytes(backend, step.output))
+        try:
+            backend.dispatch(exe, [n.buffer.slot for n in step.inputs], [out])
+        except BaseException:
+            backend.decref(out)
+            raise
+        counters["kernels"] += 1
+        step.output.set_buffer(Buffer(backend, out))
+        step.output.device = device
+
+
+@dataclass
+class _Kernel:
+    executable: object
+    inputs: tuple[int, ...]
+    output: int
+    nbytes: int
+    frees: tuple[int, ...]
+
+
+class Program:
+    """A jaxpr lowered to kernels over registers (see the module docstring).
+
+    Registers `0..n_args-1` are the arguments, then the constants (held here), then
+    one per kernel output. `outputs` names the register of each result.
+    """
+
+    def __init__(self, device: Device, arg_nodes, const_nodes, out_nodes):
+        backend = device.backend
+        self.device = device
+        self.n_args = len(arg_nodes)
+        registers = {id(n): r for r, n in enumerate(list(arg_nodes) + list(const_nodes))}
+        self.consts = [n.buffer for n in const_nodes]
+        steps = schedule(list(out_nodes), max_inputs(backend))
+        kernels = []
+        for step in steps:
+            registers[id(step.output)] = len(registers)
+            kernels.append([backend.prepare(step.kernel),
+                            tuple(registers[id(n)] for n in step.inputs),
+                            registers[id(step.output)], nbytes(backend, step.output)])
+        self.n_registers = len(registers)
+        self.outputs = [registers[id(n)] for n in out_nodes]
+        self.kernels = self._with_frees(kernels)
+
+    def _with_frees(self, kernels) -> list[_Kernel]:
+        """Free each kernel-made register after its last reader (outputs are kept)."""
+        last_use = {}
+        for k, (_, inputs, _, _) in enumerate(kernels):
+            for r in inputs:
+                last_use[r] = k
+        first_temp = self.n_args + len(self.consts)
+        kept = set(self.outputs)
+        frees: list[list[int]] = [[] for _ in kernels]
+        for k, (_, _, output, _) in enumerate(kernels):
+            if output not in kept:
+                frees[last_use.get(output, k)].append(output)
+        return [_Kernel(exe, inputs, output, size,
+                        tuple(r for r in frees[k] if r >= first_temp))
+                for k, (exe, inputs, output, size) in enumerate(kernels)]
+
+    def run(self, arg_slots: list[int]) -> list[Buffer]:
+        """Dispatch the program on argument slots; one new Buffer per output."""
+        backend = self.device.backend
+        slots = list(arg_slots) + [b.slot for b in self.consts]
+        slots += [None] * (self.n_registers - len(slots))
+        for k in self.kernels:
+            out = slots[k.output] = backend.malloc(k.nbytes)
+            backend.dispatch(k.executable, [slots[r] for r in k.inputs], [out])
+            for r in k.frees:
+                backend.decref(slots[r])
+        counters["kernels"] += len(self.kernels)
+        first_temp = self.n_args + len(self.consts)
+        handed_out = set()
+        results = []
+        for r in self.outputs:
+            # Arguments, constants and repeated outputs are shared: take a reference.
+            if r < first_temp or r in handed_out:
+                backend.incref(slots[r])
+            handed_out.add(r)
+            results.append(Buffer(backend, slots[r]))
+        return results
+
+    def __len__(self) -> int:
+        return len(self.kernels)

@@ -1,0 +1,315 @@
+"""Fusion: turning a lazy graph into the fewest kernels that compute it.
+
+`schedule(targets)` takes nodes to realize and returns `Step`s, one kernel each, in
+dependency order. It is the one fusion mechanism: eager realization runs the steps at
+once, `jit` records them into a replayable program.
+
+Which nodes get their own buffer (are *materialized*):
+
+1. the targets;
+2. every reduction, unless it fuses into its consumer as an epilogue (rule 5);
+3. a computed node read through a broadcast inside a reduction's prologue, since it would
+   otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`);
+4. a computed node whose value reaches more than one materialized node, or that a
+   pending node outside this schedule still uses, unless it is a few cheap ops
+   (`INLINE_COST`) that are cheaper to recompute than to write and read back;
+5. a reduction whose single consumer path is elementwise (and shape-preserving reshapes)
+   up to one materialized node fuses into that node's kernel as the reduction
+   epilogue: `sum(x) / n` is one kernel.
+
+Everything else is inlined: element `i` of a node is an AluExp built from its sources'
+elements (`_KernelBuilder.value`), movement ops map `i` through their ShapeTracker, and
+realized buffers become loads. Kernels whose inputs would exceed the device's storage
+binding limit materialize their largest inlined operands first.
+
+>>> from jaxwg.core import dtypes as dt, alu
+>>> from jaxwg.core.lazy import LazyNode, ELEMENTWISE, REDUCE
+>>> x = LazyNode.from_buffer(None, (4, 8), dt.float32)
+>>> e = LazyNode(ELEMENTWISE, (4, 8), dt.float32, (x,), (lambda a: alu.unary(alu.Op.EXP, a), ()))
+>>> s = LazyNode(REDUCE, (4,), dt.float32, (e,), (alu.Op.ADD, (1,)))
+>>> [step.kernel.reduction.op for step in schedule([s])]
+[add]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import alu
+from . import dtypes as dt
+from .alu import AluExp
+from .kernel import Kernel, Reduction
+from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MOVE, REDUCE, LazyNode
+from .view import ShapeTracker
+
+
+# Pending nodes of at most this many ops are recomputed by each kernel that reads them.
+INLINE_COST = 4
+
+
+@dataclass
+class Step:
+    """One kernel: reads the realized `inputs` nodes, writes `output`."""
+
+    kernel: Kernel
+    inputs: list[LazyNode]
+    output: LazyNode
+
+
+def _pending_graph(targets) -> list[LazyNode]:
+    """The unrealized nodes the targets depend on, sources before users."""
+    order, seen = [], set()
+    stack = [(t, False) for t in reversed(targets)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen or node.kind == BUFFER:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((s, False) for s in reversed(node.srcs))
+    return order
+
+
+def _is_computed(node: LazyNode) -> bool:
+    """Whether inlining the node twice costs arithmetic (not just an index or a load)."""
+    return node.kind in (ELEMENTWISE, REDUCE, CONCAT) or (
+        node.kind == MOVE and _is_computed(node.srcs[0]))
+
+
+def _worth_sharing(node: LazyNode) -> bool:
+    """Whether a node read by several kernels should be written once rather than
+    recomputed by each: recomputing a few cheap ops costs less than the extra write and
+    read of a buffer."""
+    return _is_computed(node) and node.cost > INLINE_COST
+
+
+def _is_broadcast(node: LazyNode) -> bool:
+    return node.kind == MOVE and node.arg[2]
+
+
+def _is_index_preserving(node: LazyNode) -> bool:
+    """Elementwise nodes and reshapes read their sources at the same flat index."""
+    if node.kind == ELEMENTWISE:
+        return True
+    return node.kind == MOVE and node.arg[0].is_contiguous and node.arg[1] is None
+
+
+class _Planner:
+    def __init__(self, targets):
+        self.order = _pending_graph(targets)
+        self.targets = {id(t) for t in targets}
+        self.materialize = {id(t) for t in targets if t.kind != BUFFER}
+        self.epilogue_of: dict[int, LazyNode] = {}  # id(root) -> reduction fused into it
+        self.users: dict[int, list[LazyNode]] = {id(n): [] for n in self.order}
+        self.edges: dict[int, int] = dict.fromkeys(self.users, 0)  # reads, as node.users counts
+        for node in self.order:
+            for s in node.srcs:
+                if id(s) in self.users:
+                    self.edges[id(s)] += 1
+                    if node not in self.users[id(s)]:
+                        self.users[id(s)].append(node)
+
+    def plan(self) -> list[LazyNode]:
+        for node in self.order:
+            if node.kind == REDUCE:
+                self.materialize.add(id(node))
+                self._mark_broadcast_reuse(node.srcs[0], False, set())
+        self._mark_shared()
+        return [n for n in self.order if id(n) in self.materialize]
+
+    def _mark_broadcast_reuse(self, node, under_broadcast: bool, seen: set) -> None:
+        if node.kind == BUFFER or id(node) in self.materialize or (node, under_broadcast) in seen:
+            if under_broadcast and node.kind != BUFFER and _is_computed(node):
+                self.materialize.add(id(node))
+            return
+        seen.add((node, under_broadcast))
+        if under_broadcast and node.kind in (ELEMENTWISE, CONCAT):
+            self.materialize.add(id(node))
+            return
+        for s in node.srcs:
+            self._mark_broadcast_reuse(s, under_broadcast or _is_broadcast(node), seen)
+
+    def _mark_shared(self) -> None:
+        """Rules 4 and 5: walk users before sources, tracking which roots read each node."""
+        roots: dict[int, set] = {}
+        for node in reversed(self.order):
+            mine = set()
+            for user in self.users[id(node)]:
+                mine |= {id(user)} if id(user) in self.materialize else roots[id(user)]
+            if node.users > self.edges[id(node)]:
+                mine.add("elsewhere")
+            if node.kind == REDUCE and self._fuse_as_epilogue(node, mine):
+                self.materialize.discard(id(node))
+            elif id(node) not in self.materialize and len(mine) > 1 and _worth_sharing(node):
+                self.materialize.add(id(node))
+            roots[id(node)] = {id(node)} if id(node) in self.materialize else mine
+
+    def _fuse_as_epilogue(self, reduction: LazyNode, roots: set) -> bool:
+        if len(roots) != 1 or id(reduction) in self.targets:
+            return False
+        (root_id,) = roots
+        if root_id == "elsewhere" or root_id in self.epilogue_of:
+            return False
+        node = reduction
+        while id(node) != root_id:  # the path must be a chain of index-preserving users
+            users = self.users[id(node)]
+            if len(users) != 1 or not _is_index_preserving(users[0]):
+                return False
+            node = users[0]
+        if node.kind == REDUCE:
+            return False
+        self.epilogue_of[root_id] = reduction
+        return True
+
+
+class _KernelBuilder:
+    """Builds the AluExp of one materialized node (see `schedule`)."""
+
+    def __init__(self, root: LazyNode, fused_reduction: LazyNode | None, materialized: set):
+        self.root = root
+        self.fused = fused_reduction
+        self.materialized = materialized
+        self.inputs: list[LazyNode] = []
+        self.memo: dict = {}
+
+    def _load(self, node: LazyNode, idx: AluExp) -> AluExp:
+        for arg, seen in enumerate(self.inputs):
+            if seen is node:
+                break
+        else:
+            arg = len(self.inputs)
+            self.inputs.append(node)
+        dtype = node.dtype
+        return alu.load(arg, dtype, idx if node.size > 1 else alu.const(dt.int32, 0))
+
+    def value(self, node: LazyNode, idx: AluExp) -> AluExp:
+        """Element `idx` (flat, row-major) of `node` as an expression."""
+        key = (id(node), idx)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = self._value(node, idx)
+        return found
+
+    def _value(self, node: LazyNode, idx: AluExp) -> AluExp:
+        if node is self.fused:
+            return alu.variable(node.dtype, "acc")
+        if node.kind == BUFFER or (node is not self.root and id(node) in self.materialized):
+            return self._load(node, idx)
+        if node.kind == CONST:
+            return alu.const(node.dtype, node.arg)
+        if node.kind == IOTA:
+            stride = 1
+            for n in node.shape[node.arg + 1:]:
+                stride *= n
+            axis = idx // stride if stride > 1 else idx
+            if node.arg > 0:
+                axis = axis % node.shape[node.arg]
+            return alu.cast(node.dtype, axis) if node.dtype is not dt.int32 else axis
+        if node.kind == ELEMENTWISE:
+            fn, params = node.arg
+            srcs = [self.value(s, idx if s.shape == node.shape else alu.const(dt.int32, 0))
+                    for s in node.srcs]
+            return fn(*srcs, **dict(params))
+        if node.kind == MOVE:
+            tracker, fill, _ = node.arg
+            index, valid = tracker.to_index(idx)
+            inner = self.value(node.srcs[0], index)
+            if valid is alu.const(dt.bool_, True):
+                return inner
+            return alu.where(valid, inner, alu.const(node.dtype, fill))
+        if node.kind == CONCAT:
+            return self._concat(node, idx)
+        raise AssertionError(f"reduction {node} must be materialized or fused")
+
+    def _concat(self, node: LazyNode, idx: AluExp) -> AluExp:
+        """Nested selects on the position along the axis: `pos < end_k` picks piece k."""
+        axis = node.arg
+        inner = 1
+        for n in node.shape[axis + 1:]:
+            inner *= n
+        pos = (idx // inner) % node.shape[axis]
+        outer = idx // (inner * node.shape[axis])
+        pieces, start = [], 0
+        for s in node.srcs:
+            width = s.shape[axis]
+            if width:
+                local = (outer * width + (pos - start)) * inner + idx % inner
+                pieces.append((start + width, self.value(s, local.simplify())))
+            start += width
+        result = pieces[-1][1]
+        for end, value in reversed(pieces[:-1]):
+            result = alu.where(pos.lt(end), value, result)
+        return result
+
+    def kernel(self) -> Kernel:
+        root = self.root
+        out = alu.gidx(root.size)
+        if root.kind == REDUCE:
+            body, reduction = self._reduction(root, out)
+            exp = body
+        elif self.fused is not None:
+            exp, reduction = self._reduction(self.fused, out)
+            reduction = Reduction(reduction.op, reduction.dtype, reduction.size,
+                                  self.value(root, out).simplify())
+        else:
+            exp, reduction = self.value(root, out), None
+        return Kernel(len(self.inputs), root.size, exp.simplify(), reduction)
+
+    def _reduction(self, node: LazyNode, out: AluExp) -> tuple[AluExp, Reduction]:
+        op, axes = node.arg
+        src = node.srcs[0]
+        kept = [a for a in range(len(src.shape)) if a not in axes]
+        size = 1
+        for a in axes:
+            size *= src.shape[a]
+        tracker = ShapeTracker.from_shape(src.shape).permute(kept + list(axes))
+        tracker = tracker.reshape((node.size, size))
+        index, _ = tracker.to_index(out * size + alu.ridx(size))
+        body = self.value(src, index)
+        return body, Reduction(op, node.dtype, size)
+
+
+def schedule(targets, max_inputs: int | None = None) -> list[Step]:
+    """The kernels that realize `targets`, in dependency order (see module docstring)."""
+    planner = _Planner(targets)
+    roots = planner.plan()
+    materialized = {id(n) for n in roots}
+    steps: list[Step] = []
+    for root in roots:
+        _build(root, planner.epilogue_of.get(id(root)), materialized, max_inputs, steps)
+    return steps
+
+
+def _build(root, fused, materialized: set, max_inputs, steps: list) -> None:
+    """Append the kernel of `root`, first splitting off inlined operands while it reads
+    more buffers than the device can bind."""
+    while True:
+        builder = _KernelBuilder(root, fused, materialized)
+        kernel = builder.kernel()
+        if max_inputs is None or len(builder.inputs) <= max_inputs:
+            steps.append(Step(kernel, builder.inputs, root))
+            return
+        part = _largest_inlined(root, materialized)
+        if part is None:
+            raise ValueError(
+                f"a kernel for {root} reads {len(builder.inputs)} buffers, more than the "
+                f"device's {max_inputs} storage bindings, and cannot be split")
+        materialized.add(id(part))
+        _build(part, None, materialized, max_inputs, steps)
+
+
+def _largest_inlined(root: LazyNode, materialized: set) -> LazyNode | None:
+    """The costliest computed node that `root`'s kernel computes inline."""
+    best, stack, seen = None, list(root.srcs), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node.kind == BUFFER or id(node) in materialized:
+            continue
+        seen.add(id(node))
+        if node.kind != REDUCE and _is_computed(node) and (best is None or node.cost > best.cost):
+            best = node
+        stack.extend(node.srcs)
+    return best

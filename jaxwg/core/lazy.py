@@ -1,0 +1,140 @@
+"""The lazy kernel graph: array values that are not computed yet.
+
+Eager operations and jit programs both lower primitives (`jaxwg.core.lowering`) into
+`LazyNode`s instead of running them. A node is one of:
+
+* `BUFFER`: a realized value, a contiguous row-major `Buffer` on a backend (or, while
+  jit compiles a program, a placeholder for one);
+* `CONST`: a scalar known at trace time (Python scalars, `zeros`, `full`);
+* `IOTA`: the index along one axis;
+* `ELEMENTWISE`: an AluExp built from its sources' values at the same index by a
+  rule (`fn(*exps, **params)`); rank-0 sources broadcast;
+* `MOVE`: a movement op (reshape, transpose, broadcast, slice, pad, flip) given by a
+  `ShapeTracker` from this node's shape to its source's flat index, and the value
+  read where the tracker says "padding";
+* `REDUCE`: a reduction op over some axes;
+* `CONCAT`: its sources side by side along one axis.
+
+`jaxwg.core.fusion` schedules a set of nodes into kernels: elementwise chains and
+movement ops fuse into one expression, a reduction absorbs its producers and its
+single-use elementwise consumers, and nodes used by more than one kernel are written
+to buffers. Realizing a node turns it into a `BUFFER` in place, so every other pending
+node that reads it reads the buffer from then on.
+
+Nodes count their live consumers (`users`), so a realization can tell whether a
+value it is about to fuse away is still wanted by pending work elsewhere.
+
+>>> from jaxwg.core import dtypes as dt
+>>> two = LazyNode.const(2.0, dt.float32)
+>>> two.kind, two.shape
+('const', ())
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from .dtypes import DType
+
+BUFFER = "buffer"
+CONST = "const"
+IOTA = "iota"
+ELEMENTWISE = "elementwise"
+MOVE = "move"
+REDUCE = "reduce"
+CONCAT = "concat"
+
+# An eager value whose pending expression grows past this many nodes is realized, so
+# that loops building long chains do not make ever larger kernels.
+MAX_PENDING_COST = 160
+
+
+class Buffer:
+    """Device memory holding one array's elements; released when collected.
+
+    `backend` is None for the placeholders that jit uses while it plans a program.
+    """
+
+    __slots__ = ("backend", "slot", "__weakref__")
+
+    def __init__(self, backend, slot):
+        self.backend = backend
+        self.slot = slot
+
+    def release(self) -> None:
+        """Give the memory back now (`Array.delete`, donation); later reads fail."""
+        if self.backend is not None and self.slot is not None:
+            slot, self.slot = self.slot, None
+            self.backend.decref(slot)
+
+    def __del__(self):
+        if sys.is_finalizing():
+            return  # the device may already be gone
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+class LazyNode:
+    """One value of the lazy graph (see the module docstring for the kinds)."""
+
+    __slots__ = ("kind", "shape", "dtype", "srcs", "arg", "buffer", "device", "users", "cost",
+                 "__weakref__")
+
+    def __init__(self, kind: str, shape, dtype: DType, srcs=(), arg=None, buffer=None,
+                 device=None):
+        self.kind = kind
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.srcs = tuple(srcs)
+        self.arg = arg
+        self.buffer = buffer
+        self.users = 0
+        self.cost = 1
+        self.device = device
+        for s in self.srcs:
+            s.users += 1
+            if s.kind != BUFFER:
+                self.cost += s.cost
+            if self.device is None:
+                self.device = s.device
+            elif s.device is not None and s.device is not self.device:
+                raise ValueError(
+                    f"cannot combine arrays on different devices ({self.device.name} and "
+                    f"{s.device.name}); move one with jaxwg.device_put")
+
+    def __del__(self):
+        for s in self.srcs:
+            s.users -= 1
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def is_realized(self) -> bool:
+        return self.kind == BUFFER
+
+    def set_buffer(self, buffer: Buffer) -> None:
+        """Turn this node into a realized BUFFER (in place: users now read the buffer)."""
+        for s in self.srcs:
+            s.users -= 1
+        self.kind = BUFFER
+        self.srcs = ()
+        self.arg = None
+        self.buffer = buffer
+        self.cost = 1
+
+    # -- constructors --------------------------------------------------------------------
+    @staticmethod
+    def from_buffer(buffer: Buffer, shape, dtype: DType, device=None) -> LazyNode:
+        return LazyNode(BUFFER, shape, dtype, buffer=buffer, device=device)
+
+    @staticmethod
+    def const(value, dtype: DType, shape=()) -> LazyNode:
+        return LazyNode(CONST, shape, dtype, arg=value)
+
+    def __repr__(self) -> str:
+        return f"LazyNode({self.kind}, {self.dtype.name}{list(self.shape)})"

@@ -1,0 +1,516 @@
+"""Lowering rules: each primitive as nodes of the lazy kernel graph.
+
+`lowering_rules[prim](out_aval, *nodes, **params)` returns the `LazyNode` (or list of
+nodes) for one primitive application. Elementwise primitives are one table entry each
+in `ELEMENT_RULES`: a function from the operands' element expressions (AluExps) to the
+result's, so a chain of them is one expression. Movement primitives are ShapeTracker
+ops (`_move`), reductions are `REDUCE` nodes, and composite primitives (argmax,
+dot_general, strided slices, interior padding) are written with the same pieces, so
+fusion sees through them. Eager mode and `jit` share every rule.
+
+Float functions that WGSL lacks or computes inaccurately near special points (log1p,
+expm1, sinh, the inverse hyperbolics, cbrt) are written with the usual cancellation-
+free identities; each comment names the identity.
+
+>>> from jaxwg.core import dtypes as dt, alu
+>>> from jaxwg.core.primitives import exp_p
+>>> x = alu.load(0, dt.float32, alu.gidx(4))
+>>> ELEMENT_RULES[exp_p](x)
+exp(in0[gidx])
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import alu
+from . import dtypes as dt
+from . import primitives as P
+from .alu import AluExp, Op
+from .aval import ShapedArray
+from .lazy import CONCAT, ELEMENTWISE, IOTA, MOVE, REDUCE, LazyNode
+from .primitives import lowering_rules
+from .view import ShapeTracker
+
+# -- element expressions --------------------------------------------------------------------
+
+
+def _c(x: AluExp, value) -> AluExp:
+    return alu.const(x.dtype, value)
+
+
+def _eq(a: AluExp, b: AluExp) -> AluExp:
+    return ~a.ne(b)
+
+
+def _le(a: AluExp, b: AluExp) -> AluExp:
+    if a.dtype.is_float:
+        return a.lt(b) | _eq(a, b)  # NaN compares false both ways
+    return ~b.lt(a)
+
+
+def _select(cond: AluExp, a: AluExp, b: AluExp) -> AluExp:
+    return alu.where(cond, a, b)
+
+
+def _sign(x: AluExp) -> AluExp:
+    zero, one = _c(x, 0), _c(x, 1)
+    if x.dtype.is_unsigned:
+        return _select(zero.lt(x), one, zero)
+    # Floats keep NaN and the sign of zero, as JAX does.
+    rest = x if x.dtype.is_float else zero
+    return _select(zero.lt(x), one, _select(x.lt(zero), _c(x, -1), rest))
+
+
+def _round(x: AluExp, rounding_method: int = 0) -> AluExp:
+    if rounding_method == 1:
+        return alu.unary(Op.ROUND, x)  # to nearest even
+    # Away from zero: truncate, then step out where the dropped part is at least half.
+    t = alu.unary(Op.TRUNC, x)
+    step = _select(_le(_c(x, 0.5), alu.unary(Op.ABS, x - t)), _sign(x), _c(x, 0))
+    return t + step
+
+
+def _is_finite(x: AluExp) -> AluExp:
+    return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
+
+
+def _log1p(x: AluExp) -> AluExp:
+    # log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded (Goldberg); exact where u == 1.
+    u = x + _c(x, 1)
+    d = u - _c(x, 1)
+    r = alu.unary(Op.LOG, u) * (x / d)
+    return _select(_eq(d, _c(x, 0)), x, _select(_eq(u, _c(x, math.inf)), u, r))
+
+
+def _expm1(x: AluExp) -> AluExp:
+    # expm1(x) = (u - 1) * x / log(u) with u = exp(x) rounded (Kahan); exact where u == 1.
+    u = alu.unary(Op.EXP, x)
+    d = u - _c(x, 1)
+    r = d * (x / alu.unary(Op.LOG, u))
+    r = _select(_eq(u, _c(x, math.inf)), u, r)
+    return _select(_eq(d, _c(x, 0)), x, _select(_eq(d, _c(x, -1)), d, r))
+
+
+def _logistic(x: AluExp) -> AluExp:
+    return _c(x, 1) / (_c(x, 1) + alu.unary(Op.EXP, -x))
+
+
+def _copysign_of(magnitude: AluExp, x: AluExp) -> AluExp:
+    return _select(x.lt(_c(x, 0)), -magnitude, magnitude)
+
+
+def _sinh(x: AluExp) -> AluExp:
+    # sinh|x| = (e + e / (e + 1)) / 2 with e = expm1|x|: no cancellation near 0.
+    e = _expm1(alu.unary(Op.ABS, x))
+    ratio = _select(_eq(e, _c(x, math.inf)), _c(x, 1), e / (e + _c(x, 1)))
+    return _copysign_of(_c(x, 0.5) * (e + ratio), x)
+
+
+def _cosh(x: AluExp) -> AluExp:
+    # cosh x = e / 2 + 1 / (2 e) with e = exp|x|, written as exp(|x| - ln 2) to reach the top
+    # of the range without overflowing first.
+    h = alu.unary(Op.EXP, alu.unary(Op.ABS, x) - _c(x, math.log(2)))
+    return h + _c(x, 0.25) / h
+
+
+def _hypot1(t: AluExp) -> AluExp:
+    return alu.unary(Op.SQRT, t * t + _c(t, 1))
+
+
+def _asinh(x: AluExp) -> AluExp:
+    # asinh|x| = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) once x^2 would overflow.
+    a = alu.unary(Op.ABS, x)
+    small = _log1p(a + a * a / (_c(x, 1) + _hypot1(a)))
+    big = alu.unary(Op.LOG, a) + _c(x, math.log(2))
+    return _copysign_of(_select(a.lt(_c(x, 2.0 ** 30)), small, big), x)
+
+
+def _acosh(x: AluExp) -> AluExp:
+    # acosh x = log1p(t + sqrt(t (t + 2))) with t = x - 1; log(2x) for large x.
+    t = x - _c(x, 1)
+    small = _log1p(t + alu.unary(Op.SQRT, t * (t + _c(x, 2))))
+    big = alu.unary(Op.LOG, x) + _c(x, math.log(2))
+    return _select(x.lt(_c(x, 2.0 ** 30)), small, big)
+
+
+def _atanh(x: AluExp) -> AluExp:
+    # atanh x = log1p(2x / (1 - x)) / 2
+    return _c(x, 0.5) * _log1p(_c(x, 2) * x / (_c(x, 1) - x))
+
+
+def _cbrt(x: AluExp) -> AluExp:
+    # exp2(log2|a| / 3), then one Newton step y -= (y^3 - a) / (3 y^2); 0 and inf pass through.
+    a = alu.unary(Op.ABS, x)
+    y = alu.unary(Op.EXP2, alu.unary(Op.LOG2, a) * _c(x, 1 / 3))
+    y = y - (y * y * y - a) / (_c(x, 3) * y * y)
+    special = _eq(a, _c(x, 0)) | _eq(a, _c(x, math.inf))
+    return _copysign_of(_select(special, a, y), x)
+
+
+def _integer_pow(x: AluExp, y: int) -> AluExp:
+    if y == 0:
+        return _c(x, 1)
+    result, base, n = None, x, abs(y)
+    while n:  # square and multiply
+        if n & 1:
+            result = base if result is None else result * base
+        n >>= 1
+        if n:
+            base = base * base
+    return _c(x, 1) / result if y < 0 else result
+
+
+def _pow(x: AluExp, y: AluExp) -> AluExp:
+    # |x|^y = exp2(y log2|x|); negative x needs an integer y (odd ones keep the sign).
+    magnitude = alu.unary(Op.EXP2, y * alu.unary(Op.LOG2, alu.unary(Op.ABS, x)))
+    y_is_int = _eq(alu.unary(Op.TRUNC, y), y)
+    half = y * _c(y, 0.5)
+    y_is_odd = y_is_int & ~_eq(alu.unary(Op.TRUNC, half), half)
+    negative = x.lt(_c(x, 0))
+    result = _select(negative & y_is_odd, -magnitude, magnitude)
+    result = _select(negative & ~y_is_int, _c(x, math.nan), result)
+    return _select(_eq(y, _c(y, 0)) | _eq(x, _c(x, 1)), _c(x, 1), result)
+
+
+def _div(x: AluExp, y: AluExp) -> AluExp:
+    return alu.binary(Op.DIV if x.dtype.is_float else Op.IDIV, x, y)
+
+
+def _shift_left(x: AluExp, y: AluExp) -> AluExp:
+    in_range = alu.cast(dt.uint32, y).lt(alu.const(dt.uint32, x.dtype.bits))
+    return _select(in_range, alu.binary(Op.SHL, x, y), _c(x, 0))
+
+
+def _shift_right_arithmetic(x: AluExp, y: AluExp) -> AluExp:
+    bits = x.dtype.bits
+    amount = _select(alu.cast(dt.uint32, y).lt(alu.const(dt.uint32, bits)), y, _c(y, bits - 1))
+    return alu.binary(Op.SHR, x, amount)
+
+
+def _shift_right_logical(x: AluExp, y: AluExp) -> AluExp:
+    in_range = alu.cast(dt.uint32, y).lt(alu.const(dt.uint32, x.dtype.bits))
+    unsigned = alu.bitcast(dt.uint32, x) if x.dtype is dt.int32 else x
+    shifted = alu.binary(Op.SHR, unsigned, alu.bitcast(dt.uint32, y) if y.dtype is dt.int32 else y)
+    shifted = alu.bitcast(x.dtype, shifted) if x.dtype is dt.int32 else shifted
+    return _select(in_range, shifted, _c(x, 0))
+
+
+def _logical(op: Op):
+    def rule(x: AluExp, y: AluExp) -> AluExp:
+        return alu.binary(op, x, y)
+
+    return rule
+
+
+def _unary(op: Op):
+    def rule(x: AluExp) -> AluExp:
+        return alu.unary(op, x)
+
+    return rule
+
+
+def _select_n(which: AluExp, *cases: AluExp) -> AluExp:
+    if which.dtype is dt.bool_:
+        return cases[0] if len(cases) == 1 else _select(which, cases[1], cases[0])
+    result = cases[-1]
+    for k in range(len(cases) - 2, -1, -1):
+        result = _select(_eq(which, _c(which, k)), cases[k], result)
+    return result
+
+
+def _clamp(lo: AluExp, x: AluExp, hi: AluExp) -> AluExp:
+    return alu.binary(Op.MIN, alu.binary(Op.MAX, x, lo), hi)
+
+
+ELEMENT_RULES = {
+    P.neg_p: lambda x: -x if not x.dtype.is_unsigned else _c(x, 0) - x,
+    P.sign_p: _sign,
+    P.abs_p: lambda x: x if x.dtype.is_unsigned else alu.unary(Op.ABS, x),
+    P.not_p: lambda x: alu.unary(Op.NOT, x),
+    P.floor_p: _unary(Op.FLOOR),
+    P.ceil_p: _unary(Op.CEIL),
+    P.round_p: _round,
+    P.is_finite_p: _is_finite,
+    P.exp_p: _unary(Op.EXP),
+    P.exp2_p: _unary(Op.EXP2),
+    P.log_p: _unary(Op.LOG),
+    P.log1p_p: _log1p,
+    P.expm1_p: _expm1,
+    P.tanh_p: _unary(Op.TANH),
+    P.logistic_p: _logistic,
+    P.sin_p: _unary(Op.SIN),
+    P.cos_p: _unary(Op.COS),
+    P.tan_p: _unary(Op.TAN),
+    P.asin_p: _unary(Op.ASIN),
+    P.acos_p: _unary(Op.ACOS),
+    P.atan_p: _unary(Op.ATAN),
+    P.sinh_p: _sinh,
+    P.cosh_p: _cosh,
+    P.asinh_p: _asinh,
+    P.acosh_p: _acosh,
+    P.atanh_p: _atanh,
+    P.sqrt_p: _unary(Op.SQRT),
+    P.rsqrt_p: lambda x: _c(x, 1) / alu.unary(Op.SQRT, x),
+    P.cbrt_p: _cbrt,
+    P.erf_p: _unary(Op.ERF),
+    P.erfc_p: _unary(Op.ERFC),
+    P.square_p: lambda x: x * x,
+    P.integer_pow_p: _integer_pow,
+    P.add_p: lambda x, y: x + y,
+    P.sub_p: lambda x, y: x - y,
+    P.mul_p: lambda x, y: x * y,
+    P.div_p: _div,
+    P.rem_p: lambda x, y: alu.binary(Op.MOD, x, y),
+    P.pow_p: _pow,
+    P.max_p: _logical(Op.MAX),
+    P.min_p: _logical(Op.MIN),
+    P.atan2_p: _logical(Op.ATAN2),
+    P.and_p: _logical(Op.AND),
+    P.or_p: _logical(Op.OR),
+    P.xor_p: _logical(Op.XOR),
+    P.shift_left_p: _shift_left,
+    P.shift_right_arithmetic_p: _shift_right_arithmetic,
+    P.shift_right_logical_p: _shift_right_logical,
+    P.eq_p: _eq,
+    P.ne_p: lambda x, y: x.ne(y),
+    P.lt_p: lambda x, y: x.lt(y),
+    P.le_p: _le,
+    P.gt_p: lambda x, y: y.lt(x),
+    P.ge_p: lambda x, y: _le(y, x),
+    P.select_n_p: _select_n,
+    P.clamp_p: _clamp,
+    P.convert_element_type_p: lambda x, new_dtype, weak_type: alu.cast(new_dtype, x),
+    P.bitcast_convert_type_p: lambda x, new_dtype: alu.bitcast(new_dtype, x),
+    P.copy_p: lambda x: x,
+}
+
+
+def elementwise(fn, out_aval, *nodes: LazyNode, **params) -> LazyNode:
+    """A node computing `fn(*element_exps, **params)` at each index of `out_aval`."""
+    return LazyNode(ELEMENTWISE, out_aval.shape, out_aval.dtype, nodes,
+                    (fn, tuple(sorted(params.items()))))
+
+
+def _elementwise_rule(fn):
+    def rule(out_aval, *nodes, **params):
+        if fn is ELEMENT_RULES[P.convert_element_type_p] and nodes[0].dtype is out_aval.dtype:
+            return nodes[0]
+        return elementwise(fn, out_aval, *nodes, **params)
+
+    return rule
+
+
+for _prim, _fn in ELEMENT_RULES.items():
+    lowering_rules[_prim] = _elementwise_rule(_fn)
+lowering_rules[P.copy_p] = lambda aval, x: elementwise(ELEMENT_RULES[P.copy_p], aval, x)
+
+
+# -- movement -------------------------------------------------------------------------------
+
+
+def move(node: LazyNode, tracker: ShapeTracker, fill=None) -> LazyNode:
+    """`node` read through `tracker` (shape: the result's); padding reads `fill`."""
+    if tracker.is_contiguous and tracker.shape == node.shape:
+        return node
+    broadcast = tracker.size > node.size
+    return LazyNode(MOVE, tracker.shape, node.dtype, (node,), (tracker, fill, broadcast))
+
+
+def full(shape, value, dtype) -> LazyNode:
+    """`value` at every index of `shape` (a constant, broadcast: no memory)."""
+    scalar = LazyNode.const(value, dtype)
+    if not shape:
+        return scalar
+    return move(scalar, ShapeTracker.from_shape(()).reshape([1] * len(shape)).expand(shape))
+
+
+def _tracker(node: LazyNode) -> ShapeTracker:
+    return ShapeTracker.from_shape(node.shape)
+
+
+def _broadcast_in_dim(aval, x, *, shape, broadcast_dimensions):
+    ones = [1] * len(shape)
+    for d, axis in enumerate(broadcast_dimensions):
+        ones[axis] = x.shape[d]
+    return move(x, _tracker(x).reshape(ones).expand(shape))
+
+
+def _reshape(aval, x, *, new_sizes, dimensions):
+    if dimensions is not None:
+        x = _transpose(None, x, permutation=dimensions)
+    return move(x, _tracker(x).reshape(new_sizes))
+
+
+def _transpose(aval, x, *, permutation):
+    return move(x, _tracker(x).permute(permutation))
+
+
+def _rev(aval, x, *, dimensions):
+    return move(x, _tracker(x).flip(dimensions))
+
+
+def _slice(aval, x, *, start_indices, limit_indices, strides):
+    tracker = _tracker(x).shrink(list(zip(start_indices, limit_indices)))
+    if strides and any(s != 1 for s in strides):
+        tracker = _stride(tracker, strides)
+    return move(x, tracker)
+
+
+def _stride(tracker: ShapeTracker, strides) -> ShapeTracker:
+    """Every `strides[k]`-th element along each axis: pad each axis to a multiple of its
+    stride, split it into (n, stride), keep column 0 and merge back."""
+    shape = tracker.shape
+    counts = [-(-n // s) for n, s in zip(shape, strides)]
+    tracker = tracker.pad([(0, c * s - n) for n, c, s in zip(shape, counts, strides)])
+    split = [d for c, s in zip(counts, strides) for d in (c, s)]
+    tracker = tracker.reshape(split)
+    tracker = tracker.shrink([(0, d) if k % 2 == 0 else (0, 1) for k, d in enumerate(split)])
+    return tracker.reshape(counts)
+
+
+def _squeeze(aval, x, *, dimensions):
+    return move(x, _tracker(x).reshape(aval.shape))
+
+
+def _pad(aval, x, padding_value, *, padding_config):
+    """Interior padding spreads elements apart; negative edges crop (lax.pad semantics)."""
+    fill = padding_value.arg if padding_value.kind == "const" else None
+    tracker = _tracker(x)
+    interiors = [interior for _, _, interior in padding_config]
+    if any(interiors):
+        tracker = _interior(tracker, interiors)
+    crop = [(max(-lo, 0), n - max(-hi, 0)) for (lo, hi, _), n in zip(padding_config, tracker.shape)]
+    edges = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+    tracker = tracker.shrink(crop).pad(edges)
+    if fill is not None:
+        return move(x, tracker, fill)
+    # A traced padding value: select it wherever the tracker reads padding.
+    inside = move(full(x.shape, True, dt.bool_), tracker, False)
+    return elementwise(_select_n, aval, inside, padding_value, move(x, tracker, 0))
+
+
+def _interior(tracker: ShapeTracker, interiors) -> ShapeTracker:
+    """Insert `interiors[k]` zeros between neighbours along each axis."""
+    shape = tracker.shape
+    tracker = tracker.reshape([d for n in shape for d in (n, 1)])
+    tracker = tracker.pad([(0, 0) if k % 2 == 0 else (0, interiors[k // 2])
+                           for k in range(2 * len(shape))])
+    widened = [n * (1 + i) for n, i in zip(shape, interiors)]
+    tracker = tracker.reshape(widened)
+    return tracker.shrink([(0, max(n + (n - 1) * i, 0)) for n, i in zip(shape, interiors)])
+
+
+# Concatenations of more operands than this become a tree, so that no kernel needs to bind
+# more buffers than a device allows (fusion splits kernels at computed nodes only).
+CONCAT_FAN_IN = 6
+
+
+def _concatenate(aval, *xs, dimension):
+    while len(xs) > CONCAT_FAN_IN:
+        groups = [xs[i:i + CONCAT_FAN_IN] for i in range(0, len(xs), CONCAT_FAN_IN)]
+        xs = tuple(g[0] if len(g) == 1 else _concat_node(g, dimension) for g in groups)
+    return _concat_node(xs, dimension)
+
+
+def _concat_node(xs, dimension) -> LazyNode:
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return LazyNode(CONCAT, shape, xs[0].dtype, xs, dimension)
+
+
+def _iota(aval, *, dtype, shape, dimension):
+    return LazyNode(IOTA, shape, dtype, (), dimension)
+
+
+lowering_rules.update({
+    P.broadcast_in_dim_p: _broadcast_in_dim,
+    P.reshape_p: _reshape,
+    P.transpose_p: _transpose,
+    P.rev_p: _rev,
+    P.slice_p: _slice,
+    P.squeeze_p: _squeeze,
+    P.pad_p: _pad,
+    P.concatenate_p: _concatenate,
+    P.iota_p: _iota,
+})
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+
+def reduce(op: Op, aval, x: LazyNode, axes) -> LazyNode:
+    if not axes:
+        return x
+    return LazyNode(REDUCE, aval.shape, aval.dtype, (x,), (op, tuple(axes)))
+
+
+def _reduce_rule(op: Op, bool_only: bool = False):
+    def rule(aval, x, *, axes):
+        if bool_only and not x.dtype.is_bool:
+            raise NotImplementedError(f"bitwise reductions of {x.dtype.name} are not supported; "
+                                      "reduce booleans")
+        return reduce(op, aval, x, axes)
+
+    return rule
+
+
+def _argreduce(is_max: bool):
+    def rule(aval, x, *, axes, index_dtype):
+        (axis,) = axes
+        kept = ShapedArray(aval.shape, x.dtype)
+        best = reduce(Op.MAX if is_max else Op.MIN, kept, x, axes)
+        keep_shape = list(x.shape)
+        keep_shape[axis] = 1
+        best = move(best, _tracker(best).reshape(keep_shape).expand(x.shape))
+        full = ShapedArray(x.shape, dt.bool_)
+        hit = elementwise(_eq, full, x, best)
+        if x.dtype.is_float:  # the first NaN wins, as in JAX
+            hit = elementwise(lambda h, v: h | v.ne(v), full, hit, x)
+        n = x.shape[axis]
+        position = LazyNode(IOTA, x.shape, index_dtype, (), axis)
+        candidate = elementwise(lambda h, i: _select(h, i, _c(i, n)),
+                                ShapedArray(x.shape, index_dtype), hit, position)
+        return reduce(Op.MIN, aval, candidate, axes)
+
+    return rule
+
+
+def _dot_general(aval, a, b, *, dimension_numbers, preferred_element_type):
+    """Broadcast both operands to (batch, free_a, free_b, contract), multiply, sum."""
+    (ca, cb), (ba, bb) = dimension_numbers
+    free_a = [i for i in range(len(a.shape)) if i not in ca and i not in ba]
+    free_b = [i for i in range(len(b.shape)) if i not in cb and i not in bb]
+    dtype = aval.dtype
+    if a.dtype is not dtype:
+        a = elementwise(ELEMENT_RULES[P.convert_element_type_p], ShapedArray(a.shape, dtype), a,
+                        new_dtype=dtype, weak_type=False)
+        b = elementwise(ELEMENT_RULES[P.convert_element_type_p], ShapedArray(b.shape, dtype), b,
+                        new_dtype=dtype, weak_type=False)
+    batch = [a.shape[i] for i in ba]
+    fa, fb = [a.shape[i] for i in free_a], [b.shape[i] for i in free_b]
+    k = math.prod(a.shape[i] for i in ca)
+    nb, na, nfb = len(batch), len(fa), len(fb)
+    full = batch + fa + fb + [k]
+    a_t = _tracker(a).permute(list(ba) + free_a + list(ca)).reshape(batch + fa + [k])
+    a_t = a_t.reshape(batch + fa + [1] * nfb + [k]).expand(full)
+    b_t = _tracker(b).permute(list(bb) + free_b + list(cb)).reshape(batch + fb + [k])
+    b_t = b_t.reshape(batch + [1] * na + fb + [k]).expand(full)
+    prod_aval = ShapedArray(full, dtype)
+    product = elementwise(lambda x, y: x * y if not dtype.is_bool else x & y, prod_aval,
+                          move(a, a_t), move(b, b_t))
+    op = Op.MAX if dtype.is_bool else Op.ADD
+    return reduce(op, ShapedArray(batch + fa + fb, dtype), product, (nb + na + nfb,))
+
+
+lowering_rules.update({
+    P.reduce_sum_p: _reduce_rule(Op.ADD),
+    P.reduce_prod_p: _reduce_rule(Op.MUL),
+    P.reduce_max_p: _reduce_rule(Op.MAX),
+    P.reduce_min_p: _reduce_rule(Op.MIN),
+    P.reduce_and_p: _reduce_rule(Op.MIN, bool_only=True),
+    P.reduce_or_p: _reduce_rule(Op.MAX, bool_only=True),
+    P.argmax_p: _argreduce(True),
+    P.argmin_p: _argreduce(False),
+    P.dot_general_p: _dot_general,
+})

@@ -1,0 +1,421 @@
+"""Primitives: the named operations every jaxwg program is made of, and their rule tables.
+
+A `Primitive` is only a name. What it *does* lives in one table per concern, keyed by
+the primitive (the autodidax design):
+
+* `abstract_eval_rules`: input avals and static params -> output aval (shape, dtype,
+  weak type) and the errors JAX raises for bad input. Declared here, next to the
+  primitive.
+* `lowering_rules` (`jaxwg.core.lowering`): the primitive as nodes of the lazy kernel
+  graph, which fusion turns into kernels. Both eager mode and `jit` use it.
+* `jvp_rules`, `transpose_rules`, `batch_rules`: filled by the transformations.
+
+Array operands are positional; static parameters are keyword-only and hashable, so they
+can be part of jaxprs and jit cache keys. `bind` (in `jaxwg.core.trace`) hands a
+primitive to the innermost active trace, which reads its own table.
+
+Elementwise primitives take operands of one shape and dtype, except that a rank-0
+operand broadcasts (as in JAX's jaxprs: `mul b 2.0:f32[]`). Their declarations are
+one line each, through `_unary` and `_binary`, which state the dtype kinds accepted.
+
+>>> from jaxwg.core import dtypes as dt
+>>> from jaxwg.core.aval import ShapedArray
+>>> abstract_eval_rules[add_p](ShapedArray((3,), dt.float32), ShapedArray((), dt.float32))
+ShapedArray(float32[3])
+"""
+
+from __future__ import annotations
+
+from . import dtypes as dt
+from .aval import ShapedArray
+
+
+class Primitive:
+    """A named operation; `multiple_results` when it returns a tuple of arrays."""
+
+    __slots__ = ("name", "multiple_results")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def bind(self, *args, **params):
+        from .trace import bind
+
+        return bind(self, *args, **params)
+
+
+abstract_eval_rules: dict = {}
+lowering_rules: dict = {}
+jvp_rules: dict = {}
+transpose_rules: dict = {}
+batch_rules: dict = {}
+
+ALL_PRIMITIVES: list[Primitive] = []
+
+
+def _declare(name: str, abstract_eval, multiple_results: bool = False) -> Primitive:
+    prim = Primitive(name, multiple_results)
+    abstract_eval_rules[prim] = abstract_eval
+    ALL_PRIMITIVES.append(prim)
+    return prim
+
+
+# -- dtype kinds -------------------------------------------------------------------------
+
+_KINDS = {
+    "float": lambda d: d.is_float,
+    "int": lambda d: d.is_int,
+    "num": lambda d: not d.is_bool,
+    "int_or_bool": lambda d: not d.is_float,
+    "any": lambda d: True,
+}
+
+
+def _check_kind(name: str, kind: str, avals) -> None:
+    for a in avals:
+        if not _KINDS[kind](a.dtype):
+            wanted = {"float": "floating-point", "int": "integer", "num": "numeric",
+                      "int_or_bool": "integer or boolean", "any": "any"}[kind]
+            raise TypeError(f"{name} does not accept dtype {a.dtype.name}; it takes {wanted} "
+                            f"arguments, got {', '.join(x.dtype.name for x in avals)}")
+
+
+def _broadcast_shape(name: str, avals) -> tuple[int, ...]:
+    """The common shape of elementwise operands; rank-0 operands broadcast."""
+    shapes = {a.shape for a in avals if a.shape != ()}
+    if len(shapes) > 1:
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(a.shape) for a in avals)}.")
+    return shapes.pop() if shapes else ()
+
+
+def _same_dtypes(name: str, avals) -> None:
+    if len({a.dtype for a in avals}) > 1:
+        raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.")
+
+
+def _elementwise(name: str, kind: str, out_dtype=None):
+    def abstract_eval(*avals, **params):
+        _check_kind(name, kind, avals)
+        _same_dtypes(name, avals)
+        shape = _broadcast_shape(name, avals)
+        weak = all(a.weak_type for a in avals)
+        dtype = avals[0].dtype if out_dtype is None else out_dtype
+        return ShapedArray(shape, dtype, weak and out_dtype is None)
+
+    return _declare(name, abstract_eval)
+
+
+def _unary(name: str, kind: str = "float", out_dtype=None) -> Primitive:
+    return _elementwise(name, kind, out_dtype)
+
+
+def _binary(name: str, kind: str = "num", out_dtype=None) -> Primitive:
+    return _elementwise(name, kind, out_dtype)
+
+
+# -- elementwise ---------------------------------------------------------------------------
+
+neg_p = _unary("neg", "num")
+sign_p = _unary("sign", "num")
+abs_p = _unary("abs", "num")
+not_p = _unary("not", "int_or_bool")
+floor_p = _unary("floor")
+ceil_p = _unary("ceil")
+round_p = _unary("round")  # rounding_method: 0 away from zero, 1 to nearest even
+is_finite_p = _unary("is_finite", "float", dt.bool_)
+exp_p = _unary("exp")
+exp2_p = _unary("exp2")
+log_p = _unary("log")
+log1p_p = _unary("log1p")
+expm1_p = _unary("expm1")
+tanh_p = _unary("tanh")
+logistic_p = _unary("logistic")
+sin_p = _unary("sin")
+cos_p = _unary("cos")
+tan_p = _unary("tan")
+asin_p = _unary("asin")
+acos_p = _unary("acos")
+atan_p = _unary("atan")
+sinh_p = _unary("sinh")
+cosh_p = _unary("cosh")
+asinh_p = _unary("asinh")
+acosh_p = _unary("acosh")
+atanh_p = _unary("atanh")
+sqrt_p = _unary("sqrt")
+rsqrt_p = _unary("rsqrt")
+cbrt_p = _unary("cbrt")
+erf_p = _unary("erf")
+erfc_p = _unary("erfc")
+square_p = _unary("square", "num")
+integer_pow_p = _unary("integer_pow", "num")  # y: int
+
+add_p = _binary("add")
+sub_p = _binary("sub")
+mul_p = _binary("mul")
+div_p = _binary("div")
+rem_p = _binary("rem")
+pow_p = _binary("pow", "float")
+max_p = _binary("max", "any")
+min_p = _binary("min", "any")
+atan2_p = _binary("atan2", "float")
+and_p = _binary("and", "int_or_bool")
+or_p = _binary("or", "int_or_bool")
+xor_p = _binary("xor", "int_or_bool")
+shift_left_p = _binary("shift_left", "int")
+shift_right_arithmetic_p = _binary("shift_right_arithmetic", "int")
+shift_right_logical_p = _binary("shift_right_logical", "int")
+eq_p = _binary("eq", "any", dt.bool_)
+ne_p = _binary("ne", "any", dt.bool_)
+lt_p = _binary("lt", "any", dt.bool_)
+le_p = _binary("le", "any", dt.bool_)
+gt_p = _binary("gt", "any", dt.bool_)
+ge_p = _binary("ge", "any", dt.bool_)
+
+UNARY_FLOAT = (floor_p, ceil_p, round_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p,
+               logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
+               asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, erf_p, erfc_p)
+COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
+
+
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise TypeError("select_n requires at least one case")
+    if which.dtype is not dt.bool_ and which.dtype is not dt.int32:
+        raise TypeError(f"select_n predicate must be bool or int32, got {which.dtype.name}")
+    if which.dtype is dt.bool_ and len(cases) > 2:
+        raise TypeError("select_n with a bool predicate takes at most two cases, "
+                        f"got {len(cases)}")
+    _same_dtypes("select_n", cases)
+    shape = _broadcast_shape("select_n", (which, *cases))
+    return ShapedArray(shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+select_n_p = _declare("select_n", _select_n_abstract_eval)
+
+
+def _convert_abstract_eval(x, *, new_dtype, weak_type):
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+convert_element_type_p = _declare("convert_element_type", _convert_abstract_eval)
+
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+    if x.dtype.itemsize != new_dtype.itemsize:
+        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} "
+                        "needs dtypes of the same width")
+    return ShapedArray(x.shape, new_dtype)
+
+
+bitcast_convert_type_p = _declare("bitcast_convert_type", _bitcast_abstract_eval)
+
+
+def _clamp_abstract_eval(lo, x, hi):
+    _same_dtypes("clamp", (lo, x, hi))
+    for bound in (lo, hi):
+        if bound.shape not in ((), x.shape):
+            raise TypeError(f"clamp bounds must be scalars or have the operand's shape "
+                            f"{x.shape}, got {bound.shape}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+clamp_p = _declare("clamp", _clamp_abstract_eval)
+
+
+# -- creation ------------------------------------------------------------------------------
+
+
+def _iota_abstract_eval(*, dtype, shape, dimension):
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension {dimension} is out of range for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
+iota_p = _declare("iota", _iota_abstract_eval)
+
+
+# -- movement ------------------------------------------------------------------------------
+
+
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+    if len(broadcast_dimensions) != x.ndim:
+        raise TypeError(f"broadcast_in_dim broadcast_dimensions {broadcast_dimensions} must "
+                        f"have one entry per operand axis of shape {x.shape}")
+    for axis, d in zip(broadcast_dimensions, range(x.ndim)):
+        if not 0 <= axis < len(shape) or x.shape[d] not in (1, shape[axis]):
+            raise TypeError(f"broadcast_in_dim cannot broadcast operand shape {x.shape} to "
+                            f"{shape} with broadcast_dimensions {broadcast_dimensions}")
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing, "
+                        f"got {broadcast_dimensions}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+broadcast_in_dim_p = _declare("broadcast_in_dim", _broadcast_in_dim_abstract_eval)
+
+
+def _reshape_abstract_eval(x, *, new_sizes, dimensions):
+    import math
+
+    if math.prod(new_sizes) != x.size or any(n < 0 for n in new_sizes):
+        raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                        f"for shape {x.shape}")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+reshape_p = _declare("reshape", _reshape_abstract_eval)
+
+
+def _transpose_abstract_eval(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(f"transpose permutation {permutation} is not a permutation of the "
+                        f"axes of shape {x.shape}")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+transpose_p = _declare("transpose", _transpose_abstract_eval)
+
+
+def _rev_abstract_eval(x, *, dimensions):
+    if any(not 0 <= d < x.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions {dimensions} are invalid for shape {x.shape}")
+    return x
+
+
+rev_p = _declare("rev", _rev_abstract_eval)
+
+
+def _pad_abstract_eval(x, padding_value, *, padding_config):
+    if padding_value.shape != ():
+        raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
+    _same_dtypes("pad", (x, padding_value))
+    if len(padding_config) != x.ndim:
+        raise TypeError(f"pad padding_config {padding_config} needs one entry per axis of "
+                        f"shape {x.shape}")
+    shape = []
+    for n, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise ValueError(f"pad interior padding must be >= 0, got {padding_config}")
+        size = lo + hi + n + max(n - 1, 0) * interior
+        if size < 0:
+            raise ValueError(f"pad gives a negative size for shape {x.shape} with "
+                             f"{padding_config}")
+        shape.append(size)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+pad_p = _declare("pad", _pad_abstract_eval)
+
+
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.ndim
+    if not len(start_indices) == len(limit_indices) == len(strides) == x.ndim:
+        raise TypeError(f"slice indices must have one entry per axis of shape {x.shape}")
+    shape = []
+    for n, lo, hi, st in zip(x.shape, start_indices, limit_indices, strides):
+        if not 0 <= lo <= hi <= n or st < 1:
+            raise TypeError(f"slice start {start_indices}, limit {limit_indices} and strides "
+                            f"{strides} are invalid for shape {x.shape}")
+        shape.append(-(-(hi - lo) // st))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+slice_p = _declare("slice", _slice_abstract_eval)
+
+
+def _squeeze_abstract_eval(x, *, dimensions):
+    for d in dimensions:
+        if not 0 <= d < x.ndim or x.shape[d] != 1:
+            raise ValueError(f"cannot squeeze axis {d} of shape {x.shape}")
+    return ShapedArray([n for i, n in enumerate(x.shape) if i not in dimensions], x.dtype,
+                       x.weak_type)
+
+
+squeeze_p = _declare("squeeze", _squeeze_abstract_eval)
+
+
+def _concatenate_abstract_eval(*xs, dimension):
+    if not xs:
+        raise ValueError("concatenate needs at least one operand")
+    _same_dtypes("concatenate", xs)
+    ref = xs[0].shape
+    if not 0 <= dimension < len(ref):
+        raise ValueError(f"concatenate dimension {dimension} is out of range for {ref}")
+    for x in xs:
+        if len(x.shape) != len(ref) or any(a != b for i, (a, b) in enumerate(zip(x.shape, ref))
+                                           if i != dimension):
+            raise TypeError("concatenate operands must have equal shapes except along "
+                            f"dimension {dimension}, got {', '.join(str(x.shape) for x in xs)}")
+    shape = list(ref)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
+
+
+concatenate_p = _declare("concatenate", _concatenate_abstract_eval)
+
+
+# -- reductions ----------------------------------------------------------------------------
+
+
+def _reduce(name: str, kind: str):
+    def abstract_eval(x, *, axes):
+        _check_kind(name, kind, (x,))
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            raise ValueError(f"{name} axes {axes} are invalid for shape {x.shape}")
+        shape = [n for i, n in enumerate(x.shape) if i not in axes]
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    return _declare(name, abstract_eval)
+
+
+reduce_sum_p = _reduce("reduce_sum", "num")
+reduce_prod_p = _reduce("reduce_prod", "num")
+reduce_max_p = _reduce("reduce_max", "any")
+reduce_min_p = _reduce("reduce_min", "any")
+reduce_and_p = _reduce("reduce_and", "int_or_bool")
+reduce_or_p = _reduce("reduce_or", "int_or_bool")
+
+
+def _argreduce(name: str):
+    def abstract_eval(x, *, axes, index_dtype):
+        if len(axes) != 1 or not 0 <= axes[0] < x.ndim:
+            raise ValueError(f"{name} takes one valid axis, got {axes} for shape {x.shape}")
+        if x.shape[axes[0]] == 0:
+            raise ValueError(f"{name} of an empty axis: shape {x.shape}, axis {axes[0]}")
+        shape = [n for i, n in enumerate(x.shape) if i != axes[0]]
+        return ShapedArray(shape, index_dtype)
+
+    return _declare(name, abstract_eval)
+
+
+argmax_p = _argreduce("argmax")
+argmin_p = _argreduce("argmin")
+
+
+def _dot_general_abstract_eval(a, b, *, dimension_numbers, preferred_element_type):
+    (ca, cb), (ba, bb) = dimension_numbers
+    if len(ca) != len(cb) or len(ba) != len(bb):
+        raise TypeError(f"dot_general dimension_numbers {dimension_numbers} must pair "
+                        "contracting and batch axes")
+    for i, j in list(zip(ca, cb)) + list(zip(ba, bb)):
+        if not (0 <= i < a.ndim and 0 <= j < b.ndim) or a.shape[i] != b.shape[j]:
+            raise TypeError(f"dot_general requires contracting and batch dimensions of equal "
+                            f"size, got shapes {a.shape} and {b.shape} with dimension_numbers "
+                            f"{dimension_numbers}")
+    _same_dtypes("dot_general", (a, b))
+    free_a = [n for i, n in enumerate(a.shape) if i not in ca and i not in ba]
+    free_b = [n for i, n in enumerate(b.shape) if i not in cb and i not in bb]
+    shape = [a.shape[i] for i in ba] + free_a + free_b
+    dtype = preferred_element_type or a.dtype
+    return ShapedArray(shape, dtype, a.weak_type and b.weak_type)
+
+
+dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
+
+copy_p = _declare("copy", lambda x: x)

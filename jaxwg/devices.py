@@ -1,0 +1,88 @@
+"""Device selection: `devices`, `default_backend`, `device_put`, `live_arrays`.
+
+>>> import jaxwg
+>>> jaxwg.devices("cpu")
+[CpuDevice(id=0)]
+>>> import numpy as np
+>>> x = jaxwg.device_put(np.ones(2), jaxwg.devices("cpu")[0])
+>>> x.device
+CpuDevice(id=0)
+"""
+
+from __future__ import annotations
+
+import gc
+
+from .core.array import Array
+from .core.device import Device, default_device, default_platform, get_device
+from .core.execute import realize
+from .core.lazy import Buffer, LazyNode
+
+
+def devices(backend: str | None = None) -> list[Device]:
+    """The devices of `backend` (default: the default platform)."""
+    return [get_device(backend or default_platform())]
+
+
+def local_devices(backend: str | None = None) -> list[Device]:
+    return devices(backend)
+
+
+def default_backend() -> str:
+    """The platform name new arrays go to: "webgpu" or "cpu" (`JAXWG_PLATFORMS`)."""
+    return default_platform()
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(devices(backend))
+
+
+def _copy_to(array: Array, device: Device) -> Array:
+    node = array.node
+    if node.device is device or (node.device is None and node.kind == "const"):
+        return array
+    realize([node])
+    host = node.device.backend.download(node.buffer.slot, node.dtype, node.size)
+    backend = device.backend
+    buffer = Buffer(backend, backend.upload(host))
+    return Array(LazyNode.from_buffer(buffer, node.shape, node.dtype, device), array.aval)
+
+
+def device_put(x, device: Device | None = None, *, donate: bool = False):
+    """`x` (a pytree of arrays or array-likes) placed on `device` (default device if None).
+
+    >>> import jaxwg
+    >>> jaxwg.device_put(1.0).shape
+    ()
+    """
+    from . import numpy as jnp
+    from .core import pytree
+
+    target = device or default_device()
+    if isinstance(target, str):
+        target = get_device(target)
+
+    def put(leaf):
+        array = leaf if isinstance(leaf, Array) else jnp.asarray(leaf, device=target)
+        return _copy_to(array, target)
+
+    return pytree.tree_map(put, x)
+
+
+def live_arrays(platform: str | None = None) -> list[Array]:
+    """Every live `Array` (optionally only those on `platform`)."""
+    found = [o for o in gc.get_objects() if isinstance(o, Array) and not o.is_deleted()]
+    if platform is None:
+        return found
+    return [a for a in found if a.device.platform == platform]
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree `x`; returns `x`."""
+    from .core import pytree
+
+    for leaf in pytree.tree_leaves(x):
+        if isinstance(leaf, Array):
+            leaf.block_until_ready()
+    return x
+

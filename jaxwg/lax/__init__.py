@@ -1,0 +1,314 @@
+"""`jaxwg.lax`: thin, strict wrappers that bind primitives, as `jax.lax`.
+
+No NumPy conveniences here: operands of binary ops must have equal dtypes (a Python
+scalar takes the other operand's dtype, weakly) and equal shapes (or rank 0), axes are
+explicit. `jaxwg.numpy` does promotion and broadcasting on top.
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> lax.add(jnp.ones(2), 2.0)
+Array([3., 3.], dtype=float32)
+>>> lax.broadcast_in_dim(jnp.arange(2), (3, 2), (1,)).shape
+(3, 2)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import aval as avals
+from ..core import primitives as P
+from ..core.aval import ShapedArray
+from ..core.trace import bind
+
+
+def _aval(x) -> ShapedArray:
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    from ..core.array import asarray_for_bind
+
+    return asarray_for_bind(x).aval
+
+
+def _scalars_like(args):
+    """Python scalars take the dtype of the first array operand (weakly), as in lax."""
+    ref = next((a for a in args if not avals.is_python_scalar(a)), None)
+    if ref is None:
+        return args
+    dtype = _aval(ref).dtype
+    return [convert_element_type(a, dtype, weak_type=True) if avals.is_python_scalar(a) else a
+            for a in args]
+
+
+def _unary(prim):
+    def fn(x):
+        return bind(prim, x)
+
+    fn.__name__ = prim.name
+    fn.__doc__ = f"Elementwise `{prim.name}` (the `{prim.name}` primitive)."
+    return fn
+
+
+def _binary(prim):
+    def fn(x, y):
+        return bind(prim, *_scalars_like([x, y]))
+
+    fn.__name__ = prim.name
+    fn.__doc__ = f"Elementwise `{prim.name}` of two operands of one dtype."
+    return fn
+
+
+neg = _unary(P.neg_p)
+sign = _unary(P.sign_p)
+abs = _unary(P.abs_p)  # noqa: A001 - lax's name
+bitwise_not = _unary(P.not_p)
+floor = _unary(P.floor_p)
+ceil = _unary(P.ceil_p)
+is_finite = _unary(P.is_finite_p)
+exp = _unary(P.exp_p)
+exp2 = _unary(P.exp2_p)
+log = _unary(P.log_p)
+log1p = _unary(P.log1p_p)
+expm1 = _unary(P.expm1_p)
+tanh = _unary(P.tanh_p)
+logistic = _unary(P.logistic_p)
+sin = _unary(P.sin_p)
+cos = _unary(P.cos_p)
+tan = _unary(P.tan_p)
+asin = _unary(P.asin_p)
+acos = _unary(P.acos_p)
+atan = _unary(P.atan_p)
+sinh = _unary(P.sinh_p)
+cosh = _unary(P.cosh_p)
+asinh = _unary(P.asinh_p)
+acosh = _unary(P.acosh_p)
+atanh = _unary(P.atanh_p)
+sqrt = _unary(P.sqrt_p)
+rsqrt = _unary(P.rsqrt_p)
+cbrt = _unary(P.cbrt_p)
+erf = _unary(P.erf_p)
+erfc = _unary(P.erfc_p)
+square = _unary(P.square_p)
+
+add = _binary(P.add_p)
+sub = _binary(P.sub_p)
+mul = _binary(P.mul_p)
+div = _binary(P.div_p)
+rem = _binary(P.rem_p)
+pow = _binary(P.pow_p)  # noqa: A001
+max = _binary(P.max_p)  # noqa: A001
+min = _binary(P.min_p)  # noqa: A001
+atan2 = _binary(P.atan2_p)
+bitwise_and = _binary(P.and_p)
+bitwise_or = _binary(P.or_p)
+bitwise_xor = _binary(P.xor_p)
+shift_left = _binary(P.shift_left_p)
+shift_right_arithmetic = _binary(P.shift_right_arithmetic_p)
+shift_right_logical = _binary(P.shift_right_logical_p)
+eq = _binary(P.eq_p)
+ne = _binary(P.ne_p)
+lt = _binary(P.lt_p)
+le = _binary(P.le_p)
+gt = _binary(P.gt_p)
+ge = _binary(P.ge_p)
+
+
+def round(x, rounding_method=0):  # noqa: A001
+    """Round to an integer value: 0 away from zero (default), 1 to nearest even."""
+    return bind(P.round_p, x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    """`x ** y` for a static Python int `y`, by repeated multiplication."""
+    return bind(P.integer_pow_p, x, y=int(y))
+
+
+def select_n(which, *cases):
+    """`cases[which]` elementwise; `which` is bool (two cases) or int32."""
+    return bind(P.select_n_p, which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """`on_true` where `pred` else `on_false`."""
+    return select_n(pred, on_false, on_true)
+
+
+def clamp(min, x, max):  # noqa: A002 - lax's names
+    """`x` limited to `[min, max]`."""
+    return bind(P.clamp_p, *_scalars_like([min, x, max]))
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+    """`operand` converted to `new_dtype` (float to int truncates and saturates)."""
+    new_dtype = avals.canonical_dtype(new_dtype)
+    aval = _aval(operand)
+    if aval.dtype is new_dtype and aval.weak_type == weak_type and not avals.is_python_scalar(operand):
+        return operand
+    if avals.is_python_scalar(operand):
+        from ..core.array import scalar
+
+        return scalar(operand, new_dtype, weak_type)
+    return bind(P.convert_element_type_p, operand, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """The bits of `operand` read as `new_dtype` (same width)."""
+    return bind(P.bitcast_convert_type_p, operand, new_dtype=avals.canonical_dtype(new_dtype))
+
+
+def iota(dtype, size: int):
+    """`[0, 1, ..., size-1]` as `dtype`."""
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension: int):
+    """The index along `dimension` at every position of `shape`."""
+    return bind(P.iota_p, dtype=avals.canonical_dtype(dtype), shape=tuple(int(n) for n in shape),
+                dimension=int(dimension))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast."""
+    shape = tuple(int(n) for n in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    if _aval(operand).shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    return bind(P.broadcast_in_dim_p, operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes):
+    """`operand` with leading axes of `sizes` added."""
+    nd = _aval(operand).ndim
+    sizes = tuple(sizes)
+    return broadcast_in_dim(operand, sizes + _aval(operand).shape,
+                            tuple(range(len(sizes), len(sizes) + nd)))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """`operand` with shape `new_sizes` (row-major; after permuting by `dimensions`)."""
+    new_sizes = tuple(int(n) for n in new_sizes)
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    if _aval(operand).shape == new_sizes and dims is None:
+        return operand
+    return bind(P.reshape_p, operand, new_sizes=new_sizes, dimensions=dims)
+
+
+def transpose(operand, permutation):
+    """Axes of `operand` permuted."""
+    perm = tuple(int(p) for p in permutation)
+    if perm == tuple(range(len(perm))):
+        return operand
+    return bind(P.transpose_p, operand, permutation=perm)
+
+
+def rev(operand, dimensions):
+    """`operand` reversed along `dimensions`."""
+    return bind(P.rev_p, operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with `(low, high, interior)` per axis; negative edges crop."""
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    operand, padding_value = _scalars_like([operand, padding_value])
+    return bind(P.pad_p, operand, padding_value, padding_config=config)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+    """The elements from `start_indices` up to `limit_indices`, every `strides`-th."""
+    return bind(P.slice_p, operand, start_indices=tuple(int(i) for i in start_indices),
+                limit_indices=tuple(int(i) for i in limit_indices),
+                strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def squeeze(array, dimensions):
+    """`array` without the size-1 axes `dimensions`."""
+    return bind(P.squeeze_p, array, dimensions=tuple(int(d) for d in dimensions))
+
+
+def expand_dims(array, dimensions):
+    """`array` with size-1 axes inserted at `dimensions`."""
+    shape = list(_aval(array).shape)
+    for d in sorted(dimensions):
+        shape.insert(d, 1)
+    return reshape(array, shape)
+
+
+def concatenate(operands, dimension: int):
+    """`operands` joined along `dimension`."""
+    if len(operands) == 1:
+        return operands[0]
+    return bind(P.concatenate_p, *operands, dimension=int(dimension))
+
+
+def _reducer(prim):
+    def fn(operand, axes):
+        return bind(prim, operand, axes=tuple(int(a) for a in axes))
+
+    fn.__name__ = prim.name
+    fn.__doc__ = f"`{prim.name}` of `operand` over `axes`."
+    return fn
+
+
+reduce_sum = _reducer(P.reduce_sum_p)
+reduce_prod = _reducer(P.reduce_prod_p)
+reduce_max = _reducer(P.reduce_max_p)
+reduce_min = _reducer(P.reduce_min_p)
+reduce_and = _reducer(P.reduce_and_p)
+reduce_or = _reducer(P.reduce_or_p)
+
+
+def argmax(operand, axis: int, index_dtype):
+    """Index of the largest element along `axis` (the first NaN if any)."""
+    return bind(P.argmax_p, operand, axes=(int(axis),),
+                index_dtype=avals.canonical_dtype(index_dtype))
+
+
+def argmin(operand, axis: int, index_dtype):
+    """Index of the smallest element along `axis` (the first NaN if any)."""
+    return bind(P.argmin_p, operand, axes=(int(axis),),
+                index_dtype=avals.canonical_dtype(index_dtype))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """Contract `lhs` and `rhs`: `(((lhs_contract), (rhs_contract)), ((lhs_batch), (rhs_batch)))`.
+
+    The result's axes are batch, then `lhs`'s free axes, then `rhs`'s.
+    """
+    (ca, cb), (ba, bb) = dimension_numbers
+    dn = ((tuple(ca), tuple(cb)), (tuple(ba), tuple(bb)))
+    pref = None if preferred_element_type is None else avals.canonical_dtype(preferred_element_type)
+    return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn, preferred_element_type=pref)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix product of rank-1 or rank-2 operands."""
+    return dot_general(lhs, rhs, (((_aval(lhs).ndim - 1,), (0,)), ((), ())),
+                       precision, preferred_element_type)
+
+
+def full(shape, fill_value, dtype=None):
+    """`fill_value` broadcast to `shape` (no memory until materialized)."""
+    from ..core.array import scalar
+
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    value = fill_value if dtype is None else convert_element_type(fill_value, dtype)
+    if avals.is_python_scalar(value):
+        value = scalar(value)
+    return broadcast(value, shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """`fill_value` in the shape and dtype of `x` (unless given)."""
+    aval = _aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def stop_gradient(x):
+    """`x` (gradients do not flow through it once transformations exist)."""
+    return x
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in
+           ("annotations", "np", "avals", "P", "ShapedArray", "bind")]

@@ -1,0 +1,36 @@
+"""`jaxwg.numpy`: the NumPy API on jaxwg arrays, with JAX's semantics.
+
+>>> import jaxwg.numpy as jnp
+>>> jnp.sum(jnp.exp(jnp.zeros(3)) * 2 + 1)
+Array(9., dtype=float32)
+"""
+
+import numpy as _np
+
+from ..core.array import Array as ndarray
+from .creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
+                       linspace, ones, ones_like, zeros, zeros_like)
+from .dtypes import *  # noqa: F403
+from .indexing import *  # noqa: F403
+from .linalg import *  # noqa: F403
+from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min,
+                         nansum, prod, ptp, std, sum, var)
+from .shape import *  # noqa: F403
+from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
+                     arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
+                     bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
+                     bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, cos, cosh, divide,
+                     divmod, equal, exp, exp2, expm1, fix, floor, floor_divide, fmax, fmin, fmod,
+                     greater, greater_equal, heaviside, invert, isfinite, isinf, isnan,
+                     left_shift, less, less_equal, log, log1p, log2, log10, logical_and,
+                     logical_not, logical_or, logical_xor, maximum, minimum, mod, multiply,
+                     negative, not_equal, positive, pow, power, reciprocal, remainder,
+                     right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square, subtract,
+                     tan, tanh, true_divide, trunc, where)
+
+pi = _np.pi
+e = _np.e
+inf = _np.inf
+nan = _np.nan
+euler_gamma = _np.euler_gamma
+newaxis = None

@@ -1,0 +1,145 @@
+"""Shared helpers of `jaxwg.numpy`: argument conversion, promotion, broadcasting, axes.
+
+>>> import jaxwg.numpy as jnp
+>>> [a.dtype.name for a in promote(jnp.arange(2), 1.5)]
+['float32', 'float32']
+>>> broadcast_shapes((2, 1), (3,))
+(2, 3)
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import lax
+from ..core import aval as avals
+from ..core import promotion
+from ..core.array import Array, asarray_for_bind
+from ..core.aval import ShapedArray
+from ..core.trace import Tracer
+
+
+def is_array(x) -> bool:
+    return isinstance(x, (Array, Tracer))
+
+
+def aval_of(x) -> ShapedArray:
+    return x.aval if is_array(x) else asarray_for_bind(x).aval
+
+
+def to_array(x):
+    """Arrays and tracers pass; scalars and NumPy/list data become arrays."""
+    if is_array(x):
+        return x
+    if avals.is_python_scalar(x) or isinstance(x, (np.ndarray, np.generic)):
+        return asarray_for_bind(x)
+    from .creation import asarray
+
+    return asarray(x)
+
+
+def check_arraylike(name: str, *args) -> None:
+    for a in args:
+        if not (is_array(a) or avals.is_python_scalar(a) or isinstance(a, (np.ndarray, np.generic))):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                            f"{type(a).__name__} at position {args.index(a)}.")
+
+
+def result_dtype(*args):
+    """(kernel dtype, weak) that JAX's promotion gives `args`."""
+    np_dtype, weak = promotion.result_type_and_weak(
+        *[promotable(a) for a in args],
+        x64=avals.x64_enabled())
+    return avals.canonical_dtype(np_dtype), weak
+
+
+class _Typed:
+    __slots__ = ("dtype", "weak_type")
+
+    def __init__(self, aval):
+        self.dtype = aval.dtype.np
+        self.weak_type = aval.weak_type
+
+
+def promotable(x):
+    """What `promotion.result_type` accepts for `x`: arrays as (dtype, weak_type) records."""
+    if is_array(x):
+        return _Typed(x.aval)
+    return x
+
+
+def promote(*args, to_inexact: bool = False):
+    """`args` converted to their common dtype (floats if `to_inexact`), keeping weakness."""
+    dtype, weak = result_dtype(*args)
+    if to_inexact and not dtype.is_float:
+        dtype, weak = avals.canonical_dtype("float64"), weak
+    return [lax.convert_element_type(a, dtype, weak) for a in args]
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    """NumPy's broadcast of `shapes` (a ValueError naming them if incompatible)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for k in range(ndim):
+        sizes = {s[len(s) - ndim + k] for s in shapes if len(s) - ndim + k >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise ValueError("Incompatible shapes for broadcasting: shapes="
+                             f"{[tuple(s) for s in shapes]}")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(result)
+
+
+def broadcast_to_shape(x, shape):
+    """`x` broadcast to `shape` (rank-0 operands of elementwise ops may stay rank 0)."""
+    x_shape = aval_of(x).shape
+    if x_shape == tuple(shape):
+        return x
+    nd = len(shape)
+    if len(x_shape) > nd or any(a not in (1, b) for a, b in zip(x_shape[::-1], shape[::-1])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {x_shape} and requested shape "
+                         f"{tuple(shape)}")
+    return lax.broadcast_in_dim(x, shape, tuple(range(nd - len(x_shape), nd)))
+
+
+def elementwise_operands(name: str, *args, to_inexact: bool = False):
+    """Promote and broadcast the operands of an elementwise function (rank 0 stays)."""
+    check_arraylike(name, *args)
+    args = promote(*[to_array(a) if not avals.is_python_scalar(a) else a for a in args],
+                   to_inexact=to_inexact)
+    shapes = [aval_of(a).shape for a in args]
+    try:
+        shape = broadcast_shapes(*shapes)
+    except ValueError:
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(map(str, shapes))}.") from None
+    return [a if aval_of(a).shape == () else broadcast_to_shape(a, shape) for a in args]
+
+
+def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
+def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
+    """`axis` (None, int or sequence) as sorted non-negative axes; None means all."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"repeated axis in {axis}")
+        return tuple(sorted(axes))
+    return (canonicalize_axis(axis, ndim),)
+
+
+def dtype_arg(dtype):
+    """A user's dtype argument as a kernel dtype (None passes through)."""
+    return None if dtype is None else avals.canonical_dtype(dtype)

@@ -1,0 +1,288 @@
+"""Reductions: `sum`, `prod`, `max`, `min`, `mean`, `var`, `std`, `argmax`, `argmin`, `any`, `all`.
+
+Each takes `axis` (None, an int or a tuple), `keepdims`, and where JAX has them
+`dtype`, `initial` and `where` (masked-out elements count as the identity). Sums of
+bools and small integers accumulate in int32, float16 sums in float32 (the kernels
+do that), and `mean`/`var` of integers are floats, as in JAX. A reduction fuses with
+its elementwise producers and consumers: `jnp.sum(jnp.exp(x) * 2) / n` is one kernel.
+
+>>> import jaxwg.numpy as jnp
+>>> x = jnp.arange(6).reshape(2, 3)
+>>> jnp.sum(x, axis=0), jnp.mean(x, axis=1, keepdims=True).shape
+(Array([3, 5, 7], dtype=int32), (2, 1))
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+from .. import lax
+from ..core import aval as avals
+from ..core import dtypes as dt
+from ._util import aval_of, broadcast_to_shape, canonicalize_axes, canonicalize_axis, to_array
+from .ufuncs import isnan, subtract
+
+
+def _keep(out, shape, axes, keepdims: bool):
+    if not keepdims:
+        return out
+    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return lax.reshape(out, kept)
+
+
+def _identity(name: str, dtype: dt.DType):
+    if name == "sum":
+        return 0
+    if name == "prod":
+        return 1
+    lo, hi = dt.bounds(dtype)
+    if dtype.is_bool:
+        lo, hi = False, True
+    return lo if name == "max" else hi
+
+
+_PRIMS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
+          "min": lax.reduce_min}
+
+
+def _sum_dtype(dtype: dt.DType) -> dt.DType:
+    """Sums and products of bool promote to the default int, as in JAX."""
+    return avals.canonical_dtype("int64") if dtype.is_bool else dtype
+
+
+def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool: bool):
+    x = to_array(a)
+    aval = aval_of(x)
+    axes = canonicalize_axes(axis, aval.ndim)
+    out_dtype = avals.canonical_dtype(dtype) if dtype is not None else (
+        _sum_dtype(aval.dtype) if promote_bool else aval.dtype)
+    if out_dtype is not aval.dtype:
+        x = lax.convert_element_type(x, out_dtype)
+    if name in ("max", "min") and initial is None and where is None and builtins.any(
+            aval.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if where is not None:
+        if name in ("max", "min") and initial is None:
+            raise ValueError(f"reduction operation {name} with where requires initial")
+        mask = broadcast_to_shape(to_array(where), aval.shape)
+        x = lax.select(mask, x, lax.full_like(x, _identity(name, out_dtype)))
+    out = _PRIMS[name](x, axes)
+    if initial is not None:
+        combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[name]
+        out = combine(out, lax.convert_element_type(initial, out_dtype))
+    return _keep(out, aval.shape, axes, keepdims)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+        promote_integers=True):  # noqa: A001
+    """Sum over `axis` (bools sum as int32).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.sum(jnp.ones((2, 3)), axis=1)
+    Array([3., 3.], dtype=float32)
+    """
+    return _reduction("sum", a, axis, dtype, keepdims, initial, where, True)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    """Product over `axis`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.prod(jnp.arange(1, 5))
+    Array(24, dtype=int32)
+    """
+    return _reduction("prod", a, axis, dtype, keepdims, initial, where, True)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Largest element over `axis` (NaN if any element is NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.max(jnp.array([[1, 5], [3, 2]]), axis=0)
+    Array([3, 5], dtype=int32)
+    """
+    return _reduction("max", a, axis, None, keepdims, initial, where, False)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """Smallest element over `axis` (NaN if any element is NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.min(jnp.array([[1, 5], [3, 2]]), axis=1)
+    Array([1, 2], dtype=int32)
+    """
+    return _reduction("min", a, axis, None, keepdims, initial, where, False)
+
+
+amax, amin = max, min
+
+
+def _bool_reduction(name: str, a, axis, keepdims, where):
+    x = to_array(a)
+    aval = aval_of(x)
+    x = x if aval.dtype.is_bool else lax.ne(x, lax.full_like(x, 0))
+    axes = canonicalize_axes(axis, aval.ndim)
+    if where is not None:
+        mask = broadcast_to_shape(to_array(where), aval.shape)
+        x = lax.select(mask, x, lax.full_like(x, name == "all"))
+    out = (lax.reduce_and if name == "all" else lax.reduce_or)(x, axes)
+    return _keep(out, aval.shape, axes, keepdims)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether every element over `axis` is true (nonzero).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.all(jnp.array([[1, 0], [1, 1]]), axis=1).tolist()
+    [False, True]
+    """
+    return _bool_reduction("all", a, axis, keepdims, where)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    """Whether some element over `axis` is true (nonzero).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.any(jnp.array([[1, 0], [0, 0]]), axis=1).tolist()
+    [True, False]
+    """
+    return _bool_reduction("any", a, axis, keepdims, where)
+
+
+def _count(aval, axes, where):
+    if where is None:
+        return math.prod(aval.shape[i] for i in axes)
+    mask = broadcast_to_shape(to_array(where), aval.shape)
+    return lax.reduce_sum(lax.convert_element_type(mask, dt.int32), axes)
+
+
+def _mean_dtype(aval_dtype: dt.DType, dtype):
+    if dtype is not None:
+        return avals.canonical_dtype(dtype)
+    return aval_dtype if aval_dtype.is_float else avals.canonical_dtype("float64")
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean over `axis` (a float; float16 accumulates in float32).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.mean(jnp.arange(4))
+    Array(1.5, dtype=float32)
+    """
+    x = to_array(a)
+    aval = aval_of(x)
+    axes = canonicalize_axes(axis, aval.ndim)
+    out_dtype = _mean_dtype(aval.dtype, dtype)
+    compute = dt.float32 if out_dtype is dt.float16 else out_dtype
+    total = sum(lax.convert_element_type(x, compute), axis=axes, where=where)
+    count = _count(aval, axes, where)
+    count = lax.convert_element_type(count, compute)
+    result = lax.div(total, count)
+    return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    """Variance over `axis`: mean of squared deviations, divided by `N - ddof`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
+    Array(1.25, dtype=float32)
+    """
+    if correction is not None:
+        ddof = correction
+    x = to_array(a)
+    aval = aval_of(x)
+    axes = canonicalize_axes(axis, aval.ndim)
+    out_dtype = _mean_dtype(aval.dtype, dtype)
+    compute = dt.float32 if out_dtype is dt.float16 else out_dtype
+    x = lax.convert_element_type(x, compute)
+    centered = subtract(x, mean(x, axis=axes, keepdims=True, where=where))
+    total = sum(lax.mul(centered, centered), axis=axes, where=where)
+    count = lax.convert_element_type(_count(aval, axes, where), compute)
+    result = lax.div(total, lax.sub(count, lax.convert_element_type(ddof, compute)))
+    return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
+        correction=None):
+    """Standard deviation: `sqrt(var(...))`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.std(jnp.array([1.0, 3.0]))
+    Array(1., dtype=float32)
+    """
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+
+
+def _arg(name: str, a, axis, keepdims):
+    x = to_array(a)
+    aval = aval_of(x)
+    if axis is None:
+        if aval.size == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        x = lax.reshape(x, (aval.size,))
+        out = (lax.argmax if name == "argmax" else lax.argmin)(x, 0, dt.int32)
+        return lax.reshape(out, (1,) * aval.ndim) if keepdims else out
+    ax = canonicalize_axis(axis, aval.ndim)
+    if aval.shape[ax] == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+    out = (lax.argmax if name == "argmax" else lax.argmin)(x, ax, dt.int32)
+    return _keep(out, aval.shape, (ax,), keepdims)
+
+
+def argmax(a, axis=None, out=None, keepdims=None):
+    """Index of the largest element (the first NaN if any; flat index when axis is None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.argmax(jnp.array([1.0, 3.0, 2.0]))
+    Array(1, dtype=int32)
+    """
+    return _arg("argmax", a, axis, bool(keepdims))
+
+
+def argmin(a, axis=None, out=None, keepdims=None):
+    """Index of the smallest element (the first NaN if any; flat index when axis is None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.argmin(jnp.array([[1, 0], [2, 3]]), axis=1).tolist()
+    [1, 0]
+    """
+    return _arg("argmin", a, axis, bool(keepdims))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """How many elements over `axis` are nonzero.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.count_nonzero(jnp.array([0, 1, 2]))
+    Array(2, dtype=int32)
+    """
+    x = to_array(a)
+    nonzero = lax.ne(x, lax.full_like(x, 0)) if not aval_of(x).dtype.is_bool else x
+    return sum(nonzero, axis=axis, keepdims=keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """max - min over `axis`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.ptp(jnp.array([3, 1, 4]))
+    Array(3, dtype=int32)
+    """
+    return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum treating NaN as zero.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
+    Array(3., dtype=float32)
+    """
+    x = to_array(a)
+    if aval_of(x).dtype.is_float:
+        x = lax.select(isnan(x), lax.full_like(x, 0), x)
+    return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)

@@ -1,0 +1,615 @@
+"""Elementwise functions with NumPy's names and JAX's promotion.
+
+Each function promotes its operands (`_util.elementwise_operands`: JAX's lattice, weak
+Python scalars, integers to float where the math needs it), broadcasts them and binds
+one or a few primitives. Python's sign conventions hold for `floor_divide`,
+`remainder` and `%`.
+
+>>> import jaxwg.numpy as jnp
+>>> jnp.remainder(jnp.array([-7, 7]), 3), jnp.floor_divide(-7.0, 2)
+(Array([2, 1], dtype=int32), Array(-4., dtype=float32, weak_type=True))
+>>> jnp.exp(jnp.arange(2)).dtype
+dtype('float32')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lax
+from ..core import dtypes as dt
+from ._util import aval_of, broadcast_shapes, elementwise_operands, to_array
+from ._util import broadcast_to_shape as _broadcast_to
+
+
+def _kind(x):
+    return aval_of(x).dtype
+
+
+# -- table-built functions --------------------------------------------------------------------
+
+
+def _float_unary(name: str, fn):
+    """Math on floats: integer and bool inputs are promoted to the default float."""
+
+    def ufunc(x, /):
+        (x,) = elementwise_operands(name, x, to_inexact=True)
+        return fn(x)
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name}; integers are promoted to float.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.zeros(2)).shape\n    (2,)\n")
+    return ufunc
+
+
+def _binary(name: str, fn, to_inexact: bool = False):
+    def ufunc(x1, x2, /):
+        a, b = elementwise_operands(name, x1, x2, to_inexact=to_inexact)
+        return fn(a, b)
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name} with broadcasting and JAX's promotion.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.ones(2), jnp.ones(2)).shape\n    (2,)\n")
+    return ufunc
+
+
+exp = _float_unary("exp", lax.exp)
+exp2 = _float_unary("exp2", lax.exp2)
+expm1 = _float_unary("expm1", lax.expm1)
+log = _float_unary("log", lax.log)
+log1p = _float_unary("log1p", lax.log1p)
+sin = _float_unary("sin", lax.sin)
+cos = _float_unary("cos", lax.cos)
+tan = _float_unary("tan", lax.tan)
+arcsin = _float_unary("arcsin", lax.asin)
+arccos = _float_unary("arccos", lax.acos)
+arctan = _float_unary("arctan", lax.atan)
+sinh = _float_unary("sinh", lax.sinh)
+cosh = _float_unary("cosh", lax.cosh)
+tanh = _float_unary("tanh", lax.tanh)
+arcsinh = _float_unary("arcsinh", lax.asinh)
+arccosh = _float_unary("arccosh", lax.acosh)
+arctanh = _float_unary("arctanh", lax.atanh)
+sqrt = _float_unary("sqrt", lax.sqrt)
+cbrt = _float_unary("cbrt", lax.cbrt)
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def log2(x, /):
+    """Base-2 logarithm.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.log2(8.0)
+    Array(3., dtype=float32)
+    """
+    (x,) = elementwise_operands("log2", x, to_inexact=True)
+    return lax.div(lax.log(x), lax.log(lax.full((), 2.0, _kind(x))))
+
+
+def log10(x, /):
+    """Base-10 logarithm.
+
+    >>> import jaxwg.numpy as jnp
+    >>> float(jnp.log10(100.0))
+    2.0
+    """
+    (x,) = elementwise_operands("log10", x, to_inexact=True)
+    return lax.div(lax.log(x), lax.log(lax.full((), 10.0, _kind(x))))
+
+
+def _rounding(name: str, fn):
+    def ufunc(x, /):
+        (x,) = elementwise_operands(name, x)
+        return x if not _kind(x).is_float else fn(x)
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name}; integers pass through unchanged.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.array([1.5, -1.5])).shape\n    (2,)\n")
+    return ufunc
+
+
+floor = _rounding("floor", lax.floor)
+ceil = _rounding("ceil", lax.ceil)
+trunc = _rounding("trunc", lambda x: lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
+rint = _rounding("rint", lambda x: lax.round(x, 1))
+fix = trunc
+
+
+def round(a, decimals: int = 0, out=None):  # noqa: A001 - NumPy's name
+    """Round to `decimals` digits, halves to even (as NumPy).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.round(jnp.array([0.5, 1.5, 2.5])).tolist(), jnp.round(jnp.array([2.25]), 1).tolist()
+    ([0.0, 2.0, 2.0], [2.200000047683716])
+    """
+    (a,) = elementwise_operands("round", a)
+    if not _kind(a).is_float:
+        if decimals >= 0:
+            return a
+        factor = 10 ** (-decimals)
+        return lax.mul(floor_divide(lax.add(a, factor // 2), factor), factor)
+    if decimals == 0:
+        return lax.round(a, 1)
+    factor = lax.full((), 10.0 ** decimals, _kind(a))
+    return lax.div(lax.round(lax.mul(a, factor), 1), factor)
+
+
+around = round
+
+
+def absolute(x, /):
+    """|x| (integers keep their dtype; bool passes through).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.abs(jnp.array([-2, 3]))
+    Array([2, 3], dtype=int32)
+    """
+    (x,) = elementwise_operands("absolute", x)
+    return x if _kind(x).is_bool else lax.abs(x)
+
+
+abs = absolute  # noqa: A001
+
+
+def negative(x, /):
+    """-x.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.negative(jnp.array([1, -2]))
+    Array([-1,  2], dtype=int32)
+    """
+    (x,) = elementwise_operands("negative", x)
+    if _kind(x).is_bool:
+        raise TypeError("negative does not accept dtype bool")
+    return lax.neg(x)
+
+
+def positive(x, /):
+    """+x (a copy-free identity).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.positive(jnp.array([1, -2]))
+    Array([ 1, -2], dtype=int32)
+    """
+    (x,) = elementwise_operands("positive", x)
+    return x
+
+
+def sign(x, /):
+    """-1, 0 or 1 by the sign of x (NaN stays NaN, -0.0 stays -0.0).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.sign(jnp.array([-3.0, 0.0, 2.0]))
+    Array([-1.,  0.,  1.], dtype=float32)
+    """
+    (x,) = elementwise_operands("sign", x)
+    if _kind(x).is_bool:
+        return x
+    return lax.sign(x)
+
+
+def square(x, /):
+    """x * x.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.square(jnp.array([2, 3]))
+    Array([4, 9], dtype=int32)
+    """
+    (x,) = elementwise_operands("square", x)
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+    """1 / x.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.reciprocal(jnp.array([2.0, 4.0]))
+    Array([0.5 , 0.25], dtype=float32)
+    """
+    (x,) = elementwise_operands("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def add(x1, x2, /):
+    """x1 + x2 (logical or for bools).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.add(jnp.arange(3), 1.5)   # a Python float is weakly typed, as in JAX
+    Array([1.5, 2.5, 3.5], dtype=float32, weak_type=True)
+    """
+    a, b = elementwise_operands("add", x1, x2)
+    return lax.bitwise_or(a, b) if _kind(a).is_bool else lax.add(a, b)
+
+
+def subtract(x1, x2, /):
+    """x1 - x2.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.subtract(jnp.arange(3), 1)
+    Array([-1,  0,  1], dtype=int32)
+    """
+    a, b = elementwise_operands("subtract", x1, x2)
+    if _kind(a).is_bool:
+        raise TypeError("subtract does not accept dtype bool; use logical_xor")
+    return lax.sub(a, b)
+
+
+def multiply(x1, x2, /):
+    """x1 * x2 (logical and for bools).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.multiply(jnp.arange(3), 2)
+    Array([0, 2, 4], dtype=int32)
+    """
+    a, b = elementwise_operands("multiply", x1, x2)
+    return lax.bitwise_and(a, b) if _kind(a).is_bool else lax.mul(a, b)
+
+
+def true_divide(x1, x2, /):
+    """x1 / x2 in floating point (integers are promoted first).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.true_divide(jnp.arange(3), 2)
+    Array([0. , 0.5, 1. ], dtype=float32)
+    """
+    a, b = elementwise_operands("true_divide", x1, x2, to_inexact=True)
+    return lax.div(a, b)
+
+
+divide = true_divide
+
+
+def _int_floor_divide(a, b):
+    q = lax.div(a, b)
+    if _kind(a).is_unsigned:
+        return q
+    r = lax.rem(a, b)
+    # Truncation rounded toward zero; step down where the signs differ and r != 0.
+    fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.lt(a, 0), lax.lt(b, 0)))
+    return lax.select(fix, lax.sub(q, 1), q)
+
+
+def _float_divmod(a, b):
+    """JAX's float floor division and modulus, with Python's signs."""
+    mod = lax.rem(a, b)
+    div = lax.div(lax.sub(a, mod), b)
+    fix = lax.bitwise_and(lax.ne(mod, 0.0), lax.ne(lax.lt(b, 0.0), lax.lt(mod, 0.0)))
+    mod = lax.select(fix, lax.add(mod, b), mod)
+    div = lax.select(fix, lax.sub(div, 1.0), div)
+    return lax.round(div, 1), mod
+
+
+def floor_divide(x1, x2, /):
+    """x1 // x2 rounded toward -inf, as Python.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.floor_divide(jnp.array([-7, 7]), 2)
+    Array([-4,  3], dtype=int32)
+    """
+    a, b = elementwise_operands("floor_divide", x1, x2)
+    kind = _kind(a)
+    if kind.is_bool:
+        raise TypeError("floor_divide does not accept dtype bool")
+    if kind.is_float:
+        div, _ = _float_divmod(a, b)
+        return lax.select(lax.eq(b, 0.0), lax.div(a, b), div)
+    return _int_floor_divide(a, b)
+
+
+def remainder(x1, x2, /):
+    """x1 % x2 with the sign of x2, as Python.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.remainder(jnp.array([-7.0, 7.0]), 3.0)
+    Array([2., 1.], dtype=float32)
+    """
+    a, b = elementwise_operands("remainder", x1, x2)
+    kind = _kind(a)
+    if kind.is_bool:
+        raise TypeError("remainder does not accept dtype bool")
+    r = lax.rem(a, b)
+    if kind.is_unsigned:
+        return r
+    zero = 0.0 if kind.is_float else 0
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(b, zero)))
+    return lax.select(fix, lax.add(r, b), r)
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    """C's fmod: the remainder with the sign of x1.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fmod(jnp.array([-7, 7]), 3)
+    Array([-1,  1], dtype=int32)
+    """
+    a, b = elementwise_operands("fmod", x1, x2)
+    return lax.rem(a, b)
+
+
+def divmod(x1, x2, /):  # noqa: A001
+    """(floor_divide(x1, x2), remainder(x1, x2)).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [v.tolist() for v in jnp.divmod(jnp.array([-7]), 2)]
+    [[-4], [1]]
+    """
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def power(x1, x2, /):
+    """x1 ** x2. Integer exponents known at trace time use repeated multiplication.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.power(jnp.arange(4), 2), jnp.power(2.0, jnp.arange(3)).tolist()
+    (Array([0, 1, 4, 9], dtype=int32), [1.0, 2.0, 4.0])
+    """
+    if isinstance(x2, (int, np.integer)) and not isinstance(x2, bool):
+        (a,) = elementwise_operands("power", x1)
+        if _kind(a).is_int and x2 < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return lax.integer_pow(a, int(x2))
+    a, b = elementwise_operands("power", x1, x2)
+    kind = _kind(a)
+    if kind.is_float:
+        return lax.pow(a, b)
+    if kind.is_bool:
+        raise TypeError("power does not accept dtype bool")
+    return _int_power(a, b)
+
+
+def _int_power(base, exponent):
+    """Integer powers by square-and-multiply over the 32 bits of the exponent."""
+    result = lax.full_like(base, 1)
+    acc = base
+    e = exponent
+    for _ in range(32):
+        bit = lax.ne(lax.bitwise_and(e, 1), 0)
+        result = lax.select(bit, lax.mul(result, acc), result)
+        acc = lax.mul(acc, acc)
+        e = lax.shift_right_logical(e, 1)
+    if _kind(exponent).is_unsigned:
+        return result
+    return lax.select(lax.lt(exponent, 0), lax.full_like(base, 0), result)
+
+
+pow = power  # noqa: A001
+
+
+def _compare(name: str, fn):
+    def ufunc(x1, x2, /):
+        a, b = elementwise_operands(name, x1, x2)
+        return fn(a, b)
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name}, a bool array.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.arange(3), 1).dtype\n    dtype('bool')\n")
+    return ufunc
+
+
+equal = _compare("equal", lax.eq)
+not_equal = _compare("not_equal", lax.ne)
+less = _compare("less", lax.lt)
+less_equal = _compare("less_equal", lax.le)
+greater = _compare("greater", lax.gt)
+greater_equal = _compare("greater_equal", lax.ge)
+
+
+maximum = _binary("maximum", lax.max)
+minimum = _binary("minimum", lax.min)
+arctan2 = _binary("arctan2", lax.atan2, to_inexact=True)
+atan2 = arctan2
+
+
+def fmax(x1, x2, /):
+    """Maximum ignoring NaN (NaN only if both are NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fmax(jnp.array([1.0, jnp.nan]), 0.0).tolist()
+    [1.0, 0.0]
+    """
+    a, b = elementwise_operands("fmax", x1, x2)
+    if not _kind(a).is_float:
+        return lax.max(a, b)
+    return lax.select(isnan(a), b, lax.select(isnan(b), a, lax.max(a, b)))
+
+
+def fmin(x1, x2, /):
+    """Minimum ignoring NaN (NaN only if both are NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fmin(jnp.array([1.0, jnp.nan]), 0.0).tolist()
+    [0.0, 0.0]
+    """
+    a, b = elementwise_operands("fmin", x1, x2)
+    if not _kind(a).is_float:
+        return lax.min(a, b)
+    return lax.select(isnan(a), b, lax.select(isnan(b), a, lax.min(a, b)))
+
+
+def _bitwise(name: str, fn):
+    def ufunc(x1, x2, /):
+        a, b = elementwise_operands(name, x1, x2)
+        if _kind(a).is_float:
+            raise TypeError(f"{name} does not accept dtype {_kind(a).name}; it takes integer "
+                            "or boolean arguments")
+        return fn(a, b)
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name} of integers or bools.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.array([6]), 3).dtype\n    dtype('int32')\n")
+    return ufunc
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
+left_shift = _bitwise("left_shift", lax.shift_left)
+right_shift = _bitwise("right_shift", lambda a, b: lax.shift_right_logical(a, b)
+                       if _kind(a).is_unsigned else lax.shift_right_arithmetic(a, b))
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def invert(x, /):
+    """Bitwise not (logical not for bools).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.invert(jnp.array([0, 1]))
+    Array([-1, -2], dtype=int32)
+    """
+    (x,) = elementwise_operands("invert", x)
+    if _kind(x).is_float:
+        raise TypeError(f"invert does not accept dtype {_kind(x).name}")
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def _to_bool(x):
+    x = to_array(x)
+    return x if _kind(x).is_bool else lax.ne(x, lax.convert_element_type(0, _kind(x)))
+
+
+def logical_not(x, /):
+    """not x, elementwise (any nonzero value is true).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.logical_not(jnp.array([0, 2])).tolist()
+    [True, False]
+    """
+    (x,) = elementwise_operands("logical_not", x)
+    return lax.bitwise_not(_to_bool(x))
+
+
+def _logical(name: str, fn):
+    def ufunc(x1, x2, /):
+        a, b = elementwise_operands(name, x1, x2)
+        return fn(_to_bool(a), _to_bool(b))
+
+    ufunc.__name__ = name
+    ufunc.__doc__ = (f"Elementwise {name} of truth values.\n\n"
+                     f"    >>> import jaxwg.numpy as jnp\n"
+                     f"    >>> jnp.{name}(jnp.array([0, 1]), 1).dtype\n    dtype('bool')\n")
+    return ufunc
+
+
+logical_and = _logical("logical_and", lax.bitwise_and)
+logical_or = _logical("logical_or", lax.bitwise_or)
+logical_xor = _logical("logical_xor", lax.bitwise_xor)
+
+
+def isnan(x, /):
+    """Whether each element is NaN.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isnan(jnp.array([1.0, jnp.nan])).tolist()
+    [False, True]
+    """
+    (x,) = elementwise_operands("isnan", x)
+    if not _kind(x).is_float:
+        return lax.full(aval_of(x).shape, False, dt.bool_)
+    return lax.ne(x, x)
+
+
+def isinf(x, /):
+    """Whether each element is +-inf.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isinf(jnp.array([1.0, -jnp.inf])).tolist()
+    [False, True]
+    """
+    (x,) = elementwise_operands("isinf", x)
+    if not _kind(x).is_float:
+        return lax.full(aval_of(x).shape, False, dt.bool_)
+    return lax.eq(lax.abs(x), float("inf"))
+
+
+def isfinite(x, /):
+    """Whether each element is finite (not NaN or inf).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isfinite(jnp.array([1.0, jnp.inf, jnp.nan])).tolist()
+    [True, False, False]
+    """
+    (x,) = elementwise_operands("isfinite", x)
+    if not _kind(x).is_float:
+        return lax.full(aval_of(x).shape, True, dt.bool_)
+    return lax.is_finite(x)
+
+
+def signbit(x, /):
+    """Whether the sign bit is set (true for -0.0).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.signbit(jnp.array([-0.0, 1.0])).tolist()
+    [True, False]
+    """
+    (x,) = elementwise_operands("signbit", x)
+    kind = _kind(x)
+    if kind.is_unsigned or kind.is_bool:
+        return lax.full(aval_of(x).shape, False, dt.bool_)
+    if kind.is_int:
+        return lax.lt(x, 0)
+    wide = x if kind is dt.float32 else lax.convert_element_type(x, dt.float32)
+    return lax.lt(lax.bitcast_convert_type(wide, dt.int32), 0)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """`x` where `condition` else `y`, broadcast together.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.where(jnp.arange(3) > 0, 1.0, -1.0)
+    Array([-1.,  1.,  1.], dtype=float32, weak_type=True)
+    """
+    if x is None or y is None:
+        raise NotImplementedError("where with one argument (nonzero) needs a static size; "
+                                  "it is not supported yet")
+    cond = _to_bool(condition)
+    a, b = elementwise_operands("where", x, y)
+    shape = _broadcast(cond, a, b)
+    return lax.select(_broadcast_to(cond, shape), _broadcast_to(a, shape),
+                      _broadcast_to(b, shape))
+
+
+def _broadcast(*xs):
+    return broadcast_shapes(*[aval_of(x).shape for x in xs])
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
+    """`arr` limited to `[min, max]` (either bound may be None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.clip(jnp.arange(5), 1, 3).tolist()
+    [1, 1, 2, 3, 3]
+    """
+    arr = a if arr is None else arr
+    min = a_min if min is None else min
+    max = a_max if max is None else max
+    out = to_array(arr)
+    if min is not None:
+        out = maximum(out, min)
+    if max is not None:
+        out = minimum(out, max)
+    return out
+
+
+def heaviside(x1, x2, /):
+    """0 where x1 < 0, x2 where x1 == 0, 1 where x1 > 0.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.heaviside(jnp.array([-1.0, 0.0, 2.0]), 0.5).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    a, b = elementwise_operands("heaviside", x1, x2, to_inexact=True)
+    a, b = [_broadcast_to(v, _broadcast(a, b)) for v in (a, b)]
+    return lax.select(lax.lt(a, 0.0), lax.full_like(a, 0.0),
+                      lax.select(lax.gt(a, 0.0), lax.full_like(a, 1.0), b))
