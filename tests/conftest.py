@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, settings
 
 from jaxwg.backend import get_backend
 
-_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+          HealthCheck.function_scoped_fixture]
 # The default run must fit CI's budget; HYPOTHESIS_PROFILE=thorough searches longer.
 settings.register_profile("jaxwg", deadline=None, max_examples=25, suppress_health_check=_QUIET)
 settings.register_profile("thorough", deadline=None, max_examples=300, suppress_health_check=_QUIET)

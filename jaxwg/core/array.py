@@ -104,18 +104,24 @@ class Array(ArrayMethods):
 
     def __bool__(self):
         if self.size != 1:
-            raise ValueError(f"The truth value of an array with {self.size} elements is "
+            raise ValueError("The truth value of an array with more than one element is "
                              "ambiguous. Use a.any() or a.all()")
         return bool(self._value())
 
+    def _scalar_value(self):
+        if self.ndim:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.ndim={self.ndim}")
+        return self._value()
+
     def __int__(self):
-        return int(self._value())
+        return int(self._scalar_value())
 
     def __float__(self):
-        return float(self._value())
+        return float(self._scalar_value())
 
     def __complex__(self):
-        return complex(self._value())
+        return complex(self._scalar_value())
 
     def __index__(self):
         if self.aval.dtype.is_float or self.ndim:

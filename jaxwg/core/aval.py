@@ -89,7 +89,8 @@ def x64_enabled() -> bool:
 
 
 def canonical_dtype(dtype) -> DType:
-    """The kernel dtype for a dtype specifier, narrowed to 32 bits unless x64 is on.
+    """The kernel dtype for a dtype specifier, narrowed to 32 bits unless x64 is on
+    (integers always: kernels have no 64-bit integers).
 
     Raises TypeError naming the dtype when jaxwg has no kernel type for it.
 
@@ -102,7 +103,12 @@ def canonical_dtype(dtype) -> DType:
     if isinstance(dtype, type) and dtype in python_types:
         dtype = python_types[dtype]
     narrowed = promotion.canonicalize_dtype(dtype, x64=x64_enabled())
+    # Kernels have no 64-bit integers (WGSL has none): with x64 on, integers stay 32-bit.
+    narrowed = _INT32_FOR.get(narrowed.name, narrowed)
     return dt.from_numpy(narrowed)
+
+
+_INT32_FOR = {"int64": np.dtype("int32"), "uint64": np.dtype("uint32")}
 
 
 def dtype_of_python_scalar(value) -> DType:

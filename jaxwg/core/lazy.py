@@ -45,8 +45,11 @@ MOVE = "move"
 REDUCE = "reduce"
 CONCAT = "concat"
 
-# An eager value whose pending expression grows past this many nodes is realized, so
-# that loops building long chains do not make ever larger kernels.
+# A node's `cost` counts the arithmetic nodes a kernel computing it would inline
+# (reductions below it become their own kernels; movement ops are index arithmetic).
+_COMPUTING = (ELEMENTWISE, CONCAT, REDUCE)
+# An eager value whose pending expression grows past this cost is realized, so that
+# loops building long chains do not make ever larger kernels.
 MAX_PENDING_COST = 160
 
 
@@ -92,11 +95,11 @@ class LazyNode:
         self.arg = arg
         self.buffer = buffer
         self.users = 0
-        self.cost = 1
+        self.cost = 1 if kind in _COMPUTING else 0
         self.device = device
         for s in self.srcs:
             s.users += 1
-            if s.kind != BUFFER:
+            if s.kind not in (BUFFER, REDUCE):
                 self.cost += s.cost
             if self.device is None:
                 self.device = s.device
@@ -125,7 +128,7 @@ class LazyNode:
         self.srcs = ()
         self.arg = None
         self.buffer = buffer
-        self.cost = 1
+        self.cost = 0
 
     # -- constructors --------------------------------------------------------------------
     @staticmethod

@@ -75,7 +75,7 @@ class Tracer:
             errors.concretization_message("boolean conversion", self.aval))
 
     def __int__(self):
-        raise errors.TracerIntegerConversionError(
+        raise errors.ConcretizationTypeError(
             errors.concretization_message("integer conversion", self.aval))
 
     def __float__(self):

@@ -37,6 +37,12 @@ from jaxwg.backend.webgpu.device import WebGPUDevice
 BindGroupEntry = tuple[int, wgpu.GPUBindGroup, Sequence[int] | None]
 
 
+# Slots held by recorded work cannot return to the pool until the submit. A loop that
+# allocates and drops large arrays would otherwise pile up `max_pending` of them: past
+# this many bytes held, the queue submits early.
+MAX_HELD_BYTES = 512 * 1024 * 1024
+
+
 class DispatchQueue:
     """Compute dispatches waiting in one open compute pass.
 
@@ -47,12 +53,15 @@ class DispatchQueue:
     2
     """
 
-    def __init__(self, device: WebGPUDevice, slots: SlotTable, max_pending: int = 256):
+    def __init__(self, device: WebGPUDevice, slots: SlotTable, max_pending: int = 256,
+                 max_held_bytes: int = MAX_HELD_BYTES):
         if max_pending < 1:
             raise ValueError(f"max_pending must be at least 1, got {max_pending}")
         self._device = device
         self._slots = slots
         self.max_pending = max_pending
+        self.max_held_bytes = max_held_bytes
+        self._held_bytes = 0
         slots.before_copy = self.flush
         self._encoder: wgpu.GPUCommandEncoder | None = None
         self._pass: wgpu.GPUComputePassEncoder | None = None
@@ -102,7 +111,7 @@ class DispatchQueue:
         compute_pass.dispatch_workgroups(*grid)
         self._pending += 1
         self.dispatches_recorded += 1
-        if self._pending >= self.max_pending:
+        if self._pending >= self.max_pending or self._held_bytes >= self.max_held_bytes:
             self.flush()
 
     def flush(self, then: Callable[[wgpu.GPUCommandEncoder], None] | None = None) -> None:
@@ -120,6 +129,7 @@ class DispatchQueue:
         held, self._held_slots = self._held_slots, []
         self._encoder = self._pass = self._pipeline = None
         self._pending = 0
+        self._held_bytes = 0
         try:
             compute_pass.end()
             if then is not None:
@@ -151,6 +161,7 @@ class DispatchQueue:
             for slot in slots_used:
                 self._slots.incref(slot)
                 taken.append(slot)
+                self._held_bytes += self._slots.nbytes(slot)
         except KeyError:
             for slot in taken:
                 self._slots.decref(slot)

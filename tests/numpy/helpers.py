@@ -1,0 +1,38 @@
+"""Comparison helpers for the public-API tests."""
+
+import numpy as np
+
+import jaxwg
+
+# Default tolerances by dtype: exactly rounded ops are held tighter by passing rtol.
+RTOL = {np.dtype("float16"): 2e-3, np.dtype("float32"): 2e-6, np.dtype("float64"): 1e-12}
+
+try:  # JAX is the oracle where installed
+    import jax
+    import jax.numpy as jax_numpy
+
+    jax.config.update("jax_platforms", "cpu")
+except ImportError:  # pragma: no cover - depends on the environment
+    jax = jax_numpy = None
+
+
+def assert_array(actual, expected, *, dtype=None, rtol=None, atol=0.0, weak_type=None):
+    """`actual` (a jaxwg Array) equals `expected` (NumPy): dtype, shape, values.
+
+    NaNs must match NaNs, infinities must match in sign; floats are compared with `rtol`
+    (default by dtype) and `atol`. `dtype` overrides the expected dtype.
+    """
+    assert isinstance(actual, jaxwg.Array), f"expected a jaxwg.Array, got {type(actual)}"
+    expected = np.asarray(expected)
+    want = np.dtype(dtype) if dtype is not None else expected.dtype
+    assert actual.dtype == want, f"dtype {actual.dtype} != {want}"
+    if weak_type is not None:
+        assert actual.weak_type == weak_type, f"weak_type {actual.weak_type} != {weak_type}"
+    got = np.asarray(actual)
+    assert got.shape == expected.shape, f"shape {got.shape} != {expected.shape}"
+    expected = expected.astype(want)
+    if want.kind == "f":
+        tol = RTOL[want] if rtol is None else rtol
+        np.testing.assert_allclose(got, expected, rtol=tol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected)

@@ -1,0 +1,123 @@
+"""Fusion and memory: kernels dispatched per computation, and no leaked buffers.
+
+`counters["kernels"]` counts dispatched kernels. Eager code is realized by reads and
+`block_until_ready`; jitted code dispatches its program once per call.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg.core.execute import counters
+
+from .helpers import assert_array
+
+
+def kernels_for(fn, *args, mode):
+    """Kernels one (cached, for jit) evaluation of fn dispatches, and its result."""
+    if mode == "jit":
+        jitted = jaxwg.jit(fn)
+        jaxwg.block_until_ready(jitted(*args))
+        fn = jitted
+    for a in args:
+        a.block_until_ready()
+    before = counters["kernels"]
+    out = fn(*args)
+    jaxwg.block_until_ready(out)
+    return counters["kernels"] - before, out
+
+
+def _softmax(m, x):
+    e = m.exp(x - x.max(axis=1, keepdims=True))
+    return e / m.sum(e, axis=1, keepdims=True)
+
+
+X = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
+
+
+@pytest.mark.parametrize("fn, reference, expected_kernels", [
+    (lambda x: jnp.sum(jnp.exp(x) * 2 + 1), lambda x: np.sum(np.exp(x) * 2 + 1), 1),
+    (lambda x: jnp.tanh(jnp.sin(x) * jnp.cos(x) + x / 3 - 1) ** 2 + jnp.abs(x),
+     lambda x: np.tanh(np.sin(x) * np.cos(x) + x / 3 - 1) ** 2 + np.abs(x), 1),
+    (lambda x: jnp.mean(jnp.exp(x), axis=1), lambda x: np.mean(np.exp(x), axis=1), 1),
+    (lambda x: jnp.sqrt(jnp.sum(x * x, axis=0)) + 1, lambda x: np.sqrt(np.sum(x * x, axis=0)) + 1, 1),
+    (lambda x: jnp.max(x.T[::-1] * 2, axis=1), lambda x: np.max(x.T[::-1] * 2, axis=1), 1),
+    # softmax: the max and the sum are two reductions, the division a third kernel
+    (lambda x: _softmax(jnp, x), lambda x: _softmax(np, x), 3),
+])
+def test_kernel_counts(platform, mode, fn, reference, expected_kernels):
+    count, out = kernels_for(fn, jnp.asarray(X), mode=mode)
+    assert_array(out, reference(X).astype(np.float32), rtol=1e-5)
+    assert count == expected_kernels
+
+
+def test_shared_value_is_computed_once(platform, mode):
+    def fn(x):
+        y = jnp.exp(jnp.sin(x) * 3 + jnp.cos(x))  # used by two reductions
+        return jnp.sum(y), jnp.max(y)
+
+    count, (s, m) = kernels_for(fn, jnp.asarray(X), mode=mode)
+    y = np.exp(np.sin(X) * 3 + np.cos(X))
+    assert_array(s, y.sum(), rtol=1e-5)
+    assert_array(m, y.max(), rtol=1e-6)
+    assert count == 3  # y once, then one kernel per reduction
+
+
+def test_reading_one_array_does_not_recompute_shared_work(platform):
+    x = jnp.asarray(X)
+    total = jnp.sum(jnp.exp(x))
+    a, b = total + 1, total * 2
+    before = counters["kernels"]
+    a.block_until_ready()
+    b.block_until_ready()
+    # The reduction is materialized once (b still needed it when a was read).
+    assert counters["kernels"] - before == 3
+    assert_array(b, np.float32(np.exp(X).sum() * 2), rtol=1e-5)
+
+
+def test_long_eager_chains_are_bounded(platform):
+    x = jnp.asarray(X)
+    y = x
+    for _ in range(400):
+        y = y * 0.5 + 0.25
+    want = X.copy()
+    for _ in range(400):
+        want = want * np.float32(0.5) + np.float32(0.25)
+    assert_array(y, want, rtol=1e-5)
+
+
+def _live_slots():
+    gc.collect()
+    backend = jaxwg.devices()[0].backend
+    backend.synchronize()
+    return backend.memory_stats()["live_slots"]
+
+
+def test_no_leaks_over_eager_steps(platform):
+    x = jnp.asarray(X)
+    x.block_until_ready()
+    w = jnp.ones(6)
+    w.block_until_ready()
+    baseline = _live_slots()
+    for step in range(1000):
+        w = w - 0.01 * jnp.mean(x * w, axis=0)
+        if step % 10 == 0:
+            w.block_until_ready()
+    w.block_until_ready()
+    assert _live_slots() == baseline
+
+
+def test_no_leaks_over_jit_calls(platform):
+    step = jaxwg.jit(lambda w, x: w - 0.01 * jnp.mean(x * w, axis=0))
+    x = jnp.asarray(X)
+    w = jnp.ones(6)
+    w = step(w, x)
+    w.block_until_ready()
+    baseline = _live_slots()
+    for _ in range(1000):
+        w = step(w, x)
+    w.block_until_ready()
+    assert _live_slots() == baseline

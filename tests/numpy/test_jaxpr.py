@@ -1,0 +1,96 @@
+"""Jaxprs: tracing, printing (checked against JAX's own printout), evaluation."""
+
+import re
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg.core.jaxpr import eval_jaxpr
+
+from .helpers import assert_array, jax, jax_numpy
+
+# (function of a numpy module, example arguments); run through both JAX and jaxwg.
+CASES = {
+    "sin_mul": (lambda m: lambda x: m.sin(x) * 2.0, [np.ones(3, np.float32)]),
+    "sum_axis": (lambda m: lambda x: m.sum(m.sin(x) * 2.0, axis=0), [np.ones((3, 4), np.float32)]),
+    "weak_int_arg": (lambda m: lambda x, y: x * y, [np.ones((2, 3), np.float32), 2]),
+    "identity": (lambda m: lambda x: x, [np.ones(3, np.float32)]),
+    "repeated_output": (lambda m: lambda x: (x, x), [np.ones(3, np.float32)]),
+    "exp_of_int": (lambda m: lambda x: m.exp(x), [np.arange(3, dtype=np.int32)]),
+    "compare": (lambda m: lambda x: x > 0, [np.ones(3, np.float32)]),
+    "max_axis": (lambda m: lambda x: m.max(x, axis=1), [np.ones((2, 3), np.float32)]),
+    "argmax": (lambda m: lambda x: m.argmax(x), [np.ones(3, np.float32)]),
+    "astype": (lambda m: lambda x: x.astype(m.int32), [np.ones(3, np.float32)]),
+    "neg_abs": (lambda m: lambda x: -abs(x), [np.ones(3, np.float32)]),
+    "transpose_reshape": (lambda m: lambda x: x.T.reshape(6), [np.ones((2, 3), np.float32)]),
+}
+
+
+def _without_sharding(text: str) -> str:
+    """JAX prints sharding parameters that jaxwg's primitives do not have."""
+    return re.sub(r" ?(out_sharding|sharding)=None", "", text)
+
+
+def _jaxwg_args(args):
+    return [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_printout_matches_jax(name):
+    make, args = CASES[name]
+    want = _without_sharding(str(jax.make_jaxpr(make(jax_numpy))(*args)))
+    got = str(jaxwg.make_jaxpr(make(jnp))(*_jaxwg_args(args)))
+    assert got == want
+
+
+def test_one_line_and_multi_line_forms():
+    one = jaxwg.make_jaxpr(lambda x: jnp.sin(x))(jnp.ones(3))
+    assert str(one) == "{ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }"
+    empty = jaxwg.make_jaxpr(lambda x: x)(jnp.ones(3))
+    assert str(empty) == "{ lambda ; a:f32[3]. let  in (a,) }"
+    many = jaxwg.make_jaxpr(lambda x: jnp.cos(jnp.sin(jnp.exp(x))))(jnp.ones((2, 3)))
+    assert str(many) == (
+        "{ lambda ; a:f32[2,3]. let\n"
+        "    b:f32[2,3] = exp a\n"
+        "    c:f32[2,3] = sin b\n"
+        "    d:f32[2,3] = cos c\n"
+        "  in (d,) }")
+
+
+def test_closed_over_arrays_become_constvars():
+    c = jnp.arange(3.0)
+    closed = jaxwg.make_jaxpr(lambda x: x * c + 1)(jnp.ones(3))
+    assert str(closed) == ("{ lambda a:f32[3]; b:f32[3]. let\n"
+                           "    c:f32[3] = mul b a\n"
+                           "    d:f32[3] = add c 1.0:f32[]\n"
+                           "  in (d,) }")
+    assert closed.consts[0] is c
+
+
+def test_pytree_arguments_and_static_argnums():
+    closed = jaxwg.make_jaxpr(lambda d, n: d["a"] * n + d["b"], static_argnums=1)(
+        {"a": jnp.ones(2), "b": jnp.zeros(2)}, 3)
+    assert str(closed) == ("{ lambda ; a:f32[2] b:f32[2]. let\n"
+                           "    c:f32[2] = mul a 3.0:f32[]\n"
+                           "    d:f32[2] = add c b\n"
+                           "  in (d,) }")
+
+
+def test_eval_jaxpr_reproduces_the_function(platform):
+    fn = lambda x: jnp.sum(jnp.exp(x) * 2.0, axis=1)  # noqa: E731
+    x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    closed = jaxwg.make_jaxpr(fn)(x)
+    (out,) = eval_jaxpr(closed.jaxpr, closed.consts, [x])
+    assert_array(out, np.sum(np.exp(np.arange(6.0).reshape(2, 3)) * 2, axis=1).astype(np.float32),
+                 rtol=1e-6)
+    assert [a.shape for a in closed.in_avals] == [(2, 3)]
+    assert [a.shape for a in closed.out_avals] == [(2,)]
+
+
+def test_bad_shapes_raise_at_trace_time():
+    with pytest.raises(TypeError, match=r"add got incompatible shapes for broadcasting: "
+                                        r"\(3,\), \(4,\)"):
+        jaxwg.make_jaxpr(lambda x, y: x + y)(jnp.ones(3), jnp.ones(4))
