@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ..config import config
 from . import dtypes as dt
 from . import promotion
 from .dtypes import DType
@@ -83,8 +84,6 @@ class ShapedArray:
 
 
 def x64_enabled() -> bool:
-    from ..config import config
-
     return config.jax_enable_x64
 
 
@@ -97,12 +96,29 @@ def canonical_dtype(dtype) -> DType:
     >>> canonical_dtype("float64"), canonical_dtype(float)
     (float32, float32)
     """
+    x64 = x64_enabled()
+    try:
+        return _CANONICAL[dtype, x64]
+    except (KeyError, TypeError):  # not seen yet, or unhashable
+        pass
+    result = _canonical_dtype(dtype, x64)
+    try:
+        _CANONICAL[dtype, x64] = result
+    except TypeError:
+        pass
+    return result
+
+
+_CANONICAL: dict = {}
+
+
+def _canonical_dtype(dtype, x64: bool) -> DType:
     if isinstance(dtype, DType):
         dtype = dtype.name
     python_types = {int: "int64", float: "float64", bool: "bool"}
     if isinstance(dtype, type) and dtype in python_types:
         dtype = python_types[dtype]
-    narrowed = promotion.canonicalize_dtype(dtype, x64=x64_enabled())
+    narrowed = promotion.canonicalize_dtype(dtype, x64=x64)
     # Kernels have no 64-bit integers (WGSL has none): with x64 on, integers stay 32-bit.
     narrowed = _INT32_FOR.get(narrowed.name, narrowed)
     return dt.from_numpy(narrowed)

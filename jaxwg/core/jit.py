@@ -161,6 +161,8 @@ class Jitted:
     def _compile(self, args, kwargs):
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
+        if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
+            return None, leaves  # inside a transformation: the caller inlines
         in_avals = tuple(abstractify(x) for x in leaves)
         key = (in_tree, in_avals, static, tuple(sorted(config.values().items())))
         entry = self._cache.get(key)
@@ -190,10 +192,9 @@ class Jitted:
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        leaves = pytree.tree_leaves((args, kwargs))
-        if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
-            return self._fun(*args, **kwargs)  # inside a transformation: inline
         entry, leaves = self._compile(args, kwargs)
+        if entry is None:
+            return self._fun(*args, **kwargs)  # inside a transformation: inline
         arrays = [x if isinstance(x, Array) else asarray_for_bind(x) for x in leaves]
         nodes = [a.node for a in arrays]
         realize(nodes)
@@ -215,6 +216,8 @@ class Jitted:
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and compile for these arguments without running."""
         entry, _ = self._compile(args, kwargs)
+        if entry is None:
+            raise TypeError("lower() needs concrete arguments, not tracers")
         return Lowered(entry)
 
     def trace(self, *args, **kwargs) -> Lowered:

@@ -104,9 +104,10 @@ def _elementwise(name: str, kind: str, out_dtype=None):
         _check_kind(name, kind, avals)
         _same_dtypes(name, avals)
         shape = _broadcast_shape(name, avals)
+        # As in JAX, the result is weak when every operand is (comparisons included).
         weak = all(a.weak_type for a in avals)
         dtype = avals[0].dtype if out_dtype is None else out_dtype
-        return ShapedArray(shape, dtype, weak and out_dtype is None)
+        return ShapedArray(shape, dtype, weak)
 
     return _declare(name, abstract_eval)
 

@@ -93,9 +93,15 @@ _NAMEDTUPLE = _NodeKind(lambda t: (t, None), lambda node_type, aux, ch: node_typ
 def _kind(node_type: type) -> _NodeKind | None:
     """The node kind of `node_type`, or None for a leaf type."""
     kind = _REGISTRY.get(node_type)
-    if kind is None and issubclass(node_type, tuple) and hasattr(node_type, "_fields"):
-        return _NAMEDTUPLE
+    if kind is None and node_type not in _LEAF_TYPES:
+        if issubclass(node_type, tuple) and hasattr(node_type, "_fields"):
+            return _NAMEDTUPLE
+        _LEAF_TYPES.add(node_type)
     return kind
+
+
+# Types seen to be leaves (registering a node type removes it from here).
+_LEAF_TYPES: set = set()
 
 
 def register_pytree_node(
@@ -135,6 +141,7 @@ def register_pytree_node(
         return unflatten_func(aux_data, children)
 
     _REGISTRY[nodetype] = _NodeKind(flatten, unflatten, _show_custom)
+    _LEAF_TYPES.discard(nodetype)
 
 
 def register_pytree_node_class(cls: type) -> type:

@@ -201,6 +201,31 @@ def test_held_slots_survive_decref_until_flush(device, kernels, slots):
     slots.decref(y)
 
 
+def test_buffers_of_dropped_held_slots_serve_gpu_written_slots(device, kernels, slots):
+    """A buffer whose owner let go while a dispatch still uses it may back a new slot
+    that a later dispatch writes (passes run in order), never an upload."""
+    queue = DispatchQueue(device, slots)
+    x = u32_slot(slots, np.zeros(N))
+    buffer = slots.buffer(x)
+    queue.record(kernels.increment.pipeline,
+                 [(0, bind(device, kernels.increment, slots, x), None)], GRID, [x])
+    slots.decref(x)
+    upload = u32_slot(slots, np.full(N, 7))
+    assert slots.buffer(upload) is not buffer
+    y = slots.malloc(N * 4)  # no data: the GPU will write it
+    assert slots.buffer(y) is buffer
+    queue.record(kernels.increment.pipeline,
+                 [(0, bind(device, kernels.increment, slots, y), None)], GRID, [y])
+    queue.flush()
+    # x's increment ran first, then y's on the same memory; the upload is untouched.
+    np.testing.assert_array_equal(read_u32(slots, y), 2)
+    np.testing.assert_array_equal(read_u32(slots, upload), 7)
+    assert slots.live_slots == 2
+    slots.decref(y)
+    slots.decref(upload)
+    assert slots.live_slots == 0 and slots.pool.num_pooled(N * 4) == 2
+
+
 def test_write_waits_for_recorded_work(device, kernels, slots):
     """A write issued after a recorded dispatch lands after it (via a flush)."""
     queue = DispatchQueue(device, slots)

@@ -131,6 +131,9 @@ class BufferPool:
         self._usage = usage
         self._label = label
         self._free: dict[int, list[wgpu.GPUBuffer]] = {}
+        # Buffers whose slots were dropped while recorded work still uses them: only
+        # GPU-written allocations may take them before the submit (see SlotTable).
+        self._lent: dict[int, dict[int, wgpu.GPUBuffer]] = {}
         self.hits = 0
         self.misses = 0
         self.pooled_bytes = 0
@@ -146,10 +149,15 @@ class BufferPool:
         cls = size_class(nbytes)
         return cls if cls <= pooled_limit else align4(nbytes)
 
-    def acquire(self, nbytes: int) -> tuple[wgpu.GPUBuffer, int]:
+    def acquire(self, nbytes: int, in_flight_ok: bool = False) -> tuple[wgpu.GPUBuffer, int]:
         """A buffer of at least `nbytes` bytes and its size: a pooled one if its class
-        has one free, else a new one. Its contents are unspecified."""
+        has one free, else a new one. Its contents are unspecified. `in_flight_ok` also
+        accepts buffers still used by unsubmitted work (`lend`)."""
         size = self.buffer_size(nbytes)
+        lent = self._lent.get(size) if in_flight_ok else None
+        if lent:
+            self.hits += 1
+            return lent.popitem()[1], size
         free = self._free.get(size)
         if free:
             self.hits += 1
@@ -177,6 +185,16 @@ class BufferPool:
         else:
             buffer.destroy()
 
+    def lend(self, buffer: wgpu.GPUBuffer) -> None:
+        """Offer a buffer that unsubmitted work still uses to GPU-written allocations."""
+        self._lent.setdefault(buffer.size, {})[id(buffer)] = buffer
+
+    def settle(self, buffer: wgpu.GPUBuffer) -> None:
+        """The work using a lent buffer was submitted: pool it, unless it was taken."""
+        lent = self._lent.get(buffer.size)
+        if lent is not None and lent.pop(id(buffer), None) is not None:
+            self.release(buffer)
+
     def trim(self) -> None:
         """Destroy every pooled buffer."""
         free_lists, self._free = self._free, {}
@@ -197,6 +215,8 @@ class _Slot:
     buffer: wgpu.GPUBuffer
     nbytes: int
     refcount: int
+    held: int = 0  # references taken by recorded, unsubmitted work (`hold`)
+    lent: bool = False  # its buffer was offered to GPU-written allocations
 
 
 def _byte_view(data) -> memoryview:
@@ -265,7 +285,7 @@ class SlotTable:
             buffer = self._shared_empty_buffer()
         else:
             self._check_fits(nbytes)
-            buffer, _ = self.pool.acquire(nbytes)
+            buffer, _ = self.pool.acquire(nbytes, in_flight_ok=view is None)
             if view is not None:
                 self._upload(buffer, view)
         handle = next(self._next_handle)
@@ -277,15 +297,38 @@ class SlotTable:
     def incref(self, slot: int) -> None:
         self._get(slot).refcount += 1
 
+    def hold(self, slot: int) -> None:
+        """A reference for recorded work; `release_hold` drops it after the submit."""
+        entry = self._get(slot)
+        entry.refcount += 1
+        entry.held += 1
+
+    def release_hold(self, slot: int) -> None:
+        entry = self._get(slot)
+        entry.held -= 1
+        self.decref(slot)
+
     def decref(self, slot: int) -> None:
-        """Drop one reference; at zero the slot is freed and its buffer pooled."""
+        """Drop one reference; at zero the slot is freed and its buffer pooled.
+
+        When only recorded work still holds the slot, its buffer is lent to new slots
+        that the GPU will write (`malloc` without data): dispatches in one pass run in
+        order, so a later kernel may overwrite it. Uploads never get such a buffer,
+        because they land before the recorded work runs."""
         entry = self._get(slot)
         entry.refcount -= 1
         if entry.refcount > 0:
+            if entry.refcount == entry.held and not entry.lent and entry.nbytes > 0:
+                entry.lent = True
+                self.pool.lend(entry.buffer)
             return
         del self._slots[slot]
         self._bytes_in_use -= entry.nbytes
-        if entry.nbytes > 0:
+        if entry.nbytes == 0:
+            return
+        if entry.lent:
+            self.pool.settle(entry.buffer)
+        else:
             self.pool.release(entry.buffer)
 
     def buffer(self, slot: int) -> wgpu.GPUBuffer:

@@ -139,7 +139,7 @@ class DispatchQueue:
         finally:
             # After the submit, any later use of these buffers comes after this work.
             for slot in held:
-                self._slots.decref(slot)
+                self._slots.release_hold(slot)
 
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""
@@ -159,12 +159,12 @@ class DispatchQueue:
         taken = []
         try:
             for slot in slots_used:
-                self._slots.incref(slot)
+                self._slots.hold(slot)
                 taken.append(slot)
                 self._held_bytes += self._slots.nbytes(slot)
         except KeyError:
             for slot in taken:
-                self._slots.decref(slot)
+                self._slots.release_hold(slot)
             raise
         self._held_slots.extend(taken)
 
