@@ -20,3 +20,7 @@ from .devices import (block_until_ready, default_backend, device_count, device_p
 from . import lax, numpy  # noqa: E402  (after Array: the numpy layer imports core)
 
 __version__ = "0.1.0"
+
+__all__ = ["Array", "Device", "block_until_ready", "config", "default_backend", "device_count",
+           "device_put", "devices", "jit", "lax", "live_arrays", "local_devices", "make_jaxpr",
+           "numpy", "tree", "tree_util"]

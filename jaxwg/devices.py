@@ -20,27 +20,51 @@ from .core.lazy import Buffer, LazyNode
 
 
 def devices(backend: str | None = None) -> list[Device]:
-    """The devices of `backend` (default: the default platform)."""
+    """The devices of `backend` (default: the default platform).
+
+    >>> import jaxwg
+    >>> jaxwg.devices("cpu")[0].platform
+    'cpu'
+    """
     return [get_device(backend or default_platform())]
 
 
 def local_devices(backend: str | None = None) -> list[Device]:
+    """The devices of this process (all of them: there is one host).
+
+    >>> import jaxwg
+    >>> jaxwg.local_devices("cpu")
+    [CpuDevice(id=0)]
+    """
     return devices(backend)
 
 
 def default_backend() -> str:
-    """The platform name new arrays go to: "webgpu" or "cpu" (`JAXWG_PLATFORMS`)."""
+    """The platform name new arrays go to: "webgpu" or "cpu" (`JAXWG_PLATFORMS`).
+
+    >>> import jaxwg
+    >>> jaxwg.default_backend() in ("webgpu", "cpu")
+    True
+    """
     return default_platform()
 
 
 def device_count(backend: str | None = None) -> int:
+    """How many devices `backend` has.
+
+    >>> import jaxwg
+    >>> jaxwg.device_count("cpu")
+    1
+    """
     return len(devices(backend))
 
 
 def _copy_to(array: Array, device: Device) -> Array:
     node = array.node
-    if node.device is device or (node.device is None and node.kind == "const"):
+    if node.device is device:
         return array
+    if node.device is None and node.kind == "const":
+        return Array(LazyNode.const(node.arg, node.dtype, device=device), array.aval)
     realize([node])
     host = node.device.backend.download(node.buffer.slot, node.dtype, node.size)
     backend = device.backend
@@ -70,7 +94,13 @@ def device_put(x, device: Device | None = None, *, donate: bool = False):
 
 
 def live_arrays(platform: str | None = None) -> list[Array]:
-    """Every live `Array` (optionally only those on `platform`)."""
+    """Every live `Array` (optionally only those on `platform`).
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> x = jnp.ones(2)
+    >>> any(a is x for a in jaxwg.live_arrays())
+    True
+    """
     found = [o for o in gc.get_objects() if isinstance(o, Array) and not o.is_deleted()]
     if platform is None:
         return found
@@ -78,7 +108,12 @@ def live_arrays(platform: str | None = None) -> list[Array]:
 
 
 def block_until_ready(x):
-    """Wait for every array in the pytree `x`; returns `x`."""
+    """Wait for every array in the pytree `x`; returns `x`.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> jaxwg.block_until_ready({"a": jnp.ones(2) * 2})["a"].tolist()
+    [2.0, 2.0]
+    """
     from .core import pytree
 
     for leaf in pytree.tree_leaves(x):

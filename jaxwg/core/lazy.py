@@ -136,8 +136,9 @@ class LazyNode:
         return LazyNode(BUFFER, shape, dtype, buffer=buffer, device=device)
 
     @staticmethod
-    def const(value, dtype: DType, shape=()) -> LazyNode:
-        return LazyNode(CONST, shape, dtype, arg=value)
+    def const(value, dtype: DType, shape=(), device=None) -> LazyNode:
+        """A scalar constant; with no `device` it goes wherever its users are."""
+        return LazyNode(CONST, shape, dtype, arg=value, device=device)
 
     def __repr__(self) -> str:
         return f"LazyNode({self.kind}, {self.dtype.name}{list(self.shape)})"

@@ -41,12 +41,29 @@ def _scalars_like(args):
             for a in args]
 
 
+# Example operands for the generated docstrings: integers for the bitwise primitives.
+_INT_OPERANDS = {"not", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
+                 "shift_right_logical"}
+
+
+def _example(name: str, arity: int) -> str:
+    operand = "jnp.arange(2)" if name in _INT_OPERANDS else "jnp.ones(2)"
+    public = _PUBLIC_NAMES.get(name, name)
+    return ("    >>> import jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
+            f"    >>> lax.{public}({', '.join([operand] * arity)}).shape\n    (2,)\n")
+
+
+_PUBLIC_NAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
+                 "xor": "bitwise_xor"}
+
+
 def _unary(prim):
     def fn(x):
         return bind(prim, x)
 
-    fn.__name__ = prim.name
-    fn.__doc__ = f"Elementwise `{prim.name}` (the `{prim.name}` primitive)."
+    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__doc__ = f"Elementwise `{prim.name}` (the `{prim.name}` primitive).\n\n" + \
+        _example(prim.name, 1)
     return fn
 
 
@@ -54,8 +71,9 @@ def _binary(prim):
     def fn(x, y):
         return bind(prim, *_scalars_like([x, y]))
 
-    fn.__name__ = prim.name
-    fn.__doc__ = f"Elementwise `{prim.name}` of two operands of one dtype."
+    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__doc__ = f"Elementwise `{prim.name}` of two operands of one dtype.\n\n" + \
+        _example(prim.name, 2)
     return fn
 
 
@@ -115,32 +133,68 @@ ge = _binary(P.ge_p)
 
 
 def round(x, rounding_method=0):  # noqa: A001
-    """Round to an integer value: 0 away from zero (default), 1 to nearest even."""
+    """Round to an integer value: 0 away from zero (default), 1 to nearest even.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.round(jnp.array([0.5, 2.5])).tolist(), lax.round(jnp.array([0.5, 2.5]), 1).tolist()
+    ([1.0, 3.0], [0.0, 2.0])
+    """
     return bind(P.round_p, x, rounding_method=int(rounding_method))
 
 
 def integer_pow(x, y: int):
-    """`x ** y` for a static Python int `y`, by repeated multiplication."""
+    """`x ** y` for a static Python int `y`, by repeated multiplication.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.integer_pow(jnp.array([2.0, 3.0]), 3).tolist()
+    [8.0, 27.0]
+    """
     return bind(P.integer_pow_p, x, y=int(y))
 
 
 def select_n(which, *cases):
-    """`cases[which]` elementwise; `which` is bool (two cases) or int32."""
+    """`cases[which]` elementwise; `which` is bool (two cases) or int32.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.select_n(jnp.array([0, 2]), jnp.zeros(2), jnp.ones(2), jnp.full(2, 2.0)).tolist()
+    [0.0, 2.0]
+    """
     return bind(P.select_n_p, which, *cases)
 
 
 def select(pred, on_true, on_false):
-    """`on_true` where `pred` else `on_false`."""
+    """`on_true` where `pred` else `on_false`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.select(jnp.array([True, False]), jnp.ones(2), jnp.zeros(2)).tolist()
+    [1.0, 0.0]
+    """
     return select_n(pred, on_false, on_true)
 
 
 def clamp(min, x, max):  # noqa: A002 - lax's names
-    """`x` limited to `[min, max]`."""
+    """`x` limited to `[min, max]`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.clamp(0.0, jnp.array([-1.0, 0.5, 2.0]), 1.0).tolist()
+    [0.0, 0.5, 1.0]
+    """
     return bind(P.clamp_p, *_scalars_like([min, x, max]))
 
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
-    """`operand` converted to `new_dtype` (float to int truncates and saturates)."""
+    """`operand` converted to `new_dtype` (float to int truncates and saturates).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.convert_element_type(jnp.array([-1.7, 3e10]), jnp.int32).tolist()
+    [-1, 2147483647]
+    """
     new_dtype = avals.canonical_dtype(new_dtype)
     aval = _aval(operand)
     if aval.dtype is new_dtype and aval.weak_type == weak_type and not avals.is_python_scalar(operand):
@@ -153,23 +207,47 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 def bitcast_convert_type(operand, new_dtype):
-    """The bits of `operand` read as `new_dtype` (same width)."""
+    """The bits of `operand` read as `new_dtype` (same width).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.bitcast_convert_type(jnp.array([1.0]), jnp.int32).tolist()
+    [1065353216]
+    """
     return bind(P.bitcast_convert_type_p, operand, new_dtype=avals.canonical_dtype(new_dtype))
 
 
 def iota(dtype, size: int):
-    """`[0, 1, ..., size-1]` as `dtype`."""
+    """`[0, 1, ..., size-1]` as `dtype`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.iota(jnp.float32, 3).tolist()
+    [0.0, 1.0, 2.0]
+    """
     return broadcasted_iota(dtype, (size,), 0)
 
 
 def broadcasted_iota(dtype, shape, dimension: int):
-    """The index along `dimension` at every position of `shape`."""
+    """The index along `dimension` at every position of `shape`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcasted_iota(jnp.int32, (2, 3), 1).tolist()
+    [[0, 1, 2], [0, 1, 2]]
+    """
     return bind(P.iota_p, dtype=avals.canonical_dtype(dtype), shape=tuple(int(n) for n in shape),
                 dimension=int(dimension))
 
 
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
-    """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast."""
+    """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcast_in_dim(jnp.arange(2), (2, 3), (0,)).tolist()
+    [[0, 0, 0], [1, 1, 1]]
+    """
     shape = tuple(int(n) for n in shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     if _aval(operand).shape == shape and dims == tuple(range(len(shape))):
@@ -178,7 +256,13 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
 
 
 def broadcast(operand, sizes):
-    """`operand` with leading axes of `sizes` added."""
+    """`operand` with leading axes of `sizes` added.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcast(jnp.arange(2), (3,)).shape
+    (3, 2)
+    """
     nd = _aval(operand).ndim
     sizes = tuple(sizes)
     return broadcast_in_dim(operand, sizes + _aval(operand).shape,
@@ -186,7 +270,13 @@ def broadcast(operand, sizes):
 
 
 def reshape(operand, new_sizes, dimensions=None):
-    """`operand` with shape `new_sizes` (row-major; after permuting by `dimensions`)."""
+    """`operand` with shape `new_sizes` (row-major; after permuting by `dimensions`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.reshape(jnp.arange(6), (2, 3)).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
     new_sizes = tuple(int(n) for n in new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
     if _aval(operand).shape == new_sizes and dims is None:
@@ -195,7 +285,13 @@ def reshape(operand, new_sizes, dimensions=None):
 
 
 def transpose(operand, permutation):
-    """Axes of `operand` permuted."""
+    """Axes of `operand` permuted.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.transpose(jnp.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     perm = tuple(int(p) for p in permutation)
     if perm == tuple(range(len(perm))):
         return operand
@@ -203,31 +299,61 @@ def transpose(operand, permutation):
 
 
 def rev(operand, dimensions):
-    """`operand` reversed along `dimensions`."""
+    """`operand` reversed along `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.rev(jnp.arange(3), (0,)).tolist()
+    [2, 1, 0]
+    """
     return bind(P.rev_p, operand, dimensions=tuple(int(d) for d in dimensions))
 
 
 def pad(operand, padding_value, padding_config):
-    """Pad with `(low, high, interior)` per axis; negative edges crop."""
+    """Pad with `(low, high, interior)` per axis; negative edges crop.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.pad(jnp.array([1, 2, 3]), 0, [(1, -1, 1)]).tolist()
+    [0, 1, 0, 2, 0]
+    """
     config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
     operand, padding_value = _scalars_like([operand, padding_value])
     return bind(P.pad_p, operand, padding_value, padding_config=config)
 
 
 def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
-    """The elements from `start_indices` up to `limit_indices`, every `strides`-th."""
+    """The elements from `start_indices` up to `limit_indices`, every `strides`-th.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.slice(jnp.arange(10), (1,), (8,), (3,)).tolist()
+    [1, 4, 7]
+    """
     return bind(P.slice_p, operand, start_indices=tuple(int(i) for i in start_indices),
                 limit_indices=tuple(int(i) for i in limit_indices),
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
 def squeeze(array, dimensions):
-    """`array` without the size-1 axes `dimensions`."""
+    """`array` without the size-1 axes `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.squeeze(jnp.ones((1, 2, 1)), (0, 2)).shape
+    (2,)
+    """
     return bind(P.squeeze_p, array, dimensions=tuple(int(d) for d in dimensions))
 
 
 def expand_dims(array, dimensions):
-    """`array` with size-1 axes inserted at `dimensions`."""
+    """`array` with size-1 axes inserted at `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.expand_dims(jnp.ones(2), (0, 2)).shape
+    (1, 2, 1)
+    """
     shape = list(_aval(array).shape)
     for d in sorted(dimensions):
         shape.insert(d, 1)
@@ -235,7 +361,13 @@ def expand_dims(array, dimensions):
 
 
 def concatenate(operands, dimension: int):
-    """`operands` joined along `dimension`."""
+    """`operands` joined along `dimension`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.concatenate([jnp.arange(2), jnp.arange(3)], 0).tolist()
+    [0, 1, 0, 1, 2]
+    """
     if len(operands) == 1:
         return operands[0]
     return bind(P.concatenate_p, *operands, dimension=int(dimension))
@@ -246,7 +378,11 @@ def _reducer(prim):
         return bind(prim, operand, axes=tuple(int(a) for a in axes))
 
     fn.__name__ = prim.name
-    fn.__doc__ = f"`{prim.name}` of `operand` over `axes`."
+    operand = "jnp.ones((2, 3), bool)" if prim.name in ("reduce_and", "reduce_or") else \
+        "jnp.ones((2, 3))"
+    fn.__doc__ = (f"`{prim.name}` of `operand` over `axes`.\n\n"
+                  "    >>> import jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
+                  f"    >>> lax.{prim.name}({operand}, (1,)).shape\n    (2,)\n")
     return fn
 
 
@@ -259,13 +395,25 @@ reduce_or = _reducer(P.reduce_or_p)
 
 
 def argmax(operand, axis: int, index_dtype):
-    """Index of the largest element along `axis` (the first NaN if any)."""
+    """Index of the largest element along `axis` (the first NaN if any).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.argmax(jnp.array([1.0, jnp.nan, 3.0]), 0, jnp.int32).item()
+    1
+    """
     return bind(P.argmax_p, operand, axes=(int(axis),),
                 index_dtype=avals.canonical_dtype(index_dtype))
 
 
 def argmin(operand, axis: int, index_dtype):
-    """Index of the smallest element along `axis` (the first NaN if any)."""
+    """Index of the smallest element along `axis` (the first NaN if any).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.argmin(jnp.array([[3, 1], [0, 2]]), 1, jnp.int32).tolist()
+    [1, 0]
+    """
     return bind(P.argmin_p, operand, axes=(int(axis),),
                 index_dtype=avals.canonical_dtype(index_dtype))
 
@@ -274,6 +422,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """Contract `lhs` and `rhs`: `(((lhs_contract), (rhs_contract)), ((lhs_batch), (rhs_batch)))`.
 
     The result's axes are batch, then `lhs`'s free axes, then `rhs`'s.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dot_general(jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4)), (((2,), (1,)), ((0,), (0,)))).shape
+    (5, 2, 4)
     """
     (ca, cb), (ba, bb) = dimension_numbers
     dn = ((tuple(ca), tuple(cb)), (tuple(ba), tuple(bb)))
@@ -282,13 +435,25 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 
 
 def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """Vector/matrix product of rank-1 or rank-2 operands."""
+    """Vector/matrix product of rank-1 or rank-2 operands.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3)).tolist()
+    [3.0, 3.0]
+    """
     return dot_general(lhs, rhs, (((_aval(lhs).ndim - 1,), (0,)), ((), ())),
                        precision, preferred_element_type)
 
 
 def full(shape, fill_value, dtype=None):
-    """`fill_value` broadcast to `shape` (no memory until materialized)."""
+    """`fill_value` broadcast to `shape` (no memory until materialized).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.full((2,), 7, jnp.float32).tolist()
+    [7.0, 7.0]
+    """
     from ..core.array import scalar
 
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
@@ -299,14 +464,26 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """`fill_value` in the shape and dtype of `x` (unless given)."""
+    """`fill_value` in the shape and dtype of `x` (unless given).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.full_like(jnp.arange(2), 5).tolist()
+    [5, 5]
+    """
     aval = _aval(x)
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype)
 
 
 def stop_gradient(x):
-    """`x` (gradients do not flow through it once transformations exist)."""
+    """`x` (gradients do not flow through it once transformations exist).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.stop_gradient(jnp.ones(2)).shape
+    (2,)
+    """
     return x
 
 

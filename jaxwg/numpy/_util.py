@@ -79,7 +79,12 @@ def promote(*args, to_inexact: bool = False):
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
-    """NumPy's broadcast of `shapes` (a ValueError naming them if incompatible)."""
+    """NumPy's broadcast of `shapes` (a ValueError naming them if incompatible).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.broadcast_shapes((2, 1), (1, 3), ())
+    (2, 3)
+    """
     ndim = max((len(s) for s in shapes), default=0)
     result = []
     for k in range(ndim):

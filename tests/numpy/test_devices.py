@@ -1,0 +1,91 @@
+"""Devices: listing, the default backend, device_put, memory stats, JAXWG_PLATFORMS."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+
+from .helpers import assert_array
+
+
+def test_devices_and_default_backend(platform):
+    (device,) = jaxwg.devices()
+    assert device.platform == platform == jaxwg.default_backend()
+    assert jaxwg.device_count() == 1 and jaxwg.local_devices() == [device]
+    assert jaxwg.devices("cpu")[0].platform == "cpu"
+    assert isinstance(device.device_kind, str) and device.device_kind
+    assert repr(jaxwg.devices("cpu")[0]) == "CpuDevice(id=0)"
+    with pytest.raises(RuntimeError, match="Unknown backend"):
+        jaxwg.devices("tpu")
+
+
+def test_new_arrays_go_to_the_default_device(platform):
+    assert jnp.ones(3).device.platform == platform
+    assert jnp.asarray(np.arange(3)).device.platform == platform
+
+
+def test_device_put_moves_between_devices(platform):
+    cpu, here = jaxwg.devices("cpu")[0], jaxwg.devices()[0]
+    x = jnp.arange(4.0) * 2
+    y = jaxwg.device_put(x, cpu)
+    assert y.device is cpu
+    assert_array(y, np.arange(4.0, dtype=np.float32) * 2)
+    z = jaxwg.device_put(y + 1, here)
+    assert z.device is here
+    assert_array(z, np.arange(4.0, dtype=np.float32) * 2 + 1)
+    tree = jaxwg.device_put({"a": np.ones(2), "b": [1.0]}, cpu)
+    assert tree["a"].device is cpu and tree["b"][0].device is cpu
+    assert jaxwg.device_put(x) is x  # already there
+
+
+def test_mixing_devices_is_an_error():
+    x = jaxwg.device_put(np.ones(2), jaxwg.devices("cpu")[0])
+    try:
+        other = jaxwg.devices("webgpu")[0]
+        other.backend
+    except RuntimeError as e:  # no adapter
+        pytest.skip(str(e))
+    y = jaxwg.device_put(np.ones(2), other)
+    with pytest.raises(ValueError, match="different devices"):
+        x + y
+    assert_array(x + 1.0, np.full(2, 2.0, np.float32))  # scalars go anywhere
+
+
+def test_memory_stats_count_live_arrays(platform):
+    import gc
+
+    device = jaxwg.devices()[0]
+    gc.collect()
+    device.backend.synchronize()
+    before = device.memory_stats()
+    x = jnp.asarray(np.ones(1000, np.float32))
+    stats = device.memory_stats()
+    assert stats["bytes_in_use"] == before["bytes_in_use"] + 4000
+    assert stats["live_slots"] == before["live_slots"] + 1
+    del x
+    gc.collect()
+    assert device.memory_stats()["bytes_in_use"] == before["bytes_in_use"]
+
+
+def test_live_arrays_and_block_until_ready(platform):
+    x = jnp.arange(3.0) + 1
+    assert any(a is x for a in jaxwg.live_arrays())
+    assert jaxwg.block_until_ready({"x": x}) == {"x": x}
+
+
+@pytest.mark.parametrize("name", ["cpu", "webgpu"])
+def test_platform_environment_variable(name):
+    code = "import jaxwg, jaxwg.numpy as jnp; print(jaxwg.default_backend(), jnp.ones(2).device.platform)"
+    env = {"JAXWG_PLATFORMS": name, "PATH": "/usr/bin:/bin"}
+    import os
+
+    env.update({k: v for k, v in os.environ.items() if k.startswith(("PYTHON", "HOME", "JAXWG_WEBGPU"))})
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120)
+    if name == "webgpu" and out.returncode != 0 and "adapter" in out.stderr:
+        pytest.skip("no WebGPU adapter")
+    assert out.stdout.split() == [name, name], out.stderr

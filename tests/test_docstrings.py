@@ -1,0 +1,27 @@
+"""Every public function has a docstring with a short example (a doctest)."""
+
+import inspect
+
+import pytest
+
+import jaxwg
+import jaxwg.lax
+import jaxwg.numpy
+
+
+def _public(module):
+    for name in sorted(getattr(module, "__all__", dir(module))):
+        obj = getattr(module, name)
+        if name.startswith("_") or not callable(obj) or inspect.isclass(obj):
+            continue
+        if getattr(obj, "__module__", "").startswith("jaxwg"):
+            yield f"{module.__name__}.{name}", obj
+
+
+FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy) for f in _public(m))
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_has_docstring_with_example(name):
+    doc = inspect.getdoc(FUNCTIONS[name]) or ""
+    assert ">>>" in doc, f"{name} needs a docstring with an example"
