@@ -9,7 +9,7 @@ Pytrees are in `jaxwg.tree_util` and `jaxwg.tree`, options in `jaxwg.config`.
 Array([0, 2, 4], dtype=int32)
 """
 
-from . import tree, tree_util
+from . import lax, numpy, tree, tree_util
 from .config import config
 from .core.array import Array
 from .core.device import Device
@@ -17,7 +17,6 @@ from .core.jaxpr import make_jaxpr
 from .core.jit import jit
 from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
                       live_arrays, local_devices)
-from . import lax, numpy  # noqa: E402  (after Array: the numpy layer imports core)
 
 __version__ = "0.1.0"
 

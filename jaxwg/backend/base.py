@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import abc
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

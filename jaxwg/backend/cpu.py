@@ -21,8 +21,8 @@ array([ 3, 12], dtype=int32)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -65,7 +65,10 @@ class CpuBackend(Backend):
     def malloc(self, nbytes: int, data=None) -> int:
         buf = np.zeros(nbytes, np.uint8)
         if data is not None:
-            raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
+            if isinstance(data, np.ndarray):  # memoryview.cast rejects zero-size shapes
+                raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+            else:
+                raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
             if raw.size != nbytes:
                 raise ValueError(f"malloc: data has {raw.size} bytes, expected {nbytes}")
             buf[:] = raw

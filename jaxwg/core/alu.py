@@ -37,7 +37,7 @@ from __future__ import annotations
 import enum
 import math
 import weakref
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -158,12 +158,12 @@ class AluExp:
     ((gidx // 10) % 10)
     """
 
-    __slots__ = ("op", "dtype", "src", "arg", "_hash", "_range", "__weakref__")
-    _interned: "weakref.WeakValueDictionary[tuple, AluExp]" = weakref.WeakValueDictionary()
+    __slots__ = ("__weakref__", "_hash", "_range", "arg", "dtype", "op", "src")
+    _interned: weakref.WeakValueDictionary[tuple, AluExp] = weakref.WeakValueDictionary()
 
     op: Op
     dtype: DType
-    src: tuple["AluExp", ...]
+    src: tuple[AluExp, ...]
     arg: object
 
     def __new__(cls, op: Op, dtype: DType, src: tuple = (), arg=None):
@@ -193,7 +193,7 @@ class AluExp:
         return (AluExp, (self.op, self.dtype, self.src, self.arg))
 
     # -- Python operators build nodes; numbers become constants of our dtype ---------
-    def _lift(self, other) -> "AluExp":
+    def _lift(self, other) -> AluExp:
         return other if isinstance(other, AluExp) else const(self.dtype, other)
 
     def __add__(self, other):
@@ -238,19 +238,19 @@ class AluExp:
     def __invert__(self):
         return unary(Op.NOT, self)
 
-    def lt(self, other) -> "AluExp":
+    def lt(self, other) -> AluExp:
         """self < other, as a bool node."""
         return compare(Op.CMPLT, self, self._lift(other))
 
-    def ne(self, other) -> "AluExp":
+    def ne(self, other) -> AluExp:
         """self != other, as a bool node."""
         return compare(Op.CMPNE, self, self._lift(other))
 
-    def cast(self, dtype: DType) -> "AluExp":
+    def cast(self, dtype: DType) -> AluExp:
         return cast(dtype, self)
 
     # -- structure -----------------------------------------------------------------
-    def toposort(self) -> list["AluExp"]:
+    def toposort(self) -> list[AluExp]:
         """Distinct nodes reachable from here, every node after its sources."""
         order: list[AluExp] = []
         seen: set[int] = set()
@@ -267,7 +267,7 @@ class AluExp:
             stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
         return order
 
-    def rewrite(self, fn: Callable[["AluExp"], "AluExp | None"]) -> "AluExp":
+    def rewrite(self, fn: Callable[[AluExp], AluExp | None]) -> AluExp:
         """Rebuild bottom-up: each node (with rewritten sources) is replaced by
         `fn(node)` unless that returns None.
 
@@ -282,7 +282,7 @@ class AluExp:
             done[node] = rebuilt if replacement is None else replacement
         return done[self]
 
-    def substitute(self, mapping: dict[str, "AluExp"]) -> "AluExp":
+    def substitute(self, mapping: dict[str, AluExp]) -> AluExp:
         """Replace named variables and special indices (`gidx`, `ridx`, ...) by expressions.
 
         >>> (variable(dt.int32, "upcast") * 4).substitute({"upcast": const(dt.int32, 2)})
@@ -310,11 +310,11 @@ class AluExp:
             ops.setdefault(node.op, set()).add(node.dtype)
         return ops
 
-    def loads(self) -> list["AluExp"]:
+    def loads(self) -> list[AluExp]:
         """The LOAD nodes, in dependency order."""
         return [n for n in self.toposort() if n.op is Op.LOAD]
 
-    def simplify(self, cache: dict | None = None) -> "AluExp":
+    def simplify(self, cache: dict | None = None) -> AluExp:
         """Constant folding, identities, range analysis and index arithmetic.
 
         >>> i = gidx(12)

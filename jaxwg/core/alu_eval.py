@@ -17,7 +17,7 @@ array([ 7, -7,  3,  0], dtype=int32)
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

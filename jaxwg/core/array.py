@@ -28,8 +28,8 @@ import numpy as np
 from . import aval as avals
 from . import lowering  # noqa: F401 - registers the lowering rules
 from . import primitives as P
-from .aval import ShapedArray
 from .array_methods import ArrayMethods
+from .aval import ShapedArray
 from .device import Device, default_device
 from .execute import realize
 from .lazy import CONST, MAX_PENDING_COST, Buffer, LazyNode
@@ -38,7 +38,7 @@ from .lazy import CONST, MAX_PENDING_COST, Buffer, LazyNode
 class Array(ArrayMethods):
     """A concrete jaxwg array (see the module docstring)."""
 
-    __slots__ = ("_node", "aval", "_deleted", "__weakref__")
+    __slots__ = ("__weakref__", "_deleted", "_node", "aval")
     __array_priority__ = 100
 
     def __init__(self, node: LazyNode, aval: ShapedArray):

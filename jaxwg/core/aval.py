@@ -40,7 +40,7 @@ SHORT_NAMES = {
 class ShapedArray:
     """The abstract value of an array: `shape`, `dtype` and `weak_type`."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("dtype", "shape", "weak_type")
 
     def __init__(self, shape, dtype: DType, weak_type: bool = False):
         self.shape = tuple(shape)

@@ -21,7 +21,7 @@ _NAMES = {"cpu": "CpuDevice", "webgpu": "WebGPUDevice"}
 class Device:
     """One device: `platform` ("webgpu" or "cpu"), `id`, and its `backend`."""
 
-    __slots__ = ("platform", "id", "_backend")
+    __slots__ = ("_backend", "id", "platform")
 
     def __init__(self, platform: str, id: int = 0):
         self.platform = platform

@@ -42,7 +42,6 @@ from .kernel import Kernel, Reduction
 from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MOVE, REDUCE, LazyNode
 from .view import ShapeTracker
 
-
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
 INLINE_COST = 4
 
@@ -219,7 +218,9 @@ class _KernelBuilder:
             inner = self.value(node.srcs[0], index)
             if valid is alu.const(dt.bool_, True):
                 return inner
-            return alu.where(valid, inner, alu.const(node.dtype, fill))
+            # Without a fill value the padding is never read (strided slices pad, then
+            # crop): any constant will do.
+            return alu.where(valid, inner, alu.const(node.dtype, 0 if fill is None else fill))
         if node.kind == CONCAT:
             return self._concat(node, idx)
         raise AssertionError(f"reduction {node} must be materialized or fused")

@@ -32,6 +32,7 @@ value it is about to fuse away is still wanted by pending work elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 
@@ -59,7 +60,7 @@ class Buffer:
     `backend` is None for the placeholders that jit uses while it plans a program.
     """
 
-    __slots__ = ("backend", "slot", "__weakref__")
+    __slots__ = ("__weakref__", "backend", "slot")
 
     def __init__(self, backend, slot):
         self.backend = backend
@@ -74,17 +75,25 @@ class Buffer:
     def __del__(self):
         if sys.is_finalizing():
             return  # the device may already be gone
-        try:
+        with contextlib.suppress(Exception):  # never raise from a finalizer
             self.release()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
 
 class LazyNode:
     """One value of the lazy graph (see the module docstring for the kinds)."""
 
-    __slots__ = ("kind", "shape", "dtype", "srcs", "arg", "buffer", "device", "users", "cost",
-                 "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "arg",
+        "buffer",
+        "cost",
+        "device",
+        "dtype",
+        "kind",
+        "shape",
+        "srcs",
+        "users",
+    )
 
     def __init__(self, kind: str, shape, dtype: DType, srcs=(), arg=None, buffer=None,
                  device=None):

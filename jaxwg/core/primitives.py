@@ -33,7 +33,7 @@ from .aval import ShapedArray
 class Primitive:
     """A named operation; `multiple_results` when it returns a tuple of arrays."""
 
-    __slots__ = ("name", "multiple_results")
+    __slots__ = ("multiple_results", "name")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name

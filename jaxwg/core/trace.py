@@ -29,7 +29,7 @@ from .. import errors
 class MainTrace:
     """One level of the trace stack: the Trace class to use and data it shares."""
 
-    __slots__ = ("level", "trace_type", "global_data")
+    __slots__ = ("global_data", "level", "trace_type")
 
     def __init__(self, level: int, trace_type: type, global_data: Any):
         self.level = level

@@ -79,7 +79,7 @@ def _binary(prim):
 
 neg = _unary(P.neg_p)
 sign = _unary(P.sign_p)
-abs = _unary(P.abs_p)  # noqa: A001 - lax's name
+abs = _unary(P.abs_p)
 bitwise_not = _unary(P.not_p)
 floor = _unary(P.floor_p)
 ceil = _unary(P.ceil_p)
@@ -114,9 +114,9 @@ sub = _binary(P.sub_p)
 mul = _binary(P.mul_p)
 div = _binary(P.div_p)
 rem = _binary(P.rem_p)
-pow = _binary(P.pow_p)  # noqa: A001
-max = _binary(P.max_p)  # noqa: A001
-min = _binary(P.min_p)  # noqa: A001
+pow = _binary(P.pow_p)
+max = _binary(P.max_p)
+min = _binary(P.min_p)
 atan2 = _binary(P.atan2_p)
 bitwise_and = _binary(P.and_p)
 bitwise_or = _binary(P.or_p)
@@ -132,7 +132,7 @@ gt = _binary(P.gt_p)
 ge = _binary(P.ge_p)
 
 
-def round(x, rounding_method=0):  # noqa: A001
+def round(x, rounding_method=0):
     """Round to an integer value: 0 away from zero (default), 1 to nearest even.
 
     >>> import jaxwg.numpy as jnp
@@ -176,7 +176,7 @@ def select(pred, on_true, on_false):
     return select_n(pred, on_false, on_true)
 
 
-def clamp(min, x, max):  # noqa: A002 - lax's names
+def clamp(min, x, max):
     """`x` limited to `[min, max]`.
 
     >>> import jaxwg.numpy as jnp
@@ -322,7 +322,7 @@ def pad(operand, padding_value, padding_config):
     return bind(P.pad_p, operand, padding_value, padding_config=config)
 
 
-def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
+def slice(operand, start_indices, limit_indices, strides=None):
     """The elements from `start_indices` up to `limit_indices`, every `strides`-th.
 
     >>> import jaxwg.numpy as jnp

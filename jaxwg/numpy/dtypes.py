@@ -17,14 +17,42 @@ from ..core import aval as avals
 from ..core import promotion
 from ._util import promotable
 
-__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64", "complex64", "dtype", "result_type",
-           "promote_types", "can_cast", "finfo", "iinfo", "issubdtype", "isdtype", "inexact",
-           "floating", "integer", "signedinteger", "unsignedinteger", "number", "bool",
-           "generic", "float_", "int_"]
+__all__ = [
+    "bool",
+    "bool_",
+    "can_cast",
+    "complex64",
+    "dtype",
+    "finfo",
+    "float16",
+    "float32",
+    "float64",
+    "float_",
+    "floating",
+    "generic",
+    "iinfo",
+    "inexact",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "int_",
+    "integer",
+    "isdtype",
+    "issubdtype",
+    "number",
+    "promote_types",
+    "result_type",
+    "signedinteger",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "unsignedinteger",
+]
 
 bool_ = np.bool_
-bool = np.bool_  # noqa: A001 - the Array API name
+bool = np.bool_
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 float16, float32, float64 = np.float16, np.float32, np.float64

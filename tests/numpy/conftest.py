@@ -18,7 +18,7 @@ def platform(request):
     os.environ["JAXWG_PLATFORMS"] = request.param
     if request.param == "webgpu":
         try:
-            jaxwg.devices("webgpu")[0].backend
+            _ = jaxwg.devices("webgpu")[0].backend
         except RuntimeError as e:  # no adapter on this machine
             pytest.skip(str(e))
     try:

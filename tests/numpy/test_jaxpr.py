@@ -80,7 +80,7 @@ def test_pytree_arguments_and_static_argnums():
 
 
 def test_eval_jaxpr_reproduces_the_function(platform):
-    fn = lambda x: jnp.sum(jnp.exp(x) * 2.0, axis=1)  # noqa: E731
+    fn = lambda x: jnp.sum(jnp.exp(x) * 2.0, axis=1)
     x = jnp.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     closed = jaxwg.make_jaxpr(fn)(x)
     (out,) = eval_jaxpr(closed.jaxpr, closed.consts, [x])

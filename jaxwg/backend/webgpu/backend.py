@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import functools
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 import wgpu
@@ -36,7 +36,7 @@ import wgpu
 from ...core import dtypes as dt
 from ...core.kernel import Kernel
 from ..base import Backend, UnsupportedDtypeError
-from .buffers import PoolConfig, SlotTable, BufferPool
+from .buffers import BufferPool, PoolConfig, SlotTable
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from .queue import DispatchQueue

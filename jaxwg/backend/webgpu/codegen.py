@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op, cast

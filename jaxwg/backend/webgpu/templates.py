@@ -198,7 +198,7 @@ class _Shader:
             value = f"select(0i, 1i, {strip_parens(value)})"
         self.b.emit(f"result[{index}] = {strip_parens(value)};")
 
-    def finish(self, outputs_per_workgroup: int) -> "ShaderSpec":
+    def finish(self, outputs_per_workgroup: int) -> ShaderSpec:
         self.b.emit("}")
         return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,
                           self.tuning.workgroup_size, outputs_per_workgroup)
