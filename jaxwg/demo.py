@@ -1,21 +1,18 @@
-"""A tour of what runs today: kernels written in the IR, run on the default backend.
+"""A tour of jaxwg: NumPy-style code, eager and jitted, fused into kernels on the device.
 
-`python -m jaxwg.demo` builds three kernels directly from `AluExp` expressions
-(the tracing frontend, `jaxwg.numpy` and `jit`, will produce kernels like these),
-runs them on the default backend (WebGPU; `JAXWG_PLATFORMS=cpu` picks the NumPy
-reference backend) and compares each result with NumPy:
+`python -m jaxwg.demo` runs on the default device (WebGPU; `JAXWG_PLATFORMS=cpu` picks
+the NumPy reference backend; `JAXWG_WEBGPU_ADAPTER=opengl`, `vulkan` or part of an
+adapter's name chooses the WebGPU adapter) and checks every result against NumPy:
 
-* a fused elementwise chain, `exp(x) * 2 + 1` over 1M float32: one kernel, one
-  pass over memory, no intermediate arrays;
-* a reduction with an epilogue: the mean of each row of a 1000x1000 matrix, as a
-  row sum whose result is scaled by 1/1000 inside the same kernel;
-* nullary fills (no inputs): on WebGPU the fill value is passed at dispatch time,
-  so filling with 3.5 and with -1 share one compiled pipeline.
+* an eager expression, `jnp.sum(jnp.exp(x) * 2 + 1)` over 1M float32: the operations
+  build a lazy graph and run as one kernel when the result is read;
+* a row-wise softmax: three kernels (max, sum, divide), eagerly and under `jit`;
+* logistic regression trained by a jitted step (matrix products, a sigmoid, a mean):
+  the program is traced and compiled once, then each call replays its kernels;
+* the jaxpr of a small function, printed as JAX prints it.
 
-It prints the device, one line per kernel ("ok" or "MISMATCH" with the largest
-error, and wall times), and exits with status 1 if any result differs from NumPy.
-`JAXWG_WEBGPU_ADAPTER=opengl` (or `vulkan`, or any part of an adapter's name)
-chooses the WebGPU adapter.
+It prints the device, one line per check ("ok" or "MISMATCH" with the largest error,
+the kernels dispatched and wall times), and exits with status 1 on any mismatch.
 """
 
 from __future__ import annotations
@@ -29,11 +26,9 @@ import numpy as np
 
 def _quiet_mesa() -> None:
     """Mesa's OpenGL driver complains on stderr when XDG_RUNTIME_DIR is unset; give it one."""
-    if os.environ.get("XDG_RUNTIME_DIR"):
+    if os.environ.get("XDG_RUNTIME_DIR") or not hasattr(os, "getuid"):
         return
-    path = f"/tmp/xdg-{os.getuid()}" if hasattr(os, "getuid") else None
-    if path is None:
-        return
+    path = f"/tmp/xdg-{os.getuid()}"
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
         os.environ["XDG_RUNTIME_DIR"] = path
@@ -41,82 +36,99 @@ def _quiet_mesa() -> None:
         pass
 
 
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:8.2f} ms"
+class Checker:
+    """Runs a computation, counts its kernels, compares it with NumPy, prints a line."""
+
+    def __init__(self):
+        from jaxwg.core.execute import counters
+
+        self.counters = counters
+        self.ok = True
+
+    def __call__(self, label: str, compute, expected, rtol=1e-5, atol=1e-6, repeats=3):
+        times, kernels, result = [], None, None
+        for _ in range(repeats):
+            before = self.counters["kernels"]
+            t0 = time.perf_counter()
+            result = np.asarray(compute())
+            times.append(time.perf_counter() - t0)
+            kernels = self.counters["kernels"] - before
+        expected = np.asarray(expected)
+        ok = result.shape == expected.shape and np.allclose(result, expected, rtol=rtol,
+                                                            atol=atol)
+        err = float(np.max(np.abs(result.astype(np.float64) - expected), initial=0.0))
+        self.ok &= ok
+        print(f"  {label:<44} {'ok' if ok else 'MISMATCH':<8} max err {err:.1e}  "
+              f"{kernels} kernel(s)  first {times[0] * 1e3:7.1f} ms  best "
+              f"{min(times) * 1e3:7.1f} ms")
 
 
-def run_kernel(be, kernel, inputs: list[np.ndarray], expected: np.ndarray, label: str,
-               repeats: int = 3) -> bool:
-    """Prepare and run `kernel` on `be`, compare with `expected`, print one line."""
-    slots = [be.upload(a) for a in inputs]
-    out = be.malloc(kernel.size * be.storage_dtype(kernel.dtype).itemsize)
-    t0 = time.perf_counter()
-    exe = be.prepare(kernel)
-    t_prepare = time.perf_counter() - t0
+def _softmax(m, x):
+    e = m.exp(x - x.max(axis=1, keepdims=True))
+    return e / m.sum(e, axis=1, keepdims=True)
 
-    times = []
-    for _ in range(repeats):  # dispatch + read back; the first run includes driver warm-up
-        t0 = time.perf_counter()
-        be.dispatch(exe, slots, [out])
-        result = be.download(out, kernel.dtype, kernel.size)
-        times.append(time.perf_counter() - t0)
-    for s in [*slots, out]:
-        be.decref(s)
 
-    ok = result.dtype == expected.dtype and np.allclose(result, expected, rtol=1e-5, atol=1e-6)
-    err = float(np.max(np.abs(result.astype(np.float64) - expected.astype(np.float64)), initial=0.0))
-    status = "ok" if ok else "MISMATCH"
-    print(f"  {label:<34} {status:<8} max err {err:.1e}   prepare {_ms(t_prepare)}"
-          f"   first run {_ms(times[0])}   best run {_ms(min(times))}")
-    return ok
+def _train(m, step, w, features, labels, steps):
+    for _ in range(steps):
+        w = step(m, w, features, labels)
+    return w
+
+
+def _logistic_step(m, w, features, labels):
+    """One gradient step of logistic regression (the gradient written out by hand)."""
+    p = 1 / (1 + m.exp(-(features @ w)))
+    grad = features.T @ (p - labels) / features.shape[0]
+    return w - 0.5 * grad
 
 
 def main() -> int:
     _quiet_mesa()
-    from jaxwg.backend import get_backend
-    from jaxwg.core import alu
-    from jaxwg.core import dtypes as dt
-    from jaxwg.core.kernel import Kernel, Reduction
+    import jaxwg
+    import jaxwg.numpy as jnp
 
     try:
-        be = get_backend()
+        device = jaxwg.devices()[0]
+        kind = device.device_kind
     except RuntimeError as e:  # no WebGPU adapter at all
         print(f"jaxwg demo: {e}\nTry JAXWG_PLATFORMS=cpu for the NumPy reference backend.")
         return 2
-    kind = "NumPy reference" if be.name == "cpu" else "WebGPU adapter"
-    print(f"backend: {be.name}   {kind}: {be.describe()}")
-    print("(prepare: plan and compile; run: dispatch and read the result back into NumPy)")
+    print(f"device: {device.platform}   {kind}")
+    check = Checker()
     rng = np.random.default_rng(0)
-    f32 = dt.float32
-    results = []
 
-    # 1. exp(x) * 2 + 1 over 1M float32: three ops fused into one kernel.
-    n = 1 << 20
-    x = rng.standard_normal(n, dtype=np.float32)
-    xi = alu.load(0, f32, alu.gidx(n))  # input 0, element gidx
-    chain = Kernel(1, n, alu.unary(alu.Op.EXP, xi) * 2.0 + 1.0)
-    results.append(run_kernel(be, chain, [x], np.exp(x) * 2 + 1, "exp(x) * 2 + 1, 1M float32"))
+    # 1. Eager code is lazy: three ops and a sum become one kernel when read.
+    x_host = rng.standard_normal(1 << 20, dtype=np.float32)
+    x = jnp.asarray(x_host)
+    check("eager sum(exp(x) * 2 + 1), 1M float32", lambda: jnp.sum(jnp.exp(x) * 2 + 1),
+          np.sum(np.exp(x_host.astype(np.float64)) * 2 + 1), rtol=1e-4)
 
-    # 2. Row means of a 1000x1000 matrix: sum over ridx, then the epilogue scales `acc`.
-    #    AluExp has no float division; JAX-style a / b lowers to a * reciprocal(b).
-    rows = cols = 1000
-    m = rng.standard_normal((rows, cols), dtype=np.float32)
-    term = alu.load(0, f32, alu.gidx(rows) * cols + alu.ridx(cols))
-    acc = alu.variable(f32, "acc")
-    mean = Reduction(alu.Op.ADD, f32, cols, epilogue=acc * alu.unary(alu.Op.RECIPROCAL, alu.const(f32, cols)))
-    row_mean = Kernel(1, rows, term, mean)
-    results.append(run_kernel(be, row_mean, [m], m.mean(axis=1), "row mean, 1000x1000 float32"))
+    # 2. Softmax over rows: reductions take their producers and consumers along.
+    logits_host = rng.standard_normal((1000, 256), dtype=np.float32)
+    logits = jnp.asarray(logits_host)
+    want = _softmax(np, logits_host.astype(np.float64))
+    check("eager softmax, 1000x256", lambda: _softmax(jnp, logits), want)
+    softmax = jaxwg.jit(lambda v: _softmax(jnp, v))
+    check("jit softmax, 1000x256", lambda: softmax(logits), want)
 
-    # 3. Fills: kernels with no inputs. On WebGPU their constants are lifted into
-    #    per-dispatch data, so the second fill reuses the first one's pipeline.
-    before = getattr(be, "pipelines_compiled", None)
-    for value in (3.5, -1.0):
-        fill = Kernel(0, n, alu.const(f32, value))
-        results.append(run_kernel(be, fill, [], np.full(n, value, np.float32), f"fill({value}), 1M float32"))
-    if before is not None:
-        print(f"  pipelines compiled for the two fills: {be.pipelines_compiled - before}")
+    # 3. A jitted training step: traced once, then replayed.
+    features_host = rng.standard_normal((2048, 32), dtype=np.float32)
+    true_w = rng.standard_normal(32, dtype=np.float32)
+    labels_host = (features_host @ true_w > 0).astype(np.float32)
+    step = jaxwg.jit(_logistic_step, static_argnums=0)
+    features, labels = jnp.asarray(features_host), jnp.asarray(labels_host)
+    w0 = np.zeros(32, np.float32)
+    want_w = _train(np, _logistic_step, w0, features_host, labels_host, 20)
+    check("jit logistic regression, 20 steps", lambda: _train(
+        jnp, step, jnp.asarray(w0), features, labels, 20), want_w, rtol=1e-4, atol=1e-5)
+    accuracy = float(jnp.mean((features @ jnp.asarray(want_w) > 0) == (labels > 0.5)))
+    per_step = len(step.lower(jnp, jnp.asarray(w0), features, labels).kernels)
+    print(f"  training accuracy {accuracy:.3f}; {per_step} kernels per step")
 
-    if all(results):
+    # 4. What jit sees.
+    print("jaxpr of lambda x: jnp.sum(jnp.sin(x) * 2.0, axis=0):")
+    print(jaxwg.make_jaxpr(lambda v: jnp.sum(jnp.sin(v) * 2.0, axis=0))(jnp.ones((3, 4))))
+
+    if check.ok:
         print("all results match NumPy")
         return 0
     print("some results differ from NumPy")

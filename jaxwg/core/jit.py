@@ -98,6 +98,11 @@ class Lowered:
     def jaxpr(self) -> ClosedJaxpr:
         return self._compiled.closed
 
+    @property
+    def kernels(self) -> list:
+        """The kernels one call dispatches, in order."""
+        return [k.executable.kernel for k in self._compiled.program.kernels]
+
     def as_text(self) -> str:
         lines = [pp_jaxpr(self._compiled.closed.jaxpr), ""]
         for k, kernel in enumerate(self._compiled.program.kernels):
