@@ -121,3 +121,23 @@ def test_no_leaks_over_jit_calls(platform):
         w = step(w, x)
     w.block_until_ready()
     assert _live_slots() == baseline
+
+
+def test_kernels_split_at_the_binding_limit(platform, monkeypatch):
+    from jaxwg.core import execute
+
+    # WebGPU guarantees 8 storage buffers per shader stage: 7 inputs and the output.
+    monkeypatch.setattr(execute, "max_inputs", lambda backend: 7)
+    hosts = [np.full(5, k, np.float32) for k in range(12)]
+    arrays = [jnp.asarray(h) for h in hosts]
+    total = arrays[0]
+    for a in arrays[1:]:
+        total = total * 1.5 + jnp.sin(a)
+    want = hosts[0]
+    for h in hosts[1:]:
+        want = want * np.float32(1.5) + np.sin(h)
+    before = counters["kernels"]
+    assert_array(total, want, rtol=1e-5)
+    assert counters["kernels"] - before >= 2  # twelve inputs, at most seven per kernel
+    concatenated = jnp.concatenate(arrays)  # a tree of concatenations, split as needed
+    assert_array(concatenated, np.concatenate(hosts))
