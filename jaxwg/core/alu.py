@@ -146,6 +146,9 @@ def _arg_key(op: Op, dtype: DType, arg):
     return arg
 
 
+_ALREADY_SIMPLE = object()
+
+
 class AluExp:
     """One node of the scalar expression DAG: `op`, `dtype`, `src` (child nodes), `arg`.
 
@@ -158,7 +161,7 @@ class AluExp:
     ((gidx // 10) % 10)
     """
 
-    __slots__ = ("__weakref__", "_hash", "_range", "arg", "dtype", "op", "src")
+    __slots__ = ("__weakref__", "_hash", "_range", "_simplified", "arg", "dtype", "op", "src")
     _interned: weakref.WeakValueDictionary[tuple, AluExp] = weakref.WeakValueDictionary()
 
     op: Op
@@ -177,6 +180,7 @@ class AluExp:
             object.__setattr__(node, "arg", arg)
             object.__setattr__(node, "_hash", hash(key))
             object.__setattr__(node, "_range", None)
+            object.__setattr__(node, "_simplified", None)
             cls._interned[key] = node
         return node
 
@@ -320,10 +324,23 @@ class AluExp:
         >>> i = gidx(12)
         >>> ((i // 4) * 4 + i % 4).simplify()
         gidx
+
+        Without a `cache` the result is remembered on the node: kernels built again
+        from the same expression (every eager call of one operation) skip the work.
         """
         from .simplify import simplify
 
-        return simplify(self, cache)
+        if cache is not None:
+            return simplify(self, cache)
+        found = self._simplified
+        if found is None:
+            found = simplify(self)
+            # A marker, not the node itself, for "already simple": no reference cycles.
+            object.__setattr__(self, "_simplified", _ALREADY_SIMPLE if found is self else found)
+            if found._simplified is None:
+                object.__setattr__(found, "_simplified", _ALREADY_SIMPLE)
+            return found
+        return self if found is _ALREADY_SIMPLE else found
 
     @property
     def range(self) -> tuple:
