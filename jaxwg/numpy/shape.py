@@ -797,8 +797,7 @@ def _check_no_padding(pair, mode: str) -> None:
 def _pad_edge(x, widths):
     for i, (lo, hi) in enumerate(widths):
         n = aval_of(x).shape[i]
-        if n == 0:
-            _check_no_padding((lo, hi), "edge")
+        if n == 0:  # not padded: pad() checked
             continue
         parts = [x]
         if lo:
@@ -809,53 +808,45 @@ def _pad_edge(x, widths):
     return x
 
 
-def _pad_wrap(x, widths):
+def _pad_periodic(x, widths, mode: str, reflect_type: str):
+    """"wrap", "reflect" and "symmetric": along each axis the padded array is periodic,
+    one period (the *unit*) being `x` ("wrap"), or `x` then its mirror image without
+    ("reflect") or with ("symmetric") the end elements. The unit is tiled by a broadcast
+    and the padded range sliced out, so an axis costs a few views however wide the
+    padding. With `reflect_type="odd"` the mirror image is `2 * x[-1] - x` and each
+    period adds `2 * (x[-1] - x[0])`, as repeated odd reflections do."""
     for i, (lo, hi) in enumerate(widths):
-        n = aval_of(x).shape[i]
-        if n == 0:
-            _check_no_padding((lo, hi), "wrap")
+        shape = aval_of(x).shape
+        n = shape[i]
+        if n == 0 or lo == hi == 0:  # empty axes are not padded: pad() checked
             continue
-        lo_repeats, lo_rest = divmod(lo, n)
-        hi_repeats, hi_rest = divmod(hi, n)
-        parts = [_slice_axis(x, n - lo_rest, n, i)] if lo_rest else []
-        parts += [x] * (lo_repeats + hi_repeats + 1)
-        if hi_rest:
-            parts.append(_slice_axis(x, 0, hi_rest, i))
-        x = _join(parts, i)
-    return x
-
-
-def _pad_reflect(x, widths, mode: str, reflect_type: str):
-    """Mirror images about the edges ("reflect" leaves the edge element out, "symmetric"
-    repeats it), repeated until the width is covered; "odd" mirrors the values about the
-    edge value too (2 * edge - x)."""
-    for i, (lo, hi) in enumerate(widths):
-        n = aval_of(x).shape[i]
-        if n == 0:
-            _check_no_padding((lo, hi), mode)
+        if n == 1 and mode != "wrap":
+            x = _pad_edge(x, [(lo, hi) if k == i else (0, 0) for k in range(len(shape))])
             continue
-        offset = 1 if mode == "reflect" and n > 1 else 0
-        for before, width in ((True, lo), (False, hi)):
-            size = aval_of(x).shape[i]
-            edge = _slice_axis(x, 0, 1, i) if before else _slice_axis(x, size - 1, size, i)
-            while width > 0:
-                size = aval_of(x).shape[i]
-                step = min(width, n - offset)
-                width -= step
-                if before:
-                    start, stop = offset, offset + step
-                else:
-                    start = size - step - offset
-                    stop = size if mode == "symmetric" or n == 1 else size - 1
-                piece = lax.rev(_slice_axis(x, start, stop, i), (i,))
-                if reflect_type == "odd":
-                    piece = lax.sub(lax.mul(broadcast_to_shape(edge, aval_of(piece).shape), 2),
-                                    piece)
-                    if n > 1:
-                        k = aval_of(piece).shape[i]
-                        edge = _slice_axis(piece, 0, 1, i) if before else _slice_axis(
-                            piece, k - 1, k, i)
-                x = lax.concatenate([piece, x] if before else [x, piece], i)
+        odd = mode != "wrap" and reflect_type == "odd"
+        unit = x
+        if mode != "wrap":
+            back = lax.rev(x if mode == "symmetric" else _slice_axis(x, 1, n - 1, i), (i,))
+            if odd:
+                last = broadcast_to_shape(_slice_axis(x, n - 1, n, i), aval_of(back).shape)
+                back = lax.sub(lax.mul(last, 2), back)
+            unit = _join([x, back], i)
+        period = aval_of(unit).shape[i]
+        first_tile = -(-lo // period)  # whole or partial periods before x[0]
+        tiles = first_tile + -(-(n + hi) // period)
+        wide = shape[:i] + (tiles, period) + shape[i + 1:]
+        keep = tuple(d for d in range(len(wide)) if d != i)
+        tiled = lax.broadcast_in_dim(unit, wide, keep)
+        if odd:
+            first, last = _slice_axis(x, 0, 1, i), _slice_axis(x, n - 1, n, i)
+            step = lax.broadcast_in_dim(lax.mul(lax.sub(last, first), 2), wide, keep)
+            drift = lax.mul(lax.broadcasted_iota(aval_of(x).dtype, wide, i), step)
+            if first_tile:
+                drift = lax.sub(drift, lax.mul(step, first_tile))
+            tiled = lax.add(tiled, drift)
+        flat = lax.reshape(tiled, shape[:i] + (tiles * period,) + shape[i + 1:])
+        start = first_tile * period - lo
+        x = _slice_axis(flat, start, start + lo + n + hi, i)
     return x
 
 
@@ -864,7 +855,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
     Modes: "constant" (`constant_values`: a scalar, a pair, or one pair per axis),
     "edge", "reflect", "symmetric" (`reflect_type` "even" or "odd"), "wrap", and
-    "empty" (zeros). All are views (`lax.pad`) or joins of slices and flips.
+    "empty" (zeros). All are built from views (`lax.pad`, slices, flips, broadcasts)
+    and joins; only `reflect_type="odd"` computes.
 
     >>> import jaxwg.numpy as jnp
     >>> x = jnp.array([1, 2, 3])
@@ -892,14 +884,15 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return _pad_constant(x, widths, kwargs.get("constant_values", 0))
     if mode == "empty":
         return _pad_constant(x, widths, 0)
+    for n, pair in zip(aval_of(x).shape, widths):
+        if n == 0:
+            _check_no_padding(pair, mode)
     if mode == "edge":
         return _pad_edge(x, widths)
-    if mode == "wrap":
-        return _pad_wrap(x, widths)
     reflect_type = kwargs.get("reflect_type", "even")
     if reflect_type not in ("even", "odd"):
         raise ValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
-    return _pad_reflect(x, widths, mode, reflect_type)
+    return _pad_periodic(x, widths, mode, reflect_type)
 
 
 # -- repetition ------------------------------------------------------------------------------
