@@ -75,21 +75,45 @@ def _is_finite(x: AluExp) -> AluExp:
     return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
 
 
+def _signbit(x: AluExp) -> AluExp:
+    """Whether the sign bit of float `x` is set (-0.0 included), read from its bits.
+
+    float16 and float64 go through float32, which keeps the sign of zeros and infinities."""
+    wide = alu.cast(dt.float32, x)
+    return alu.bitcast(dt.int32, wide).lt(alu.const(dt.int32, 0))
+
+
+def _horner(x: AluExp, coefficients) -> AluExp:
+    """sum(c[k] * x**k)."""
+    out = _c(x, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        out = out * x + _c(x, c)
+    return out
+
+
+# 2 atanh(s) / s = 2 (1 + s^2/3 + s^4/5 + ...): log1p(x) = 2 atanh(x / (2 + x)).
+_LOG1P_SERIES = tuple(2 / (2 * k + 1) for k in range(7))
+# expm1(x) / x = 1 + x/2! + x^2/3! + ...
+_EXPM1_SERIES = tuple(1 / math.factorial(k + 1) for k in range(10))
+
+
 def _log1p(x: AluExp) -> AluExp:
-    # log1p(x) = log(u) * x / (u - 1) with u = 1 + x rounded (Goldberg); exact where u == 1.
-    u = x + _c(x, 1)
-    d = u - _c(x, 1)
-    r = alu.unary(Op.LOG, u) * (x / d)
-    return _select(_eq(d, _c(x, 0)), x, _select(_eq(u, _c(x, math.inf)), u, r))
+    # Near 0: log1p(x) = 2 atanh(s), s = x / (2 + x), |s| <= 0.17 on the interval, by its
+    # series; elsewhere log(1 + x) loses nothing. No cancellation identity (u - 1 with
+    # u = 1 + x) is used: shader compilers that assume finite math fold it to x.
+    s = x / (_c(x, 2) + x)
+    z = s * s
+    near = s * _horner(z, _LOG1P_SERIES)
+    inside = _c(x, -0.29).lt(x) & x.lt(_c(x, 0.41))
+    return _select(inside, near, alu.unary(Op.LOG, x + _c(x, 1)))
 
 
 def _expm1(x: AluExp) -> AluExp:
-    # expm1(x) = (u - 1) * x / log(u) with u = exp(x) rounded (Kahan); exact where u == 1.
-    u = alu.unary(Op.EXP, x)
-    d = u - _c(x, 1)
-    r = d * (x / alu.unary(Op.LOG, u))
-    r = _select(_eq(u, _c(x, math.inf)), u, r)
-    return _select(_eq(d, _c(x, 0)), x, _select(_eq(d, _c(x, -1)), d, r))
+    # Near 0 the Taylor series (|x| <= 0.5: ten terms reach float32's precision), else
+    # exp(x) - 1, which loses at most a couple of ulp there.
+    near = x * _horner(x, _EXPM1_SERIES)
+    inside = alu.unary(Op.ABS, x).lt(_c(x, 0.5))
+    return _select(inside, near, alu.unary(Op.EXP, x) - _c(x, 1))
 
 
 def _logistic(x: AluExp) -> AluExp:
@@ -97,21 +121,25 @@ def _logistic(x: AluExp) -> AluExp:
 
 
 def _copysign_of(magnitude: AluExp, x: AluExp) -> AluExp:
-    return _select(x.lt(_c(x, 0)), -magnitude, magnitude)
+    return _select(_signbit(x), -magnitude, magnitude)
 
 
 def _sinh(x: AluExp) -> AluExp:
-    # sinh|x| = (e + e / (e + 1)) / 2 with e = expm1|x|: no cancellation near 0.
-    e = _expm1(alu.unary(Op.ABS, x))
-    ratio = _select(_eq(e, _c(x, math.inf)), _c(x, 1), e / (e + _c(x, 1)))
-    return _copysign_of(_c(x, 0.5) * (e + ratio), x)
+    # sinh|x| = (e + e / (e + 1)) / 2 with e = expm1|x|: no cancellation near 0. Where e
+    # overflows (sinh itself may not: sinh(89) < 3.4e38), (h / 2) h with h = exp(|x| / 2).
+    a = alu.unary(Op.ABS, x)
+    e = _expm1(a)
+    small = _c(x, 0.5) * (e + e / (e + _c(x, 1)))
+    h = alu.unary(Op.EXP, a * _c(x, 0.5))
+    large = (h * _c(x, 0.5)) * h
+    return _copysign_of(_select(_eq(e, _c(x, math.inf)), large, small), x)
 
 
 def _cosh(x: AluExp) -> AluExp:
-    # cosh x = e / 2 + 1 / (2 e) with e = exp|x|, written as exp(|x| - ln 2) to reach the top
-    # of the range without overflowing first.
-    h = alu.unary(Op.EXP, alu.unary(Op.ABS, x) - _c(x, math.log(2)))
-    return h + _c(x, 0.25) / h
+    # cosh x = (h / 2) h + 1 / (2 h^2) with h = exp(|x| / 2): exact halving, no overflow
+    # before cosh itself overflows.
+    h = alu.unary(Op.EXP, alu.unary(Op.ABS, x) * _c(x, 0.5))
+    return (h * _c(x, 0.5)) * h + _c(x, 0.5) / (h * h)
 
 
 def _hypot1(t: AluExp) -> AluExp:
@@ -127,23 +155,27 @@ def _asinh(x: AluExp) -> AluExp:
 
 
 def _acosh(x: AluExp) -> AluExp:
-    # acosh x = log1p(t + sqrt(t (t + 2))) with t = x - 1; log(2x) for large x.
+    # acosh x = log1p(t + sqrt(t (t + 2))) with t = x - 1; log(2x) for large x; NaN below 1.
     t = x - _c(x, 1)
     small = _log1p(t + alu.unary(Op.SQRT, t * (t + _c(x, 2))))
     big = alu.unary(Op.LOG, x) + _c(x, math.log(2))
-    return _select(x.lt(_c(x, 2.0 ** 30)), small, big)
+    return _select(x.lt(_c(x, 1)), _c(x, math.nan),
+                   _select(x.lt(_c(x, 2.0 ** 30)), small, big))
 
 
 def _atanh(x: AluExp) -> AluExp:
-    # atanh x = log1p(2x / (1 - x)) / 2
-    return _c(x, 0.5) * _log1p(_c(x, 2) * x / (_c(x, 1) - x))
+    # atanh|x| = log1p(2|x| / (1 - |x|)) / 2: on |x| the argument of log1p is >= 0, so
+    # 1 + it does not cancel near x = -1 (which lost ~150 ulp).
+    a = alu.unary(Op.ABS, x)
+    return _copysign_of(_c(x, 0.5) * _log1p(_c(x, 2) * a / (_c(x, 1) - a)), x)
 
 
 def _cbrt(x: AluExp) -> AluExp:
-    # exp2(log2|a| / 3), then one Newton step y -= (y^3 - a) / (3 y^2); 0 and inf pass through.
+    # exp2(log2|a| / 3), then one Newton step y += (a / y^2 - y) / 3 (no y^3: it would
+    # overflow near the top of the range); 0 and inf pass through, -0.0 keeps its sign.
     a = alu.unary(Op.ABS, x)
     y = alu.unary(Op.EXP2, alu.unary(Op.LOG2, a) * _c(x, 1 / 3))
-    y = y - (y * y * y - a) / (_c(x, 3) * y * y)
+    y = y + (a / (y * y) - y) * _c(x, 1 / 3)
     special = _eq(a, _c(x, 0)) | _eq(a, _c(x, math.inf))
     return _copysign_of(_select(special, a, y), x)
 
@@ -158,19 +190,28 @@ def _integer_pow(x: AluExp, y: int) -> AluExp:
         n >>= 1
         if n:
             base = base * base
-    return _c(x, 1) / result if y < 0 else result
+    if y > 0:
+        return result
+    return _c(x, 1) / result if x.dtype.is_float else _c(x, 1) // result
 
 
 def _pow(x: AluExp, y: AluExp) -> AluExp:
-    # |x|^y = exp2(y log2|x|); negative x needs an integer y (odd ones keep the sign).
-    magnitude = alu.unary(Op.EXP2, y * alu.unary(Op.LOG2, alu.unary(Op.ABS, x)))
-    y_is_int = _eq(alu.unary(Op.TRUNC, y), y)
+    """IEEE pow (C99 Annex F) for floats.
+
+    |x|^y = exp2(y log2|x|) covers zeros and infinities of either operand; the sign is
+    negative for a negative base (-0.0 and -inf included) and an odd integer y; a finite
+    negative base with a finite non-integer y is NaN; x^0 = 1^y = (-1)^+-inf = 1."""
+    ax = alu.unary(Op.ABS, x)
+    magnitude = alu.unary(Op.EXP2, y * alu.unary(Op.LOG2, ax))
+    y_is_int = _eq(alu.unary(Op.TRUNC, y), y)  # true for +-inf
     half = y * _c(y, 0.5)
     y_is_odd = y_is_int & ~_eq(alu.unary(Op.TRUNC, half), half)
-    negative = x.lt(_c(x, 0))
-    result = _select(negative & y_is_odd, -magnitude, magnitude)
-    result = _select(negative & ~y_is_int, _c(x, math.nan), result)
-    return _select(_eq(y, _c(y, 0)) | _eq(x, _c(x, 1)), _c(x, 1), result)
+    result = _select(_signbit(x) & y_is_odd, -magnitude, magnitude)
+    finite_negative = x.lt(_c(x, 0)) & ax.lt(_c(x, math.inf))
+    result = _select(finite_negative & ~y_is_int, _c(x, math.nan), result)
+    unit = _eq(y, _c(y, 0)) | _eq(x, _c(x, 1)) | (_eq(ax, _c(x, 1)) & _eq(
+        alu.unary(Op.ABS, y), _c(y, math.inf)))
+    return _select(unit, _c(x, 1), result)
 
 
 def _div(x: AluExp, y: AluExp) -> AluExp:

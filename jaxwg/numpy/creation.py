@@ -25,7 +25,7 @@ from ..core import dtypes as dt
 from ..core.array import Array, from_numpy, scalar
 from ..core.device import Device
 from ..core.trace import Tracer
-from ._util import aval_of, is_array
+from ._util import aval_of, is_array, result_dtype
 
 
 def _float_dtype():
@@ -48,12 +48,36 @@ def _contains_arrays(obj) -> bool:
     return False
 
 
+def _upload(host: np.ndarray, dtype: dt.DType, device):
+    """`host` as a device array of `dtype`; empty data needs no upload."""
+    if host.size == 0:
+        return empty_constant(host.shape, dtype)
+    return from_numpy(host, device, dtype=dtype)
+
+
+def empty_constant(shape, dtype: dt.DType, weak_type: bool = False):
+    """An array with no elements (some axis is 0): no memory, no upload.
+
+    Built from an iota rather than a broadcast constant, whose realization with a zero-
+    size shape fails in the view code for integer dtypes."""
+    shape = tuple(shape)
+    if not shape:
+        raise ValueError("an empty array needs a zero-size axis")
+    return lax.convert_element_type(lax.broadcasted_iota(dt.int32, shape, 0), dtype, weak_type)
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device: Device | None = None):
     """`a` as an array: arrays pass through (converted to `dtype`), data is uploaded.
+
+    Lists take JAX's dtype: the promotion of their elements, with Python scalars weak
+    (`[np.float16(1), 2]` is float16) and never a weak result.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.asarray([[1, 2], [3, 4]], dtype=jnp.float32).shape
     (2, 2)
+    >>> jnp.asarray([jnp.arange(2, dtype=jnp.uint32), [5, 6]])
+    Array([[0, 1],
+           [5, 6]], dtype=uint32)
     """
     kernel_dtype = None if dtype is None else avals.canonical_dtype(dtype)
     if is_array(a):
@@ -63,21 +87,56 @@ def asarray(a, dtype=None, order=None, *, copy=None, device: Device | None = Non
         if kernel_dtype is None:
             return scalar(a)
         return scalar(a, kernel_dtype)
-    if isinstance(a, (list, tuple)) and _contains_arrays(a):
-        from .shape import stack
-
-        return asarray(stack([asarray(x) for x in a]), dtype)
-    if isinstance(a, (list, tuple)) and _all_python_scalars(a):
-        host = np.asarray(a)
-        inferred = _python_sequence_dtype(a) if kernel_dtype is None else kernel_dtype
-        return from_numpy(host, device, dtype=inferred)
+    if isinstance(a, (list, tuple)):
+        leaves = list(_flat(a))
+        for x in leaves:
+            if x is None:
+                raise ValueError("None is not a valid value for jnp.array")
+        target = kernel_dtype or (_float_dtype() if not leaves else
+                                  result_dtype(*[_leaf_for_promotion(x) for x in leaves])[0])
+        if _contains_arrays(a):
+            return _stack_nested(a, target)
+        _check_python_ints(leaves, target)
+        host = np.asarray(a) if target.is_bool or not leaves else np.asarray(a, target.np)
+        if host.dtype == object:
+            raise ValueError("setting an array element with a sequence: irregular nested "
+                             "lists cannot become an array")
+        return _upload(np.asarray(host, target.np), target, device)
     host = np.asarray(a)
-    if host.dtype == object:
-        raise TypeError(f"jaxwg.numpy.asarray: cannot convert {type(a).__name__} with "
-                        "irregular or non-numeric contents")
+    if host.dtype == object or host.dtype.kind not in "biuf":
+        raise TypeError(f"Value {a!r} with dtype {host.dtype} is not a valid JAX array type. "
+                        "Only arrays of numeric types are supported by JAX.")
     if host.ndim == 0 and kernel_dtype is None and isinstance(a, np.generic):
         return scalar(host.item(), _host_dtype(host))
-    return from_numpy(host, device, dtype=kernel_dtype or _host_dtype(host))
+    return _upload(host, kernel_dtype or _host_dtype(host), device)
+
+
+def _leaf_for_promotion(x):
+    """A list element as `result_dtype` reads it (NumPy arrays keep their dtype)."""
+    return x if is_array(x) or avals.is_python_scalar(x) else np.asarray(x)
+
+
+def _check_python_ints(leaves, target: dt.DType) -> None:
+    if not target.is_int:
+        return
+    lo, hi = dt.bounds(target)
+    for x in leaves:
+        if type(x) is int and not lo <= x <= hi:
+            raise OverflowError(f"Python integer {x} out of bounds for {target.name}")
+
+
+def _stack_nested(seq, dtype: dt.DType):
+    """A nested list with arrays in it, as one array: each level stacks along a new axis."""
+    parts = [_stack_nested(x, dtype) if isinstance(x, (list, tuple)) else
+             lax.convert_element_type(asarray(x), dtype) for x in seq]
+    shapes = {aval_of(p).shape for p in parts}
+    if len(shapes) != 1:
+        raise ValueError("setting an array element with a sequence: the elements have "
+                         f"shapes {sorted(shapes)}")
+    (shape,) = shapes
+    if not parts:
+        return lax.full((0,), 0, dtype)
+    return lax.concatenate([lax.reshape(p, (1,) + shape) for p in parts], 0)
 
 
 def _flat(seq):
@@ -86,19 +145,6 @@ def _flat(seq):
             yield from _flat(x)
         else:
             yield x
-
-
-def _all_python_scalars(seq) -> bool:
-    return all(avals.is_python_scalar(x) for x in _flat(seq))
-
-
-def _python_sequence_dtype(seq) -> dt.DType:
-    kinds = {type(x) for x in _flat(seq)}
-    if float in kinds:
-        return _float_dtype()
-    if int in kinds:
-        return _int_dtype()
-    return dt.bool_ if kinds else _float_dtype()
 
 
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
@@ -138,7 +184,12 @@ def full(shape, fill_value, dtype=None, *, device=None):
     Array([7, 7], dtype=int32, weak_type=True)
     """
     shape = _shape(shape)
+    if isinstance(fill_value, (list, tuple)):
+        raise TypeError(f"full requires ndarray or scalar arguments, got {type(fill_value)} "
+                        "at position 0.")
     value = asarray(fill_value, dtype)
+    if 0 in shape:
+        return empty_constant(shape, aval_of(value).dtype, aval_of(value).weak_type)
     return lax.broadcast_in_dim(value, shape, tuple(range(len(shape) - aval_of(value).ndim,
                                                           len(shape))))
 
@@ -175,19 +226,25 @@ def empty(shape, dtype=None, *, device=None):
 
 def _like(name: str, value):
     def like(a, dtype=None, shape=None, *, device=None):
-        ref = aval_of(a)
-        target = ref.dtype if dtype is None else dtype
-        out = full(ref.shape if shape is None else shape,
-                   value if value is not None else 0, target)
-        return lax.convert_element_type(out, avals.canonical_dtype(target), ref.weak_type
-                                        and dtype is None)
+        return _full_like(name, a, value, dtype, shape)
 
     like.__name__ = name
     like.__doc__ = (f"An array like `a` (its shape and dtype unless given) filled with "
-                    f"{value if value is not None else 0}.\n\n"
+                    f"{value}.\n\n"
                     f"    >>> import jaxwg.numpy as jnp\n"
                     f"    >>> jnp.{name}(jnp.arange(2)).dtype\n    dtype('int32')\n")
     return like
+
+
+def _full_like(name: str, a, fill_value, dtype, shape):
+    """JAX's `*_like`: `a`'s dtype and weak type unless `dtype` is given."""
+    if not (is_array(a) or avals.is_python_scalar(a) or isinstance(a, (np.ndarray, np.generic))):
+        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at "
+                        "position 0.")
+    ref = aval_of(a)
+    target = ref.dtype if dtype is None else avals.canonical_dtype(dtype)
+    out = full(ref.shape if shape is None else shape, fill_value, target)
+    return lax.convert_element_type(out, target, ref.weak_type and dtype is None)
 
 
 zeros_like = _like("zeros_like", 0)
@@ -202,76 +259,115 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     >>> jnp.full_like(jnp.zeros(2), 3)
     Array([3., 3.], dtype=float32)
     """
-    ref = aval_of(a)
-    return full(ref.shape if shape is None else shape, fill_value,
-                ref.dtype if dtype is None else dtype)
+    return _full_like("full_like", a, fill_value, dtype, shape)
+
+
+def _concrete(name: str, v):
+    if isinstance(v, Tracer):
+        raise TypeError(f"jnp.arange: the argument '{name}' must be concrete; got a traced "
+                        "value (arange needs static sizes)")
+    if v is not None and np.ndim(v) != 0:
+        raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
+    return v.item() if isinstance(v, Array) else v
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values in `[start, stop)`, as NumPy (integers lower to a lazy iota).
+    """Evenly spaced values in `[start, stop)`, as JAX: `start + step * iota` (lazy).
+
+    The dtype is the promotion of the arguments (Python ints give int32, floats float32);
+    float16 computes in float32.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.arange(5), jnp.arange(1.0, 2.0, 0.5)
     (Array([0, 1, 2, 3, 4], dtype=int32), Array([1. , 1.5], dtype=float32))
+    >>> jnp.arange(10, 2, -3)
+    Array([10,  7,  4], dtype=int32)
     """
-    for v in (start, stop, step):
-        if isinstance(v, (Array, Tracer)) and isinstance(v, Tracer):
-            raise TypeError("jnp.arange: arguments must be concrete; got a traced value")
-    values = [v.item() if isinstance(v, Array) else v for v in (start, stop, step)]
-    start, stop, step = values
-    if stop is None:
-        start, stop = 0, start
-    step = 1 if step is None else step
-    host = np.arange(start, stop, step)
+    start = _concrete("stop" if stop is None and step is None else "start", start)
+    stop, step = _concrete("stop", stop), _concrete("step", step)
     if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, stop, step)) or host.dtype.kind == "f"
-        kernel_dtype = _float_dtype() if is_float else _int_dtype()
+        kernel_dtype = result_dtype(*[v for v in (start, stop, step) if v is not None])[0]
     else:
         kernel_dtype = avals.canonical_dtype(dtype)
-    n = host.size
-    if all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):
-        ramp = lax.iota(dt.int32, n)
-        if step != 1:
-            ramp = ramp * step
-        if start != 0:
-            ramp = ramp + start
-        return lax.convert_element_type(ramp, kernel_dtype)
-    return from_numpy(host.astype(kernel_dtype.np))
+    if kernel_dtype.is_bool:
+        raise TypeError("arange does not accept dtype bool; iota needs an integer or "
+                        "floating-point dtype")
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+        size = max(0, int(np.ceil(stop - start)))
+    else:
+        size = max(0, int(np.ceil((stop - start) / step)))
+    working = dt.float32 if kernel_dtype is dt.float16 else kernel_dtype
+    ramp = lax.iota(working, size)
+    if step != 1:
+        ramp = lax.mul(lax.convert_element_type(step, working), ramp)
+    if start != 0:
+        ramp = lax.add(lax.convert_element_type(start, working), ramp)
+    return lax.convert_element_type(ramp, kernel_dtype)
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
-    """`num` evenly spaced values from `start` to `stop`.
+    """`num` evenly spaced values from `start` to `stop`, computed as JAX does:
+    `start * (1 - t) + stop * t` with `t = i / div` (integers are floored).
+
+    `start` and `stop` may be arrays; the samples run along `axis`.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.linspace(0, 1, 5)
     Array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+    >>> jnp.linspace(jnp.zeros(2), jnp.array([1.0, 2.0]), 3, axis=1).tolist()
+    [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]]
     """
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    from ._util import result_dtype
-
-    computation = _float_dtype()
-    out_dtype = avals.canonical_dtype(dtype) if dtype is not None else \
-        (lambda d: d if d.is_float else computation)(result_dtype(start, stop, 1.0)[0])
+    for name, v in (("start", start), ("stop", stop)):
+        if not (is_array(v) or avals.is_python_scalar(v) or isinstance(v, (np.ndarray,
+                                                                            np.generic))):
+            raise TypeError(f"linspace requires ndarray or scalar arguments, got {type(v)} "
+                            f"for {name}.")
+    if dtype is None:
+        out_dtype = result_dtype(start, stop)[0]
+        out_dtype = out_dtype if out_dtype.is_float else _float_dtype()
+    else:
+        out_dtype = avals.canonical_dtype(dtype)
+    computation = out_dtype if out_dtype.is_float else _float_dtype()
     start_a = lax.convert_element_type(asarray(start), computation)
     stop_a = lax.convert_element_type(asarray(stop), computation)
+    from ._util import broadcast_shapes, broadcast_to_shape, canonicalize_axis
+
+    bounds = list(broadcast_shapes(aval_of(start_a).shape, aval_of(stop_a).shape))
+    start_a, stop_a = broadcast_to_shape(start_a, bounds), broadcast_to_shape(stop_a, bounds)
+    axis = canonicalize_axis(axis, len(bounds) + 1)
+    out_shape = bounds[:axis] + [num] + bounds[axis:]
+    bounds_1 = bounds[:axis] + [1] + bounds[axis:]
     div = (num - 1) if endpoint else num
-    ramp = lax.convert_element_type(lax.iota(dt.int32, num), computation)
-    delta = lax.sub(stop_a, start_a)
-    step = lax.div(delta, lax.convert_element_type(max(div, 1), computation)) if div > 0 else \
-        lax.mul(delta, float("nan"))
-    values = lax.add(lax.mul(ramp, step) if aval_of(step).shape == () else ramp, start_a)
-    if endpoint and num > 1:
-        last = lax.eq(lax.iota(dt.int32, num), num - 1)
-        values = lax.select(last, lax.broadcast_in_dim(stop_a, (num,), ()), values)
-    out = lax.convert_element_type(values, out_dtype)
+
+    def spread(x, n):  # x (of shape `bounds`) repeated n times along `axis`
+        return lax.broadcast_in_dim(x, bounds[:axis] + [n] + bounds[axis:],
+                                    [d for d in range(len(bounds) + 1) if d != axis])
+
+    if num > 1:
+        delta = lax.div(lax.sub(stop_a, start_a), lax.full((), div, computation))
+        t = lax.div(lax.broadcasted_iota(computation, bounds[:axis] + [div] + bounds[axis:], axis),
+                    lax.full((), div, computation))
+        one_minus_t = lax.sub(lax.full((), 1, computation), t)
+        out = lax.add(lax.mul(spread(start_a, div), one_minus_t), lax.mul(spread(stop_a, div), t))
+        if endpoint:
+            out = lax.concatenate([out, lax.reshape(stop_a, bounds_1)], axis)
+    elif num == 1:
+        delta = lax.sub(stop_a, start_a) if not endpoint else lax.full(bounds, np.nan, computation)
+        out = lax.reshape(start_a, bounds_1)
+    else:
+        delta = lax.full(bounds, np.nan, computation)
+        out = lax.full(out_shape, 0, computation)
     if out_dtype.is_int:
-        out = lax.convert_element_type(lax.floor(values), out_dtype)
-    if axis != 0:
-        raise NotImplementedError("linspace with axis != 0 is not supported yet")
-    return (out, lax.convert_element_type(step, out_dtype)) if retstep else out
+        out = lax.floor(out)
+    out = lax.convert_element_type(out, out_dtype)
+    return (out, delta) if retstep else out
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):

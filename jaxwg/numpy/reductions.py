@@ -17,6 +17,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from .. import lax
 from ..core import aval as avals
 from ..core import dtypes as dt
@@ -25,21 +27,29 @@ from .ufuncs import isnan, subtract
 
 
 def _keep(out, shape, axes, keepdims: bool):
-    if not keepdims:
-        return out
-    kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    return lax.reshape(out, kept)
+    if keepdims:
+        out = lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    aval = aval_of(out)
+    if aval.size == 0:  # nothing to compute: an empty constant (no kernel)
+        from .creation import empty_constant
+
+        out = empty_constant(aval.shape, aval.dtype, aval.weak_type)
+    return out
 
 
 def _identity(name: str, dtype: dt.DType):
+    """The identity of reduction `name` as a NumPy scalar of `dtype` (so that uint32's
+    4294967295 is not read as an int32 first)."""
     if name == "sum":
-        return 0
-    if name == "prod":
-        return 1
-    lo, hi = dt.bounds(dtype)
-    if dtype.is_bool:
-        lo, hi = False, True
-    return lo if name == "max" else hi
+        value = 0
+    elif name == "prod":
+        value = 1
+    else:
+        lo, hi = dt.bounds(dtype)
+        if dtype.is_bool:
+            lo, hi = False, True
+        value = lo if name == "max" else hi
+    return np.asarray(value, dtype.np)[()]
 
 
 _PRIMS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
@@ -57,8 +67,11 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = avals.canonical_dtype(dtype) if dtype is not None else (
         _sum_dtype(aval.dtype) if promote_bool else aval.dtype)
-    if out_dtype is not aval.dtype:
-        x = lax.convert_element_type(x, out_dtype)
+    # float16 sums and products accumulate in float32 and round once, as in JAX
+    # (`initial` included).
+    compute = dt.float32 if out_dtype is dt.float16 and name in ("sum", "prod") else out_dtype
+    if compute is not aval.dtype:
+        x = lax.convert_element_type(x, compute)
     if name in ("max", "min") and initial is None and where is None and builtins.any(
             aval.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
@@ -66,16 +79,24 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
         if name in ("max", "min") and initial is None:
             raise ValueError(f"reduction operation {name} with where requires initial")
         mask = broadcast_to_shape(to_array(where), aval.shape)
-        x = lax.select(mask, x, lax.full_like(x, _identity(name, out_dtype)))
+        x = lax.select(mask, x, lax.full_like(x, _identity(name, compute)))
     out = _PRIMS[name](x, axes)
     if initial is not None:
         combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[name]
-        out = combine(out, lax.convert_element_type(initial, out_dtype))
+        out = combine(out, lax.convert_element_type(_initial_value(initial, compute), compute))
+    out = lax.convert_element_type(out, out_dtype)
     return _keep(out, aval.shape, axes, keepdims)
 
 
+def _initial_value(initial, dtype: dt.DType):
+    """`initial` as a value of `dtype` (a Python int wraps into uint32, as JAX's)."""
+    if isinstance(initial, (int, float, bool, np.generic)) and not dtype.is_float:
+        return np.asarray(initial).astype(dtype.np)[()]
+    return initial
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
-        promote_integers=True):  # noqa: A001
+        promote_integers=True):
     """Sum over `axis` (bools sum as int32).
 
     >>> import jaxwg.numpy as jnp
@@ -96,7 +117,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     return _reduction("prod", a, axis, dtype, keepdims, initial, where, True)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Largest element over `axis` (NaN if any element is NaN).
 
     >>> import jaxwg.numpy as jnp
@@ -106,7 +127,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
     return _reduction("max", a, axis, None, keepdims, initial, where, False)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Smallest element over `axis` (NaN if any element is NaN).
 
     >>> import jaxwg.numpy as jnp
@@ -131,7 +152,7 @@ def _bool_reduction(name: str, a, axis, keepdims, where):
     return _keep(out, aval.shape, axes, keepdims)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether every element over `axis` is true (nonzero).
 
     >>> import jaxwg.numpy as jnp
@@ -141,7 +162,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     return _bool_reduction("all", a, axis, keepdims, where)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether some element over `axis` is true (nonzero).
 
     >>> import jaxwg.numpy as jnp
@@ -202,7 +223,11 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     centered = subtract(x, mean(x, axis=axes, keepdims=True, where=where))
     total = sum(lax.mul(centered, centered), axis=axes, where=where)
     count = lax.convert_element_type(_count(aval, axes, where), compute)
-    result = lax.div(total, lax.sub(count, lax.convert_element_type(ddof, compute)))
+    normalizer = lax.sub(count, lax.convert_element_type(ddof, compute))
+    result = lax.div(total, normalizer)
+    if compute.is_float:  # as JAX: NaN where N - ddof <= 0
+        result = lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), result,
+                            lax.full_like(result, math.nan))
     return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
 
 

@@ -17,13 +17,50 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..core import aval as avals
 from ..core import dtypes as dt
-from ._util import aval_of, broadcast_shapes, elementwise_operands, to_array
+from ._util import aval_of, broadcast_shapes, elementwise_operands, is_array, to_array
 from ._util import broadcast_to_shape as _broadcast_to
 
 
 def _kind(x):
     return aval_of(x).dtype
+
+
+def _weak(x) -> bool:
+    return aval_of(x).weak_type
+
+
+def _scalar_or_weak(x) -> bool:
+    """A scalar argument (Python or NumPy) or a weakly typed array: JAX's logical
+    functions fold scalars to constants, so only strong arrays make their result strong."""
+    return isinstance(x, np.ndarray) is False and (not is_array(x) or x.aval.weak_type)
+
+
+def _bool_result(out, *operands):
+    """A bool result, weakly typed when every (promoted) operand is, as JAX's are."""
+    if operands and all(_weak(o) for o in operands):
+        return lax.convert_element_type(out, dt.bool_, weak_type=True)
+    return out
+
+
+def _numeric_operands(name: str, *args):
+    """`elementwise_operands` with bools promoted to the default int (JAX's
+    `promote_args_numeric`), for arithmetic that has no bool form."""
+    args = elementwise_operands(name, *args)
+    if _kind(args[0]).is_bool:
+        int_dtype = avals.canonical_dtype("int64")
+        args = [lax.convert_element_type(a, int_dtype) for a in args]
+    return args
+
+
+def _signbit_float(x):
+    """Whether the sign bit of float `x` is set, by its bits (true for -0.0 and -NaN).
+
+    float16 and float64 convert to float32 first, which keeps the sign of zeros,
+    infinities and NaNs."""
+    wide = x if _kind(x) is dt.float32 else lax.convert_element_type(x, dt.float32)
+    return lax.lt(lax.bitcast_convert_type(wide, dt.int32), 0)
 
 
 # -- table-built functions --------------------------------------------------------------------
@@ -115,11 +152,23 @@ def _rounding(name: str, fn):
 floor = _rounding("floor", lax.floor)
 ceil = _rounding("ceil", lax.ceil)
 trunc = _rounding("trunc", lambda x: lax.select(lax.lt(x, 0.0), lax.ceil(x), lax.floor(x)))
-rint = _rounding("rint", lambda x: lax.round(x, 1))
 fix = trunc
 
 
-def round(a, decimals: int = 0, out=None):  # noqa: A001 - NumPy's name
+def rint(x, /):
+    """Round to the nearest integer, halves to even; integers become floats (as JAX).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.rint(jnp.array([0.5, 1.5, -2.5])).tolist(), jnp.rint(jnp.arange(2)).dtype
+    ([0.0, 2.0, -2.0], dtype('float32'))
+    """
+    if not aval_of(x).dtype.is_float:  # as JAX: a strongly typed float, nothing to round
+        return lax.convert_element_type(to_array(x), avals.canonical_dtype("float64"))
+    (x,) = elementwise_operands("rint", x)
+    return lax.round(x, 1)
+
+
+def round(a, decimals: int = 0, out=None):
     """Round to `decimals` digits, halves to even (as NumPy).
 
     >>> import jaxwg.numpy as jnp
@@ -127,15 +176,33 @@ def round(a, decimals: int = 0, out=None):  # noqa: A001 - NumPy's name
     ([0.0, 2.0, 2.0], [2.200000047683716])
     """
     (a,) = elementwise_operands("round", a)
-    if not _kind(a).is_float:
-        if decimals >= 0:
-            return a
-        factor = 10 ** (-decimals)
-        return lax.mul(floor_divide(lax.add(a, factor // 2), factor), factor)
+    kind = _kind(a)
+    decimals = int(decimals)
+    if kind.is_bool:
+        raise ValueError("round does not accept dtype bool: data type bool is not inexact")
+    if not kind.is_float:
+        return a if decimals >= 0 else _round_int(a, decimals)
     if decimals == 0:
         return lax.round(a, 1)
-    factor = lax.full((), 10.0 ** decimals, _kind(a))
-    return lax.div(lax.round(lax.mul(a, factor), 1), factor)
+    # As JAX: scale, round, unscale; float16 does it in float32.
+    x = lax.convert_element_type(a, dt.float32) if kind is dt.float16 else a
+    factor = lax.full((), 10.0 ** decimals, _kind(x))
+    out = lax.div(lax.round(lax.mul(x, factor), 1), factor)
+    return lax.convert_element_type(out, kind, _weak(a)) if kind is dt.float16 else out
+
+
+def _round_int(a, decimals: int):
+    """Integers rounded to a multiple of 10**-decimals, halves to even (as NumPy)."""
+    kind = _kind(a)
+    if 10 ** (-decimals) > dt.bounds(kind)[1]:
+        return lax.full_like(a, 0)
+    f = 10 ** (-decimals)
+    q = floor_divide(a, f)
+    r = lax.sub(a, lax.mul(q, f))  # 0 <= r < f
+    half = f // 2  # f is even
+    up = lax.bitwise_or(lax.gt(r, half),
+                        lax.bitwise_and(lax.eq(r, half), lax.ne(lax.bitwise_and(q, 1), 0)))
+    return lax.mul(lax.select(up, lax.add(q, 1), q), f)
 
 
 around = round
@@ -152,7 +219,7 @@ def absolute(x, /):
     return x if _kind(x).is_bool else lax.abs(x)
 
 
-abs = absolute  # noqa: A001
+abs = absolute
 
 
 def negative(x, /):
@@ -188,7 +255,7 @@ def sign(x, /):
     """
     (x,) = elementwise_operands("sign", x)
     if _kind(x).is_bool:
-        return x
+        raise TypeError("sign does not accept dtype bool")
     return lax.sign(x)
 
 
@@ -199,7 +266,7 @@ def square(x, /):
     >>> jnp.square(jnp.array([2, 3]))
     Array([4, 9], dtype=int32)
     """
-    (x,) = elementwise_operands("square", x)
+    (x,) = _numeric_operands("square", x)
     return lax.integer_pow(x, 2)
 
 
@@ -210,7 +277,7 @@ def reciprocal(x, /):
     >>> jnp.reciprocal(jnp.array([2.0, 4.0]))
     Array([0.5 , 0.25], dtype=float32)
     """
-    (x,) = elementwise_operands("reciprocal", x)
+    (x,) = elementwise_operands("reciprocal", x, to_inexact=True)
     return lax.integer_pow(x, -1)
 
 
@@ -290,10 +357,8 @@ def floor_divide(x1, x2, /):
     >>> jnp.floor_divide(jnp.array([-7, 7]), 2)
     Array([-4,  3], dtype=int32)
     """
-    a, b = elementwise_operands("floor_divide", x1, x2)
+    a, b = _numeric_operands("floor_divide", x1, x2)
     kind = _kind(a)
-    if kind.is_bool:
-        raise TypeError("floor_divide does not accept dtype bool")
     if kind.is_float:
         div, _ = _float_divmod(a, b)
         return lax.select(lax.eq(b, 0.0), lax.div(a, b), div)
@@ -307,10 +372,8 @@ def remainder(x1, x2, /):
     >>> jnp.remainder(jnp.array([-7.0, 7.0]), 3.0)
     Array([2., 1.], dtype=float32)
     """
-    a, b = elementwise_operands("remainder", x1, x2)
+    a, b = _numeric_operands("remainder", x1, x2)
     kind = _kind(a)
-    if kind.is_bool:
-        raise TypeError("remainder does not accept dtype bool")
     r = lax.rem(a, b)
     if kind.is_unsigned:
         return r
@@ -329,11 +392,11 @@ def fmod(x1, x2, /):
     >>> jnp.fmod(jnp.array([-7, 7]), 3)
     Array([-1,  1], dtype=int32)
     """
-    a, b = elementwise_operands("fmod", x1, x2)
+    a, b = _numeric_operands("fmod", x1, x2)
     return lax.rem(a, b)
 
 
-def divmod(x1, x2, /):  # noqa: A001
+def divmod(x1, x2, /):
     """(floor_divide(x1, x2), remainder(x1, x2)).
 
     >>> import jaxwg.numpy as jnp
@@ -344,24 +407,33 @@ def divmod(x1, x2, /):  # noqa: A001
 
 
 def power(x1, x2, /):
-    """x1 ** x2. Integer exponents known at trace time use repeated multiplication.
+    """x1 ** x2, as JAX: a Python int exponent uses repeated multiplication; integer
+    bases with integer exponents use square-and-multiply (wrapping like the products).
+
+    A float base with an integer-array exponent keeps the base's dtype, weakly typed only
+    if both are. Integer `x ** -n` is `1 // x ** n` (0 except for bases 1 and -1).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.power(jnp.arange(4), 2), jnp.power(2.0, jnp.arange(3)).tolist()
     (Array([0, 1, 4, 9], dtype=int32), [1.0, 2.0, 4.0])
+    >>> jnp.power(jnp.array([-8.0, -0.0]), 3.0).tolist()
+    [-512.0, -0.0]
     """
-    if isinstance(x2, (int, np.integer)) and not isinstance(x2, bool):
-        (a,) = elementwise_operands("power", x1)
-        if _kind(a).is_int and x2 < 0:
+    if isinstance(x2, (int, np.integer, np.bool_)):  # bool too: operator.index works
+        (a,) = _numeric_operands("power", x1)
+        if not _kind(a).is_float and x2 < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return lax.integer_pow(a, int(x2))
-    a, b = elementwise_operands("power", x1, x2)
+    a, b = _numeric_operands("power", x1, x2)
     kind = _kind(a)
-    if kind.is_float:
-        return lax.pow(a, b)
-    if kind.is_bool:
-        raise TypeError("power does not accept dtype bool")
-    return _int_power(a, b)
+    if not kind.is_float:
+        return _int_power(a, b)
+    out = lax.pow(a, b)
+    # JAX's lax.pow(float, int) keeps the exponent's strong type: weak only if both are.
+    exponent = aval_of(to_array(x2))
+    if _weak(out) and exponent.dtype.is_int and not exponent.weak_type:
+        out = lax.convert_element_type(out, kind, weak_type=False)
+    return out
 
 
 def _int_power(base, exponent):
@@ -376,16 +448,21 @@ def _int_power(base, exponent):
         e = lax.shift_right_logical(e, 1)
     if _kind(exponent).is_unsigned:
         return result
-    return lax.select(lax.lt(exponent, 0), lax.full_like(base, 0), result)
+    # x ** -n = 1 // x ** n: 1 for x == 1, +-1 for x == -1 (by the parity of n), else 0.
+    odd = lax.ne(lax.bitwise_and(exponent, 1), 0)
+    minus_one = lax.select(odd, lax.full_like(base, -1), lax.full_like(base, 1))
+    negative = lax.select(lax.eq(base, 1), lax.full_like(base, 1),
+                          lax.select(lax.eq(base, -1), minus_one, lax.full_like(base, 0)))
+    return lax.select(lax.lt(exponent, 0), negative, result)
 
 
-pow = power  # noqa: A001
+pow = power
 
 
 def _compare(name: str, fn):
     def ufunc(x1, x2, /):
         a, b = elementwise_operands(name, x1, x2)
-        return fn(a, b)
+        return _bool_result(fn(a, b), a, b)
 
     ufunc.__name__ = name
     ufunc.__doc__ = (f"Elementwise {name}, a bool array.\n\n"
@@ -434,9 +511,9 @@ def fmin(x1, x2, /):
     return lax.select(isnan(a), b, lax.select(isnan(b), a, lax.min(a, b)))
 
 
-def _bitwise(name: str, fn):
+def _bitwise(name: str, fn, numeric: bool = False):
     def ufunc(x1, x2, /):
-        a, b = elementwise_operands(name, x1, x2)
+        a, b = (_numeric_operands if numeric else elementwise_operands)(name, x1, x2)
         if _kind(a).is_float:
             raise TypeError(f"{name} does not accept dtype {_kind(a).name}; it takes integer "
                             "or boolean arguments")
@@ -452,9 +529,10 @@ def _bitwise(name: str, fn):
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and)
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or)
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor)
-left_shift = _bitwise("left_shift", lax.shift_left)
+left_shift = _bitwise("left_shift", lax.shift_left, numeric=True)
 right_shift = _bitwise("right_shift", lambda a, b: lax.shift_right_logical(a, b)
-                       if _kind(a).is_unsigned else lax.shift_right_arithmetic(a, b))
+                       if _kind(a).is_unsigned else lax.shift_right_arithmetic(a, b),
+                       numeric=True)
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
@@ -487,13 +565,16 @@ def logical_not(x, /):
     [True, False]
     """
     (x,) = elementwise_operands("logical_not", x)
-    return lax.bitwise_not(_to_bool(x))
+    return _bool_result(lax.bitwise_not(_to_bool(x)), x)
 
 
 def _logical(name: str, fn):
     def ufunc(x1, x2, /):
         a, b = elementwise_operands(name, x1, x2)
-        return fn(_to_bool(a), _to_bool(b))
+        out = fn(_to_bool(a), _to_bool(b))
+        if _weak(a) and _scalar_or_weak(x1) and _scalar_or_weak(x2):
+            return lax.convert_element_type(out, dt.bool_, weak_type=True)
+        return out
 
     ufunc.__name__ = name
     ufunc.__doc__ = (f"Elementwise {name} of truth values.\n\n"
@@ -516,8 +597,8 @@ def isnan(x, /):
     """
     (x,) = elementwise_operands("isnan", x)
     if not _kind(x).is_float:
-        return lax.full(aval_of(x).shape, False, dt.bool_)
-    return lax.ne(x, x)
+        return _bool_result(lax.full(aval_of(x).shape, False, dt.bool_), x)
+    return _bool_result(lax.ne(x, x), x)  # the backends test NaN by bits, not by x != x
 
 
 def isinf(x, /):
@@ -543,7 +624,7 @@ def isfinite(x, /):
     (x,) = elementwise_operands("isfinite", x)
     if not _kind(x).is_float:
         return lax.full(aval_of(x).shape, True, dt.bool_)
-    return lax.is_finite(x)
+    return _bool_result(lax.is_finite(x), x)
 
 
 def signbit(x, /):
@@ -559,8 +640,7 @@ def signbit(x, /):
         return lax.full(aval_of(x).shape, False, dt.bool_)
     if kind.is_int:
         return lax.lt(x, 0)
-    wide = x if kind is dt.float32 else lax.convert_element_type(x, dt.float32)
-    return lax.lt(lax.bitcast_convert_type(wide, dt.int32), 0)
+    return _signbit_float(x)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
@@ -584,7 +664,7 @@ def _broadcast(*xs):
     return broadcast_shapes(*[aval_of(x).shape for x in xs])
 
 
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """`arr` limited to `[min, max]` (either bound may be None).
 
     >>> import jaxwg.numpy as jnp
@@ -611,5 +691,9 @@ def heaviside(x1, x2, /):
     """
     a, b = elementwise_operands("heaviside", x1, x2, to_inexact=True)
     a, b = [_broadcast_to(v, _broadcast(a, b)) for v in (a, b)]
-    return lax.select(lax.lt(a, 0.0), lax.full_like(a, 0.0),
-                      lax.select(lax.gt(a, 0.0), lax.full_like(a, 1.0), b))
+    kind, weak = _kind(a), _weak(a)
+    zero, one = (lax.convert_element_type(v, kind, weak) for v in (0.0, 1.0))
+    step = lax.select(lax.lt(a, zero), zero, lax.select(lax.gt(a, zero), one, b))
+    out = lax.select(lax.ne(a, a), a, step)  # NaN stays NaN
+    # As JAX: weakly typed when x1 was (its constants decide the select's type).
+    return lax.convert_element_type(out, kind, _scalar_or_weak(x1) and weak)
