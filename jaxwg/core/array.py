@@ -32,7 +32,7 @@ from .array_methods import ArrayMethods
 from .aval import ShapedArray
 from .device import Device, default_device
 from .execute import realize
-from .lazy import CONST, MAX_PENDING_COST, Buffer, LazyNode
+from .lazy import CONST, Buffer, LazyNode
 
 
 class Array(ArrayMethods):
@@ -226,6 +226,6 @@ def eager_apply(primitive, args, params):
 
 
 def _wrap(node: LazyNode, aval: ShapedArray) -> Array:
-    if node.cost > MAX_PENDING_COST:
+    if node.too_big:
         realize([node])
     return Array(node, aval)

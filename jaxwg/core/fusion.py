@@ -9,7 +9,8 @@ Which nodes get their own buffer (are *materialized*):
 1. the targets;
 2. every reduction, unless it fuses into its consumer as an epilogue (rule 5);
 3. a computed node read through a broadcast inside a reduction's prologue, since it would
-   otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`);
+   otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`),
+   and a movement read through another movement (they compose into one when they can);
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
    (`INLINE_COST`) that are cheaper to recompute than to write and read back;
@@ -113,6 +114,10 @@ class _Planner:
 
     def plan(self) -> list[LazyNode]:
         for node in self.order:
+            if node.kind == MOVE and node.srcs[0].kind == MOVE:
+                # Movements that did not compose into one tracker (lowering.view): index
+                # expressions composed through many of them grow without bound.
+                self.materialize.add(id(node.srcs[0]))
             if node.kind == REDUCE:
                 self.materialize.add(id(node))
                 self._mark_broadcast_reuse(node.srcs[0], False, set())

@@ -49,9 +49,11 @@ CONCAT = "concat"
 # A node's `cost` counts the arithmetic nodes a kernel computing it would inline
 # (reductions below it become their own kernels; movement ops are index arithmetic).
 _COMPUTING = (ELEMENTWISE, CONCAT, REDUCE)
-# An eager value whose pending expression grows past this cost is realized, so that
-# loops building long chains do not make ever larger kernels.
+# An eager value whose pending expression grows past this cost, or whose chain of
+# pending nodes grows past this depth, is realized, so that loops building long chains
+# make neither ever larger kernels nor deep recursion.
 MAX_PENDING_COST = 160
+MAX_PENDING_DEPTH = 256
 
 
 class Buffer:
@@ -87,6 +89,7 @@ class LazyNode:
         "arg",
         "buffer",
         "cost",
+        "depth",
         "device",
         "dtype",
         "kind",
@@ -105,11 +108,14 @@ class LazyNode:
         self.buffer = buffer
         self.users = 0
         self.cost = 1 if kind in _COMPUTING else 0
+        self.depth = 1
         self.device = device
         for s in self.srcs:
             s.users += 1
             if s.kind not in (BUFFER, REDUCE):
                 self.cost += s.cost
+            if s.kind != BUFFER:
+                self.depth = max(self.depth, s.depth + 1)
             if self.device is None:
                 self.device = s.device
             elif s.device is not None and s.device is not self.device:
@@ -129,6 +135,11 @@ class LazyNode:
     def is_realized(self) -> bool:
         return self.kind == BUFFER
 
+    @property
+    def too_big(self) -> bool:
+        """Whether eager mode should realize this node now (see MAX_PENDING_COST)."""
+        return self.cost > MAX_PENDING_COST or self.depth > MAX_PENDING_DEPTH
+
     def set_buffer(self, buffer: Buffer) -> None:
         """Turn this node into a realized BUFFER (in place: users now read the buffer)."""
         for s in self.srcs:
@@ -138,6 +149,7 @@ class LazyNode:
         self.arg = None
         self.buffer = buffer
         self.cost = 0
+        self.depth = 1
 
     # -- constructors --------------------------------------------------------------------
     @staticmethod

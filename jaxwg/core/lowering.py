@@ -146,12 +146,18 @@ def _hypot1(t: AluExp) -> AluExp:
     return alu.unary(Op.SQRT, t * t + _c(t, 1))
 
 
+def _big(x: AluExp) -> AluExp:
+    """Where x^2 might overflow, and log(2x) is already exact: 2^7 for float16 (whose
+    squares overflow past 255), 2^30 for wider floats."""
+    return _c(x, 2.0 ** (7 if x.dtype is dt.float16 else 30))
+
+
 def _asinh(x: AluExp) -> AluExp:
     # asinh|x| = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) once x^2 would overflow.
     a = alu.unary(Op.ABS, x)
     small = _log1p(a + a * a / (_c(x, 1) + _hypot1(a)))
     big = alu.unary(Op.LOG, a) + _c(x, math.log(2))
-    return _copysign_of(_select(a.lt(_c(x, 2.0 ** 30)), small, big), x)
+    return _copysign_of(_select(a.lt(_big(x)), small, big), x)
 
 
 def _acosh(x: AluExp) -> AluExp:
@@ -160,7 +166,7 @@ def _acosh(x: AluExp) -> AluExp:
     small = _log1p(t + alu.unary(Op.SQRT, t * (t + _c(x, 2))))
     big = alu.unary(Op.LOG, x) + _c(x, math.log(2))
     return _select(x.lt(_c(x, 1)), _c(x, math.nan),
-                   _select(x.lt(_c(x, 2.0 ** 30)), small, big))
+                   _select(x.lt(_big(x)), small, big))
 
 
 def _atanh(x: AluExp) -> AluExp:
@@ -358,6 +364,24 @@ def move(node: LazyNode, tracker: ShapeTracker, fill=None) -> LazyNode:
     return LazyNode(MOVE, tracker.shape, node.dtype, (node,), (tracker, fill, broadcast))
 
 
+# A movement of a movement composes into one tracker while it has at most this many views
+# (views stack when a reshape cannot merge, e.g. flattening a transpose).
+MAX_VIEWS = 4
+
+
+def view(x: LazyNode, build, fill=None) -> LazyNode:
+    """`x` moved by `build` (a function of a ShapeTracker of `x`'s shape that applies the
+    movement ops). A movement of a movement becomes one node: the ops are applied to the
+    inner node's tracker, so chains of reshapes and transposes stay one index mapping."""
+    if x.kind == MOVE:
+        inner, inner_fill, _ = x.arg
+        if fill is None or inner_fill is None or fill == inner_fill:
+            tracker = build(inner)
+            if len(tracker.views) <= MAX_VIEWS:
+                return move(x.srcs[0], tracker, inner_fill if fill is None else fill)
+    return move(x, build(ShapeTracker.from_shape(x.shape)), fill)
+
+
 def full(shape, value, dtype) -> LazyNode:
     """`value` at every index of `shape` (a constant, broadcast: no memory)."""
     scalar = LazyNode.const(value, dtype)
@@ -366,36 +390,35 @@ def full(shape, value, dtype) -> LazyNode:
     return move(scalar, ShapeTracker.from_shape(()).reshape([1] * len(shape)).expand(shape))
 
 
-def _tracker(node: LazyNode) -> ShapeTracker:
-    return ShapeTracker.from_shape(node.shape)
-
-
 def _broadcast_in_dim(aval, x, *, shape, broadcast_dimensions):
     ones = [1] * len(shape)
     for d, axis in enumerate(broadcast_dimensions):
         ones[axis] = x.shape[d]
-    return move(x, _tracker(x).reshape(ones).expand(shape))
+    return view(x, lambda t: t.reshape(ones).expand(shape))
 
 
 def _reshape(aval, x, *, new_sizes, dimensions):
     if dimensions is not None:
         x = _transpose(None, x, permutation=dimensions)
-    return move(x, _tracker(x).reshape(new_sizes))
+    return view(x, lambda t: t.reshape(new_sizes))
 
 
 def _transpose(aval, x, *, permutation):
-    return move(x, _tracker(x).permute(permutation))
+    return view(x, lambda t: t.permute(permutation))
 
 
 def _rev(aval, x, *, dimensions):
-    return move(x, _tracker(x).flip(dimensions))
+    return view(x, lambda t: t.flip(dimensions))
 
 
 def _slice(aval, x, *, start_indices, limit_indices, strides):
-    tracker = _tracker(x).shrink(list(zip(start_indices, limit_indices)))
-    if strides and any(s != 1 for s in strides):
-        tracker = _stride(tracker, strides)
-    return move(x, tracker)
+    def build(tracker):
+        tracker = tracker.shrink(list(zip(start_indices, limit_indices)))
+        if strides and any(s != 1 for s in strides):
+            tracker = _stride(tracker, strides)
+        return tracker
+
+    return view(x, build)
 
 
 def _stride(tracker: ShapeTracker, strides) -> ShapeTracker:
@@ -411,24 +434,27 @@ def _stride(tracker: ShapeTracker, strides) -> ShapeTracker:
 
 
 def _squeeze(aval, x, *, dimensions):
-    return move(x, _tracker(x).reshape(aval.shape))
+    return view(x, lambda t: t.reshape(aval.shape))
 
 
 def _pad(aval, x, padding_value, *, padding_config):
     """Interior padding spreads elements apart; negative edges crop (lax.pad semantics)."""
     fill = padding_value.arg if padding_value.kind == "const" else None
-    tracker = _tracker(x)
-    interiors = [interior for _, _, interior in padding_config]
-    if any(interiors):
-        tracker = _interior(tracker, interiors)
-    crop = [(max(-lo, 0), n - max(-hi, 0)) for (lo, hi, _), n in zip(padding_config, tracker.shape)]
-    edges = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
-    tracker = tracker.shrink(crop).pad(edges)
+
+    def build(tracker):
+        interiors = [interior for _, _, interior in padding_config]
+        if any(interiors):
+            tracker = _interior(tracker, interiors)
+        crop = [(max(-lo, 0), n - max(-hi, 0))
+                for (lo, hi, _), n in zip(padding_config, tracker.shape)]
+        edges = [(max(lo, 0), max(hi, 0)) for lo, hi, _ in padding_config]
+        return tracker.shrink(crop).pad(edges)
+
     if fill is not None:
-        return move(x, tracker, fill)
+        return view(x, build, fill)
     # A traced padding value: select it wherever the tracker reads padding.
-    inside = move(full(x.shape, True, dt.bool_), tracker, False)
-    return elementwise(_select_n, aval, inside, padding_value, move(x, tracker, 0))
+    inside = view(full(x.shape, True, dt.bool_), build, False)
+    return elementwise(_select_n, aval, inside, padding_value, view(x, build, 0))
 
 
 def _interior(tracker: ShapeTracker, interiors) -> ShapeTracker:
@@ -503,7 +529,7 @@ def _argreduce(is_max: bool):
         best = reduce(Op.MAX if is_max else Op.MIN, kept, x, axes)
         keep_shape = list(x.shape)
         keep_shape[axis] = 1
-        best = move(best, _tracker(best).reshape(keep_shape).expand(x.shape))
+        best = view(best, lambda t: t.reshape(keep_shape).expand(x.shape))
         full = ShapedArray(x.shape, dt.bool_)
         hit = elementwise(_eq, full, x, best)
         if x.dtype.is_float:  # the first NaN wins, as in JAX
@@ -533,13 +559,13 @@ def _dot_general(aval, a, b, *, dimension_numbers, preferred_element_type):
     k = math.prod(a.shape[i] for i in ca)
     nb, na, nfb = len(batch), len(fa), len(fb)
     full = batch + fa + fb + [k]
-    a_t = _tracker(a).permute(list(ba) + free_a + list(ca)).reshape(batch + fa + [k])
-    a_t = a_t.reshape(batch + fa + [1] * nfb + [k]).expand(full)
-    b_t = _tracker(b).permute(list(bb) + free_b + list(cb)).reshape(batch + fb + [k])
-    b_t = b_t.reshape(batch + [1] * na + fb + [k]).expand(full)
+    a_view = view(a, lambda t: t.permute(list(ba) + free_a + list(ca)).reshape(
+        batch + fa + [1] * nfb + [k]).expand(full))
+    b_view = view(b, lambda t: t.permute(list(bb) + free_b + list(cb)).reshape(
+        batch + [1] * na + fb + [k]).expand(full))
     prod_aval = ShapedArray(full, dtype)
     product = elementwise(lambda x, y: x * y if not dtype.is_bool else x & y, prod_aval,
-                          move(a, a_t), move(b, b_t))
+                          a_view, b_view)
     op = Op.MAX if dtype.is_bool else Op.ADD
     return reduce(op, ShapedArray(batch + fa + fb, dtype), product, (nb + na + nfb,))
 

@@ -89,6 +89,16 @@ def test_long_eager_chains_are_bounded(platform):
     assert_array(y, want, rtol=1e-5)
 
 
+def test_long_eager_movement_chains_are_bounded(platform):
+    x = jnp.arange(6.0)
+    for _ in range(2000):
+        x = x.reshape(2, 3).T.reshape(6)
+    want = np.arange(6.0, dtype=np.float32)
+    for _ in range(2000):
+        want = want.reshape(2, 3).T.reshape(6)
+    assert_array(x, want)
+
+
 def _live_slots():
     gc.collect()
     backend = jaxwg.devices()[0].backend
