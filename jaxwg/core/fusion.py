@@ -245,6 +245,8 @@ class _KernelBuilder:
                 local = (outer * width + (pos - start)) * inner + idx % inner
                 pieces.append((start + width, self.value(s, local.simplify())))
             start += width
+        if not pieces:  # every piece is empty, and so is the result
+            return alu.const(node.dtype, 0)
         result = pieces[-1][1]
         for end, value in reversed(pieces[:-1]):
             result = alu.where(pos.lt(end), value, result)

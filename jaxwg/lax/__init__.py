@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import aval as avals
 from ..core import primitives as P
+from ..core.array import asarray_for_bind, scalar
 from ..core.aval import ShapedArray
 from ..core.trace import bind
 
@@ -26,8 +27,6 @@ def _aval(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
-    from ..core.array import asarray_for_bind
-
     return asarray_for_bind(x).aval
 
 
@@ -196,13 +195,11 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     [-1, 2147483647]
     """
     new_dtype = avals.canonical_dtype(new_dtype)
-    aval = _aval(operand)
-    if aval.dtype is new_dtype and aval.weak_type == weak_type and not avals.is_python_scalar(operand):
-        return operand
     if avals.is_python_scalar(operand):
-        from ..core.array import scalar
-
         return scalar(operand, new_dtype, weak_type)
+    aval = _aval(operand)
+    if aval.dtype is new_dtype and aval.weak_type == weak_type:
+        return operand
     return bind(P.convert_element_type_p, operand, new_dtype=new_dtype, weak_type=bool(weak_type))
 
 
@@ -454,8 +451,6 @@ def full(shape, fill_value, dtype=None):
     >>> lax.full((2,), 7, jnp.float32).tolist()
     [7.0, 7.0]
     """
-    from ..core.array import scalar
-
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     value = fill_value if dtype is None else convert_element_type(fill_value, dtype)
     if avals.is_python_scalar(value):

@@ -4,11 +4,10 @@ Every test runs on both platforms, eagerly and under `jit` (the `run` fixture); 
 index is static (closed over), the array is the argument.
 """
 
-import os
 
 import numpy as np
 import pytest
-from hypothesis import given, reject
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -20,58 +19,16 @@ from .helpers import assert_array, jax_numpy
 DTYPES = ["bool", "int32", "uint32", "float32", "float16"]
 
 
-def _empty_concat_bug_present() -> bool:
-    """Whether fusion still fails to build the kernel of a concatenation whose pieces are
-    all empty (`_KernelBuilder._concat` indexes an empty list of pieces). Tests that hit
-    it are expected failures, and hypothesis examples that do are rejected, while it
-    does; see `call`."""
-    old = os.environ.get("JAXWG_PLATFORMS")
-    os.environ["JAXWG_PLATFORMS"] = "cpu"
-    try:
-        np.asarray(jnp.concatenate([jnp.zeros((2, 0)), jnp.zeros((2, 0))], axis=1))
-        return False
-    except IndexError:
-        return True
-    finally:
-        if old is None:
-            del os.environ["JAXWG_PLATFORMS"]
-        else:
-            os.environ["JAXWG_PLATFORMS"] = old
-
-
-EMPTY_CONCAT_BUG = _empty_concat_bug_present()
-needs_empty_concat_fix = pytest.mark.xfail(
-    EMPTY_CONCAT_BUG, raises=IndexError, strict=True,
-    reason="fusion cannot build a concatenation of empty pieces")
-
-
-def _is_known_fusion_crash(error: BaseException) -> bool:
-    if not EMPTY_CONCAT_BUG or not isinstance(error, IndexError):
-        return False
-    tb = error.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb.tb_frame.f_code.co_name == "_concat"
-
-
 def call(run, fn, *args, **static):
-    """`run(fn, *args, **static)`, read back. Inside hypothesis, an example that hits the
-    known empty-concatenation crash is rejected (while it exists) instead of failing."""
-    try:
-        out = run(fn, *args, **static)
-        for leaf in out if isinstance(out, (list, tuple)) else (out,):
-            np.asarray(leaf)
-        return out
-    except IndexError as e:
-        if _is_known_fusion_crash(e):
-            reject()
-        raise
+    """`run(fn, *args, **static)`, read back."""
+    out = run(fn, *args, **static)
+    for leaf in out if isinstance(out, (list, tuple)) else (out,):
+        np.asarray(leaf)
+    return out
 
 
 def put(a: np.ndarray):
-    """`a` on the current platform (empty arrays as zeros of their shape)."""
-    if a.size == 0:
-        return jnp.zeros(a.shape, a.dtype)
+    """`a` on the current platform."""
     return jnp.asarray(a)
 
 
