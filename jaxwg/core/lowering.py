@@ -220,6 +220,17 @@ def _pow(x: AluExp, y: AluExp) -> AluExp:
     return _select(unit, _c(x, 1), result)
 
 
+def _in_float32(rule):
+    """`rule` computed in float32 for float16 operands, rounded once at the end (as XLA
+    does): the multi-step formulas above would otherwise round at every step."""
+    def wrapped(*xs: AluExp) -> AluExp:
+        if xs[0].dtype is not dt.float16:
+            return rule(*xs)
+        return alu.cast(dt.float16, rule(*(alu.cast(dt.float32, x) for x in xs)))
+
+    return wrapped
+
+
 def _div(x: AluExp, y: AluExp) -> AluExp:
     return alu.binary(Op.DIV if x.dtype.is_float else Op.IDIV, x, y)
 
@@ -282,24 +293,24 @@ ELEMENT_RULES = {
     P.exp_p: _unary(Op.EXP),
     P.exp2_p: _unary(Op.EXP2),
     P.log_p: _unary(Op.LOG),
-    P.log1p_p: _log1p,
-    P.expm1_p: _expm1,
+    P.log1p_p: _in_float32(_log1p),
+    P.expm1_p: _in_float32(_expm1),
     P.tanh_p: _unary(Op.TANH),
-    P.logistic_p: _logistic,
+    P.logistic_p: _in_float32(_logistic),
     P.sin_p: _unary(Op.SIN),
     P.cos_p: _unary(Op.COS),
     P.tan_p: _unary(Op.TAN),
     P.asin_p: _unary(Op.ASIN),
     P.acos_p: _unary(Op.ACOS),
     P.atan_p: _unary(Op.ATAN),
-    P.sinh_p: _sinh,
-    P.cosh_p: _cosh,
-    P.asinh_p: _asinh,
-    P.acosh_p: _acosh,
-    P.atanh_p: _atanh,
+    P.sinh_p: _in_float32(_sinh),
+    P.cosh_p: _in_float32(_cosh),
+    P.asinh_p: _in_float32(_asinh),
+    P.acosh_p: _in_float32(_acosh),
+    P.atanh_p: _in_float32(_atanh),
     P.sqrt_p: _unary(Op.SQRT),
     P.rsqrt_p: lambda x: _c(x, 1) / alu.unary(Op.SQRT, x),
-    P.cbrt_p: _cbrt,
+    P.cbrt_p: _in_float32(_cbrt),
     P.erf_p: _unary(Op.ERF),
     P.erfc_p: _unary(Op.ERFC),
     P.square_p: lambda x: x * x,
@@ -309,7 +320,7 @@ ELEMENT_RULES = {
     P.mul_p: lambda x, y: x * y,
     P.div_p: _div,
     P.rem_p: lambda x, y: alu.binary(Op.MOD, x, y),
-    P.pow_p: _pow,
+    P.pow_p: _in_float32(_pow),
     P.max_p: _logical(Op.MAX),
     P.min_p: _logical(Op.MIN),
     P.atan2_p: _logical(Op.ATAN2),

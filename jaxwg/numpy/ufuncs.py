@@ -39,9 +39,8 @@ def _scalar_or_weak(x) -> bool:
 
 def _bool_result(out, *operands):
     """A bool result, weakly typed when every (promoted) operand is, as JAX's are."""
-    if operands and all(_weak(o) for o in operands):
-        return lax.convert_element_type(out, dt.bool_, weak_type=True)
-    return out
+    return lax.convert_element_type(out, dt.bool_, bool(operands) and all(_weak(o)
+                                                                          for o in operands))
 
 
 def _numeric_operands(name: str, *args):
@@ -437,15 +436,22 @@ def power(x1, x2, /):
 
 
 def _int_power(base, exponent):
-    """Integer powers by square-and-multiply over the 32 bits of the exponent."""
-    result = lax.full_like(base, 1)
-    acc = base
+    """Integer powers by square-and-multiply over the 32 bits of the exponent.
+
+    int32 bases multiply as uint32 (the same bits: products wrap alike); this also keeps
+    the 32-deep product chain out of the int32 index simplifier, which grows
+    exponentially with such chains under jit."""
+    kind = _kind(base)
+    acc = lax.bitcast_convert_type(base, dt.uint32) if kind is dt.int32 else base
+    result = lax.full_like(acc, 1)
     e = exponent
     for _ in range(32):
         bit = lax.ne(lax.bitwise_and(e, 1), 0)
         result = lax.select(bit, lax.mul(result, acc), result)
         acc = lax.mul(acc, acc)
         e = lax.shift_right_logical(e, 1)
+    if kind is dt.int32:
+        result = lax.bitcast_convert_type(result, dt.int32)
     if _kind(exponent).is_unsigned:
         return result
     # x ** -n = 1 // x ** n: 1 for x == 1, +-1 for x == -1 (by the parity of n), else 0.
@@ -572,9 +578,8 @@ def _logical(name: str, fn):
     def ufunc(x1, x2, /):
         a, b = elementwise_operands(name, x1, x2)
         out = fn(_to_bool(a), _to_bool(b))
-        if _weak(a) and _scalar_or_weak(x1) and _scalar_or_weak(x2):
-            return lax.convert_element_type(out, dt.bool_, weak_type=True)
-        return out
+        weak = _weak(a) and _scalar_or_weak(x1) and _scalar_or_weak(x2)
+        return lax.convert_element_type(out, dt.bool_, weak_type=weak)
 
     ufunc.__name__ = name
     ufunc.__doc__ = (f"Elementwise {name} of truth values.\n\n"
@@ -611,7 +616,7 @@ def isinf(x, /):
     (x,) = elementwise_operands("isinf", x)
     if not _kind(x).is_float:
         return lax.full(aval_of(x).shape, False, dt.bool_)
-    return lax.eq(lax.abs(x), float("inf"))
+    return _bool_result(lax.eq(lax.abs(x), float("inf")))  # never weak, as JAX
 
 
 def isfinite(x, /):
@@ -639,7 +644,7 @@ def signbit(x, /):
     if kind.is_unsigned or kind.is_bool:
         return lax.full(aval_of(x).shape, False, dt.bool_)
     if kind.is_int:
-        return lax.lt(x, 0)
+        return _bool_result(lax.lt(x, 0))  # never weak, as JAX
     return _signbit_float(x)
 
 
