@@ -54,6 +54,9 @@ def _identity(name: str, dtype: dt.DType):
 
 _PRIMS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
           "min": lax.reduce_min}
+_COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
+# With dtype=bool, sums are `or` and products `and` (as NumPy and JAX): like max and min.
+_BOOL_NAME = {"sum": "max", "prod": "min", "max": "max", "min": "min"}
 
 
 def _sum_dtype(dtype: dt.DType) -> dt.DType:
@@ -75,15 +78,17 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
     if name in ("max", "min") and initial is None and where is None and builtins.any(
             aval.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if where is not None and name in ("max", "min") and initial is None:
+        raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                         "where mask one has to specify 'initial'")
+    op = _BOOL_NAME[name] if compute.is_bool else name
     if where is not None:
-        if name in ("max", "min") and initial is None:
-            raise ValueError(f"reduction operation {name} with where requires initial")
         mask = broadcast_to_shape(to_array(where), aval.shape)
-        x = lax.select(mask, x, lax.full_like(x, _identity(name, compute)))
-    out = _PRIMS[name](x, axes)
+        x = lax.select(mask, x, lax.full_like(x, _identity(op, compute)))
+    out = _PRIMS[op](x, axes)
     if initial is not None:
-        combine = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}[name]
-        out = combine(out, lax.convert_element_type(_initial_value(initial, compute), compute))
+        out = _COMBINE[op](out, lax.convert_element_type(_initial_value(initial, compute),
+                                                         compute))
     out = lax.convert_element_type(out, out_dtype)
     return _keep(out, aval.shape, axes, keepdims)
 
@@ -220,15 +225,18 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     out_dtype = _mean_dtype(aval.dtype, dtype)
     compute = dt.float32 if out_dtype is dt.float16 else out_dtype
     x = lax.convert_element_type(x, compute)
-    centered = subtract(x, mean(x, axis=axes, keepdims=True, where=where))
+    centered = subtract(x, mean(x, axis=axes, dtype=compute, keepdims=True, where=where))
     total = sum(lax.mul(centered, centered), axis=axes, where=where)
     count = lax.convert_element_type(_count(aval, axes, where), compute)
     normalizer = lax.sub(count, lax.convert_element_type(ddof, compute))
-    result = lax.div(total, normalizer)
-    if compute.is_float:  # as JAX: NaN where N - ddof <= 0
-        result = lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), result,
-                            lax.full_like(result, math.nan))
-    return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
+    result = lax.convert_element_type(lax.div(total, normalizer), out_dtype)
+    # As JAX: NaN where N - ddof <= 0 (which makes an integer `dtype`'s result a weak float).
+    if not out_dtype.is_float:
+        result = lax.convert_element_type(result, avals.canonical_dtype("float64"), True)
+    r = aval_of(result)
+    nan = lax.convert_element_type(lax.full_like(result, math.nan), r.dtype, r.weak_type)
+    result = lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, nan)
+    return _keep(result, aval.shape, axes, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -239,6 +247,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> jnp.std(jnp.array([1.0, 3.0]))
     Array(1., dtype=float32)
     """
+    if dtype is not None and not avals.canonical_dtype(dtype).is_float:
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
 
 
