@@ -18,7 +18,7 @@ import jaxwg.numpy as jnp
 from jaxwg.errors import ConcretizationTypeError
 
 from .helpers import assert_array, jax_numpy
-from .test_indexing import DTYPES, call, needs_empty_concat_fix, put, sample
+from .test_indexing import DTYPES, call, put, sample
 
 dtypes = st.sampled_from(DTYPES)
 
@@ -136,7 +136,6 @@ def test_concatenate_non_contiguous_operands(run):
     assert_array(run(fn, put(a)), np.concatenate([a.T[::2], a[::-1, 1::2].T, a.T[1::2]], axis=1))
 
 
-@needs_empty_concat_fix
 def test_concatenate_empty_pieces(run):
     out = run(lambda x: jnp.concatenate([x, x[:, ::-1]], axis=1), put(np.zeros((2, 0), np.int32)))
     assert_array(out, np.zeros((2, 0), np.int32))
