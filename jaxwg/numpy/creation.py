@@ -16,6 +16,7 @@ Array([[0., 1., 0.],
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -102,7 +103,7 @@ def asarray(a, dtype=None, order=None, *, copy=None, device: Device | None = Non
             raise ValueError("setting an array element with a sequence: irregular nested "
                              "lists cannot become an array")
         return _upload(np.asarray(host, target.np), target, device)
-    host = np.asarray(a)
+    host = np.asarray(a) if kernel_dtype is None else np.asarray(a, kernel_dtype.np)
     if host.dtype == object or host.dtype.kind not in "biuf":
         raise TypeError(f"Value {a!r} with dtype {host.dtype} is not a valid JAX array type. "
                         "Only arrays of numeric types are supported by JAX.")
@@ -300,11 +301,17 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     else:
         size = max(0, int(np.ceil((stop - start) / step)))
     working = dt.float32 if kernel_dtype is dt.float16 else kernel_dtype
+
+    def constant(v):  # converted as JAX converts: a negative step wraps into uint32
+        with np.errstate(over="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(v).astype(working.np)[()]
+
     ramp = lax.iota(working, size)
     if step != 1:
-        ramp = lax.mul(lax.convert_element_type(step, working), ramp)
+        ramp = lax.mul(lax.convert_element_type(constant(step), working), ramp)
     if start != 0:
-        ramp = lax.add(lax.convert_element_type(start, working), ramp)
+        ramp = lax.add(lax.convert_element_type(constant(start), working), ramp)
     return lax.convert_element_type(ramp, kernel_dtype)
 
 
