@@ -18,7 +18,8 @@ import numpy as np
 
 from ..core import aval as avals
 from ..core import primitives as P
-from ..core.array import asarray_for_bind, scalar
+from ..core.array import asarray_for_bind as _asarray_for_bind
+from ..core.array import scalar as _scalar
 from ..core.aval import ShapedArray
 from ..core.trace import bind
 
@@ -27,7 +28,7 @@ def _aval(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval
-    return asarray_for_bind(x).aval
+    return _asarray_for_bind(x).aval
 
 
 def _scalars_like(args):
@@ -196,7 +197,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     """
     new_dtype = avals.canonical_dtype(new_dtype)
     if avals.is_python_scalar(operand):
-        return scalar(operand, new_dtype, weak_type)
+        return _scalar(operand, new_dtype, weak_type)
     aval = _aval(operand)
     if aval.dtype is new_dtype and aval.weak_type == weak_type:
         return operand
@@ -454,7 +455,7 @@ def full(shape, fill_value, dtype=None):
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     value = fill_value if dtype is None else convert_element_type(fill_value, dtype)
     if avals.is_python_scalar(value):
-        value = scalar(value)
+        value = _scalar(value)
     return broadcast(value, shape)
 
 
