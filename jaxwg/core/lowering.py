@@ -72,7 +72,12 @@ def _round(x: AluExp, rounding_method: int = 0) -> AluExp:
 
 
 def _is_finite(x: AluExp) -> AluExp:
-    return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
+    # By the exponent bits (float16 widens exactly): compilers that assume finite math
+    # may fold `abs(x) < inf` to true. float64 would overflow float32, so it compares.
+    if x.dtype is dt.float64:
+        return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
+    bits = alu.bitcast(dt.int32, alu.cast(dt.float32, x)) & alu.const(dt.int32, 0x7F800000)
+    return bits.ne(alu.const(dt.int32, 0x7F800000))
 
 
 def _signbit(x: AluExp) -> AluExp:
