@@ -191,10 +191,13 @@ def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
     else:
         kernel_dtype = avals.canonical_dtype(dtype)
         weak = bool(weak_type)
-    if kernel_dtype.is_int:
-        lo, hi = (-(2 ** 31), 2 ** 31 - 1) if not kernel_dtype.is_unsigned else (0, 2 ** 32 - 1)
+    if kernel_dtype.is_int and not isinstance(value, float):
+        # As JAX: an int fits the dtype, or (for uint32) is a negative int32 that wraps.
+        lo = -(2 ** 31)
+        hi = 2 ** 32 - 1 if kernel_dtype.is_unsigned else 2 ** 31 - 1
         if not lo <= int(value) <= hi:
             raise OverflowError(f"Python int {value} too large to convert to {kernel_dtype.name}")
+        value = int(value) % 2 ** 32 if kernel_dtype.is_unsigned else int(value)
     value = np.asarray(value).astype(kernel_dtype.np).item()
     return Array(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
 

@@ -23,6 +23,7 @@ float identity that would change -0.0, NaN or infinities).
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 from . import alu
@@ -148,9 +149,39 @@ def _structure(node: AluExp, memo: dict) -> tuple:
 def _sorted_terms(terms) -> list[AluExp]:
     """Terms in canonical order: by printed form, then by structure where two print
     alike (gidx of two sizes). Without a total order, rebuilding a sum could swap
-    such terms back and forth forever."""
+    such terms back and forth forever. Terms whose printed form would be long (a DAG
+    prints shared parts again and again: exponential in its depth) sort after the
+    others, by a fingerprint of their structure."""
     memo: dict = {}
-    return sorted(terms, key=lambda t: (repr(t), _structure(t, memo)))
+    return sorted(terms, key=lambda t: _order_key(t, memo))
+
+
+# Terms that print with more nodes than this are ordered by fingerprint.
+_PRINTED_NODES_LIMIT = 64
+
+
+def _order_key(term: AluExp, memo: dict) -> tuple:
+    if _tree_size(term, memo) <= _PRINTED_NODES_LIMIT:
+        return (0, repr(term), _structure(term, memo))
+    return (1, _fingerprint(term, memo), _structure(term, memo))
+
+
+def _tree_size(node: AluExp, memo: dict) -> int:
+    """How many nodes `node` prints as (shared sources counted each time they appear)."""
+    key = ("size", node)
+    if key not in memo:
+        memo[key] = 1 + sum(_tree_size(s, memo) for s in node.src)
+    return memo[key]
+
+
+def _fingerprint(node: AluExp, memo: dict) -> str:
+    """A deterministic digest of the structure (unlike hash(), stable across processes)."""
+    key = ("fingerprint", node)
+    if key not in memo:
+        text = "|".join([node.op.value, node.dtype.name, repr(node.arg),
+                         *(_fingerprint(s, memo) for s in node.src)])
+        memo[key] = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    return memo[key]
 
 
 def _scaled(term: AluExp, k: int) -> AluExp:

@@ -27,6 +27,12 @@ from dataclasses import dataclass
 from ...core.alu_eval import THREEFRY_ROTATIONS
 from .polynomials import ATAN_UNIT, COS_QUARTER, ERF_SMALL, ERFC_LARGE, SIN_QUARTER
 
+# Taylor series (exact coefficients, lowest degree first) for small arguments:
+# tanh(x) = x + x^3 * TANH_SERIES(x^2), to x^17; 2 atanh(s) = 2s * ATANH_SERIES(s^2), to s^13.
+TANH_SERIES = (-1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075,
+               -929569 / 638512875, 6404582 / 10854718875)
+ATANH_SERIES = (1.0, 1 / 3, 1 / 5, 1 / 7, 1 / 9, 1 / 11, 1 / 13)
+
 
 @dataclass(frozen=True)
 class Helper:
@@ -202,7 +208,7 @@ fn atan_f32(x: f32) -> f32 {
   if (isnan_f32(x)) { return x; }
   let t = abs(x);
   let r = select(1.57079633f - atan_unit_f32(1.0f / t), atan_unit_f32(t), t <= 1.0f);
-  return select(r, -r, x < 0.0f);
+  return select(r, -r, bitcast<u32>(x) >= 0x80000000u);  // the sign bit: atan(-0) = -0
 }""", "isnan_f32", "atan_unit_f32")
 _register("atan2_f32", """
 fn atan2_f32(y: f32, x: f32) -> f32 {
@@ -229,10 +235,14 @@ _register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f 
 # only specified on [-pi, pi] and on NVIDIA lose digits inside it (tan(1.5): 34 ulp).
 _register("sincos_f32", f"""
 fn sincos_f32(x: f32) -> vec2<f32> {{
-  let k = select(round(x * 0.636619747f), 0.0f, abs(x) < 0.785398163f);
-  let r = ((x - k * 1.5703125f) - k * 0.0004838705062866211f) - k * -4.371138828673793e-08f;
+  let small = abs(x) < 0.785398163f;
+  let k = select(round(x * 0.636619747f), 0.0f, small);
+  // Inside [-pi/4, pi/4] r is x itself (the reduction would turn -0.0 into +0.0).
+  let r = select(((x - k * 1.5703125f) - k * 0.0004838705062866211f) - k * -4.371138828673793e-08f,
+                 x, small);
   let z = r * r;
-  let s = fma(r * z, {_horner(SIN_QUARTER, "z")}, r);
+  // sin r = r to float32 below |r| = 1e-4; the fma would turn -0.0 into +0.0.
+  let s = select(fma(r * z, {_horner(SIN_QUARTER, "z")}, r), r, abs(r) < 0.0001f);
   let c = fma(z * z, {_horner(COS_QUARTER, "z")}, fma(-0.5f, z, 1.0f));
   let q = u32(i32(k)) & 3u;
   if (q == 0u) {{ return vec2<f32>(s, c); }}
@@ -268,12 +278,59 @@ fn div_trunc_f32(a0: f32, b0: f32) -> f32 {
 
 
 # tanh: the OpenGL backend returns -1 for NaN, and implementations built on sinh/cosh
-# overflow for large |x|; tanh(10) already rounds to 1 in float32.
-_register("tanh_f32", """
-fn tanh_f32(x: f32) -> f32 {
-  if (isnan_f32(x)) { return x; }
+# overflow for large |x|; tanh(10) already rounds to 1 in float32. lavapipe computes
+# (e^2x - 1) / (e^2x + 1), which cancels near 0 (tanh(1e-7) came out 1.19e-7): below
+# |x| = 0.55 the Taylor series to x^17 is used instead (truncation < 1e-8 relative).
+_register("tanh_f32", f"""
+fn tanh_f32(x: f32) -> f32 {{
+  if (isnan_f32(x) || abs(x) < 0.0002f) {{ return x; }}  // tanh x = x to float32 (and -0)
+  if (abs(x) < 0.55f) {{
+    let z = x * x;
+    return fma(x * z, {_horner(TANH_SERIES, "z")}, x);
+  }}
   return tanh(clamp(x, -10.0f, 10.0f));
-}""", "isnan_f32")
+}}""", "isnan_f32")
+
+# log(x) = e ln 2 + log(m) with x = 2^e m, m in [sqrt(1/2), sqrt(2)), and
+# log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^13. Near
+# x = 1 the native log of the software adapters is 10^4 ulp off (log(0.9999679)); here
+# m - 1 is exact. ln 2 is split as in exp_f32. log2 adds e to log(m) / ln 2, so powers of
+# two are exact.
+_register("log_parts_f32", f"""
+fn log_parts_f32(x: f32) -> vec2<f32> {{
+  var bits = bitcast<u32>(x);
+  var e = 0i;
+  if (bits < 0x00800000u) {{ bits = bitcast<u32>(x * 8388608.0f); e = -23i; }}
+  e = e + i32((bits >> 23u) & 0xffu) - 127i;
+  var m = bitcast<f32>((bits & 0x007fffffu) | 0x3f800000u);
+  if (m > 1.41421356f) {{ m = m * 0.5f; e = e + 1i; }}
+  let f = m - 1.0f;
+  let s = f / (2.0f + f);
+  let z = s * s;
+  return vec2<f32>(f32(e), 2.0f * s * {_horner(ATANH_SERIES, "z")});
+}}""")
+_register("log_special_f32", """
+fn log_special_f32(x: f32) -> bool {
+  return !(x > 0.0f) || x == bitcast<f32>(0x7f800000u);
+}""")
+_register("log_edge_f32", """
+fn log_edge_f32(x: f32) -> f32 {
+  if (x == 0.0f) { return bitcast<f32>(0xff800000u); }
+  if (x == bitcast<f32>(0x7f800000u)) { return x; }
+  return bitcast<f32>(0x7fc00000u);
+}""")
+_register("log_f32", """
+fn log_f32(x: f32) -> f32 {
+  if (log_special_f32(x)) { return log_edge_f32(x); }
+  let p = log_parts_f32(x);
+  return p.x * 0.693359375f + (p.y + p.x * -0.00021219444170128554f);
+}""", "log_special_f32", "log_edge_f32", "log_parts_f32")
+_register("log2_f32", """
+fn log2_f32(x: f32) -> f32 {
+  if (log_special_f32(x)) { return log_edge_f32(x); }
+  let p = log_parts_f32(x);
+  return p.x + p.y * 1.44269504f;
+}""", "log_special_f32", "log_edge_f32", "log_parts_f32")
 
 
 def _threefry_code() -> str:
