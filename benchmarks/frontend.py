@@ -136,8 +136,8 @@ def main(argv=None) -> int:
     print(f"{'measurement':34} {'jaxwg':>12} {'JAX':>12}")
     for name, value in ours.items():
         other = theirs.get(name)
-        other_text = f"{other:12.1f}" if other is not None else f"{'-':>12}"
-        print(f"{name:34} {value:12.1f} {other_text}")
+        other_text = f"{other:12.3f}" if other is not None else f"{'-':>12}"
+        print(f"{name:34} {value:12.3f} {other_text}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": device.device_kind, "size": args.size, "jaxwg": ours,

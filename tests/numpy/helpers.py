@@ -1,5 +1,7 @@
 """Comparison helpers for the public-API tests."""
 
+import os
+
 import numpy as np
 
 import jaxwg
@@ -14,6 +16,31 @@ try:  # JAX is the oracle where installed
     jax.config.update("jax_platforms", "cpu")
 except ImportError:  # pragma: no cover - depends on the environment
     jax = jax_numpy = None
+
+
+# WGSL lets GPUs divide within 2.5 ulp (NVIDIA computes a * (1 / b)), and sqrt inherits
+# that: results the CPU backend and the software adapters round correctly may be a few
+# ulp off on a GPU, and subnormal intermediates flush to zero there.
+GPU_ROUNDING_RTOL = 5e-7
+GPU_FLUSH_ATOL = 4 * float(np.finfo(np.float32).tiny)
+
+
+def rounds_correctly() -> bool:
+    """Whether the current platform (`JAXWG_PLATFORMS`) rounds float division and sqrt
+    correctly and keeps subnormals: the CPU backend and software adapters do."""
+    if os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0] == "cpu":
+        return True
+    return jaxwg.devices("webgpu")[0].backend.device.is_software
+
+
+def exact_rtol(rtol: float) -> float:
+    """`rtol` for a result that is exact on a correctly rounding platform."""
+    return rtol if rtol or rounds_correctly() else GPU_ROUNDING_RTOL
+
+
+def flush_atol(atol: float) -> float:
+    """`atol` widened to the subnormal range where the platform flushes subnormals."""
+    return atol if rounds_correctly() else max(atol, GPU_FLUSH_ATOL)
 
 
 def assert_array(actual, expected, *, dtype=None, rtol=None, atol=0.0, weak_type=None):

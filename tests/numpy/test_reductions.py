@@ -30,7 +30,7 @@ import jaxwg.numpy as jnp
 from jaxwg.core import dtypes as kdt
 from jaxwg.core.execute import counters
 
-from .helpers import assert_array, jax_numpy
+from .helpers import assert_array, exact_rtol, jax_numpy
 
 BOOL, I32, U32, F16, F32 = (np.dtype(n) for n in ("bool", "int32", "uint32", "float16", "float32"))
 SHAPE = (3, 4, 5)
@@ -197,7 +197,7 @@ def check_values(red: Red, got, x, kwargs):
         rtol = red.rtol if want_dtype == F32 or red.rtol == 0 else 2e-3
         if x.dtype == F16 or want_dtype == F16:
             rtol = max(rtol, 2e-3)
-        assert_array(got, want, rtol=rtol, atol=1e-6 if red.rtol else 0.0)
+        assert_array(got, want, rtol=exact_rtol(rtol), atol=1e-6 if red.rtol else 0.0)
     else:
         assert_array(got, want)
 
