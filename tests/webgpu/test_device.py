@@ -128,3 +128,28 @@ def test_get_device_is_cached():
     assert get_device() is get_device()
     assert get_device().queue is get_device().device.queue
     assert isinstance(get_device().device, wgpu.GPUDevice)
+
+
+def test_elementwise_constants_share_one_pipeline():
+    """Eager `x * c` for many c compiles one shader: constants travel as immediates."""
+    import numpy as np
+
+    from jaxwg.backend import get_backend
+    from jaxwg.core import alu
+    from jaxwg.core import dtypes as dt
+    from jaxwg.core.kernel import Kernel
+
+    be = get_backend("webgpu")
+    if "immediates" not in be.device.features:
+        pytest.skip("the adapter has no immediates")
+    x = be.upload(np.arange(8, dtype=np.float32))
+    out = be.malloc(32)
+    before = be.pipelines_compiled
+    xi = alu.load(0, dt.float32, alu.gidx(8))
+    for c in (0.5, 0.25, -3.0):
+        be.dispatch(be.prepare(Kernel(1, 8, xi * c + 1.0)), [x], [out])
+        np.testing.assert_array_equal(be.download(out, dt.float32, 8),
+                                      np.arange(8, dtype=np.float32) * np.float32(c) + 1)
+    assert be.pipelines_compiled - before <= 1
+    be.decref(x)
+    be.decref(out)

@@ -172,9 +172,11 @@ class WebGPUBackend(Backend):
         if key not in exe.pipelines:
             p = exe.passes[index]
             options = self._options(p, windows)
-            # Without immediates, nullary constants stay literal in the shader.
-            lift = "immediates" in self.device.features
-            exe.pipelines[key] = (options, self._compile(build_shader(p.kernel, p.tuning, options, lift)))
+            # Without immediates, constants stay literal in the shader.
+            immediates = self.device.limits.get("max-immediate-size", 0) \
+                if "immediates" in self.device.features else 0
+            spec = build_shader(p.kernel, p.tuning, options, immediates)
+            exe.pipelines[key] = (options, self._compile(spec))
         return exe.pipelines[key]
 
     def _compile(self, spec: ShaderSpec) -> _Pipeline:

@@ -11,9 +11,9 @@ Three shapes of shader, sharing one header (bindings, uniforms, thread index):
 * **grouped reduction**: `group` threads of a workgroup stride through one long
   reduction, then combine their partial results in workgroup memory.
 
-Nullary kernels (no inputs, no reduction: fills, iotas) take the elementwise shape
-with their non-zero constants lifted into a uniform buffer (`lift_constants`), so
-that filling with 1.0 and with 2.0 is one pipeline.
+Elementwise kernels have their non-zero constants lifted into immediate data
+(`lift_constants`), as long as they fit the device's immediate size, so that filling
+with 1.0 and with 2.0, or eager `x * 0.5` and `x * 0.25`, share one pipeline.
 
 Inputs larger than one storage binding allows are bound as several windows of the
 same buffer and read through a generated `load_inN` function; outputs that large are
@@ -419,15 +419,17 @@ def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
     b.emit("}")
 
 
-def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions, lift: bool = True) -> ShaderSpec:
+def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                 immediate_bytes: int = 128) -> ShaderSpec:
     """The shader for one pass, choosing the template from the kernel and tuning.
-    `lift=False` keeps a nullary kernel's constants literal (for devices without
-    immediates)."""
+    An elementwise kernel's constants are lifted when they fit in `immediate_bytes`
+    (0 keeps them literal: devices without immediates)."""
     if kernel.reduction is None:
         uniforms: tuple[UniformField, ...] = ()
-        if kernel.nargs == 0 and lift:
-            exp, uniforms = lift_constants(kernel.exp.simplify())
-            kernel = Kernel(0, kernel.size, exp)
+        exp, lifted = lift_constants(kernel.exp.simplify())
+        # Each field takes at most 8 bytes, and a windowed output adds its base.
+        if lifted and 8 * (len(lifted) + 1) <= immediate_bytes:
+            kernel, uniforms = Kernel(kernel.nargs, kernel.size, exp), lifted
         if tuning.vector == 4 and not options.output_windowed and max(options.windows, default=1) == 1:
             return elementwise_vec4(kernel, tuning, options, uniforms)
         return elementwise(kernel, replace(tuning, vector=1), options, uniforms)
