@@ -129,14 +129,18 @@ def _copysign_of(magnitude: AluExp, x: AluExp) -> AluExp:
     return _select(_signbit(x), -magnitude, magnitude)
 
 
+_LN2_HEAD = 0.693359375  # ln 2 to 9 bits: k * head is exact for the k that matter
+
+
 def _sinh(x: AluExp) -> AluExp:
     # sinh|x| = (e + e / (e + 1)) / 2 with e = expm1|x|: no cancellation near 0. Where e
-    # overflows (sinh itself may not: sinh(89) < 3.4e38), (h / 2) h with h = exp(|x| / 2).
+    # overflows (sinh itself may not: sinh(89) < 3.4e38), e^|x| / 2 = exp(|x| - ln 2),
+    # written as exp(|x| - head) * exp(-tail) with ln 2 = head + tail and a 9-bit head, so
+    # the subtraction is exact and nothing overflows before sinh does.
     a = alu.unary(Op.ABS, x)
     e = _expm1(a)
     small = _c(x, 0.5) * (e + e / (e + _c(x, 1)))
-    h = alu.unary(Op.EXP, a * _c(x, 0.5))
-    large = (h * _c(x, 0.5)) * h
+    large = alu.unary(Op.EXP, a - _c(x, _LN2_HEAD)) * _c(x, math.exp(_LN2_HEAD - math.log(2)))
     # Overflow tested by the exponent bits: NVIDIA folds `e == inf` to false.
     return _copysign_of(_select(_is_finite(e), small, large), x)
 
