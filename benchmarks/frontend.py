@@ -19,33 +19,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
-import time
 
 import numpy as np
 
 import jaxwg
 import jaxwg.numpy as jnp
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import best_time
+
 
 def per_call(fn, sync=lambda: None, target_s: float = 0.3, reps: int = 5) -> float:
-    """Best seconds per call of `fn` over `reps` runs of ~target_s, sync once per run."""
-    fn()
-    sync()
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    k = max(1, min(20000, int(target_s / max(time.perf_counter() - t0, 1e-7))))
-    best = math.inf
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            fn()
-        sync()
-        best = min(best, (time.perf_counter() - t0) / k)
-    return best
+    """Best seconds per call of `fn` (run.py's `best_time`, sync once per rep)."""
+    return best_time(fn, sync, target_s, reps, max_iters=20000)[0]
 
 
 def chain(m, x):

@@ -86,6 +86,7 @@ class Program:
         self.n_args = len(arg_nodes)
         registers = {id(n): r for r, n in enumerate(list(arg_nodes) + list(const_nodes))}
         self.consts = [n.buffer for n in const_nodes]
+        self.first_temp = self.n_args + len(self.consts)  # the first kernel-made register
         steps = schedule(list(out_nodes), max_inputs(backend))
         kernels = []
         for step in steps:
@@ -103,14 +104,13 @@ class Program:
         for k, (_, inputs, _, _) in enumerate(kernels):
             for r in inputs:
                 last_use[r] = k
-        first_temp = self.n_args + len(self.consts)
         kept = set(self.outputs)
         frees: list[list[int]] = [[] for _ in kernels]
         for k, (_, _, output, _) in enumerate(kernels):
             if output not in kept:
                 frees[last_use.get(output, k)].append(output)
         return [_Kernel(exe, inputs, output, size,
-                        tuple(r for r in frees[k] if r >= first_temp))
+                        tuple(r for r in frees[k] if r >= self.first_temp))
                 for k, (exe, inputs, output, size) in enumerate(kernels)]
 
     def run(self, arg_slots: list[int]) -> list[Buffer]:
@@ -124,12 +124,11 @@ class Program:
             for r in k.frees:
                 backend.decref(slots[r])
         counters["kernels"] += len(self.kernels)
-        first_temp = self.n_args + len(self.consts)
         handed_out = set()
         results = []
         for r in self.outputs:
             # Arguments, constants and repeated outputs are shared: take a reference.
-            if r < first_temp or r in handed_out:
+            if r < self.first_temp or r in handed_out:
                 backend.incref(slots[r])
             handed_out.add(r)
             results.append(Buffer(backend, slots[r]))

@@ -29,8 +29,7 @@ from ..config import config
 from . import primitives as P
 from . import pytree
 from .array import Array, asarray_for_bind
-from .device import default_device
-from .execute import Program, counters, realize
+from .execute import Program, counters, device_of, realize
 from .jaxpr import ClosedJaxpr, Literal, abstractify, pp_jaxpr, trace_to_jaxpr
 from .lazy import Buffer, LazyNode
 from .trace import Tracer, _dynamic
@@ -188,7 +187,7 @@ class Jitted:
             return out_leaves
 
         closed = trace_to_jaxpr(flat_fn, in_avals)
-        device = _device_of(leaves)
+        device = device_of([x.node for x in leaves if isinstance(x, Array)])
         entry = _Compiled(closed, out_tree_box[0], lower_to_program(closed, device))
         self._cache[key] = entry
         if len(self._cache) > CACHE_SIZE:
@@ -238,13 +237,6 @@ class Jitted:
         if obj is None:
             return self
         return functools.partial(self, obj)
-
-
-def _device_of(leaves):
-    for x in leaves:
-        if isinstance(x, Array) and x.node.device is not None:
-            return x.node.device
-    return default_device()
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -43,6 +43,22 @@ def flush_atol(atol: float) -> float:
     return atol if rounds_correctly() else max(atol, GPU_FLUSH_ATOL)
 
 
+def kernels_for(fn, *args, mode):
+    """Kernels one evaluation of `fn` dispatches (for `mode="jit"`: a cached call), and
+    its result. Arguments are realized first, so only `fn`'s own kernels count."""
+    from jaxwg.core.execute import counters
+
+    if mode == "jit":
+        fn = jaxwg.jit(fn)
+        jaxwg.block_until_ready(fn(*args))
+    for a in args:
+        a.block_until_ready()
+    before = counters["kernels"]
+    out = fn(*args)
+    jaxwg.block_until_ready(out)
+    return counters["kernels"] - before, out
+
+
 def assert_array(actual, expected, *, dtype=None, rtol=None, atol=0.0, weak_type=None):
     """`actual` (a jaxwg Array) equals `expected` (NumPy): dtype, shape, values.
 

@@ -13,21 +13,7 @@ import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg.core.execute import counters
 
-from .helpers import assert_array
-
-
-def kernels_for(fn, *args, mode):
-    """Kernels one (cached, for jit) evaluation of fn dispatches, and its result."""
-    if mode == "jit":
-        jitted = jaxwg.jit(fn)
-        jaxwg.block_until_ready(jitted(*args))
-        fn = jitted
-    for a in args:
-        a.block_until_ready()
-    before = counters["kernels"]
-    out = fn(*args)
-    jaxwg.block_until_ready(out)
-    return counters["kernels"] - before, out
+from .helpers import assert_array, kernels_for
 
 
 def _softmax(m, x):

@@ -28,9 +28,8 @@ from hypothesis.extra import numpy as hnp
 import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg.core import dtypes as kdt
-from jaxwg.core.execute import counters
 
-from .helpers import assert_array, exact_rtol, jax_numpy
+from .helpers import assert_array, exact_rtol, jax_numpy, kernels_for
 
 BOOL, I32, U32, F16, F32 = (np.dtype(n) for n in ("bool", "int32", "uint32", "float16", "float32"))
 SHAPE = (3, 4, 5)
@@ -434,19 +433,6 @@ def test_result_types_match_jax(name):
 
 
 # -- fusion: a reduction and its elementwise neighbours are one kernel -------------------------
-
-
-def kernels_for(fn, *args, mode):
-    """Kernels one evaluation of fn dispatches (for jit: a cached call)."""
-    if mode == "jit":
-        fn = jaxwg.jit(fn)
-        jaxwg.block_until_ready(fn(*args))
-    for a in args:
-        a.block_until_ready()
-    before = counters["kernels"]
-    out = fn(*args)
-    jaxwg.block_until_ready(out)
-    return counters["kernels"] - before, out
 
 
 def _chain8(a):
