@@ -16,7 +16,9 @@ Which nodes get their own buffer (are *materialized*):
    (`INLINE_COST`) that are cheaper to recompute than to write and read back;
 5. a reduction whose single consumer path is elementwise (and shape-preserving reshapes)
    up to one materialized node fuses into that node's kernel as the reduction
-   epilogue: `sum(x) / n` is one kernel.
+   epilogue: `sum(x) / n` is one kernel;
+6. the costliest inlined source of a node whose kernel would inline more than
+   `MAX_PENDING_COST` computing nodes (long traced chains).
 
 Everything else is inlined: element `i` of a node is an AluExp built from its sources'
 elements (`_KernelBuilder.value`), movement ops map `i` through their ShapeTracker, and
@@ -34,14 +36,15 @@ binding limit materialize their largest inlined operands first.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import alu
 from . import dtypes as dt
 from .alu import AluExp
 from .kernel import Kernel, Reduction
-from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MOVE, REDUCE, LazyNode
-from .view import ShapeTracker
+from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MAX_PENDING_COST, MOVE, REDUCE, LazyNode
+from .view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
 INLINE_COST = 4
@@ -120,21 +123,49 @@ class _Planner:
                 self.materialize.add(id(node.srcs[0]))
             if node.kind == REDUCE:
                 self.materialize.add(id(node))
-                self._mark_broadcast_reuse(node.srcs[0], False, set())
+                self._mark_broadcast_reuse(node)
+        self._bound_kernel_cost()
         self._mark_shared()
         return [n for n in self.order if id(n) in self.materialize]
 
-    def _mark_broadcast_reuse(self, node, under_broadcast: bool, seen: set) -> None:
-        if node.kind == BUFFER or id(node) in self.materialize or (node, under_broadcast) in seen:
-            if under_broadcast and node.kind != BUFFER and _is_computed(node):
+    def _bound_kernel_cost(self) -> None:
+        """Rule 6: no kernel inlines more than MAX_PENDING_COST computing nodes. Eager mode
+        realizes values before they pass that bound (`LazyNode.too_big`); a traced
+        program can hold chains of any length, so the costliest inlined source of a node
+        that would pass it is materialized."""
+        inlined: dict[int, int] = {}  # id(node) -> cost of computing it inline
+
+        def cost_of(node: LazyNode) -> int:
+            own = 1 if node.kind in (ELEMENTWISE, CONCAT) else 0
+            return own + sum(inlined.get(id(s), 0) for s in node.srcs
+                             if id(s) not in self.materialize)
+
+        for node in self.order:
+            cost = cost_of(node)
+            while cost > MAX_PENDING_COST:
+                candidates = [s for s in node.srcs if id(s) not in self.materialize
+                              and inlined.get(id(s), 0) > 0 and s.kind != REDUCE]
+                if not candidates:
+                    break
+                self.materialize.add(id(max(candidates, key=lambda s: inlined[id(s)])))
+                cost = cost_of(node)
+            inlined[id(node)] = 0 if node.kind == REDUCE else cost
+
+    def _mark_broadcast_reuse(self, root: LazyNode) -> None:
+        """Rule 3 for the prologue of reduction `root`: walk its sources (with an explicit
+        stack: chains can be long), noting whether a broadcast lies on the way."""
+        stack, seen = [(root.srcs[0], False)], set()
+        while stack:
+            node, under_broadcast = stack.pop()
+            if node.kind == BUFFER or id(node) in self.materialize or (id(node), under_broadcast) in seen:
+                if under_broadcast and node.kind != BUFFER and _is_computed(node):
+                    self.materialize.add(id(node))
+                continue
+            seen.add((id(node), under_broadcast))
+            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT):
                 self.materialize.add(id(node))
-            return
-        seen.add((node, under_broadcast))
-        if under_broadcast and node.kind in (ELEMENTWISE, CONCAT):
-            self.materialize.add(id(node))
-            return
-        for s in node.srcs:
-            self._mark_broadcast_reuse(s, under_broadcast or _is_broadcast(node), seen)
+                continue
+            stack.extend((s, under_broadcast or _is_broadcast(node)) for s in node.srcs)
 
     def _mark_shared(self) -> None:
         """Rules 4 and 5: walk users before sources, tracking which roots read each node."""
@@ -170,85 +201,122 @@ class _Planner:
 
 
 class _KernelBuilder:
-    """Builds the AluExp of one materialized node (see `schedule`)."""
+    """Builds the AluExp of one materialized node (see `schedule`).
+
+    Element indices are `MultiIndex`es, so that a huge virtual array inside a kernel
+    (the broadcast product of a matmul) never needs one flat index past 32 bits. The
+    graph is walked with an explicit stack: user programs build chains of any length.
+    """
 
     def __init__(self, root: LazyNode, fused_reduction: LazyNode | None, materialized: set):
         self.root = root
         self.fused = fused_reduction
         self.materialized = materialized
         self.inputs: list[LazyNode] = []
-        self.memo: dict = {}
+        self.memo: dict = {}  # (id(node), index) -> expression
+        self.requests: dict = {}  # (id(node), index) -> (sources with their indices, extra)
 
-    def _load(self, node: LazyNode, idx: AluExp) -> AluExp:
+    def _load(self, node: LazyNode, index: MultiIndex) -> AluExp:
         for arg, seen in enumerate(self.inputs):
             if seen is node:
                 break
         else:
             arg = len(self.inputs)
             self.inputs.append(node)
-        dtype = node.dtype
-        return alu.load(arg, dtype, idx if node.size > 1 else alu.const(dt.int32, 0))
+        flat = index.flat_index() if node.size > 1 else alu.const(dt.int32, 0)
+        return alu.load(arg, node.dtype, flat)
 
-    def value(self, node: LazyNode, idx: AluExp) -> AluExp:
-        """Element `idx` (flat, row-major) of `node` as an expression."""
-        key = (id(node), idx)
-        found = self.memo.get(key)
+    def _is_leaf(self, node: LazyNode) -> bool:
+        return node is self.fused or node.kind in (BUFFER, CONST, IOTA) or (
+            node is not self.root and id(node) in self.materialized)
+
+    def value(self, node: LazyNode, index: MultiIndex) -> AluExp:
+        """The element of `node` at `index` as an expression."""
+        stack = [(node, index)]
+        while stack:
+            top, top_index = stack[-1]
+            key = (id(top), top_index)
+            if key in self.memo:
+                stack.pop()
+                continue
+            sources, extra = self._request(top, top_index)
+            missing = [(s, i) for s, i in sources if (id(s), i) not in self.memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            values = [self.memo[(id(s), i)] for s, i in sources]
+            self.memo[key] = self._combine(top, top_index, values, extra)
+        return self.memo[(id(node), index)]
+
+    def _request(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
+        """The (source, index) pairs that element `index` of `node` is built from, and
+        whatever else `_combine` needs (computed once per element)."""
+        key = (id(node), index)
+        found = self.requests.get(key)
         if found is None:
-            found = self.memo[key] = self._value(node, idx)
+            found = self.requests[key] = self._sources(node, index)
         return found
 
-    def _value(self, node: LazyNode, idx: AluExp) -> AluExp:
+    def _sources(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
+        if self._is_leaf(node):
+            return [], None
+        if node.kind == ELEMENTWISE:
+            return [(s, index if s.shape == node.shape else _SCALAR) for s in node.srcs], None
+        if node.kind == MOVE:
+            tracker = node.arg[0]
+            src = node.srcs[0]
+            flat, valid = tracker.to_index(index)
+            if src.kind != BUFFER:
+                check_index_size(src.size, f"an array of shape {src.shape} read through a view")
+            return [(src, MultiIndex.flat(flat, src.shape))], valid
+        if node.kind == CONCAT:
+            return self._concat_sources(node, index)
+        raise AssertionError(f"reduction {node} must be materialized or fused")
+
+    def _combine(self, node: LazyNode, index: MultiIndex, values: list, extra) -> AluExp:
         if node is self.fused:
             return alu.variable(node.dtype, "acc")
         if node.kind == BUFFER or (node is not self.root and id(node) in self.materialized):
-            return self._load(node, idx)
+            return self._load(node, index)
         if node.kind == CONST:
             return alu.const(node.dtype, node.arg)
         if node.kind == IOTA:
-            stride = 1
-            for n in node.shape[node.arg + 1:]:
-                stride *= n
-            axis = idx // stride if stride > 1 else idx
-            if node.arg > 0:
-                axis = axis % node.shape[node.arg]
+            axis = index.axis(node.arg)
             return alu.cast(node.dtype, axis) if node.dtype is not dt.int32 else axis
         if node.kind == ELEMENTWISE:
             fn, params = node.arg
-            srcs = [self.value(s, idx if s.shape == node.shape else alu.const(dt.int32, 0))
-                    for s in node.srcs]
-            return fn(*srcs, **dict(params))
+            return fn(*values, **dict(params))
         if node.kind == MOVE:
-            tracker, fill, _ = node.arg
-            index, valid = tracker.to_index(idx)
-            inner = self.value(node.srcs[0], index)
+            fill, valid = node.arg[1], extra
             if valid is alu.const(dt.bool_, True):
-                return inner
+                return values[0]
             # Without a fill value the padding is never read (strided slices pad, then
             # crop): any constant will do.
-            return alu.where(valid, inner, alu.const(node.dtype, 0 if fill is None else fill))
-        if node.kind == CONCAT:
-            return self._concat(node, idx)
-        raise AssertionError(f"reduction {node} must be materialized or fused")
+            return alu.where(valid, values[0], alu.const(node.dtype, 0 if fill is None else fill))
+        return self._concat(node, values, extra)
 
-    def _concat(self, node: LazyNode, idx: AluExp) -> AluExp:
-        """Nested selects on the position along the axis: `pos < end_k` picks piece k."""
+    def _concat_sources(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
+        """Each non-empty piece at the position along the axis shifted by its start."""
         axis = node.arg
-        inner = 1
-        for n in node.shape[axis + 1:]:
-            inner *= n
-        pos = (idx // inner) % node.shape[axis]
-        outer = idx // (inner * node.shape[axis])
-        pieces, start = [], 0
+        pos = index.axis(axis).simplify()
+        sources, ends, start = [], [], 0
         for s in node.srcs:
             width = s.shape[axis]
             if width:
-                local = (outer * width + (pos - start)) * inner + idx % inner
-                pieces.append((start + width, self.value(s, local.simplify())))
+                local = (pos - start).simplify()
+                sources.append((s, index.with_axis(axis, local, width)))
+                ends.append(start + width)
             start += width
-        if not pieces:  # every piece is empty, and so is the result
+        return sources, (pos, ends)
+
+    def _concat(self, node: LazyNode, values: list, extra) -> AluExp:
+        """Nested selects on the position along the axis: `pos < end_k` picks piece k."""
+        pos, ends = extra
+        if not values:  # every piece is empty, and so is the result
             return alu.const(node.dtype, 0)
-        result = pieces[-1][1]
-        for end, value in reversed(pieces[:-1]):
+        result = values[-1]
+        for end, value in zip(reversed(ends[:-1]), reversed(values[:-1])):
             result = alu.where(pos.lt(end), value, result)
         return result
 
@@ -261,23 +329,39 @@ class _KernelBuilder:
         elif self.fused is not None:
             exp, reduction = self._reduction(self.fused, out)
             reduction = Reduction(reduction.op, reduction.dtype, reduction.size,
-                                  self.value(root, out).simplify())
+                                  self.value(root, MultiIndex.flat(out, root.shape)).simplify())
         else:
-            exp, reduction = self.value(root, out), None
+            exp, reduction = self.value(root, MultiIndex.flat(out, root.shape)), None
         return Kernel(len(self.inputs), root.size, exp.simplify(), reduction)
 
     def _reduction(self, node: LazyNode, out: AluExp) -> tuple[AluExp, Reduction]:
+        """The reduced expression of `node` for output `out`: the source's index is built
+        from the output index (over the kept axes) and `ridx` (over the reduced axes, in
+        order), never from one flat index over both, which could pass 32 bits."""
         op, axes = node.arg
         src = node.srcs[0]
-        kept = [a for a in range(len(src.shape)) if a not in axes]
-        size = 1
-        for a in axes:
-            size *= src.shape[a]
-        tracker = ShapeTracker.from_shape(src.shape).permute(kept + list(axes))
-        tracker = tracker.reshape((node.size, size))
-        index, _ = tracker.to_index(out * size + alu.ridx(size))
-        body = self.value(src, index)
+        reduced = sorted(axes)
+        reduced_shape = [src.shape[a] for a in reduced]
+        size = math.prod(reduced_shape)
+        check_index_size(size, f"a reduction of shape {src.shape} over axes {tuple(reduced)}")
+        kept = MultiIndex.flat(out, node.shape)
+        terms = MultiIndex.flat(alu.ridx(size), reduced_shape)
+        runs, start, done = [], 0, {True: 0, False: 0}
+        while start < len(src.shape):  # runs of neighbouring axes, all reduced or all kept
+            is_reduced = start in axes
+            stop = start
+            while stop < len(src.shape) and (stop in axes) == is_reduced:
+                stop += 1
+            count, first = stop - start, done[is_reduced]
+            whole = terms if is_reduced else kept
+            runs.append((whole.span(first, first + count), count))
+            done[is_reduced] += count
+            start = stop
+        body = self.value(src, MultiIndex(tuple(src.shape), tuple(runs)))
         return body, Reduction(op, node.dtype, size)
+
+
+_SCALAR = MultiIndex((), ())
 
 
 def schedule(targets, max_inputs: int | None = None) -> list[Step]:

@@ -129,8 +129,9 @@ class View:
         """Whether no element of this view reads the buffer (everything is padding)."""
         return self.mask is not None and any(lo >= hi for lo, hi in self.mask)
 
-    def to_index(self, idx: AluExp) -> tuple[AluExp, AluExp]:
-        """(buffer index, validity) for the element at flat row-major index `idx`.
+    def to_index(self, idx: AluExp | MultiIndex) -> tuple[AluExp, AluExp]:
+        """(buffer index, validity) for the element at `idx`: a flat row-major index, or
+        a `MultiIndex` over this view's shape.
 
         The expressions are not simplified; `ShapeTracker.to_index` does that.
 
@@ -140,8 +141,13 @@ class View:
         """
         if self.is_padding:
             return alu.const(dt.int32, 0), alu.const(dt.bool_, False)
+        if not isinstance(idx, MultiIndex):
+            idx = MultiIndex.flat(idx, self.shape)
         terms, conditions = [], []
-        for axis_index, axis in _axis_indices(_lowering_axes(self), idx):
+        for start, stop, axis in _lowering_axes(self):
+            if axis.stride == 0 and axis.is_unmasked:
+                continue  # a broadcast axis: its index is not needed
+            axis_index = idx.span(start, stop)
             if axis.stride != 0:
                 terms.append(axis_index if axis.stride == 1 else axis_index * axis.stride)
             if axis.lo > 0:
@@ -170,35 +176,110 @@ class _Axis:
         return self.lo == 0 and self.hi == self.size
 
 
-def _lowering_axes(view: View) -> list[_Axis]:
-    """The view's axes, outermost first, with size-1 axes dropped and neighbours merged
-    where one stride steps over the whole inner axis (outer stride = inner size *
-    inner stride) and the inner axis is unmasked. Fewer axes mean fewer `//` and `%`:
-    a contiguous view becomes one axis, and its index is just `idx`."""
-    merged: list[_Axis] = []
-    for n, stride, (lo, hi) in reversed(list(zip(view.shape, view.strides, view.ranges))):
+def _lowering_axes(view: View) -> list[tuple[int, int, _Axis]]:
+    """The view's axes, outermost first, as (first axis, end axis, merged axis): size-1
+    axes dropped and neighbours merged where one stride steps over the whole inner axis
+    (outer stride = inner size * inner stride), the inner axis is unmasked and the merged
+    size fits an int32 index. Fewer axes mean fewer `//` and `%`: a contiguous view
+    becomes one axis, and its index is just `idx`."""
+    merged: list[tuple[int, int, _Axis]] = []
+    for k in reversed(range(len(view.shape))):
+        n, stride, (lo, hi) = view.shape[k], view.strides[k], view.ranges[k]
         if n == 1:
             continue
-        inner = merged[-1] if merged else None
-        if inner and inner.is_unmasked and stride == inner.size * inner.stride:
-            merged[-1] = _Axis(n * inner.size, inner.stride, lo * inner.size, hi * inner.size)
+        inner = merged[-1][2] if merged else None
+        if (inner and inner.is_unmasked and stride == inner.size * inner.stride
+                and n * inner.size <= INDEX_LIMIT):
+            merged[-1] = (k, merged[-1][1],
+                          _Axis(n * inner.size, inner.stride, lo * inner.size, hi * inner.size))
         else:
-            merged.append(_Axis(n, stride, lo, hi))
+            merged.append((k, k + 1, _Axis(n, stride, lo, hi)))
     return merged[::-1]
 
 
-def _axis_indices(axes: list[_Axis], idx: AluExp) -> list[tuple[AluExp, _Axis]]:
-    """Split the flat row-major index `idx` into one index per axis. The outermost
-    axis needs no `%`: a valid `idx` is below the view's size."""
-    result = []
-    inner_size = 1
-    for position, axis in reversed(list(enumerate(axes))):
-        axis_index = idx if inner_size == 1 else idx // inner_size
-        if position > 0:
-            axis_index = axis_index % axis.size
-        result.append((axis_index, axis))
-        inner_size *= axis.size
-    return result[::-1]
+# Kernel indices and sizes are int32 in WGSL.
+INDEX_LIMIT = 2**31 - 1
+
+
+class IndexLimitError(ValueError):
+    """A kernel would need a flat index over 2^31 elements or more."""
+
+
+def check_index_size(size: int, what: str) -> None:
+    """Raise IndexLimitError if a flat index over `size` elements, or the size itself,
+    does not fit int32."""
+    if size > INDEX_LIMIT:
+        raise IndexLimitError(
+            f"{what} has {size} elements, but kernel indices are 32-bit: a flat index covers "
+            f"at most 2^31 - 1 = {INDEX_LIMIT} elements; split the work into smaller arrays")
+
+
+@dataclass(frozen=True)
+class MultiIndex:
+    """An element of an array of `shape`, as flat row-major indices over runs of
+    consecutive axes: `runs[k] = (index, count)` covers the next `count` axes.
+
+    A kernel's indices must stay within 32 bits even where it reads through a huge
+    virtual array (the (M, N, K) broadcast product inside a matmul). One flat index
+    over such a shape would wrap; a MultiIndex keeps the output's index and the
+    reduction's index apart, and `span` rebuilds the flat index of just the axes a view
+    needs, checking that it fits. A run that covers a whole group passes through
+    untouched, so a contiguous read stays `in0[gidx]`.
+
+    >>> from jaxwg.core import alu
+    >>> mi = MultiIndex((6, 5, 4), ((alu.gidx(6), 1), (alu.ridx(20), 2)))
+    >>> mi.span(1, 3), mi.span(2, 3), mi.span(0, 2)
+    (ridx, (ridx % 4), ((gidx * 5) + (ridx // 4)))
+    """
+
+    shape: tuple[int, ...]
+    runs: tuple[tuple[AluExp, int], ...]
+
+    @staticmethod
+    def flat(index: AluExp, shape: Sequence[int]) -> MultiIndex:
+        """The element at flat row-major `index` (in [0, size)) of an array of `shape`."""
+        shape = tuple(shape)
+        return MultiIndex(shape, ((index, len(shape)),) if shape else ())
+
+    def span(self, start: int, stop: int) -> AluExp:
+        """The flat row-major index over axes [start, stop)."""
+        pieces = []  # (index over the overlap with a run, the overlap's size)
+        first = 0
+        for index, count in self.runs:
+            last = first + count
+            lo, hi = max(first, start), min(last, stop)
+            if lo < hi:
+                below = math.prod(self.shape[hi:last])
+                piece = index // below if below > 1 else index
+                if math.prod(self.shape[first:lo]) > 1:
+                    piece = piece % math.prod(self.shape[lo:hi])
+                pieces.append((piece, math.prod(self.shape[lo:hi])))
+            first = last
+        if not pieces:
+            return alu.const(dt.int32, 0)
+        if len(pieces) > 1:
+            check_index_size(math.prod(self.shape[start:stop]),
+                             f"the index over axes {start}..{stop - 1} of shape {self.shape}")
+        result = pieces[0][0]
+        for piece, size in pieces[1:]:
+            result = result * size + piece
+        return result
+
+    def axis(self, k: int) -> AluExp:
+        """The index along axis `k`."""
+        return self.span(k, k + 1)
+
+    def with_axis(self, k: int, index: AluExp, size: int) -> MultiIndex:
+        """This element with axis `k` replaced by `index`, along an axis of `size`."""
+        ndim = len(self.shape)
+        runs = ([(self.span(0, k), k)] if k else []) + [(index, 1)]
+        if k + 1 < ndim:
+            runs.append((self.span(k + 1, ndim), ndim - k - 1))
+        return MultiIndex(self.shape[:k] + (size,) + self.shape[k + 1:], tuple(runs))
+
+    def flat_index(self) -> AluExp:
+        """The flat row-major index over the whole shape (which must fit int32)."""
+        return self.span(0, len(self.shape))
 
 
 def _reshape_view(view: View, shape: tuple[int, ...]) -> View | None:
@@ -482,10 +563,10 @@ class ShapeTracker:
         return self._with_last(View(v.shape, tuple(strides), offset, tuple(ranges)))
 
     # -- lowering to index expressions ---------------------------------------------------
-    def to_index(self, idx: AluExp) -> tuple[AluExp, AluExp]:
-        """(buffer index, validity) of the element at flat row-major index `idx` (an
-        int32 expression in [0, size)), both simplified. Where the validity is false
-        the index is meaningless.
+    def to_index(self, idx: AluExp | MultiIndex) -> tuple[AluExp, AluExp]:
+        """(buffer index, validity) of the element at `idx` (a flat row-major int32
+        expression in [0, size), or a `MultiIndex` over this shape), both simplified.
+        Where the validity is false the index is meaningless.
 
         >>> from jaxwg.core import alu
         >>> ShapeTracker.from_shape((3,)).reshape((1, 3)).expand((4, 3)).to_index(alu.gidx(12))
@@ -499,6 +580,7 @@ class ShapeTracker:
         index, valid = self.views[-1].to_index(idx)
         for view in reversed(self.views[:-1]):
             # The index into this view's shape is the one the view above computed.
+            check_index_size(view.size, f"a reshaped view of shape {view.shape}")
             index, inner_valid = view.to_index(index.simplify(cache))
             valid = valid & inner_valid
         return index.simplify(cache), valid.simplify(cache)

@@ -305,10 +305,8 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderS
             step = alu.special("r", steps)
             terms = [[body.substitute({"gidx": gidxs[u], "ridx": step * unroll + k}).simplify(cache)
                       for k in range(unroll)] for u in range(up)]
-            b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
-            with b.indent():
-                _emit_accumulation(s, red.op, accs, terms)
-            b.emit("}")
+            _emit_cascade(s, red.op, acc_dtype, red.identity, steps, [a.arg for a in accs],
+                          lambda targets: _emit_accumulation(s, red.op, targets, terms))
         if tail:
             rt = alu.special("rt", tail) + steps * unroll
             terms = [[body.substitute({"gidx": gidxs[u], "ridx": rt}).simplify(cache)] for u in range(up)]
@@ -320,20 +318,88 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderS
     return s.finish(wg * up)
 
 
-def _emit_accumulation(s: _Shader, op: Op, accs: list[AluExp], terms: list[list[AluExp]]) -> None:
-    """acc_u = acc_u OP t_u0 OP t_u1 ...; shared subexpressions across all terms become lets."""
+# A float sum adds at most CASCADE_FAN_IN values into one accumulator in sequence, in
+# up to CASCADE_LEVELS nested loops (see `_emit_cascade`): rounding errors grow with
+# the logarithm of the length, as in a pairwise sum, not with the length. lavapipe
+# miscompiles loops nested 8 deep; the tuner keeps per-thread loops within
+# CASCADE_FAN_IN ** CASCADE_LEVELS steps where it can (`tuner.MAX_THREAD_TERMS`).
+CASCADE_FAN_IN = 8
+CASCADE_LEVELS = 4
+
+
+def _cascade_levels(op: Op, acc_dtype: dt.DType, steps: int) -> int:
+    """How many nested loops accumulate `steps` loop steps (1: a plain loop)."""
+    if not (op is Op.ADD and acc_dtype.is_float):
+        return 1  # exact (integers, min, max) or no better in any order (products)
+    levels = 1
+    while CASCADE_FAN_IN ** levels < steps and levels < CASCADE_LEVELS:
+        levels += 1
+    return levels
+
+
+def _emit_cascade(s: _Shader, op: Op, acc_dtype: dt.DType, identity: AluExp, steps: int,
+                  accs: list[str], emit_step) -> None:
+    """Loops over `r` in [0, steps), with `emit_step(targets)` emitting the body that adds
+    one step's terms into the variables `targets`. A float sum runs nested loops: the
+    innermost adds CASCADE_FAN_IN steps into fresh partial sums, each level above adds
+    CASCADE_FAN_IN of those, the outermost adds into `accs`. The rounding error then
+    grows with CASCADE_FAN_IN * log(steps) rather than with `steps`, and there is no
+    compensation term (Kahan's) for a fast-math compiler to fold away."""
+    b, levels = s.b, _cascade_levels(op, acc_dtype, steps)
+    ty = WGSL_TYPE[acc_dtype]
+    identity = ExpCodegen(b, s.load_text).run(identity)
+
+    block = CASCADE_FAN_IN ** (levels - 1)  # steps per iteration of the outermost loop
+    outer = -(-steps // block)
+
+    def loop(level: int, targets: list[str], base: str) -> None:
+        weight = CASCADE_FAN_IN ** level
+        var = "r" if levels == 1 else f"r{level}"
+        count = outer if level == levels - 1 else CASCADE_FAN_IN
+        b.emit(f"for (var {var}: i32 = 0i; {var} < {count}i; {var}++) {{")
+        with b.indent():
+            here = f"{var} * {weight}i" if weight > 1 else var
+            offset = here if base == "0i" else f"{base} + {here}"
+            if level == 0:
+                if levels > 1:
+                    b.emit(f"let r = {offset};")
+                if outer * block != steps:  # the last block is short
+                    b.emit(f"if (r >= {steps}i) {{ break; }}")
+                emit_step(targets)
+            else:
+                partials = [f"{name}_{level - 1}" for name in accs]
+                b.emit(*(f"var {p}: {ty} = {identity};" for p in partials))
+                loop(level - 1, partials, offset)
+                b.emit(*(f"{t} = {t} + {p};" for t, p in zip(targets, partials)))
+        b.emit("}")
+
+    loop(levels - 1, accs, "0i")
+
+
+def _emit_accumulation(s: _Shader, op: Op, accs: list, terms: list[list[AluExp]],
+                       names: dict | None = None) -> None:
+    """acc_u = acc_u OP (tree of t_u0, t_u1, ...): the terms of one step are combined
+    pairwise; shared subexpressions across all terms become lets. `names` spells
+    special indices other than by their names."""
     g = s.codegen()
+    g.names.update(names or {})
     updates = []
     for acc, row in zip(accs, terms):
-        total = acc
-        for t in row:
-            total = alu.binary(op, total, t)
-        updates.append(total)
-    for u in updates:
+        acc = acc if isinstance(acc, AluExp) else alu.variable(row[0].dtype, acc)
+        updates.append((acc.arg, alu.binary(op, acc, _tree(op, row))))
+    for _, u in updates:
         g.count_references(u)
-    texts = [g.run(u) for u in updates]
-    for acc, text in zip(accs, texts):
-        s.b.emit(f"{acc.arg} = {strip_parens(text)};")
+    texts = [(name, g.run(u)) for name, u in updates]
+    for name, text in texts:
+        s.b.emit(f"{name} = {strip_parens(text)};")
+
+
+def _tree(op: Op, terms: list[AluExp]) -> AluExp:
+    """t0 OP t1 OP ... combined as a balanced tree."""
+    while len(terms) > 1:
+        pairs = [alu.binary(op, a, b) for a, b in zip(terms[::2], terms[1::2])]
+        terms = pairs + ([terms[-1]] if len(terms) % 2 else [])
+    return terms[0]
 
 
 def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
@@ -372,27 +438,20 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) ->
             b.emit(f"let lane = lid % {group}u;")
             b.emit(f"let out = {s.output_index(f'wgi * {rows}i + i32(lid / {group}u)')};")
             b.emit(f"let gidx = min(out, {_limit(s)} - 1i);")
-        acc = alu.variable(acc_dtype, "acc")
         b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(identity.simplify())};")
         # Each thread takes terms lid, lid + group, ...; `unroll` of them per iteration
         # so that several loads are in flight.
         unroll = tuning.unroll
         steps = -(-red.size // (group * unroll))
-        update = acc
+        terms = []
         for k in range(unroll):
             ridx = (alu.special("r", steps) * unroll + k) * group + alu.special("lane", group)
             term = body.substitute({"ridx": ridx})
             if steps * unroll * group != red.size:
                 term = alu.where(ridx.lt(red.size), term, identity)
-            update = alu.binary(op, update, term)
-        update = update.simplify()
-        b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
-        with b.indent():
-            g = s.codegen()
-            g.names["lane"] = "i32(lane)"
-            g.count_references(update)
-            b.emit(f"acc = {strip_parens(g.run(update))};")
-        b.emit("}")
+            terms.append(term.simplify())
+        _emit_cascade(s, op, acc_dtype, identity, steps, ["acc"],
+                      lambda targets: _emit_accumulation(s, op, targets, [terms], {"lane": "i32(lane)"}))
         _emit_tree(s, op, acc_dtype, group)
         b.emit("if (lane == 0u) {" if rows == 1 else f"if (lane == 0u && out < {_limit(s)}) {{")
         with b.indent():

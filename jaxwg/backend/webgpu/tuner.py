@@ -107,7 +107,8 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         group = 16 if length < 256 else 32
         unroll = 4 if length >= 4 * group else 1
         return [Pass(kernel, Tuning(workgroup_size=256, group=group, unroll=unroll), direct)]
-    if outputs >= traits.parallelism or length < 64 or (columns and not split):
+    long_rows = split and length > MAX_THREAD_TERMS
+    if (outputs >= traits.parallelism and not long_rows) or length < 64 or (columns and not split):
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     group = traits.workgroup_size
     if traits.grouped and not columns and (length <= 4 * 4096 or outputs * group >= traits.parallelism
@@ -116,12 +117,21 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         return [Pass(kernel, Tuning(workgroup_size=group, group=group, unroll=unroll), direct)]
     if length < 4 * 256 or not split:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
-    parts = max(2, min(-(-traits.parallelism // outputs), length // 256, traits.max_parts))
+    parts = max(2, min(-(-traits.parallelism // outputs), length // 256, traits.max_parts),
+                -(-length // MAX_THREAD_TERMS))
     layout = "columns" if columns else "contiguous" if traits.contiguous_slices else "interleaved"
     first, second = split_reduction(kernel, parts, layout)
     (last,) = plan(second, traits, split=False)
     return [Pass(first, _per_thread(first, traits), direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
+
+
+# Terms one thread reduces; longer rows are split into partial results. The reduction
+# templates keep the rounding error of a float sum of this many terms within ~32 ulp
+# (templates.CASCADE_FAN_IN ** CASCADE_LEVELS steps of 4 unrolled terms), and
+# lavapipe silently stops any loop after 65535 iterations (a (1024, 2^19) row sum
+# came out short).
+MAX_THREAD_TERMS = 16384
 
 
 def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
@@ -200,7 +210,13 @@ def vector_inputs(kernel: Kernel) -> frozenset[int] | None:
 
 
 def scratch_bytes(passes: list[Pass]) -> int:
-    """Bytes of partials a plan needs between its passes (0 for a single pass)."""
-    sizes = [p.kernel.size * p.kernel.reduction.acc_dtype.itemsize for p in passes if p.writes_scratch]
+    """Bytes of partials a plan needs between its passes (0 for a single pass), in the
+    storage dtype: bool partials are stored as int32."""
+    sizes = [p.kernel.size * _stored_itemsize(p.kernel.reduction.acc_dtype)
+             for p in passes if p.writes_scratch]
     return max(sizes, default=0)
+
+
+def _stored_itemsize(dtype: dt.DType) -> int:
+    return 4 if dtype.is_bool else dtype.itemsize  # bool is stored as i32 (STORAGE_TYPE)
 
