@@ -153,3 +153,29 @@ def test_elementwise_constants_share_one_pipeline():
     assert be.pipelines_compiled - before <= 1
     be.decref(x)
     be.decref(out)
+
+
+
+@pytest.mark.parametrize("reduce", [
+    lambda xp, x, c: xp.sum(x * c),               # a constant in the reduced body
+    lambda xp, x, c: xp.mean(x + c, axis=1),      # in the body, and 1/n in the epilogue
+    lambda xp, x, c: xp.max(x, axis=0) * c,       # in the epilogue only
+])
+def test_reductions_share_pipelines_across_constants(reduce):
+    """The issue's `sum(x * c)` for 20 values of c compiled 21 pipelines."""
+    import numpy as np
+
+    import jaxwg.numpy as jnp
+    from jaxwg.backend import get_backend
+
+    be = get_backend("webgpu")
+    if "immediates" not in be.device.features:
+        pytest.skip("the adapter has no immediates")
+    values = np.random.default_rng(0).random((64, 300), dtype=np.float32)
+    x = jnp.asarray(values)
+    reduce(jnp, x, 0.5).block_until_ready()  # compile once
+    before = be.pipelines_compiled
+    for c in np.linspace(-2, 2, 20, dtype=np.float32):
+        got = np.asarray(reduce(jnp, x, float(c)))
+        np.testing.assert_allclose(got, reduce(np, values, c), rtol=1e-5, atol=1e-5)
+    assert be.pipelines_compiled == before

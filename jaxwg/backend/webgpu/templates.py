@@ -11,9 +11,9 @@ Three shapes of shader, sharing one header (bindings, uniforms, thread index):
 * **grouped reduction**: `group` threads of a workgroup stride through one long
   reduction, then combine their partial results in workgroup memory.
 
-Elementwise kernels have their non-zero constants lifted into immediate data
-(`lift_constants`), as long as they fit the device's immediate size, so that filling
-with 1.0 and with 2.0, or eager `x * 0.5` and `x * 0.25`, share one pipeline.
+Kernels have their non-zero constants lifted into immediate data (`lift_constants`),
+as long as they fit the device's immediate size, so that filling with 1.0 and with
+2.0, eager `x * 0.5` and `x * 0.25`, or `sum(x * c)` for any `c`, share one pipeline.
 
 Inputs larger than one storage binding allows are bound as several windows of the
 same buffer and read through a generated `load_inN` function; outputs that large are
@@ -102,14 +102,24 @@ class ShaderSpec:
         return -(-outputs // self.outputs_per_workgroup)
 
 
-def lift_constants(exp: AluExp) -> tuple[AluExp, tuple[UniformField, ...]]:
-    """Replace non-zero constants by uniform fields `u.c0`, `u.c1`, ... (see module doc)."""
-    literal_operands = {n.src[1] for n in exp.toposort() if n.op in _KEEP_LITERAL_OPERAND}
+def lift_constants(exps: tuple[AluExp, ...], keep_indices: bool = False
+                   ) -> tuple[tuple[AluExp, ...], tuple[UniformField, ...]]:
+    """Replace the non-zero constants of `exps` by uniform fields `u.c0`, `u.c1`, ...,
+    numbered across all of them (see module doc). Divisors, moduli and shift amounts
+    stay literal; with `keep_indices` so does every constant of a load's index, since
+    the reduction templates simplify their indices again after substituting their
+    loop indices, and a literal stride compiles to a shift."""
+    nodes = [n for exp in exps for n in exp.toposort()]
+    literal = {n.src[1] for n in nodes if n.op in _KEEP_LITERAL_OPERAND}
+    if keep_indices:
+        for n in nodes:
+            if n.op is Op.LOAD:
+                literal.update(n.src[0].toposort())
     fields: list[UniformField] = []
     lifted: dict[AluExp, AluExp] = {}
 
     def lift(node: AluExp):
-        if node.op is not Op.CONST or node.arg == 0 or node in literal_operands:
+        if node.op is not Op.CONST or node.arg == 0 or node in literal:
             return None
         if node not in lifted:
             stored = {dt.float16: dt.float32, dt.bool_: dt.int32}.get(node.dtype, node.dtype)
@@ -119,7 +129,7 @@ def lift_constants(exp: AluExp) -> tuple[AluExp, tuple[UniformField, ...]]:
             lifted[node] = var.ne(0) if node.dtype.is_bool else alu.cast(node.dtype, var)
         return lifted[node]
 
-    return exp.rewrite(lift), tuple(fields)
+    return tuple(exp.rewrite(lift) for exp in exps), tuple(fields)
 
 
 class _Shader:
@@ -279,8 +289,9 @@ def _lane_expression(exp: AluExp, vector_args, index: AluExp, lane: int) -> AluE
     return exp.rewrite(to_lane).substitute({"gidx": index}).simplify()
 
 
-def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
-    s = _Shader(kernel, tuning, options)
+def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+              uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    s = _Shader(kernel, tuning, options, uniforms)
     b, red = s.b, kernel.reduction
     up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
     acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
@@ -417,8 +428,9 @@ def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: 
         s.store(strip_parens(g.run(index)), g.run(exp), s.kernel.dtype)
 
 
-def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions) -> ShaderSpec:
-    s = _Shader(kernel, tuning, options)
+def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                      uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    s = _Shader(kernel, tuning, options, uniforms)
     b, red, group = s.b, kernel.reduction, tuning.group
     op, acc_dtype, identity, body = red.op, red.acc_dtype, red.identity, alu.cast(red.acc_dtype, kernel.exp)
     if acc_dtype.is_bool:
@@ -481,17 +493,24 @@ def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
 def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
                  immediate_bytes: int = 128) -> ShaderSpec:
     """The shader for one pass, choosing the template from the kernel and tuning.
-    An elementwise kernel's constants are lifted when they fit in `immediate_bytes`
-    (0 keeps them literal: devices without immediates)."""
-    if kernel.reduction is None:
-        uniforms: tuple[UniformField, ...] = ()
-        exp, lifted = lift_constants(kernel.exp.simplify())
-        # Each field takes at most 8 bytes, and a windowed output adds its base.
-        if lifted and 8 * (len(lifted) + 1) <= immediate_bytes:
-            kernel, uniforms = Kernel(kernel.nargs, kernel.size, exp), lifted
+    A kernel's constants are lifted when they fit in `immediate_bytes` (0 keeps them
+    literal: devices without immediates)."""
+    red = kernel.reduction
+    if red is None:
+        (exp,), lifted = lift_constants((kernel.exp.simplify(),))
+        lifted_kernel = Kernel(kernel.nargs, kernel.size, exp)
+    else:
+        (exp, epilogue), lifted = lift_constants(
+            (kernel.exp.simplify(), red.epilogue.simplify()), keep_indices=True)
+        lifted_kernel = Kernel(kernel.nargs, kernel.size, exp, replace(red, epilogue=epilogue))
+    uniforms: tuple[UniformField, ...] = ()
+    # Each field takes at most 8 bytes, and a windowed output adds its base.
+    if lifted and 8 * (len(lifted) + 1) <= immediate_bytes:
+        kernel, uniforms = lifted_kernel, lifted
+    if red is None:
         if tuning.vector == 4 and not options.output_windowed and max(options.windows, default=1) == 1:
             return elementwise_vec4(kernel, tuning, options, uniforms)
         return elementwise(kernel, replace(tuning, vector=1), options, uniforms)
     if tuning.group > 1:
-        return grouped_reduction(kernel, tuning, options)
-    return reduction(kernel, tuning, options)
+        return grouped_reduction(kernel, tuning, options, uniforms)
+    return reduction(kernel, tuning, options, uniforms)
