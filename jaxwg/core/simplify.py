@@ -282,24 +282,11 @@ def _simplify_nested_divmod(node: AluExp) -> AluExp | None:
     return None
 
 
-def _affine_range(x: AluExp) -> tuple[int, int]:
-    """The range of the int32 sum `x` as a sum of integers that do not wrap: an index
-    sum such as `gidx * 1024 + ridx` may pass 2^31 in a kernel over a huge virtual
-    shape, where `x.range` gives up (the whole int32 range)."""
-    terms, constant = _affine(x)
-    lo = hi = constant
-    for term, k in terms.items():
-        tlo, thi = term.range
-        lo += min(k * tlo, k * thi)
-        hi += max(k * tlo, k * thi)
-    return lo, hi
-
-
 def _simplify_divmod(node: AluExp) -> AluExp | None:
     """(d*Q + R) // d = Q + k and (d*Q + R) % d = R - k*d when R lies in [k*d, (k+1)*d)
-    and the dividend is non-negative (so truncation is floor). Index sums are integers
-    that should not wrap: `(1024*q + r) % 1024` is `r` for r in [0, 1024) even where
-    1024*q + r would pass 2^31."""
+    and the dividend is non-negative (so truncation is floor). A dividend that may wrap
+    (its range is not known to fit int32) is left alone: user integer code wraps as
+    JAX's does, and kernel indices never wrap (`view.MultiIndex`)."""
     x, divisor = node.src
     d = divisor.arg
     if node.op is Op.MOD and -d < x.range[0] and x.range[1] < d:
@@ -307,7 +294,7 @@ def _simplify_divmod(node: AluExp) -> AluExp | None:
     nested = _simplify_nested_divmod(node)
     if nested is not None:
         return nested
-    if _affine_range(x)[0] < 0:
+    if x.range[0] < 0:
         return None
     q, r = _split_by_divisor(x, d)
     rlo, rhi = r.range
