@@ -9,6 +9,7 @@ Pytrees are in `jaxwg.tree_util` and `jaxwg.tree`, options in `jaxwg.config`.
 Array([0, 2, 4], dtype=int32)
 """
 
+# jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import lax, numpy, tree, tree_util
 from .config import config
 from .core.array import Array

@@ -26,11 +26,18 @@ class _Option:
     default: object
     env: str | None = None
     help: str = ""
+    shapes_programs: bool = True  # whether traced programs depend on it (jit keys on it)
 
 
 _OPTIONS = {
     "jax_enable_x64": _Option(False, "JAX_ENABLE_X64",
                               "64-bit types (int64, float64) instead of their 32-bit defaults"),
+    "jaxwg_debug": _Option(0, "JAXWG_DEBUG",
+                           "print what runs: 1 kernels and times, 2 jit jaxprs, 3 kernel "
+                           "expressions, 4 WGSL (see jaxwg.core.debug)", shapes_programs=False),
+    "jaxwg_fast_math": _Option(False, "JAXWG_FAST_MATH",
+                               "drop the WebGPU guards that keep inf, NaN and -0.0 as NumPy has "
+                               "them where shader compilers assume finite math (docs/ieee.md)"),
 }
 
 
@@ -48,6 +55,7 @@ class Config:
 
     def __init__(self):
         object.__setattr__(self, "_values", {name: _from_env(o) for name, o in _OPTIONS.items()})
+        self._update_key()
 
     def __getattr__(self, name: str):
         try:
@@ -72,10 +80,24 @@ class Config:
         if not isinstance(value, kind):
             raise TypeError(f"config option {name} takes a {kind.__name__}, got {value!r}")
         self._values[name] = value
+        self._update_key()
 
     def values(self) -> dict:
-        """All options and their values (part of jit cache keys)."""
+        """All options and their values."""
         return dict(self._values)
+
+    def program_key(self) -> tuple:
+        """The values programs depend on, as part of jit cache keys (kept ready: jit reads
+        it on every call).
+
+        >>> ("jax_enable_x64", False) in config.program_key()
+        True
+        """
+        return self._key
+
+    def _update_key(self) -> None:
+        key = tuple(sorted((n, v) for n, v in self._values.items() if _OPTIONS[n].shapes_programs))
+        object.__setattr__(self, "_key", key)
 
 
 config = Config()

@@ -11,6 +11,10 @@ Slots hold raw bytes in the backend's *storage dtype* (`storage_dtype`): WebGPU
 stores bool as 32-bit integers, the CPU backend as NumPy does. `upload` and
 `download` convert NumPy arrays to and from that layout.
 
+Threads may share a backend: each holds one re-entrant `lock` around its slot
+bookkeeping and its device work, and callers may hold it across several calls to
+make them one step (a jit program's replay does).
+
 >>> import numpy as np
 >>> from jaxwg.core import alu, dtypes as dt
 >>> from jaxwg.core.kernel import Kernel
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import abc
 import os
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,6 +49,9 @@ class Backend(abc.ABC):
     """What every backend provides; see the module docstring."""
 
     name: str
+
+    def __init__(self):
+        self.lock = threading.RLock()
 
     @abc.abstractmethod
     def malloc(self, nbytes: int, data=None) -> int:
@@ -108,6 +116,7 @@ class Backend(abc.ABC):
 
 _FACTORIES = {}
 _INSTANCES: dict[str, Backend] = {}
+_INSTANCES_LOCK = threading.Lock()  # two threads' first calls must share one instance
 
 
 def register_backend(name: str, factory) -> None:
@@ -129,6 +138,7 @@ def get_backend(name: str | None = None) -> Backend:
         name = os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
     if name not in _FACTORIES:
         raise ValueError(f"unknown backend {name!r}; available: {', '.join(backend_names())}")
-    if name not in _INSTANCES:
-        _INSTANCES[name] = _FACTORIES[name]()
-    return _INSTANCES[name]
+    with _INSTANCES_LOCK:
+        if name not in _INSTANCES:
+            _INSTANCES[name] = _FACTORIES[name]()
+        return _INSTANCES[name]

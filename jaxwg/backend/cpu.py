@@ -6,6 +6,8 @@ reduction evaluates a (outputs x terms) block, reduces it along the terms with t
 op's NumPy ufunc, and runs the epilogue on the result. Blocks bound the temporary
 memory of large reductions. This backend is not a speed target: it is the oracle
 that the WebGPU code generator is tested against, and the home of float64.
+Slot bookkeeping holds the backend's lock; kernels compute outside it (on arrays
+whose slots the caller keeps alive).
 
 >>> import numpy as np
 >>> from jaxwg.core import alu, dtypes as dt
@@ -21,6 +23,7 @@ array([ 3, 12], dtype=int32)
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,8 +59,9 @@ class CpuBackend(Backend):
     name = "cpu"
 
     def __init__(self):
+        super().__init__()
         self._slots: dict[int, _Slot] = {}
-        self._next = 1
+        self._handles = itertools.count(1)
         self._bytes_in_use = 0
         self._peak = 0
 
@@ -72,10 +76,11 @@ class CpuBackend(Backend):
             if raw.size != nbytes:
                 raise ValueError(f"malloc: data has {raw.size} bytes, expected {nbytes}")
             buf[:] = raw
-        slot, self._next = self._next, self._next + 1
-        self._slots[slot] = _Slot(buf)
-        self._bytes_in_use += nbytes
-        self._peak = max(self._peak, self._bytes_in_use)
+        with self.lock:
+            slot = next(self._handles)
+            self._slots[slot] = _Slot(buf)
+            self._bytes_in_use += nbytes
+            self._peak = max(self._peak, self._bytes_in_use)
         return slot
 
     def _get(self, slot: int) -> _Slot:
@@ -85,23 +90,27 @@ class CpuBackend(Backend):
             raise KeyError(f"slot {slot} is not live on the cpu backend") from None
 
     def incref(self, slot: int) -> None:
-        self._get(slot).refs += 1
+        with self.lock:
+            self._get(slot).refs += 1
 
     def decref(self, slot: int) -> None:
-        entry = self._get(slot)
-        entry.refs -= 1
-        if entry.refs == 0:
-            self._bytes_in_use -= entry.data.size
-            del self._slots[slot]
+        with self.lock:
+            entry = self._get(slot)
+            entry.refs -= 1
+            if entry.refs == 0:
+                self._bytes_in_use -= entry.data.size
+                del self._slots[slot]
 
     def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
-        data = self._get(slot).data
+        with self.lock:
+            data = self._get(slot).data
         stop = data.size if count is None else min(data.size, start + count)
         return data[start:stop].tobytes()
 
     def memory_stats(self) -> dict:
-        return {"bytes_in_use": self._bytes_in_use, "peak_bytes_in_use": self._peak,
-                "live_slots": len(self._slots)}
+        with self.lock:
+            return {"bytes_in_use": self._bytes_in_use, "peak_bytes_in_use": self._peak,
+                    "live_slots": len(self._slots)}
 
     # -- kernels ---------------------------------------------------------------------
     def prepare(self, kernel: Kernel) -> CpuExecutable:
@@ -110,11 +119,12 @@ class CpuBackend(Backend):
     def dispatch(self, executable: CpuExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         self.check_kernel_inputs(executable, inputs, outputs)
         kernel = executable.kernel
-        out = self._get(outputs[0]).data
+        with self.lock:
+            out = self._get(outputs[0]).data
+            arrays = self._input_arrays(kernel, inputs)
         needed = kernel.size * kernel.dtype.itemsize
         if out.size < needed:
             raise ValueError(f"output slot has {out.size} bytes, kernel writes {needed}")
-        arrays = self._input_arrays(kernel, inputs)
         result = out[:needed].view(kernel.dtype.np)
         block = max(1, _BLOCK_ELEMENTS // max(1, kernel.reduction.size if kernel.reduction else 1))
         for start in range(0, kernel.size, block):

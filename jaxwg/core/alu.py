@@ -478,28 +478,57 @@ def _render_const(node: AluExp) -> str:
     return repr(v)
 
 
+def _render_node(node: AluExp, s: list[str]) -> str:
+    """One node's text, given its sources' texts `s`."""
+    op = node.op
+    if op is Op.CONST:
+        return _render_const(node)
+    if op is Op.SPECIAL:
+        return node.arg[0]
+    if op is Op.VARIABLE:
+        return node.arg
+    if op is Op.LOAD:
+        return f"in{node.arg}[{s[0]}]"
+    if op in _INFIX:
+        return f"({s[0]} {_INFIX[op]} {s[1]})"
+    if op is Op.NEG:
+        return f"-{s[0]}"
+    if op in (Op.CAST, Op.BITCAST):
+        return f"{op.value}<{node.dtype}>({s[0]})"
+    if op is Op.THREEFRY2X32:
+        return f"threefry2x32({', '.join(s)})[{node.arg}]"
+    return f"{op.value}({', '.join(s)})"
+
+
+# Shared nodes whose text is at most this long are repeated, not bound: `(gidx < 2)` reads
+# better in place, and repeating a bounded text keeps the output linear in the DAG's size.
+_INLINE_CHARS = 24
+
+
 def render(exp: AluExp) -> str:
-    """A readable one-line form; shared subexpressions are printed in full each time."""
+    """A readable one-line form, as long as the DAG is large (not as its paths are many).
+
+    A node used more than once whose text is long is printed once, as a binding named
+    where it is used (as JAX prints jaxprs); short ones are repeated:
+
+    >>> x = load(0, dt.float32, gidx(4))
+    >>> y = unary(Op.SIN, x * x + 1.0)
+    >>> y * y + x
+    let t0 = sin(((in0[gidx] * in0[gidx]) + 1.0)) in ((t0 * t0) + in0[gidx])
+    """
+    order = exp.toposort()
+    uses: dict[AluExp, int] = {}
+    for node in order:
+        for s in node.src:
+            uses[s] = uses.get(s, 0) + 1
     text: dict[AluExp, str] = {}
-    for node in exp.toposort():
-        s = [text[x] for x in node.src]
-        op = node.op
-        if op is Op.CONST:
-            text[node] = _render_const(node)
-        elif op is Op.SPECIAL:
-            text[node] = node.arg[0]
-        elif op is Op.VARIABLE:
-            text[node] = node.arg
-        elif op is Op.LOAD:
-            text[node] = f"in{node.arg}[{s[0]}]"
-        elif op in _INFIX:
-            text[node] = f"({s[0]} {_INFIX[op]} {s[1]})"
-        elif op is Op.NEG:
-            text[node] = f"-{s[0]}"
-        elif op in (Op.CAST, Op.BITCAST):
-            text[node] = f"{op.value}<{node.dtype}>({s[0]})"
-        elif op is Op.THREEFRY2X32:
-            text[node] = f"threefry2x32({', '.join(s)})[{node.arg}]"
-        else:
-            text[node] = f"{op.value}({', '.join(s)})"
-    return text[exp]
+    bindings: list[str] = []
+    for node in order:
+        text[node] = _render_node(node, [text[x] for x in node.src])
+        if node.src and uses.get(node, 0) > 1 and len(text[node]) > _INLINE_CHARS:
+            name = f"t{len(bindings)}"
+            bindings.append(f"{name} = {text[node]}")
+            text[node] = name
+    if not bindings:
+        return text[exp]
+    return f"let {'; '.join(bindings)} in {text[exp]}"

@@ -7,11 +7,17 @@ read, `block_until_ready`, an expression grown past a size bound) by `realize`, 
 fuses every pending producer into as few kernels as it can.
 
 Memory follows Python's reference counting: a realized node holds a `Buffer` that
-returns its device memory when collected; `delete()` releases it early.
+returns its device memory when collected. Several arrays may share a node (`x.sum(
+axis=())` is `x`); `delete()` drops only this array's reference, so the memory goes
+back as soon as no other array or pending computation uses it. Any later use of a
+deleted array raises RuntimeError, as in JAX.
 
-The operators and methods (`x + y`, `x.sum()`, `x.T`, ...) live in `ArrayMethods`, a
-mixin shared with tracers, and call `jaxwg.numpy`, so they mean the same thing eagerly
-and under `jit`.
+Eager graph building and realization run under `GRAPH_LOCK`, so threads may share
+arrays (realizing a node rewrites it in place).
+
+The operators and methods (`x + y`, `x.sum()`, `x.T`, ...) are attached by
+`jaxwg.numpy` at import (`jaxwg/numpy/array_methods.py`), to tracers too, and call
+`jaxwg.numpy`, so they mean the same thing eagerly and under `jit`.
 
 >>> import jaxwg.numpy as jnp
 >>> x = jnp.arange(3.0)
@@ -28,14 +34,13 @@ import numpy as np
 from . import aval as avals
 from . import lowering  # noqa: F401 - registers the lowering rules
 from . import primitives as P
-from .array_methods import ArrayMethods
 from .aval import ShapedArray
 from .device import Device, default_device
 from .execute import realize
-from .lazy import CONST, Buffer, LazyNode
+from .lazy import CONST, GRAPH_LOCK, Buffer, LazyNode
 
 
-class Array(ArrayMethods):
+class Array:
     """A concrete jaxwg array (see the module docstring)."""
 
     __slots__ = ("__weakref__", "_deleted", "_node", "aval")
@@ -61,7 +66,7 @@ class Array(ArrayMethods):
 
     @property
     def device(self) -> Device:
-        return self._node.device or default_device()
+        return self.node.device or default_device()
 
     def devices(self) -> set:
         return {self.device}
@@ -69,7 +74,8 @@ class Array(ArrayMethods):
     @property
     def node(self) -> LazyNode:
         if self._deleted:
-            raise RuntimeError(f"Array of shape {self.aval.str_short()} has been deleted")
+            shape = ",".join(map(str, self.shape))
+            raise RuntimeError(f"Array has been deleted with shape={self.dtype.name}[{shape}].")
         return self._node
 
     def is_deleted(self) -> bool:
@@ -129,8 +135,6 @@ class Array(ArrayMethods):
         return int(self._value())
 
     def __repr__(self) -> str:
-        if self._deleted:
-            return f"Array(<deleted>, shape={self.shape}, dtype={self.dtype.name})"
         body = np.array2string(self._value(), separator=", ", prefix="Array(")
         shape = f", shape={self.shape}" if self.size == 0 else ""
         extra = ", weak_type=True" if self.weak_type else ""
@@ -143,13 +147,17 @@ class Array(ArrayMethods):
         return format(self._value(), spec) if self.ndim == 0 else str(self)
 
     def delete(self) -> None:
-        """Release the device memory now; using the array afterwards raises."""
-        if not self._deleted:
-            node = self._node
-            if node.buffer is not None and node.users == 0:
-                node.buffer.release()
-            self._deleted = True
-            self._node = None
+        """Drop this array's value: its memory goes back now unless another array or a
+        pending computation still uses it, and any later use raises RuntimeError.
+
+        >>> import jaxwg.numpy as jnp
+        >>> x = jnp.arange(3.0)
+        >>> y = x.sum(axis=())  # the same value as x
+        >>> x.delete(); x.is_deleted(), y.tolist()
+        (True, [0.0, 1.0, 2.0])
+        """
+        self._deleted = True
+        self._node = None
 
     def copy(self) -> Array:
         return eager_apply(P.copy_p, [self], {})
@@ -222,10 +230,11 @@ def eager_apply(primitive, args, params):
     """The EvalTrace's interpreter: output avals, then lazy nodes from the lowering rule."""
     in_avals = [a.aval for a in args]
     out_aval = P.abstract_eval_rules[primitive](*in_avals, **params)
-    nodes = P.lowering_rules[primitive](out_aval, *[a.node for a in args], **params)
-    if primitive.multiple_results:
-        return [_wrap(n, a) for n, a in zip(nodes, out_aval)]
-    return _wrap(nodes, out_aval)
+    with GRAPH_LOCK:  # lowering reads its input nodes, which another thread may realize
+        nodes = P.lowering_rules[primitive](out_aval, *[a.node for a in args], **params)
+        if primitive.multiple_results:
+            return [_wrap(n, a) for n, a in zip(nodes, out_aval)]
+        return _wrap(nodes, out_aval)
 
 
 def _wrap(node: LazyNode, aval: ShapedArray) -> Array:

@@ -57,9 +57,8 @@ def get_device(platform: str) -> Device:
     if platform not in backend_base.backend_names():
         raise RuntimeError(f"Unknown backend {platform!r}; available: "
                            f"{', '.join(backend_base.backend_names())}")
-    if platform not in _DEVICES:
-        _DEVICES[platform] = Device(platform)
-    return _DEVICES[platform]
+    # setdefault: two threads meeting a platform first must still share one Device.
+    return _DEVICES.get(platform) or _DEVICES.setdefault(platform, Device(platform))
 
 
 def default_platform() -> str:

@@ -7,6 +7,10 @@ buffers, each kernel prepared once. A call replays it: allocate each kernel's ou
 dispatch (the backend queues every dispatch into one command encoder and compute
 pass), and free intermediates right after their last reader.
 
+Threads: `realize` holds the graph lock (`lazy.GRAPH_LOCK`), since it rewrites nodes
+that other threads may read; a program's replay holds its backend's lock, so its
+dispatches and frees are one step for the device queue.
+
 `counters["kernels"]` counts dispatched kernels (tests use it to check fusion).
 
 >>> import jaxwg.numpy as jnp
@@ -20,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import debug
 from .device import Device, default_device
 from .fusion import schedule
-from .lazy import BUFFER, Buffer, LazyNode
+from .lazy import BUFFER, GRAPH_LOCK, Buffer, LazyNode
 
 counters = {"kernels": 0, "compiled_programs": 0}
 
@@ -46,16 +51,21 @@ def device_of(nodes) -> Device:
 
 def realize(nodes) -> None:
     """Compute every pending node in `nodes` into a buffer (dispatched, not awaited)."""
-    pending = [n for n in nodes if n.kind != BUFFER]
-    if not pending:
-        return
+    with GRAPH_LOCK:
+        pending = [n for n in nodes if n.kind != BUFFER]
+        if pending:
+            _dispatch_schedule(pending)
+
+
+def _dispatch_schedule(pending) -> None:
     device = device_of(pending)
     backend = device.backend
+    dispatch = debug.dispatcher(device, "flush")  # backend.dispatch unless jaxwg_debug is on
     for step in schedule(pending, max_inputs(backend)):
         exe = backend.prepare(step.kernel)
         out = backend.malloc(nbytes(backend, step.output))
         try:
-            backend.dispatch(exe, [n.buffer.slot for n in step.inputs], [out])
+            dispatch(exe, [n.buffer.slot for n in step.inputs], [out])
         except BaseException:
             backend.decref(out)
             raise
@@ -118,20 +128,22 @@ class Program:
         backend = self.device.backend
         slots = list(arg_slots) + [b.slot for b in self.consts]
         slots += [None] * (self.n_registers - len(slots))
-        for k in self.kernels:
-            out = slots[k.output] = backend.malloc(k.nbytes)
-            backend.dispatch(k.executable, [slots[r] for r in k.inputs], [out])
-            for r in k.frees:
-                backend.decref(slots[r])
-        counters["kernels"] += len(self.kernels)
         handed_out = set()
         results = []
-        for r in self.outputs:
-            # Arguments, constants and repeated outputs are shared: take a reference.
-            if r < self.first_temp or r in handed_out:
-                backend.incref(slots[r])
-            handed_out.add(r)
-            results.append(Buffer(backend, slots[r]))
+        dispatch = debug.dispatcher(self.device, "jit program")
+        with backend.lock:  # one acquisition; the calls below re-enter it
+            for k in self.kernels:
+                out = slots[k.output] = backend.malloc(k.nbytes)
+                dispatch(k.executable, [slots[r] for r in k.inputs], [out])
+                for r in k.frees:
+                    backend.decref(slots[r])
+            for r in self.outputs:
+                # Arguments, constants and repeated outputs are shared: take a reference.
+                if r < self.first_temp or r in handed_out:
+                    backend.incref(slots[r])
+                handed_out.add(r)
+                results.append(Buffer(backend, slots[r]))
+        counters["kernels"] += len(self.kernels)
         return results
 
     def __len__(self) -> int:

@@ -26,10 +26,10 @@ realized buffers become loads. Kernels whose inputs would exceed the device's st
 binding limit materialize their largest inlined operands first.
 
 >>> from jaxwg.core import dtypes as dt, alu
->>> from jaxwg.core.lazy import LazyNode, ELEMENTWISE, REDUCE
+>>> from jaxwg.core.lazy import ELEMENTWISE, REDUCE, Elementwise, LazyNode, Reduce
 >>> x = LazyNode.from_buffer(None, (4, 8), dt.float32)
->>> e = LazyNode(ELEMENTWISE, (4, 8), dt.float32, (x,), (lambda a: alu.unary(alu.Op.EXP, a), ()))
->>> s = LazyNode(REDUCE, (4,), dt.float32, (e,), (alu.Op.ADD, (1,)))
+>>> e = LazyNode(ELEMENTWISE, (4, 8), dt.float32, (x,), Elementwise(lambda a: alu.unary(alu.Op.EXP, a)))
+>>> s = LazyNode(REDUCE, (4,), dt.float32, (e,), Reduce(alu.Op.ADD, (1,)))
 >>> [step.kernel.reduction.op for step in schedule([s])]
 [add]
 """
@@ -90,14 +90,14 @@ def _worth_sharing(node: LazyNode) -> bool:
 
 
 def _is_broadcast(node: LazyNode) -> bool:
-    return node.kind == MOVE and node.arg[2]
+    return node.kind == MOVE and node.arg.broadcast
 
 
 def _is_index_preserving(node: LazyNode) -> bool:
     """Elementwise nodes and reshapes read their sources at the same flat index."""
     if node.kind == ELEMENTWISE:
         return True
-    return node.kind == MOVE and node.arg[0].is_contiguous and node.arg[1] is None
+    return node.kind == MOVE and node.arg.tracker.is_contiguous and node.arg.fill is None
 
 
 class _Planner:
@@ -264,9 +264,8 @@ class _KernelBuilder:
         if node.kind == ELEMENTWISE:
             return [(s, index if s.shape == node.shape else _SCALAR) for s in node.srcs], None
         if node.kind == MOVE:
-            tracker = node.arg[0]
             src = node.srcs[0]
-            flat, valid = tracker.to_index(index)
+            flat, valid = node.arg.tracker.to_index(index)
             if src.kind != BUFFER:
                 check_index_size(src.size, f"an array of shape {src.shape} read through a view")
             return [(src, MultiIndex.flat(flat, src.shape))], valid
@@ -282,13 +281,12 @@ class _KernelBuilder:
         if node.kind == CONST:
             return alu.const(node.dtype, node.arg)
         if node.kind == IOTA:
-            axis = index.axis(node.arg)
+            axis = index.axis(node.arg.axis)
             return alu.cast(node.dtype, axis) if node.dtype is not dt.int32 else axis
         if node.kind == ELEMENTWISE:
-            fn, params = node.arg
-            return fn(*values, **dict(params))
+            return node.arg.fn(*values, **dict(node.arg.params))
         if node.kind == MOVE:
-            fill, valid = node.arg[1], extra
+            fill, valid = node.arg.fill, extra
             if valid is alu.const(dt.bool_, True):
                 return values[0]
             # Without a fill value the padding is never read (strided slices pad, then
@@ -298,7 +296,7 @@ class _KernelBuilder:
 
     def _concat_sources(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
         """Each non-empty piece at the position along the axis shifted by its start."""
-        axis = node.arg
+        axis = node.arg.axis
         pos = index.axis(axis).simplify()
         sources, ends, start = [], [], 0
         for s in node.srcs:
@@ -338,7 +336,7 @@ class _KernelBuilder:
         """The reduced expression of `node` for output `out`: the source's index is built
         from the output index (over the kept axes) and `ridx` (over the reduced axes, in
         order), never from one flat index over both, which could pass 32 bits."""
-        op, axes = node.arg
+        op, axes = node.arg.op, node.arg.axes
         src = node.srcs[0]
         reduced = sorted(axes)
         reduced_shape = [src.shape[a] for a in reduced]

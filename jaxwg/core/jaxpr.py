@@ -22,9 +22,8 @@ import numpy as np
 
 from . import primitives as P
 from . import pytree
-from .array_methods import ArrayMethods
 from .aval import ShapedArray
-from .trace import Trace, Tracer, new_main
+from .trace import Trace, Tracer, describe_traced, new_main
 
 
 class Var:
@@ -57,7 +56,7 @@ class JaxprEqn:
     out_binders: list
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity: printing and caches key on it
 class Jaxpr:
     constvars: list
     invars: list
@@ -76,7 +75,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
 
-@dataclass
+@dataclass(eq=False)
 class ClosedJaxpr:
     """A jaxpr and the values of its constvars (`consts`)."""
 
@@ -104,7 +103,7 @@ class ClosedJaxpr:
 # -- tracing ----------------------------------------------------------------------------------
 
 
-class JaxprTracer(Tracer, ArrayMethods):
+class JaxprTracer(Tracer):
     __slots__ = ("_aval",)
 
     def __init__(self, trace, aval: ShapedArray):
@@ -187,6 +186,11 @@ class JaxprTrace(Trace):
         builder = self.builder
         if id(value) in builder.const_tracers and builder.const_tracers[id(value)][1] is value:
             return builder.const_tracers[id(value)][0]
+        if isinstance(value, Tracer):  # of an enclosing trace: a constant to it, for now
+            tracer = builder.new_tracer(self, value.aval)
+            builder.add_const(tracer, value)
+            builder.const_tracers[id(value)] = (tracer, value)
+            return tracer
         array = value if isinstance(value, Array) else asarray_for_bind(value)
         tracer = builder.new_tracer(self, array.aval)
         node = array.node
@@ -212,16 +216,31 @@ class JaxprTrace(Trace):
         return out_tracers if primitive.multiple_results else out_tracers[0]
 
 
-def trace_to_jaxpr(fn, in_avals) -> ClosedJaxpr:
-    """Trace `fn(*flat_args) -> list of flat outputs` at avals `in_avals`."""
+def trace_to_jaxpr(fn, in_avals, debug_info: str | None = None) -> ClosedJaxpr:
+    """Trace `fn(*flat_args) -> list of flat outputs` at avals `in_avals`; `debug_info`
+    names what is traced in the error about a tracer that leaks out (`describe_traced`)."""
     builder = _Builder()
-    with new_main(JaxprTrace, builder, dynamic=True) as main:
+    with new_main(JaxprTrace, builder, dynamic=True, debug_info=debug_info) as main:
         trace = JaxprTrace(main)
         in_tracers = [trace.new_arg(a) for a in in_avals]
         outs = fn(*in_tracers)
         out_tracers = [trace.pure(o) if not (isinstance(o, JaxprTracer) and o._trace.main is main)
                        else o for o in outs]
         return builder.build(in_tracers, out_tracers)
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
+    """Closure conversion: constants that are tracers of an enclosing trace (a function
+    closing over a traced value) become leading arguments, returned to be passed in."""
+    jaxpr = closed.jaxpr
+    pairs = list(zip(jaxpr.constvars, closed.consts))
+    moved = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    if not moved:
+        return closed, []
+    kept = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    converted = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + list(jaxpr.invars),
+                      jaxpr.eqns, jaxpr.outvars)
+    return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
 
 
 def abstractify(value) -> ShapedArray:
@@ -254,7 +273,7 @@ def make_jaxpr(fun, static_argnums=()):
             full = [a if i in static else next(it) for i, a in enumerate(args)]
             return pytree.tree_leaves(fun(*full, **kw))
 
-        return trace_to_jaxpr(flat_fn, in_avals)
+        return trace_to_jaxpr(flat_fn, in_avals, describe_traced(fun, "make_jaxpr"))
 
     return traced
 
@@ -279,12 +298,111 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args):
 
 
 # -- printing -------------------------------------------------------------------------------
+#
+# The layout is JAX's: a document of texts, breaks, nests (indentation) and groups, and a
+# group is printed on one line when all of it fits in what is left of the line (80
+# columns), else its own breaks become newlines and its inner groups decide again.
+
+_TEXT, _BREAK, _CONCAT, _NEST, _GROUP = range(5)
+_WIDTH = 80
 
 
-def _names():
-    for n in itertools.count(1):
-        for letters in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=n):
-            yield "".join(letters)
+def _text(s: str) -> tuple:
+    return (_TEXT, s)
+
+
+def _brk(s: str = " ") -> tuple:
+    """A break: `s` in a group printed flat, a newline at the indentation otherwise."""
+    return (_BREAK, s)
+
+
+def _concat(*docs) -> tuple:
+    return (_CONCAT, docs)
+
+
+def _nest(n: int, doc) -> tuple:
+    return (_NEST, doc, n)
+
+
+def _group(doc) -> tuple:
+    return (_GROUP, doc)
+
+
+def _join(sep, docs) -> tuple:
+    out = []
+    for i, doc in enumerate(docs):
+        out += [sep, doc] if i else [doc]
+    return (_CONCAT, tuple(out))
+
+
+def _fits(doc, width: int) -> bool:
+    """Whether `doc` printed flat takes at most `width` columns."""
+    stack = [doc]
+    while stack and width >= 0:
+        kind, child = stack.pop()[:2]
+        if kind in (_TEXT, _BREAK):
+            width -= len(child)
+        elif kind == _CONCAT:
+            stack.extend(reversed(child))
+        else:
+            stack.append(child)
+    return width >= 0
+
+
+def _layout(doc) -> str:
+    out: list[str] = []
+    column = 0
+    stack = [(0, False, doc)]  # (indentation, flat, document); the top level breaks
+    while stack:
+        indent, flat, (kind, child, *rest) = stack.pop()
+        if kind == _TEXT or (kind == _BREAK and flat):
+            out.append(child)
+            column += len(child)
+        elif kind == _BREAK:
+            out.append("\n" + " " * indent)
+            column = indent
+        elif kind == _CONCAT:
+            stack.extend((indent, flat, d) for d in reversed(child))
+        elif kind == _NEST:
+            stack.append((indent + rest[0], flat, child))
+        else:
+            stack.append((indent, _fits(child, _WIDTH - column), child))
+    return "".join(out)
+
+
+def _alphabetic(n: int) -> str:
+    """JAX's variable names: a..z, then ba, bb, ... (base 26 with a as zero)."""
+    s = ""
+    while not s or n:
+        n, digit = divmod(n, 26)
+        s = chr(97 + digit) + s
+    return s
+
+
+class _Names:
+    """Names of variables, unique across nested jaxprs, and the shared jaxprs' names."""
+
+    def __init__(self, shared: dict):
+        self.shared = shared  # Jaxpr -> the name it is printed under
+        self.names: dict[int, str] = {}
+        self._fresh = (s for s in map(_alphabetic, itertools.count())
+                       if s not in shared.values())
+
+    def __call__(self, atom) -> str:
+        if isinstance(atom, Literal):
+            return _pp_literal(atom)
+        name = self.names.get(id(atom))
+        if name is None:
+            name = self.names[id(atom)] = next(self._fresh)
+        return name
+
+    def suggest(self, inner_vars, outer_atoms) -> None:
+        """Name the variables of a called jaxpr after the caller's (each outer one once)."""
+        used = set()
+        for inner, outer in zip(inner_vars, outer_atoms):
+            if isinstance(outer, Var) and id(outer) not in used and id(inner) not in self.names:
+                used.add(id(outer))
+                self.names[id(inner)] = self(outer)
 
 
 def _pp_param(value) -> str:
@@ -292,7 +410,7 @@ def _pp_param(value) -> str:
         return value.name
     if hasattr(value, "itemsize") and hasattr(value, "kind") and hasattr(value, "name"):
         return value.name  # a jaxwg DType
-    return repr(value)
+    return str(value) if isinstance(value, str) else repr(value)
 
 
 def _pp_literal(lit: Literal) -> str:
@@ -306,35 +424,90 @@ def _pp_literal(lit: Literal) -> str:
     return f"{text}:{lit.aval.str_short()}"
 
 
+def _pp_vars(atoms, names: _Names, sep: str = "", binders: bool = False) -> tuple:
+    docs = [_text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in atoms]
+    return _nest(2, _group(_join(_concat(_text(sep), _group(_brk())), docs)))
+
+
+def _pp_value(value, names: _Names) -> tuple:
+    """A parameter's value: jaxprs nest (or name a shared one), the rest are text."""
+    if isinstance(value, ClosedJaxpr):
+        value = value.jaxpr
+    if isinstance(value, Jaxpr):
+        return _pp_jaxpr_doc(value, names)
+    return _text(_pp_param(value))
+
+
+def _pp_eqn(eqn: JaxprEqn, names: _Names) -> tuple:
+    params = sorted(eqn.params)
+    if eqn.primitive is P.jit_p:  # the called jaxpr's variables take the caller's names
+        inner = eqn.params["jaxpr"].jaxpr
+        if inner not in names.shared:
+            names.suggest(inner.invars, eqn.inputs)
+            names.suggest(inner.outvars, eqn.out_binders)
+        params = ["name"] + [p for p in params if p != "name"]
+    lhs = _pp_vars(eqn.out_binders, names, binders=True)
+    rhs = [_text(eqn.primitive.name)]
+    if params:
+        pairs = [_concat(_text(f"{k}="), _pp_value(eqn.params[k], names)) for k in params]
+        rhs.append(_group(_concat(_nest(2, _concat(_text("["), _brk(""), _join(_brk(), pairs))),
+                                  _brk(""), _text("]"))))
+    rhs.append(_concat(_text(" "), _pp_vars(eqn.inputs, names)))
+    return _concat(lhs, _text(" = "), *rhs) if eqn.out_binders else _concat(*rhs)
+
+
+def _pp_jaxpr_doc(jaxpr: Jaxpr, names: _Names, by_name: bool = True) -> tuple:
+    if by_name and jaxpr in names.shared:
+        return _text(names.shared[jaxpr])
+    consts = _pp_vars(jaxpr.constvars, names, binders=True)
+    args = _pp_vars(jaxpr.invars, names, binders=True)
+    eqns = _join(_brk("; "), [_pp_eqn(e, names) for e in jaxpr.eqns])
+    outs = _concat(_text("("), _pp_vars(jaxpr.outvars, names, sep=","),
+                   _text(",)" if len(jaxpr.outvars) == 1 else ")"))
+    return _concat(_group(_nest(2, _concat(
+        _text("{ lambda "), consts, _text("; "), args, _text(". let"),
+        _nest(2, _concat(_brk(), eqns)), _brk(), _text("in "), outs))), _text(" }"))
+
+
+def _called_jaxprs(eqn: JaxprEqn) -> list:
+    return [v.jaxpr if isinstance(v, ClosedJaxpr) else v for v in eqn.params.values()
+            if isinstance(v, (Jaxpr, ClosedJaxpr))]
+
+
+def _shared_jaxprs(top: Jaxpr) -> dict:
+    """Called jaxprs printed once, before the top one, and named where called: those
+    called more than once and those of more than 10 equations (JAX's rule)."""
+    counts: dict = {}
+    labels: dict = {}
+    queue = [top]
+    for jaxpr in queue:  # breadth first; a jaxpr called twice is walked twice
+        counts[jaxpr] = counts.get(jaxpr, 0) + 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
+        for eqn in jaxpr.eqns:
+            called = _called_jaxprs(eqn)
+            queue += called
+            if "name" in eqn.params:
+                for sub in called:
+                    labels.setdefault(sub, eqn.params["name"].strip("<>"))
+    shared: dict = {}
+    taken: dict[str, int] = {}
+    for jaxpr, count in counts.items():
+        if count > 1:
+            label = labels.get(jaxpr, "jaxpr")
+            seen = taken.get(label, 0)
+            taken[label] = seen + 1
+            if seen:
+                label += str(seen)
+                taken[label] = taken.get(label, 0) + 1
+            shared[jaxpr] = label
+    return shared
+
+
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
-    """JAX's printout: `{ lambda consts ; args. let eqns in (outs,) }`."""
-    names: dict[int, str] = {}
-    fresh = _names()
-
-    def name(v) -> str:
-        if isinstance(v, Literal):
-            return _pp_literal(v)
-        if id(v) not in names:
-            names[id(v)] = next(fresh)
-        return names[id(v)]
-
-    def binder(v) -> str:
-        return f"{name(v)}:{v.aval.str_short()}"
-
-    consts = " ".join(binder(v) for v in jaxpr.constvars)
-    args = " ".join(binder(v) for v in jaxpr.invars)
-    lines = []
-    for eqn in jaxpr.eqns:
-        outs = " ".join(binder(v) for v in eqn.out_binders)
-        params = " ".join(f"{k}={_pp_param(v)}" for k, v in sorted(eqn.params.items()))
-        params = f"[{params}]" if params else ""
-        ins = " ".join(name(a) for a in eqn.inputs)
-        lines.append(f"{outs} = {eqn.primitive.name}{params} {ins}".rstrip())
-    out_names = [name(v) for v in jaxpr.outvars]
-    outs = f"({out_names[0]},)" if len(out_names) == 1 else f"({', '.join(out_names)})"
-    head = f"{{ lambda {consts}; {args}. let"
-    one_line = f"{head} {'; '.join(lines)} in {outs} }}"
-    if len(one_line) <= 80:
-        return one_line
-    body = "".join(f"\n    {line}" for line in lines)
-    return f"{head}{body}\n  in {outs} }}"
+    """JAX's printout: `{ lambda consts ; args. let eqns in (outs,) }`, one line when it
+    fits in 80 columns; called jaxprs (`jit`) print nested, or shared ones first, as
+    `let name = { lambda ... } in`."""
+    shared = _shared_jaxprs(jaxpr)
+    names = _Names(shared)
+    docs = [_concat(_text(f"let {label} = "), _pp_jaxpr_doc(sub, names, by_name=False), _text(" in"),
+                    _brk()) for sub, label in shared.items()]
+    return _layout(_concat(*docs, _pp_jaxpr_doc(jaxpr, names)))

@@ -2,14 +2,24 @@
 
 A call splits its arguments into static ones (`static_argnums`, `static_argnames`:
 hashable Python values that become part of the cache key) and dynamic ones (pytrees
-of arrays and scalars). The cache key is the dynamic tree structure, each leaf's aval
-(shape, dtype, weak type), the static values and the config; a miss traces the
+of arrays and scalars). As in JAX, `static_argnums` and `static_argnames` are checked
+against the function's signature, each implies the other when only one is given, and
+negative numbers count from the end of a call's positional arguments. The cache key is
+the dynamic tree structure, each leaf's aval (shape, dtype, weak type), the static
+values, the arguments' device (a program's kernels are prepared for one backend;
+arguments on two devices are an error) and the config; a miss traces the
 function to a jaxpr (`jaxwg.core.jaxpr`) and compiles it into a `Program`: the
 jaxpr's primitives lowered into the lazy graph over placeholder inputs and scheduled
 by the same fusion as eager mode, each kernel prepared once. A hit only replays the
 program's dispatch list. Arrays the function closes over are captured as constants.
 
-Called with tracers (inside another transformation), a jitted function is inlined.
+Called inside another trace (`make_jaxpr`, an enclosing `jit`), a jitted function is
+staged as one `jit` equation, JAX's primitive for a call of a closed jaxpr
+(`jaxwg.core.primitives.jit_p`): transformations see the call, and the jaxpr prints as
+JAX prints it. Values it closes over from the enclosing trace become leading arguments.
+Programs lower called jaxprs in place, so a nested `jit` fuses with its caller. Traces
+are cached by signature apart from programs, so one trace serves every device and
+every enclosing trace.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> f = jaxwg.jit(lambda x, n: x * n + 1, static_argnums=1)
@@ -23,26 +33,94 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections import OrderedDict
+import operator
 
+from ..backend.lru import LruCache
 from ..config import config
+from . import debug, pytree
 from . import primitives as P
-from . import pytree
 from .array import Array, asarray_for_bind
-from .execute import Program, counters, device_of, realize
-from .jaxpr import ClosedJaxpr, Literal, abstractify, pp_jaxpr, trace_to_jaxpr
-from .lazy import Buffer, LazyNode
-from .trace import Tracer, _dynamic
+from .device import Device, default_device
+from .execute import Program, counters, realize
+from .jaxpr import ClosedJaxpr, Literal, abstractify, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
+from .lazy import GRAPH_LOCK, Buffer, LazyNode
+from .trace import Tracer, _dynamic, describe_traced
 
 CACHE_SIZE = 256
 
 
-def _as_tuple(x) -> tuple:
+def _index_tuple(x) -> tuple[int, ...]:
+    """`static_argnums`/`donate_argnums` as a tuple: an int or an iterable of ints (as JAX)."""
     if x is None:
         return ()
-    if isinstance(x, (int, str)):
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(operator.index(i) for i in x)
+
+
+def _name_tuple(x) -> tuple[str, ...]:
+    """`static_argnames` as a tuple: a string or an iterable of strings (as JAX)."""
+    if x is None:
+        return ()
+    if isinstance(x, str):
         return (x,)
-    return tuple(x)
+    names = tuple(x)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"argument is not a string: {name}")
+    return names
+
+
+def _signature(fun) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):  # builtins without one
+        return None
+
+
+def _check_argnums(sig: inspect.Signature, argnums: tuple, what: str) -> None:
+    """Argument numbers must name positional parameters (any number with `*args`)."""
+    kinds = [p.kind for p in sig.parameters.values()]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return
+    n = sum(k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+            for k in kinds)
+    if argnums and (-min(argnums) > n or max(argnums) >= n):
+        raise ValueError(f"Jitted function has {what}={argnums}, but only accepts {n} "
+                         "positional arguments.")
+
+
+def _check_argnames(sig: inspect.Signature, argnames: tuple, what: str) -> None:
+    """Argument names must be parameters that can be passed by keyword."""
+    kinds = {name: p.kind for name, p in sig.parameters.items()}
+    positional_only = {n for n in argnames if kinds.get(n) is inspect.Parameter.POSITIONAL_ONLY}
+    if positional_only:
+        raise ValueError(f"Jitted function has invalid argnames {positional_only} in {what}. "
+                         "These are positional-only")
+    if inspect.Parameter.VAR_KEYWORD in kinds.values():
+        return
+    by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    unknown = {n for n in argnames if kinds.get(n) not in by_keyword}
+    if unknown:
+        raise ValueError(f"Jitted function has invalid argnames {unknown} in {what}. "
+                         "Function does not take these args.")
+
+
+def _keyword_positions(sig: inspect.Signature | None) -> list[tuple[int, str]]:
+    """(position, name) of each parameter passable either way: through these, JAX infers
+    static names from static numbers and back."""
+    if sig is None:
+        return []
+    return [(i, name) for i, (name, p) in enumerate(sig.parameters.items())
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+
+def _resolve(argnums: frozenset, n_args: int) -> frozenset:
+    """Negative argument numbers count from the end of this call's positional arguments."""
+    if all(i >= 0 for i in argnums):
+        return argnums
+    return frozenset(i + n_args if i < 0 else i for i in argnums)
 
 
 class _Compiled:
@@ -54,20 +132,18 @@ class _Compiled:
         self.program = program
 
 
-def lower_to_program(closed: ClosedJaxpr, device) -> Program:
-    """Lower a jaxpr's equations into lazy nodes over placeholders, then schedule them."""
+def _as_node(value) -> LazyNode:
+    return (value if isinstance(value, Array) else asarray_for_bind(value)).node
+
+
+def lower_jaxpr(closed: ClosedJaxpr, args, const_node=_as_node) -> list[LazyNode]:
+    """The jaxpr's outputs as lazy nodes over the nodes `args`, through the lowering
+    rules; `const_node(value)` gives each constant's node. Called jaxprs (a nested
+    `jit`) are lowered in place, so their kernels fuse with the caller's."""
     jaxpr = closed.jaxpr
-    env: dict[int, LazyNode] = {}
-    arg_nodes = []
-    for var in jaxpr.invars:
-        node = LazyNode.from_buffer(Buffer(None, None), var.aval.shape, var.aval.dtype, device)
-        arg_nodes.append(node)
-        env[id(var)] = node
-    const_arrays = [c if isinstance(c, Array) else asarray_for_bind(c) for c in closed.consts]
-    realize([c.node for c in const_arrays])
-    const_nodes = [c.node for c in const_arrays]
-    for var, node in zip(jaxpr.constvars, const_nodes):
-        env[id(var)] = node
+    env: dict[int, LazyNode] = {id(v): n for v, n in zip(jaxpr.invars, args)}
+    for var, value in zip(jaxpr.constvars, closed.consts):
+        env[id(var)] = const_node(value)
 
     def read(atom):
         if isinstance(atom, Literal):
@@ -75,16 +151,45 @@ def lower_to_program(closed: ClosedJaxpr, device) -> Program:
         return env[id(atom)]
 
     for eqn in jaxpr.eqns:
-        out_avals = [v.aval for v in eqn.out_binders]
-        out_aval = out_avals if eqn.primitive.multiple_results else out_avals[0]
-        nodes = P.lowering_rules[eqn.primitive](out_aval, *[read(a) for a in eqn.inputs],
-                                                **eqn.params)
-        nodes = nodes if eqn.primitive.multiple_results else [nodes]
+        inputs = [read(a) for a in eqn.inputs]
+        if eqn.primitive is P.jit_p:
+            nodes = lower_jaxpr(eqn.params["jaxpr"], inputs, const_node)
+        else:
+            out_avals = [v.aval for v in eqn.out_binders]
+            out_aval = out_avals if eqn.primitive.multiple_results else out_avals[0]
+            nodes = P.lowering_rules[eqn.primitive](out_aval, *inputs, **eqn.params)
+            nodes = nodes if eqn.primitive.multiple_results else [nodes]
         for var, node in zip(eqn.out_binders, nodes):
             env[id(var)] = node
-    out_nodes = [read(v) for v in jaxpr.outvars]
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _jit_lowering(out_avals, *args, jaxpr, name):
+    """`jit_p` outside a program (eager evaluation of a jaxpr that calls one): inlined."""
+    return lower_jaxpr(jaxpr, args)
+
+
+P.lowering_rules[P.jit_p] = _jit_lowering
+
+
+def lower_to_program(closed: ClosedJaxpr, device) -> Program:
+    """Lower a jaxpr's equations into lazy nodes over placeholders, then schedule them.
+    Constants (of called jaxprs too) are realized on `device` and held by the program."""
+    arg_nodes = [LazyNode.from_buffer(Buffer(None, None), v.aval.shape, v.aval.dtype, device)
+                 for v in closed.jaxpr.invars]
+    consts: dict[int, LazyNode] = {}  # each distinct constant once, in first-use order
+
+    def const_node(value) -> LazyNode:
+        node = _as_node(value)
+        if node.device is None:  # a pending constant goes where the program runs
+            node.device = device
+        realize([node])
+        return consts.setdefault(id(node), node)
+
+    with GRAPH_LOCK:  # lowering links new nodes to constants that other threads may use
+        out_nodes = lower_jaxpr(closed, arg_nodes, const_node)
     counters["compiled_programs"] += 1
-    return Program(device, arg_nodes, const_nodes, out_nodes)
+    return Program(device, arg_nodes, list(consts.values()), out_nodes)
 
 
 class Lowered:
@@ -102,13 +207,38 @@ class Lowered:
         """The kernels one call dispatches, in order."""
         return [k.executable.kernel for k in self._compiled.program.kernels]
 
-    def as_text(self) -> str:
+    def as_text(self, dialect: str | None = None) -> str:
+        """The jaxpr and the kernels (the default), or with `dialect="wgsl"` the shader
+        of each kernel (webgpu programs only).
+
+        >>> import jaxwg, jaxwg.numpy as jnp
+        >>> print(jaxwg.jit(jnp.sin).lower(jnp.ones(2)).as_text().splitlines()[0])
+        { lambda ; a:f32[2]. let b:f32[2] = sin a in (b,) }
+        """
+        if dialect == "wgsl":
+            return self._shaders()
+        if dialect is not None:
+            raise ValueError(f"Unknown dialect {dialect!r}: as_text() prints the jaxpr and "
+                             "kernels, as_text(dialect='wgsl') their shaders")
         lines = [pp_jaxpr(self._compiled.closed.jaxpr), ""]
         for k, kernel in enumerate(self._compiled.program.kernels):
-            exe = kernel.executable
-            lines.append(f"kernel {k}: inputs {list(kernel.inputs)} -> r{kernel.output}: "
-                         f"{exe.kernel}")
+            lines.append(f"{self._kernel_header(k)}: {kernel.executable.kernel}")
         return "\n".join(lines)
+
+    def _kernel_header(self, k: int) -> str:
+        kernel = self._compiled.program.kernels[k]
+        return f"kernel {k}: inputs {list(kernel.inputs)} -> r{kernel.output}"
+
+    def _shaders(self) -> str:
+        program = self._compiled.program
+        if program.device.platform != "webgpu":
+            raise ValueError(f"as_text(dialect='wgsl') needs a webgpu program; this one runs on "
+                             f"{program.device.name}, which interprets kernels without shaders")
+        blocks = []
+        for k, kernel in enumerate(program.kernels):
+            for code in debug.shader_sources(kernel.executable):
+                blocks.append(f"// {self._kernel_header(k)}\n{code.rstrip()}")
+        return "\n\n".join(blocks)
 
     def compile(self) -> Lowered:
         return self
@@ -120,30 +250,41 @@ class Jitted:
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums):
         functools.update_wrapper(self, fun)
         self._fun = fun
-        self._static_argnums = set(_as_tuple(static_argnums))
-        self._static_argnames = set(_as_tuple(static_argnames))
-        self._donate = set(_as_tuple(donate_argnums))
-        try:
-            params = list(inspect.signature(fun).parameters.values())
-        except (TypeError, ValueError):
-            params = []
-        positional = [p.name for p in params
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        for i in list(self._static_argnums):  # static_argnums imply their names and back
-            if 0 <= i < len(positional):
-                self._static_argnames.add(positional[i])
-        for name in list(self._static_argnames):
-            if name in positional:
-                self._static_argnums.add(positional.index(name))
-        self._cache: OrderedDict = OrderedDict()
+        nums, names = _index_tuple(static_argnums), _name_tuple(static_argnames)
+        donate = _index_tuple(donate_argnums)
+        sig = self._signature = _signature(fun)
+        if sig is not None:
+            _check_argnums(sig, nums, "static_argnums")
+            _check_argnums(sig, donate, "donate_argnums")
+            _check_argnames(sig, names, "static_argnames")
+        # As in JAX, numbers imply names (and back) only when one of the two is given.
+        either_way = _keyword_positions(sig)
+        if static_argnames is None:
+            names = tuple(name for i, name in either_way if i in nums)
+        elif static_argnums is None:
+            nums = tuple(i for i, name in either_way if name in names)
+        both = set(names) & {name for i, name in either_way if i in donate}
+        if both:
+            raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
+                             f"names {both} appear in both static_argnames and donate_argnames")
+        self._static_argnums = frozenset(nums)
+        self._static_argnames = frozenset(names)
+        self._donate = frozenset(donate)
+        self._cache = LruCache(CACHE_SIZE)  # programs, by signature and device
+        self._traces = LruCache(CACHE_SIZE)  # jaxprs, by signature
         self._hits = 0
         self._misses = 0
 
+    @property
+    def _name(self) -> str:
+        return getattr(self._fun, "__name__", repr(self._fun))
+
     # -- argument handling ------------------------------------------------------------------
     def _split(self, args, kwargs):
-        static = tuple((i, args[i]) for i in sorted(self._static_argnums) if i < len(args))
+        nums = _resolve(self._static_argnums, len(args))
+        static = tuple((i, args[i]) for i in sorted(nums) if 0 <= i < len(args))
         static += tuple(sorted((k, v) for k, v in kwargs.items() if k in self._static_argnames))
-        dynamic_args = [a for i, a in enumerate(args) if i not in self._static_argnums]
+        dynamic_args = [a for i, a in enumerate(args) if i not in nums]
         dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in self._static_argnames}
         for _, value in static:
             try:
@@ -155,6 +296,39 @@ class Jitted:
                     "error was:\nTypeError: unhashable type") from None
         return static, dynamic_args, dynamic_kwargs
 
+    def _device(self, leaves, args, kwargs) -> Device:
+        """The one device of the array arguments (the default device if none has one)."""
+        found = None
+        for x in leaves:
+            if isinstance(x, Array):
+                device = x.node.device
+                if device is not None and device is not found:
+                    if found is not None:
+                        raise self._incompatible_devices(args, kwargs)
+                    found = device
+        return found or default_device()
+
+    def _incompatible_devices(self, args, kwargs) -> ValueError:
+        """JAX's error for arguments on two devices, naming the first two that differ."""
+        params = list(self._signature.parameters) if self._signature is not None else []
+        nums = _resolve(self._static_argnums, len(args))
+        named = [(params[i] if i < len(params) else f"args[{i}]", a)
+                 for i, a in enumerate(args) if i not in nums]
+        named += [(k, v) for k, v in kwargs.items() if k not in self._static_argnames]
+        placed = [(name, leaf) for name, value in named for leaf in pytree.tree_leaves(value)
+                  if isinstance(leaf, Array) and leaf.node.device is not None]
+        first = placed[0]
+        other = next(p for p in placed if p[1].node.device is not first[1].node.device)
+        fname = self._name
+
+        def describe(name, leaf):
+            shape = ",".join(map(str, leaf.shape))
+            return (f"argument {name} of {fname} with shape {leaf.aval.dtype.name}[{shape}] "
+                    f"on device {leaf.node.device.name}")
+
+        return ValueError("Received incompatible devices for jitted computation. Got "
+                          f"{describe(*first)} and {describe(*other)}")
+
     @staticmethod
     def _merge(n_args: int, static, dyn_args) -> list:
         """The positional arguments with the static ones put back in place."""
@@ -162,47 +336,76 @@ class Jitted:
         it = iter(dyn_args)
         return [static_pos[i] if i in static_pos else next(it) for i in range(n_args)]
 
-    def _compile(self, args, kwargs):
+    def _flatten(self, args, kwargs):
+        """The static arguments, the dynamic ones' leaves and their tree."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
-        if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
-            return None, leaves  # inside a transformation: the caller inlines
-        in_avals = tuple(abstractify(x) for x in leaves)
-        key = (in_tree, in_avals, static, tuple(sorted(config.values().items())))
-        entry = self._cache.get(key)
-        if entry is not None:
-            self._hits += 1
-            self._cache.move_to_end(key)
-            return entry, leaves
-        self._misses += 1
+        return static, leaves, in_tree
+
+    def _trace(self, n_args: int, static, in_tree, in_avals) -> tuple[ClosedJaxpr, object]:
+        """The function's jaxpr at these avals and its output tree, cached: programs
+        for each device, and calls staged inside other traces, share one trace."""
+        key = (in_tree, in_avals, static, config.program_key())
+        found = self._traces.get(key)
+        if found is not None:
+            return found
         static_kwargs = {k: v for k, v in static if isinstance(k, str)}
         out_tree_box = []
 
         def flat_fn(*flat):
             d_args, d_kwargs = pytree.tree_unflatten(in_tree, flat)
-            full_args = self._merge(len(args), static, d_args)
+            full_args = self._merge(n_args, static, d_args)
             out = self._fun(*full_args, **d_kwargs, **static_kwargs)
             out_leaves, out_tree = pytree.tree_flatten(out)
             out_tree_box.append(out_tree)
             return out_leaves
 
-        closed = trace_to_jaxpr(flat_fn, in_avals)
-        device = device_of([x.node for x in leaves if isinstance(x, Array)])
-        entry = _Compiled(closed, out_tree_box[0], lower_to_program(closed, device))
-        self._cache[key] = entry
-        if len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return entry, leaves
+        closed = trace_to_jaxpr(flat_fn, in_avals, describe_traced(self._fun, "jit"))
+        if debug.level() >= 2:
+            debug.emit(f"jaxwg: jit {self._name} traced for "
+                       f"({', '.join(a.str_short() for a in in_avals)}):\n{closed}")
+        found = (closed, out_tree_box[0])
+        if not any(isinstance(c, Tracer) for c in closed.consts):  # else it closes over a trace
+            self._traces.put(key, found)
+        return found
+
+    def _compiled(self, args, kwargs, static, leaves, in_tree) -> _Compiled:
+        """The cache entry for concrete arguments, compiled on a miss."""
+        in_avals = tuple(abstractify(x) for x in leaves)
+        device = self._device(leaves, args, kwargs)
+        key = (in_tree, in_avals, static, device, config.program_key())
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._hits += 1  # the counters are approximate under threads
+            return entry
+        self._misses += 1
+        closed, out_tree = self._trace(len(args), static, in_tree, in_avals)
+        entry = _Compiled(closed, out_tree, lower_to_program(closed, device))
+        self._cache.put(key, entry)
+        return entry
+
+    def _stage(self, n_args: int, static, leaves, in_tree):
+        """Inside another trace: one `jit` equation calling the traced jaxpr (as JAX
+        does), which transformations see and programs lower in place."""
+        in_avals = tuple(abstractify(x) for x in leaves)
+        closed, out_tree = self._trace(n_args, static, in_tree, in_avals)
+        closed, captured = hoist_tracer_consts(closed)
+        outs = P.jit_p.bind(*captured, *leaves, jaxpr=closed, name=self._name)
+        return pytree.tree_unflatten(out_tree, outs)
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        entry, leaves = self._compile(args, kwargs)
-        if entry is None:
-            return self._fun(*args, **kwargs)  # inside a transformation: inline
-        arrays = [x if isinstance(x, Array) else asarray_for_bind(x) for x in leaves]
-        nodes = [a.node for a in arrays]
-        realize(nodes)
+        static, leaves, in_tree = self._flatten(args, kwargs)
+        if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
+            return self._stage(len(args), static, leaves, in_tree)
+        entry = self._compiled(args, kwargs, static, leaves, in_tree)
         program = entry.program
+        nodes = [_as_node(x) for x in leaves]
+        with GRAPH_LOCK:
+            for node in nodes:
+                if node.device is None:  # scalars, pending constants: where the program runs
+                    node.device = program.device
+            realize(nodes)
         outs = program.run([n.buffer.slot for n in nodes])
         results = [Array(LazyNode.from_buffer(buf, aval.shape, aval.dtype, program.device),
                          aval)
@@ -211,18 +414,19 @@ class Jitted:
         return pytree.tree_unflatten(entry.out_tree, results)
 
     def _donate_inputs(self, args) -> None:
-        for i in self._donate:
-            if i < len(args) and i not in self._static_argnums:
+        static = _resolve(self._static_argnums, len(args))
+        for i in _resolve(self._donate, len(args)):
+            if 0 <= i < len(args) and i not in static:
                 for leaf in pytree.tree_leaves(args[i]):
                     if isinstance(leaf, Array):
                         leaf.delete()
 
     def lower(self, *args, **kwargs) -> Lowered:
         """Trace and compile for these arguments without running."""
-        entry, _ = self._compile(args, kwargs)
-        if entry is None:
+        static, leaves, in_tree = self._flatten(args, kwargs)
+        if any(isinstance(x, Tracer) for x in leaves):
             raise TypeError("lower() needs concrete arguments, not tracers")
-        return Lowered(entry)
+        return Lowered(self._compiled(args, kwargs, static, leaves, in_tree))
 
     def trace(self, *args, **kwargs) -> Lowered:
         return self.lower(*args, **kwargs)
@@ -232,6 +436,7 @@ class Jitted:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._traces.clear()
 
     def __get__(self, obj, objtype=None):
         if obj is None:

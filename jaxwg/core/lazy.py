@@ -5,15 +5,16 @@ Eager operations and jit programs both lower primitives (`jaxwg.core.lowering`) 
 
 * `BUFFER`: a realized value, a contiguous row-major `Buffer` on a backend (or, while
   jit compiles a program, a placeholder for one);
-* `CONST`: a scalar known at trace time (Python scalars, `zeros`, `full`);
-* `IOTA`: the index along one axis;
+* `CONST`: a scalar known at trace time (Python scalars, `zeros`, `full`); `arg` is
+  the value;
+* `IOTA`: the index along one axis (`arg`: `Iota`);
 * `ELEMENTWISE`: an AluExp built from its sources' values at the same index by a
-  rule (`fn(*exps, **params)`); rank-0 sources broadcast;
+  rule (`arg`: `Elementwise`); rank-0 sources broadcast;
 * `MOVE`: a movement op (reshape, transpose, broadcast, slice, pad, flip) given by a
   `ShapeTracker` from this node's shape to its source's flat index, and the value
-  read where the tracker says "padding";
-* `REDUCE`: a reduction op over some axes;
-* `CONCAT`: its sources side by side along one axis.
+  read where the tracker says "padding" (`arg`: `Move`);
+* `REDUCE`: a reduction op over some axes (`arg`: `Reduce`);
+* `CONCAT`: its sources side by side along one axis (`arg`: `Concat`).
 
 `jaxwg.core.fusion` schedules a set of nodes into kernels: elementwise chains and
 movement ops fuse into one expression, a reduction absorbs its producers and its
@@ -23,6 +24,9 @@ node that reads it reads the buffer from then on.
 
 Nodes count their live consumers (`users`), so a realization can tell whether a
 value it is about to fuse away is still wanted by pending work elsewhere.
+
+Threads share this graph: building nodes from existing ones (eager lowering) and
+realizing nodes hold `GRAPH_LOCK`, since realization rewrites a node in place.
 
 >>> from jaxwg.core import dtypes as dt
 >>> two = LazyNode.const(2.0, dt.float32)
@@ -35,6 +39,9 @@ from __future__ import annotations
 import contextlib
 import math
 import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from .dtypes import DType
 
@@ -46,6 +53,50 @@ MOVE = "move"
 REDUCE = "reduce"
 CONCAT = "concat"
 
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """The element rule of an ELEMENTWISE node: `fn(*source expressions, **dict(params))`."""
+
+    fn: Callable
+    params: tuple = ()
+
+
+@dataclass(frozen=True)
+class Move:
+    """A MOVE node reads its source through `tracker`; padding reads `fill` (None where
+    padding is never read); `broadcast` says the tracker repeats source elements."""
+
+    tracker: object  # view.ShapeTracker
+    fill: object = None
+    broadcast: bool = False
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """A REDUCE node combines its source's elements along `axes` with `op` (alu.Op)."""
+
+    op: object
+    axes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Iota:
+    """An IOTA node holds each element's index along `axis`."""
+
+    axis: int
+
+
+@dataclass(frozen=True)
+class Concat:
+    """A CONCAT node joins its sources along `axis`."""
+
+    axis: int
+
+
+_ARG_TYPES = {IOTA: Iota, ELEMENTWISE: Elementwise, MOVE: Move, REDUCE: Reduce, CONCAT: Concat}
+
 # A node's `cost` counts the arithmetic nodes a kernel computing it would inline
 # (reductions below it become their own kernels; movement ops are index arithmetic).
 _COMPUTING = (ELEMENTWISE, CONCAT, REDUCE)
@@ -55,9 +106,15 @@ _COMPUTING = (ELEMENTWISE, CONCAT, REDUCE)
 MAX_PENDING_COST = 160
 MAX_PENDING_DEPTH = 256
 
+# Held while eager code lowers primitives onto existing nodes and while `realize`
+# schedules and rewrites them (see the module docstring). Re-entrant: realization can
+# start inside a lowering (a node grown too big).
+GRAPH_LOCK = threading.RLock()
+
 
 class Buffer:
-    """Device memory holding one array's elements; released when collected.
+    """One reference to device memory holding an array's elements, dropped when the
+    Buffer is collected (every node and program that reads it has let go).
 
     `backend` is None for the placeholders that jit uses while it plans a program.
     """
@@ -68,17 +125,11 @@ class Buffer:
         self.backend = backend
         self.slot = slot
 
-    def release(self) -> None:
-        """Give the memory back now (`Array.delete`, donation); later reads fail."""
-        if self.backend is not None and self.slot is not None:
-            slot, self.slot = self.slot, None
-            self.backend.decref(slot)
-
     def __del__(self):
-        if sys.is_finalizing():
-            return  # the device may already be gone
+        if self.backend is None or sys.is_finalizing():
+            return  # a placeholder, or the device may already be gone
         with contextlib.suppress(Exception):  # never raise from a finalizer
-            self.release()
+            self.backend.decref(self.slot)
 
 
 class LazyNode:
@@ -100,6 +151,8 @@ class LazyNode:
 
     def __init__(self, kind: str, shape, dtype: DType, srcs=(), arg=None, buffer=None,
                  device=None):
+        if kind in _ARG_TYPES and not isinstance(arg, _ARG_TYPES[kind]):
+            raise TypeError(f"a {kind} node takes a {_ARG_TYPES[kind].__name__}, got {arg!r}")
         self.kind = kind
         self.shape = tuple(shape)
         self.dtype = dtype

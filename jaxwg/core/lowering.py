@@ -28,7 +28,7 @@ from . import dtypes as dt
 from . import primitives as P
 from .alu import AluExp, Op
 from .aval import ShapedArray
-from .lazy import CONCAT, ELEMENTWISE, IOTA, MOVE, REDUCE, LazyNode
+from .lazy import CONCAT, ELEMENTWISE, IOTA, MOVE, REDUCE, Concat, Elementwise, Iota, LazyNode, Move, Reduce
 from .primitives import lowering_rules
 from .view import ShapeTracker
 
@@ -357,7 +357,7 @@ ELEMENT_RULES = {
 def elementwise(fn, out_aval, *nodes: LazyNode, **params) -> LazyNode:
     """A node computing `fn(*element_exps, **params)` at each index of `out_aval`."""
     return LazyNode(ELEMENTWISE, out_aval.shape, out_aval.dtype, nodes,
-                    (fn, tuple(sorted(params.items()))))
+                    Elementwise(fn, tuple(sorted(params.items()))))
 
 
 def _elementwise_rule(fn):
@@ -382,7 +382,7 @@ def move(node: LazyNode, tracker: ShapeTracker, fill=None) -> LazyNode:
     if tracker.is_contiguous and tracker.shape == node.shape:
         return node
     broadcast = tracker.size > node.size
-    return LazyNode(MOVE, tracker.shape, node.dtype, (node,), (tracker, fill, broadcast))
+    return LazyNode(MOVE, tracker.shape, node.dtype, (node,), Move(tracker, fill, broadcast))
 
 
 # A movement of a movement composes into one tracker while it has at most this many views
@@ -395,9 +395,9 @@ def view(x: LazyNode, build, fill=None) -> LazyNode:
     movement ops). A movement of a movement becomes one node: the ops are applied to the
     inner node's tracker, so chains of reshapes and transposes stay one index mapping."""
     if x.kind == MOVE:
-        inner, inner_fill, _ = x.arg
+        inner_fill = x.arg.fill
         if fill is None or inner_fill is None or fill == inner_fill:
-            tracker = build(inner)
+            tracker = build(x.arg.tracker)
             if len(tracker.views) <= MAX_VIEWS:
                 return move(x.srcs[0], tracker, inner_fill if fill is None else fill)
     return move(x, build(ShapeTracker.from_shape(x.shape)), fill)
@@ -504,11 +504,11 @@ def _concatenate(aval, *xs, dimension):
 def _concat_node(xs, dimension) -> LazyNode:
     shape = list(xs[0].shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
-    return LazyNode(CONCAT, shape, xs[0].dtype, xs, dimension)
+    return LazyNode(CONCAT, shape, xs[0].dtype, xs, Concat(dimension))
 
 
 def _iota(aval, *, dtype, shape, dimension):
-    return LazyNode(IOTA, shape, dtype, (), dimension)
+    return LazyNode(IOTA, shape, dtype, (), Iota(dimension))
 
 
 lowering_rules.update({
@@ -530,7 +530,7 @@ lowering_rules.update({
 def reduce(op: Op, aval, x: LazyNode, axes) -> LazyNode:
     if not axes:
         return x
-    return LazyNode(REDUCE, aval.shape, aval.dtype, (x,), (op, tuple(axes)))
+    return LazyNode(REDUCE, aval.shape, aval.dtype, (x,), Reduce(op, tuple(axes)))
 
 
 def _reduce_rule(op: Op, bool_only: bool = False):
@@ -556,7 +556,7 @@ def _argreduce(is_max: bool):
         if x.dtype.is_float:  # the first NaN wins, as in JAX
             hit = elementwise(lambda h, v: h | v.ne(v), full, hit, x)
         n = x.shape[axis]
-        position = LazyNode(IOTA, x.shape, index_dtype, (), axis)
+        position = LazyNode(IOTA, x.shape, index_dtype, (), Iota(axis))
         candidate = elementwise(lambda h, i: _select(h, i, _c(i, n)),
                                 ShapedArray(x.shape, index_dtype), hit, position)
         return reduce(Op.MIN, aval, candidate, axes)

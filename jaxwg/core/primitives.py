@@ -420,3 +420,19 @@ def _dot_general_abstract_eval(a, b, *, dimension_numbers, preferred_element_typ
 dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
+
+
+def _jit_abstract_eval(*avals, jaxpr, name):
+    """A call of a closed jaxpr (what `jit` stages inside a trace): the arguments must
+    have the avals it was traced for; the results are its outputs."""
+    expected = jaxpr.in_avals
+    if len(avals) != len(expected) or any(
+            a.shape != e.shape or a.dtype is not e.dtype for a, e in zip(avals, expected)):
+        raise TypeError(f"jit of {name} was traced for "
+                        f"({', '.join(e.str_short() for e in expected)}) but called with "
+                        f"({', '.join(a.str_short() for a in avals)})")
+    return list(jaxpr.out_avals)
+
+
+# JAX's `jit` (formerly `pjit`) primitive: params `jaxpr` (a ClosedJaxpr) and `name`.
+jit_p = _declare("jit", _jit_abstract_eval, multiple_results=True)

@@ -12,6 +12,11 @@ so that operations on closed-over arrays are staged too), lifts every argument i
 that trace and calls its `process_primitive`. This is autodidax's design; adding a
 transformation is a new Trace/Tracer pair plus its rule table.
 
+The stack is per thread, as JAX's: each thread starts at its own eval level, so
+threads may trace (`jit`, `make_jaxpr`) and run eagerly side by side. A tracer used
+after its transformation has finished, or in another thread, raises
+`UnexpectedTracerError` naming the function that was being traced.
+
 >>> from jaxwg.core import primitives as P
 >>> import jaxwg.numpy as jnp
 >>> bind(P.add_p, jnp.ones(2), jnp.ones(2))
@@ -21,20 +26,26 @@ Array([2., 2.], dtype=float32)
 from __future__ import annotations
 
 import contextlib
+import threading
 from typing import Any
 
 from .. import errors
 
 
 class MainTrace:
-    """One level of the trace stack: the Trace class to use and data it shares."""
+    """One level of the trace stack: the Trace class to use and data it shares.
 
-    __slots__ = ("global_data", "level", "trace_type")
+    `debug_info` says what is traced, e.g. "f at model.py:3 traced for jit"
+    (`describe_traced`); leak errors quote it.
+    """
 
-    def __init__(self, level: int, trace_type: type, global_data: Any):
+    __slots__ = ("debug_info", "global_data", "level", "trace_type")
+
+    def __init__(self, level: int, trace_type: type, global_data: Any, debug_info=None):
         self.level = level
         self.trace_type = trace_type
         self.global_data = global_data
+        self.debug_info = debug_info
 
     def __repr__(self):
         return f"MainTrace({self.level}, {self.trace_type.__name__})"
@@ -57,7 +68,7 @@ class Trace:
 
 
 class Tracer:
-    """A value of a trace. Subclasses define `aval`; Array methods come from the mixin."""
+    """A value of a trace. Subclasses define `aval`; `jaxwg.numpy` attaches the Array methods."""
 
     __slots__ = ("_trace",)
     __array_priority__ = 1000
@@ -119,49 +130,106 @@ class EvalTrace(Trace):
         return eager_apply(primitive, args, params)
 
 
-trace_stack: list[MainTrace] = [MainTrace(0, EvalTrace, None)]
-_dynamic: list[MainTrace] = [trace_stack[0]]
+class _ThreadState(threading.local):
+    """The calling thread's trace stack; a thread starts with only its eval level."""
+
+    def __init__(self):
+        eval_main = MainTrace(0, EvalTrace, None)
+        self.stack = [eval_main]  # every active level, innermost last
+        self.dynamic = [eval_main]  # the levels that stage every operation
+
+
+_state = _ThreadState()
+
+
+class _DynamicView:
+    """The calling thread's dynamic levels, read-only, for importers: `jit` asks
+    `len(_dynamic) > 1` to tell whether it is called inside a trace."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return len(_state.dynamic)
+
+    def __getitem__(self, index) -> MainTrace:
+        return _state.dynamic[index]
+
+
+_dynamic = _DynamicView()
 
 
 @contextlib.contextmanager
-def new_main(trace_type: type, global_data=None, dynamic: bool = False):
-    """Push a level for `trace_type`; with `dynamic`, stage every operation into it."""
-    main = MainTrace(len(trace_stack), trace_type, global_data)
-    trace_stack.append(main)
+def new_main(trace_type: type, global_data=None, dynamic: bool = False, debug_info=None):
+    """Push a level for `trace_type` on this thread's stack; with `dynamic`, stage
+    every operation into it. `debug_info` names what is traced (see MainTrace)."""
+    state = _state
+    main = MainTrace(len(state.stack), trace_type, global_data, debug_info)
+    state.stack.append(main)
     if dynamic:
-        _dynamic.append(main)
+        state.dynamic.append(main)
     try:
         yield main
     finally:
         if dynamic:
-            _dynamic.pop()
-        trace_stack.pop()
+            state.dynamic.pop()
+        state.stack.pop()
+
+
+def describe_traced(fun, purpose: str) -> str:
+    """How leak errors name a traced function: its name, where it is defined, and
+    the transformation.
+
+    >>> def f(x):
+    ...     return x
+    >>> describe_traced(f, "jit").startswith("f at ") and describe_traced(f, "jit")[-14:]
+    'traced for jit'
+    """
+    name = getattr(fun, "__name__", None) or repr(fun)
+    code = getattr(fun, "__code__", None)
+    where = f" at {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    return f"{name}{where} traced for {purpose}"
+
+
+def _check_alive(tracer) -> None:
+    """Raise UnexpectedTracerError unless `tracer`'s level is on this thread's stack."""
+    main = tracer._trace.main
+    stack = _state.stack
+    if main.level < len(stack) and stack[main.level] is main:
+        return
+    origin = (f"\nThe function being traced when the value leaked was {main.debug_info}."
+              if main.debug_info else "")
+    raise errors.UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by jaxwg had a side "
+        "effect, allowing for a reference to an intermediate value with type "
+        f"{tracer.aval.str_short()} wrapped in a {type(tracer).__name__} to escape the scope "
+        "of the transformation (or to reach another thread).\nJAX transformations require "
+        "that functions explicitly return their outputs, and disallow saving intermediate "
+        f"values to global state.{origin}")
 
 
 def find_top_trace(args) -> Trace:
-    top = _dynamic[-1]
+    top = _state.dynamic[-1]
+    leader = None
     for x in args:
         if isinstance(x, Tracer) and x._trace.main.level > top.level:
-            top = x._trace.main
+            top, leader = x._trace.main, x
+    if leader is not None:  # a tracer's level, which may have ended (a leak)
+        _check_alive(leader)
     return top.trace_type(top)
 
 
 def full_raise(trace: Trace, value):
     """`value` as a tracer of `trace`, checking that a tracer did not escape its level."""
     if isinstance(value, Tracer):
-        level = value._trace.main.level
-        if value._trace.main is trace.main:
+        main = value._trace.main
+        if main is trace.main:
             return value
-        if level < trace.main.level:
+        _check_alive(value)
+        if main.level < trace.main.level:
             return trace.lift(value)
-        if level > trace.main.level or value._trace.main not in trace_stack:
-            raise errors.UnexpectedTracerError(
-                f"Encountered an unexpected tracer of shape {value.aval.str_short()}: a value "
-                "from a transformation that has finished (e.g. stored in a global or a "
-                "closure inside jit) was used outside of it.")
         raise errors.UnexpectedTracerError(
             f"Tracer of shape {value.aval.str_short()} belongs to a different trace at "
-            f"level {level}")
+            f"level {main.level}")
     return trace.pure(value)
 
 

@@ -8,11 +8,15 @@ Array(9., dtype=float32)
 import numpy as _np
 
 from ..core.array import Array as ndarray
+from ..core.trace import Tracer as _Tracer
+from . import array_methods as _array_methods
 from .creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
                        linspace, ones, ones_like, zeros, zeros_like)
 from .dtypes import *  # noqa: F403
 from .indexing import *  # noqa: F403
-from .linalg import *  # noqa: F403
+from .joining import *  # noqa: F403
+from .padding import *  # noqa: F403
+from .products import *  # noqa: F403
 from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min,
                          nansum, prod, ptp, std, sum, var)
 from .shape import *  # noqa: F403
@@ -34,3 +38,8 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+
+# Arrays and tracers get their operators and methods here, not in core: they call the
+# functions above, and core must not import jaxwg.numpy.
+_array_methods.attach(ndarray)
+_array_methods.attach(_Tracer)

@@ -19,6 +19,7 @@ from ..core import promotion
 from ..core.array import Array, asarray_for_bind
 from ..core.aval import ShapedArray
 from ..core.trace import Tracer
+from ..errors import ConcretizationTypeError
 
 
 def is_array(x) -> bool:
@@ -133,6 +134,15 @@ def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:
     return axis % ndim
 
 
+def axis_index(axis, ndim: int) -> int:
+    """`canonicalize_axis` raising NumPy's AxisError, a ValueError and an IndexError: among
+    the shape functions JAX raises either (IndexError from `swapaxes` and `split`)."""
+    try:
+        return canonicalize_axis(axis, ndim)
+    except ValueError:
+        raise np.exceptions.AxisError(axis, ndim) from None
+
+
 def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
     """`axis` (None, int or sequence) as sorted non-negative axes; None means all."""
     if axis is None:
@@ -148,3 +158,32 @@ def canonicalize_axes(axis, ndim: int) -> tuple[int, ...]:
 def dtype_arg(dtype):
     """A user's dtype argument as a kernel dtype (None passes through)."""
     return None if dtype is None else avals.canonical_dtype(dtype)
+
+
+def reject_out(name: str, out) -> None:
+    """JAX's error for NumPy's `out=` argument: arrays are immutable, so there is nothing
+    to write into (ignoring it would hand back a result the caller never looks at)."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def static_value(value, what: str) -> np.ndarray:
+    """The host value of an argument that decides a result's shape; a traced one raises
+    ConcretizationTypeError naming `what`."""
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    if any(isinstance(v, Tracer) for v in items):
+        raise ConcretizationTypeError(
+            f"{what} must be concrete: its value decides the shape of the result, but it is "
+            "traced (inside jit). Pass it as a static argument or a Python/NumPy value.")
+    return np.asarray(value)
+
+
+def slice_axis(x, start: int, stop: int, axis: int):
+    """`x[..., start:stop, ...]` along `axis` (0 <= start <= stop <= size)."""
+    shape = aval_of(x).shape
+    if (start, stop) == (0, shape[axis]):
+        return x
+    starts = [0] * len(shape)
+    limits = list(shape)
+    starts[axis], limits[axis] = start, stop
+    return lax.slice(x, starts, limits)

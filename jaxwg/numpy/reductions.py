@@ -22,7 +22,14 @@ import numpy as np
 from .. import lax
 from ..core import aval as avals
 from ..core import dtypes as dt
-from ._util import aval_of, broadcast_to_shape, canonicalize_axes, canonicalize_axis, to_array
+from ._util import (
+    aval_of,
+    broadcast_to_shape,
+    canonicalize_axes,
+    canonicalize_axis,
+    reject_out,
+    to_array,
+)
 from .ufuncs import isnan, subtract
 
 
@@ -108,6 +115,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     >>> jnp.sum(jnp.ones((2, 3)), axis=1)
     Array([3., 3.], dtype=float32)
     """
+    reject_out("sum", out)
     return _reduction("sum", a, axis, dtype, keepdims, initial, where, True)
 
 
@@ -119,6 +127,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     >>> jnp.prod(jnp.arange(1, 5))
     Array(24, dtype=int32)
     """
+    reject_out("prod", out)
     return _reduction("prod", a, axis, dtype, keepdims, initial, where, True)
 
 
@@ -129,6 +138,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     >>> jnp.max(jnp.array([[1, 5], [3, 2]]), axis=0)
     Array([3, 5], dtype=int32)
     """
+    reject_out("max", out)
     return _reduction("max", a, axis, None, keepdims, initial, where, False)
 
 
@@ -139,6 +149,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     >>> jnp.min(jnp.array([[1, 5], [3, 2]]), axis=1)
     Array([1, 2], dtype=int32)
     """
+    reject_out("min", out)
     return _reduction("min", a, axis, None, keepdims, initial, where, False)
 
 
@@ -164,6 +175,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
     >>> jnp.all(jnp.array([[1, 0], [1, 1]]), axis=1).tolist()
     [False, True]
     """
+    reject_out("all", out)
     return _bool_reduction("all", a, axis, keepdims, where)
 
 
@@ -174,6 +186,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     >>> jnp.any(jnp.array([[1, 0], [0, 0]]), axis=1).tolist()
     [True, False]
     """
+    reject_out("any", out)
     return _bool_reduction("any", a, axis, keepdims, where)
 
 
@@ -197,6 +210,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     >>> jnp.mean(jnp.arange(4))
     Array(1.5, dtype=float32)
     """
+    reject_out("mean", out)
     x = to_array(a)
     aval = aval_of(x)
     axes = canonicalize_axes(axis, aval.ndim)
@@ -217,6 +231,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
     Array(1.25, dtype=float32)
     """
+    reject_out("var", out)
     if correction is not None:
         ddof = correction
     x = to_array(a)
@@ -247,9 +262,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> jnp.std(jnp.array([1.0, 3.0]))
     Array(1., dtype=float32)
     """
+    reject_out("std", out)
     if dtype is not None and not avals.canonical_dtype(dtype).is_float:
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
 def _arg(name: str, a, axis, keepdims):
@@ -275,6 +291,7 @@ def argmax(a, axis=None, out=None, keepdims=None):
     >>> jnp.argmax(jnp.array([1.0, 3.0, 2.0]))
     Array(1, dtype=int32)
     """
+    reject_out("argmax", out)
     return _arg("argmax", a, axis, bool(keepdims))
 
 
@@ -285,6 +302,7 @@ def argmin(a, axis=None, out=None, keepdims=None):
     >>> jnp.argmin(jnp.array([[1, 0], [2, 3]]), axis=1).tolist()
     [1, 0]
     """
+    reject_out("argmin", out)
     return _arg("argmin", a, axis, bool(keepdims))
 
 
@@ -307,6 +325,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     >>> jnp.ptp(jnp.array([3, 1, 4]))
     Array(3, dtype=int32)
     """
+    reject_out("ptp", out)
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -317,6 +336,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     >>> jnp.nansum(jnp.array([1.0, jnp.nan, 2.0]))
     Array(3., dtype=float32)
     """
+    reject_out("nansum", out)
     x = to_array(a)
     if aval_of(x).dtype.is_float:
         x = lax.select(isnan(x), lax.full_like(x, 0), x)

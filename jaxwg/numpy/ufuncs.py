@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..core import aval as avals
 from ..core import dtypes as dt
-from ._util import aval_of, broadcast_shapes, elementwise_operands, is_array, to_array
+from ._util import aval_of, broadcast_shapes, elementwise_operands, is_array, reject_out, to_array
 from ._util import broadcast_to_shape as _broadcast_to
 
 
@@ -174,6 +174,7 @@ def round(a, decimals: int = 0, out=None):
     >>> jnp.round(jnp.array([0.5, 1.5, 2.5])).tolist(), jnp.round(jnp.array([2.25]), 1).tolist()
     ([0.0, 2.0, 2.0], [2.200000047683716])
     """
+    reject_out("round", out)
     (a,) = elementwise_operands("round", a)
     kind = _kind(a)
     decimals = int(decimals)
@@ -186,8 +187,8 @@ def round(a, decimals: int = 0, out=None):
     # As JAX: scale, round, unscale; float16 does it in float32.
     x = lax.convert_element_type(a, dt.float32) if kind is dt.float16 else a
     factor = lax.full((), 10.0 ** decimals, _kind(x))
-    out = lax.div(lax.round(lax.mul(x, factor), 1), factor)
-    return lax.convert_element_type(out, kind, _weak(a)) if kind is dt.float16 else out
+    rounded = lax.div(lax.round(lax.mul(x, factor), 1), factor)
+    return lax.convert_element_type(rounded, kind, _weak(a)) if kind is dt.float16 else rounded
 
 
 def _round_int(a, decimals: int):

@@ -17,7 +17,7 @@ from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.alu_eval import evaluate
 from jaxwg.core.fusion import schedule
-from jaxwg.core.lazy import ELEMENTWISE, MOVE, REDUCE, LazyNode
+from jaxwg.core.lazy import ELEMENTWISE, MOVE, REDUCE, Elementwise, LazyNode, Move, Reduce
 from jaxwg.core.view import IndexLimitError, ShapeTracker
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -68,7 +68,7 @@ def buffer(shape):
 
 
 def elementwise(shape, *srcs):
-    return LazyNode(ELEMENTWISE, shape, dt.float32, srcs, (lambda *xs: math.prod(xs[1:], start=xs[0]), ()))
+    return LazyNode(ELEMENTWISE, shape, dt.float32, srcs, Elementwise(lambda *xs: math.prod(xs[1:], start=xs[0])))
 
 
 def matmul_node(m, k, n, a=None, b=None):
@@ -78,11 +78,11 @@ def matmul_node(m, k, n, a=None, b=None):
     b = buffer((k, n)) if b is None else b
     full = (m, n, k)
     av = LazyNode(MOVE, full, dt.float32, (a,),
-                  (ShapeTracker.from_shape((m, k)).reshape((m, 1, k)).expand(full), None, True))
+                  Move(ShapeTracker.from_shape((m, k)).reshape((m, 1, k)).expand(full), None, True))
     bv = LazyNode(MOVE, full, dt.float32, (b,),
-                  (ShapeTracker.from_shape((k, n)).permute((1, 0)).reshape((1, n, k)).expand(full),
-                   None, True))
-    return LazyNode(REDUCE, (m, n), dt.float32, (elementwise(full, av, bv),), (Op.ADD, (2,)))
+                  Move(ShapeTracker.from_shape((k, n)).permute((1, 0)).reshape((1, n, k)).expand(full),
+                       None, True))
+    return LazyNode(REDUCE, (m, n), dt.float32, (elementwise(full, av, bv),), Reduce(Op.ADD, (2,)))
 
 
 @pytest.mark.parametrize("m, k, n", [(1024, 1024, 4096), (4096, 4096, 4096), (1024, 1024, 2049),
@@ -128,14 +128,14 @@ def reductions(draw):
         if flips:
             tracker = tracker.flip(flips)
         operands.append(LazyNode(MOVE, shape, dt.float32, (buffer(real),),
-                                 (tracker.expand(shape), None, True)))
+                                 Move(tracker.expand(shape), None, True)))
     axes = tuple(sorted(draw(st.sets(st.integers(0, ndim - 1), min_size=1))))
     kept = tuple(n for a, n in enumerate(shape) if a not in axes)
     if math.prod(kept) > 2**28 or math.prod(shape[a] for a in axes) > 2**31:
         axes = tuple(range(ndim - 1)) if math.prod(shape[-1:]) <= 2**28 else tuple(range(1, ndim))
         kept = tuple(n for a, n in enumerate(shape) if a not in axes)
     product = elementwise(shape, *operands)
-    return LazyNode(REDUCE, kept, dt.float32, (product,), (Op.ADD, axes))
+    return LazyNode(REDUCE, kept, dt.float32, (product,), Reduce(Op.ADD, axes))
 
 
 @given(reductions())
@@ -153,6 +153,6 @@ def test_reduction_indices_stay_in_range(node):
 def test_reduction_past_the_index_limit_is_a_clear_error():
     node = LazyNode(REDUCE, (), dt.float32, (LazyNode(
         MOVE, (2**31,), dt.float32, (buffer((1,)),),
-        (ShapeTracker.from_shape((1,)).expand((2**31,)), None, True)),), (Op.ADD, (0,)))
+        Move(ShapeTracker.from_shape((1,)).expand((2**31,)), None, True)),), Reduce(Op.ADD, (0,)))
     with pytest.raises(IndexLimitError, match="2147483648 elements.*32-bit"):
         schedule([node])

@@ -2,20 +2,16 @@
 
 import os
 
+import jax
+import jax.numpy as jax_numpy  # noqa: F401 - the tests import JAX, their oracle, from here
 import numpy as np
 
 import jaxwg
 
+jax.config.update("jax_platforms", "cpu")  # the `test` extra installs JAX for the CPU
+
 # Default tolerances by dtype: exactly rounded ops are held tighter by passing rtol.
 RTOL = {np.dtype("float16"): 2e-3, np.dtype("float32"): 2e-6, np.dtype("float64"): 1e-12}
-
-try:  # JAX is the oracle where installed
-    import jax
-    import jax.numpy as jax_numpy
-
-    jax.config.update("jax_platforms", "cpu")
-except ImportError:  # pragma: no cover - depends on the environment
-    jax = jax_numpy = None
 
 
 # WGSL lets GPUs divide within 2.5 ulp (NVIDIA computes a * (1 / b)), and sqrt inherits

@@ -28,6 +28,38 @@ CASES = {
 }
 
 
+def _long(m):
+    def f(x):
+        for _ in range(12):  # over 10 equations: JAX prints the jaxpr once, first
+            x = m.sin(x)
+        return x
+    return f
+
+
+# Calls of jitted functions inside a trace: one `jit` equation each, printed as JAX does.
+JIT_CASES = {
+    "jit_of_f": (lambda j, m: j.jit(lambda x: m.sin(x) * 2.0), [np.ones(3, np.float32)]),
+    "nested": (lambda j, m: j.jit(lambda x: j.jit(m.cos)(x) + 1.0), [np.ones(3, np.float32)]),
+    "multiple_outputs": (lambda j, m: lambda x: j.jit(lambda y: (y, y + 1))(x),
+                         [np.ones(3, np.float32)]),
+    "closed_over_array": (lambda j, m: lambda x: j.jit(lambda y: y * m.arange(3.0))(x),
+                          [np.ones(3, np.float32)]),
+    "closed_over_tracer": (lambda j, m: lambda x: j.jit(lambda y: y * x)(x + 1),
+                           [np.ones(3, np.float32)]),
+    "scalar_and_static": (lambda j, m: lambda x: j.jit(lambda y, s, n: y * s + n,
+                                                       static_argnums=2)(x, 2.0, 3),
+                          [np.ones(3, np.float32)]),
+    "same_argument_twice": (lambda j, m: lambda x: j.jit(lambda a, b: a - b)(x, x),
+                            [np.ones(3, np.float32)]),
+    "called_twice_is_shared": (lambda j, m: (lambda f: lambda x: f(x) + f(x * 2))(j.jit(m.sin)),
+                               [np.ones(3, np.float32)]),
+    "long_is_shared": (lambda j, m: lambda x: j.jit(_long(m))(x), [np.ones(3, np.float32)]),
+    "reduction_inside": (lambda j, m: j.jit(lambda x: x + m.sum(x)), [np.ones((2, 3), np.float32)]),
+    "names_after_z": (lambda j, m: lambda *xs: j.jit(lambda *ys: sum(ys))(*xs),
+                      [np.ones(3, np.float32)] * 30),
+}
+
+
 def _without_sharding(text: str) -> str:
     """JAX prints sharding parameters that jaxwg's primitives do not have; they also make
     its lines longer, which decides between the one-line and multi-line forms, so line
@@ -46,6 +78,27 @@ def test_printout_matches_jax(name):
     want = _without_sharding(str(jax.make_jaxpr(make(jax_numpy))(*args)))
     got = str(jaxwg.make_jaxpr(make(jnp))(*_jaxwg_args(args)))
     assert " ".join(got.split()) == want
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(JIT_CASES))
+def test_jit_equations_print_as_in_jax(name):
+    make, args = JIT_CASES[name]
+    want = _without_sharding(str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+    got = str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args)))
+    assert " ".join(got.split()) == want
+
+
+def test_jit_equation_layout():
+    closed = jaxwg.make_jaxpr(lambda x: jaxwg.jit(lambda y: (y, y + 1))(x) [1] * 2.0)(jnp.ones(3))
+    assert str(closed) == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    c:f32[3] b:f32[3] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = add a 1.0:f32[] in (a, b) }\n"
+        "    ] a\n"
+        "    d:f32[3] = mul b 2.0:f32[]\n"
+        "  in (d,) }")
 
 
 def test_one_line_and_multi_line_forms():

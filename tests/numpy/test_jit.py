@@ -1,5 +1,7 @@
 """jit: caching, static and donated arguments, closures, pytrees, nesting, lowering."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -49,8 +51,10 @@ def test_static_argnums_and_argnames(platform):
     assert g(x, 2).tolist() == [3.0, 3.0]
     assert g(x, 2).tolist() == [3.0, 3.0]
     assert g(x, 3, mode="mul").tolist() == [3.0, 3.0]
-    assert g(x, n=2).tolist() == [3.0, 3.0]  # static by name implies the position's name
-    assert calls == [(2, "add"), (3, "mul"), (2, "add")]
+    assert calls == [(2, "add"), (3, "mul")]
+    # Given both, as in JAX, numbers do not imply names: `n` by keyword is traced.
+    assert g(x, n=2).tolist() == [3.0, 3.0]
+    assert len(calls) == 3 and isinstance(calls[-1][0], jaxwg.core.jaxpr.JaxprTracer)
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         g(x, [1])
 
@@ -91,12 +95,50 @@ def test_outputs_that_are_inputs_or_repeated(platform):
     assert_array(c, np.full(3, 2.0, np.float32))
 
 
-def test_nested_jit_is_inlined(platform):
+def test_nested_jit_is_an_equation_and_fuses(platform):
     inner = jaxwg.jit(lambda x: x + 1)
     outer = jaxwg.jit(lambda x: inner(x) * 2)
     assert_array(outer(jnp.ones(2)), np.full(2, 4.0, np.float32))
-    text = str(outer.lower(jnp.ones(2)).jaxpr)
-    assert "add" in text and "mul" in text
+    lowered = outer.lower(jnp.ones(2))
+    assert [e.primitive.name for e in lowered.jaxpr.eqns] == ["jit", "mul"]
+    assert len(lowered.kernels) == 1  # lowered in place: one fused kernel
+
+
+def test_jit_inside_a_trace_is_traced_once_per_signature(platform):
+    traces = []
+
+    @jaxwg.jit
+    def inner(x):
+        traces.append(1)
+        return jnp.sin(x)
+
+    closed = jaxwg.make_jaxpr(lambda x: inner(x) + inner(x * 2))(jnp.ones(3))
+    assert len(traces) == 1
+    first, second = closed.eqns[0], closed.eqns[2]
+    assert first.params["jaxpr"] is second.params["jaxpr"]
+    inner(jnp.ones(3))  # a program from the same trace
+    assert len(traces) == 1
+
+
+def test_jit_closing_over_a_traced_value(platform):
+    def f(x):
+        y = x + 1
+        return jaxwg.jit(lambda z: z * y)(x)  # y is a tracer of the outer trace
+
+    x = np.arange(3, dtype=np.float32)
+    assert_array(jaxwg.jit(f)(jnp.asarray(x)), x * (x + 1))
+    eqn = jaxwg.make_jaxpr(f)(jnp.asarray(x)).eqns[1]
+    assert eqn.primitive.name == "jit" and len(eqn.inputs) == 2  # y became an argument
+
+
+def test_eval_jaxpr_runs_jit_equations(platform):
+    from jaxwg.core.jaxpr import eval_jaxpr
+
+    c = jnp.arange(3.0)
+    inner = jaxwg.jit(lambda x: x * c)
+    closed = jaxwg.make_jaxpr(lambda x: inner(x) + 1)(jnp.ones(3))
+    (out,) = eval_jaxpr(closed.jaxpr, closed.consts, [jnp.full(3, 2.0)])
+    assert_array(out, np.arange(3.0, dtype=np.float32) * 2 + 1)
 
 
 def test_donated_arguments_are_deleted(platform):
@@ -165,3 +207,124 @@ def test_method_decoration(platform):
             return 0
 
     assert Model().apply(jnp.ones(2)).tolist() == [2.0, 2.0]
+
+
+def _one(x):
+    return x
+
+
+def _positional_only(x, /, y):
+    return x
+
+
+def _star(*args):
+    return args[-1]
+
+
+def _keywords(x, *, k=1, **rest):
+    return x
+
+
+@pytest.mark.parametrize("fun, options, message", [
+    (_one, {"static_argnums": 3}, r"static_argnums=\(3,\), but only accepts 1 positional"),
+    (_one, {"static_argnums": -2}, r"static_argnums=\(-2,\), but only accepts 1 positional"),
+    (_positional_only, {"static_argnums": (1, 5)}, r"\(1, 5\), but only accepts 2 positional"),
+    (_keywords, {"static_argnums": 1}, r"static_argnums=\(1,\), but only accepts 1 positional"),
+    (_one, {"donate_argnums": 1}, r"donate_argnums=\(1,\), but only accepts 1 positional"),
+    (_one, {"static_argnames": "z"}, r"invalid argnames \{'z'\} in static_argnames. Function "
+                                     r"does not take these args."),
+    (_star, {"static_argnames": "z"}, r"invalid argnames \{'z'\}"),
+    (_positional_only, {"static_argnames": ("x", "y")},
+     r"invalid argnames \{'x'\} in static_argnames. These are positional-only"),
+    (_positional_only, {"static_argnums": 1, "donate_argnums": 1},
+     r"static_argnames and donate_argnames cannot intersect. Argument names \{'y'\}"),
+])
+def test_invalid_static_arguments_raise_like_jax(fun, options, message):
+    with pytest.raises(ValueError, match=message):
+        jaxwg.jit(fun, **options)
+
+
+@pytest.mark.parametrize("fun, options", [
+    (_star, {"static_argnums": 3}),  # *args takes any position
+    (_keywords, {"static_argnames": ("k", "anything")}),  # **kwargs takes any name
+    (_positional_only, {"static_argnums": -1}),
+    (max, {"static_argnums": 3}),  # no signature to check against
+])
+def test_valid_static_arguments_are_accepted(fun, options):
+    jaxwg.jit(fun, **options)
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"static_argnums": "a"}, TypeError, "cannot be interpreted as an integer"),
+    ({"static_argnums": 1.0}, TypeError, "not iterable"),
+    ({"static_argnames": 1}, TypeError, "not iterable"),
+    ({"static_argnames": ("x", 1)}, TypeError, "argument is not a string: 1"),
+])
+def test_static_argument_types(options, error, message):
+    with pytest.raises(error, match=message):
+        jaxwg.jit(_one, **options)
+
+
+def test_negative_static_argnums_count_from_the_call(platform):
+    seen = []
+
+    def f(x, y=2):
+        seen.append((type(x), type(y)))
+        return jnp.zeros(())
+
+    g = jaxwg.jit(f, static_argnums=-1)  # as in JAX: the last positional argument of a call
+    g(3, 4)
+    g(3)
+    g(3, y=4)
+    tracer = jaxwg.core.jaxpr.JaxprTracer
+    assert seen == [(tracer, int), (int, int), (int, tracer)]
+    h = jaxwg.jit(lambda *args: args[0] + args[-1], static_argnums=-1)
+    assert h(jnp.ones(2), 1.0, 2).tolist() == [3.0, 3.0]
+
+
+def _on(platform, value):
+    return jaxwg.device_put(np.asarray(value, np.float32), jaxwg.devices(platform)[0])
+
+
+def _webgpu_device():
+    try:
+        device = jaxwg.devices("webgpu")[0]
+        _ = device.backend
+    except RuntimeError as e:  # no adapter
+        pytest.skip(str(e))
+    return device
+
+
+def test_programs_are_cached_per_device():
+    gpu = _webgpu_device()
+    f = jaxwg.jit(lambda x, s: x * 2 + s)
+    on_cpu, on_gpu = _on("cpu", [1.0, 2.0]), _on("webgpu", [1.0, 2.0])
+    for x, device in [(on_cpu, jaxwg.devices("cpu")[0]), (on_gpu, gpu)] * 2:
+        out = f(x, 1.0)
+        assert out.device is device
+        assert_array(out, np.array([3.0, 5.0], np.float32))
+    assert f._cache_info() == {"hits": 2, "misses": 2, "size": 2}
+    # Arrays without a device yet (pending constants, Python scalars) follow the others.
+    assert f(on_cpu, jnp.ones(2)).device is jaxwg.devices("cpu")[0]
+
+
+def test_arguments_on_two_devices_raise():
+    _webgpu_device()
+    f = jaxwg.jit(lambda x, y: x + y)
+    with pytest.raises(ValueError, match=r"incompatible devices for jitted computation. Got "
+                                         r"argument x of <lambda> with shape float32\[2\] on "
+                                         r"device cpu:0 and argument y .* on device webgpu:0"):
+        f(_on("cpu", [1.0, 2.0]), {"a": _on("webgpu", [1.0, 2.0])})
+
+
+def test_lowered_text_of_shared_subexpressions_is_small(platform):
+    def f(x):
+        for _ in range(60):
+            x = jnp.sin(x) + x  # every x is used twice: 2**60 paths
+        return x
+
+    lowered = jaxwg.jit(f).lower(jnp.ones(4))
+    start = time.perf_counter()
+    text = lowered.as_text()
+    assert time.perf_counter() - start < 1.0
+    assert len(text) < 100_000

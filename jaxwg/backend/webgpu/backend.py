@@ -5,7 +5,10 @@ generates each pass's shader (`templates`) and compiles it, reusing pipelines by
 WGSL text. `dispatch` binds buffers, caches bind groups by the buffers they bind,
 and records the passes into the `DispatchQueue` (one encoder, one compute pass,
 submitted when results are needed). Memory is the refcounted `SlotTable` over a
-`BufferPool`.
+`BufferPool`. Executables, pipelines and bind groups are kept in bounded LRU caches.
+
+Every public method holds the backend's re-entrant `lock`: the queue's open compute
+pass, the slot table, the pools and the caches are shared by all threads.
 
 Buffers larger than one storage binding (128 MiB on the software adapters) are
 bound as several windows: inputs through a generated loader, outputs by one
@@ -26,7 +29,6 @@ array([1., 2., 3., 4.], dtype=float32)
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +38,7 @@ import wgpu
 from ...core import dtypes as dt
 from ...core.kernel import Kernel
 from ..base import Backend, UnsupportedDtypeError
+from ..lru import LruCache
 from .buffers import BufferPool, PoolConfig, SlotTable
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
@@ -46,6 +49,7 @@ from .tuner import AdapterTraits, Pass, Tuning, plan, scratch_bytes
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
 _BIND_GROUP_CACHE_SIZE = 4096
 _EXECUTABLE_CACHE_SIZE = 1024
+_PIPELINE_CACHE_SIZE = 1024
 
 
 @dataclass
@@ -72,13 +76,16 @@ class WebGPUBackend(Backend):
 
     def __init__(self, device: WebGPUDevice | None = None, pool_config: PoolConfig | None = None,
                  max_pending: int = 256):
+        super().__init__()
         self.device = device or get_device()
         self.slots = SlotTable(self.device, BufferPool(self.device, pool_config))
         self.queue = DispatchQueue(self.device, self.slots, max_pending)
         self.traits = AdapterTraits(self.device.is_software)
-        self._pipelines: dict[str, _Pipeline] = {}
-        self._bind_groups: OrderedDict = OrderedDict()
-        self._executables: OrderedDict = OrderedDict()
+        # Pipelines by WGSL text: executables keep their own, so an evicted entry only
+        # costs a compile when a new kernel has the same text.
+        self._pipelines = LruCache(_PIPELINE_CACHE_SIZE)
+        self._bind_groups = LruCache(_BIND_GROUP_CACHE_SIZE)
+        self._executables = LruCache(_EXECUTABLE_CACHE_SIZE)
         self.pipelines_compiled = 0
         # Bytes per binding window: the binding limit, aligned for binding offsets.
         align = max(self.device.binding_alignment, 16)
@@ -89,20 +96,25 @@ class WebGPUBackend(Backend):
 
     # -- memory ----------------------------------------------------------------------
     def malloc(self, nbytes: int, data=None) -> int:
-        return self.slots.malloc(nbytes, data)
+        with self.lock:
+            return self.slots.malloc(nbytes, data)
 
     def incref(self, slot: int) -> None:
-        self.slots.incref(slot)
+        with self.lock:
+            self.slots.incref(slot)
 
     def decref(self, slot: int) -> None:
-        self.slots.decref(slot)
+        with self.lock:
+            self.slots.decref(slot)
 
     def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
-        return bytes(self.slots.read(slot, start, count))
+        with self.lock:
+            return bytes(self.slots.read(slot, start, count))
 
     def memory_stats(self) -> dict:
-        return {**self.slots.memory_stats(), "pipelines": len(self._pipelines),
-                "bind_groups_cached": len(self._bind_groups)}
+        with self.lock:
+            return {**self.slots.memory_stats(), "pipelines": len(self._pipelines),
+                    "bind_groups_cached": len(self._bind_groups)}
 
     def storage_dtype(self, dtype: dt.DType) -> np.dtype:
         return np.dtype(np.int32) if dtype.is_bool else dtype.np
@@ -112,7 +124,8 @@ class WebGPUBackend(Backend):
         return feature is None or feature in self.device.features
 
     def synchronize(self) -> None:
-        self.queue.synchronize()
+        with self.lock:
+            self.queue.synchronize()
 
     # -- compilation -----------------------------------------------------------------
     def prepare(self, kernel: Kernel, tuning: Tuning | None = None) -> WebGPUExecutable:
@@ -120,15 +133,12 @@ class WebGPUBackend(Backend):
         mapping instead of the tuner's plan (tests use it to cover every template).
         Executables are cached by kernel: kernels are hash-consed values."""
         key = (kernel, tuning)
-        cached = self._executables.get(key)
-        if cached is not None:
-            self._executables.move_to_end(key)
-            return cached
-        exe = self._plan_and_compile(kernel, tuning)
-        self._executables[key] = exe
-        if len(self._executables) > _EXECUTABLE_CACHE_SIZE:
-            self._executables.popitem(last=False)
-        return exe
+        with self.lock:
+            exe = self._executables.get(key)
+            if exe is None:
+                exe = self._plan_and_compile(kernel, tuning)
+                self._executables.put(key, exe)
+            return exe
 
     def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None) -> WebGPUExecutable:
         for dtype in kernel.dtypes():
@@ -200,12 +210,17 @@ class WebGPUBackend(Backend):
         except Exception as e:
             raise UnsupportedError(f"WGSL rejected by {self.describe()}: {e}\n{spec.code}") from e
         self.pipelines_compiled += 1
-        self._pipelines[spec.code] = _Pipeline(pipeline, layout, spec)
-        return self._pipelines[spec.code]
+        compiled = _Pipeline(pipeline, layout, spec)
+        self._pipelines.put(spec.code, compiled)
+        return compiled
 
     # -- dispatch --------------------------------------------------------------------
     def dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         self.check_kernel_inputs(executable, inputs, outputs)
+        with self.lock:
+            self._dispatch(executable, inputs, outputs)
+
+    def _dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         kernel = executable.kernel
         needed = kernel.size * self.storage_dtype(kernel.dtype).itemsize
         if self.slots.nbytes(outputs[0]) < needed:
@@ -249,14 +264,11 @@ class WebGPUBackend(Backend):
         key = (id(layout),) + tuple((id(b), o, s) for b, o, s in bindings)
         hit = self._bind_groups.get(key)
         if hit is not None:
-            self._bind_groups.move_to_end(key)
             return hit[0]
         entries = [{"binding": i, "resource": {"buffer": b, "offset": o, "size": s}}
                    for i, (b, o, s) in enumerate(bindings)]
         group = self.device.device.create_bind_group(layout=layout, entries=entries)
-        self._bind_groups[key] = (group, layout, [b for b, _, _ in bindings])
-        if len(self._bind_groups) > _BIND_GROUP_CACHE_SIZE:
-            self._bind_groups.popitem(last=False)
+        self._bind_groups.put(key, (group, layout, [b for b, _, _ in bindings]))
         return group
 
     def _grid(self, workgroups: int) -> tuple[int, int, int]:

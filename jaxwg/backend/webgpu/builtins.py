@@ -60,16 +60,95 @@ fn f16_from_f32(x: f32) -> f16 {
 }""", "isnan_f32")
 _register("isfinite_f32",
           "fn isfinite_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }")
-# Mesa's shader compilers (lavapipe, llvmpipe) assume finite math: they fold x - x and
-# x * 0.0 to 0 even for infinities and NaN. These spell the IEEE results out in bits.
+
+# -- IEEE guards -------------------------------------------------------------------------
+# WGSL lets shader compilers assume finite math, and Mesa (lavapipe, llvmpipe) and NVIDIA
+# fold accordingly: x - x, x + (-x) and x * 0.0 to 0, x + 0.0 to x, x / x to 1, x + 1 != x
+# to true (WGPU-NOTES.md, "IEEE specials"). The code generator sends the float32 ops such a
+# fold can reach through these (see `fold_hazard` in codegen). The general guards compute
+# the op as written, fold or not, then set the result for special operands (zeros,
+# infinities, NaN) from their bit patterns, which no finite-math assumption touches;
+# `<op>_fix_f32(a, b, r)` takes the computed result `r`. One operand the same as the
+# other, or a zero constant, gets a cheaper helper. They select rather than branch: on
+# the H200 an early return for ordinary operands made a kernel 3x slower, not faster.
 _register("sub_self_f32", """
 fn sub_self_f32(x: f32) -> f32 { return select(bitcast<f32>(0x7fc00000u), 0.0f, isfinite_f32(x)); }""",
           "isfinite_f32")
+_register("div_self_f32", """
+fn div_self_f32(x: f32) -> f32 {
+  let m = bitcast<u32>(x) & 0x7fffffffu;
+  return select(bitcast<f32>(0x7fc00000u), 1.0f, m != 0u && m < 0x7f800000u);
+}""")
 _register("mul_zero_f32", """
 fn mul_zero_f32(x: f32, zero_sign: u32) -> f32 {
   let signed_zero = bitcast<f32>((bitcast<u32>(x) & 0x80000000u) ^ zero_sign);
   return select(bitcast<f32>(0x7fc00000u), signed_zero, isfinite_f32(x));
 }""", "isfinite_f32")
+# x + 0.0 is x, except that -0.0 + 0.0 is +0.0.
+_register("add_zero_f32",
+          "fn add_zero_f32(x: f32) -> f32 { return select(x, 0.0f, bitcast<u32>(x) == 0x80000000u); }")
+_register("add_fix_f32", """
+fn add_fix_f32(a: f32, b: f32, r: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  let ma = ua & 0x7fffffffu;
+  let mb = ub & 0x7fffffffu;
+  // An exact zero sum is -0 only for -0 + -0: cancellation gives +0.
+  let sum = select(r, bitcast<f32>(ua & ub & 0x80000000u), (bitcast<u32>(r) & 0x7fffffffu) == 0u);
+  // An infinite or NaN operand: NaN for NaN or infinities of opposite signs, else the infinity.
+  let edge = select(select(b, a, ma >= mb), bitcast<f32>(0x7fc00000u), ma == mb && ua != ub);
+  return select(sum, edge, max(ma, mb) >= 0x7f800000u);
+}""")
+_register("add_ieee_f32", "fn add_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, b, a + b); }",
+          "add_fix_f32")
+_register("sub_ieee_f32", "fn sub_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, -b, a - b); }",
+          "add_fix_f32")
+_register("mul_ieee_f32", """
+fn mul_ieee_f32(a: f32, b: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  let hi = max(ua & 0x7fffffffu, ub & 0x7fffffffu);
+  let lo = min(ua & 0x7fffffffu, ub & 0x7fffffffu);
+  let sign = (ua ^ ub) & 0x80000000u;
+  // A zero or infinite operand makes a signed zero or infinity; NaN and 0 * inf make NaN.
+  let edge = bitcast<f32>(select(sign, sign | 0x7f800000u, hi >= 0x7f800000u));
+  let nan = hi > 0x7f800000u || (hi == 0x7f800000u && lo == 0u);
+  return select(select(a * b, edge, hi >= 0x7f800000u || lo == 0u), bitcast<f32>(0x7fc00000u), nan);
+}""")
+_register("div_fix_f32", """
+fn div_fix_f32(a: f32, b: f32, q: f32) -> f32 {
+  let ua = bitcast<u32>(a);
+  let ub = bitcast<u32>(b);
+  let ma = ua & 0x7fffffffu;
+  let mb = ub & 0x7fffffffu;
+  let sign = (ua ^ ub) & 0x80000000u;
+  // inf / y and x / 0 are infinite, 0 / y and x / inf zero; inf / inf, 0 / 0 and NaN are NaN.
+  let inf = ma == 0x7f800000u || mb == 0u;
+  let zero = ma == 0u || mb == 0x7f800000u;
+  let edge = select(select(q, bitcast<f32>(sign), zero), bitcast<f32>(sign | 0x7f800000u), inf);
+  return select(edge, bitcast<f32>(0x7fc00000u), (inf && zero) || max(ma, mb) > 0x7f800000u);
+}""")
+_register("div_ieee_f32", """
+fn div_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_f32(a, b)); }""",
+          "div_fix_f32", "div_f32")
+_register("div_trunc_ieee_f32", """
+fn div_trunc_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_trunc_f32(a, b)); }""",
+          "div_fix_f32", "div_trunc_f32")
+# Comparisons by integer keys in the order of the floats (-0 and +0 both 0), NaN apart:
+# a compiler may rewrite a + b != a as b != 0, wrong for infinite a.
+_register("order_key_f32", """
+fn order_key_f32(x: f32) -> i32 {
+  let u = bitcast<u32>(x);
+  return select(i32(u), -i32(u & 0x7fffffffu), u >= 0x80000000u);
+}""")
+_register("lt_ieee_f32", """
+fn lt_ieee_f32(a: f32, b: f32) -> bool {
+  return !(isnan_f32(a) || isnan_f32(b)) && order_key_f32(a) < order_key_f32(b);
+}""", "isnan_f32", "order_key_f32")
+_register("ne_ieee_f32", """
+fn ne_ieee_f32(a: f32, b: f32) -> bool {
+  return isnan_f32(a) || isnan_f32(b) || order_key_f32(a) != order_key_f32(b);
+}""", "isnan_f32", "order_key_f32")
 _register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return !(x == x); }")
 
 for _t in ("f16", "f32", "f64"):
@@ -77,12 +156,13 @@ for _t in ("f16", "f32", "f64"):
     _register(f"fne_{_t}", f"""
 fn fne_{_t}(a: {_t}, b: {_t}) -> bool {{ return a != b || isnan_{_t}(a) || isnan_{_t}(b); }}""",
               f"isnan_{_t}")
-for _t in ("f32", "f64"):  # float16 computes these in float32
-    # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it).
+for _t, _nan in (("f32", "bitcast<f32>(0x7fc00000u)"), ("f64", "f64(bitcast<f32>(0x7fc00000u))")):
+    # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it); float16
+    # computes them in float32. The NaN is a constant: a + b would fold to 0 in max(x, -x).
     for _fn in ("min", "max"):
         _register(f"f{_fn}_{_t}", f"""
 fn f{_fn}_{_t}(a: {_t}, b: {_t}) -> {_t} {{
-  return select({_fn}(a, b), a + b, isnan_{_t}(a) || isnan_{_t}(b));
+  return select({_fn}(a, b), {_nan}, isnan_{_t}(a) || isnan_{_t}(b));
 }}""", f"isnan_{_t}")
 
 # Exact C fmod for float32: subtract the largest b * 2^k <= r until r < |b|. Each
@@ -102,7 +182,8 @@ fn fmod_f32(a: f32, b: f32) -> f32 {
     if (t > r) { t = t * 0.5f; }
     r = r - t;
   }
-  return select(r, -r, a < 0.0f || (a == 0.0f && bitcast<u32>(a) != 0u));
+  // r >= 0 takes the sign of a, set as a bit: folds may drop the sign of a negated zero.
+  return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(a) & 0x80000000u));
 }""", "isnan_f32")
 # float64 has no frexp without 64-bit integers in WGSL: find the largest |b| * 2^k <= |a|
 # by doubling instead, then subtract downwards, each step exact as above.

@@ -6,7 +6,9 @@ than once (counted over every expression the template will emit, with
 load feeding both branches of a select are computed once; everything else is
 inlined. The per-op spelling lives in the `_RENDER` table; rules that WGSL does not
 give us for free (NaN-propagating min/max, exact float remainder, saturating casts)
-call helpers from `builtins`, which the builder includes on demand.
+call helpers from `builtins`, which the builder includes on demand. So do float ops
+that a shader compiler assuming finite math could fold (`ExpCodegen.fold_hazard`):
+they keep NumPy's infinities, NaNs and signed zeros unless `jaxwg_fast_math` is set.
 
 >>> from jaxwg.core import alu, dtypes as dt
 >>> from jaxwg.backend.webgpu.builder import WgslBuilder
@@ -27,6 +29,7 @@ import math
 import struct
 from collections.abc import Callable
 
+from ...config import config
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op, cast
 from .builder import WgslBuilder
@@ -122,26 +125,63 @@ def _math_call(g, name: str, ty: str, args: list[str]) -> str:
     return f"{name}({', '.join(args)})"
 
 
+# -- finite-math folds ---------------------------------------------------------------------
+# Shader compilers may assume finite math (WGSL allows it) and fold x - x to 0, x * 0.0
+# to 0, x + 0.0 to x, x / x to 1, x + 1 != x to true. Every such fold needs a zero
+# constant operand or one value reaching both operands, so only float ops with one of
+# those (`fold_hazard`) go through the guards of `builtins`; the others, and all integer
+# ops, are emitted as written. float16 arithmetic arrives here as float32 (see
+# `_F16_VIA_F32`); float64 is not guarded.
+SAME, ZERO, SHARED = "same", "zero", "shared"
+
+
+def _zero_operand(n: AluExp) -> int | None:
+    """The index of an operand that is a float constant +-0.0, if any."""
+    return next((i for i, s in enumerate(n.src) if s.op is Op.CONST and s.arg == 0), None)
+
+
+def _is_negative_zero(node: AluExp) -> bool:
+    return math.copysign(1, node.arg) < 0
+
+
+def _guard(g, helper: str, *args: str) -> str:
+    g.builder.need(helper)
+    return f"{helper}({', '.join(strip_parens(x) for x in args)})"
+
+
 def _add(g, n, a):
-    return f"({a[0]} | {a[1]})" if n.dtype.is_bool else f"({a[0]} + {a[1]})"
+    if n.dtype.is_bool:
+        return f"({a[0]} | {a[1]})"
+    hazard = g.fold_hazard(n)
+    if hazard == ZERO:  # x + 0.0 keeps x but turns -0.0 into +0.0; x + -0.0 is x
+        i = _zero_operand(n)
+        return a[1 - i] if _is_negative_zero(n.src[i]) else _guard(g, "add_zero_f32", a[1 - i])
+    if hazard == SHARED:
+        return _guard(g, "add_ieee_f32", *a)
+    return f"({a[0]} + {a[1]})"  # x + x is 2x, exact for every x
 
 
 def _sub(g, n, a):
-    if n.dtype is dt.float32 and n.src[0] is n.src[1]:  # x - x: NaN for inf and NaN
-        g.builder.need("sub_self_f32")
-        return f"sub_self_f32({strip_parens(a[0])})"
+    hazard = g.fold_hazard(n)
+    if hazard == SAME:  # x - x: NaN for inf and NaN
+        return _guard(g, "sub_self_f32", a[0])
+    if hazard == ZERO and _zero_operand(n) == 1:  # x - 0.0 is x; x - -0.0 is x + 0.0
+        return _guard(g, "add_zero_f32", a[0]) if _is_negative_zero(n.src[1]) else a[0]
+    if hazard is not None:  # 0.0 - x, or shared operands
+        return _guard(g, "sub_ieee_f32", *a)
     return f"({a[0]} - {a[1]})"
 
 
 def _mul(g, n, a):
     if n.dtype.is_bool:
         return f"({a[0]} & {a[1]})"
-    zero = [i for i, s in enumerate(n.src) if s.op is Op.CONST and s.arg == 0]
-    if n.dtype is dt.float32 and zero:  # x * 0.0: NaN for inf and NaN, signed zero otherwise
-        sign = "0x80000000u" if math.copysign(1, n.src[zero[0]].arg) < 0 else "0u"
-        g.builder.need("mul_zero_f32")
-        return f"mul_zero_f32({strip_parens(a[1 - zero[0]])}, {sign})"
-    return f"({a[0]} * {a[1]})"
+    hazard = g.fold_hazard(n)
+    if hazard == ZERO:  # x * 0.0: NaN for inf and NaN, signed zero otherwise
+        i = _zero_operand(n)
+        return _guard(g, "mul_zero_f32", a[1 - i], "0x80000000u" if _is_negative_zero(n.src[i]) else "0u")
+    if hazard == SHARED:
+        return _guard(g, "mul_ieee_f32", *a)
+    return f"({a[0]} * {a[1]})"  # x * x is exact for every x
 
 
 def _needs_divisor_guard(n: AluExp) -> bool:
@@ -180,9 +220,25 @@ def _int_mod(g, n, a):
     return f"({xs} - ({xs} / {d}) * {d})"
 
 
+def _in_float32(g, n: AluExp, a: list[str], render: Callable[[list[str]], str]) -> str:
+    """`render` applied to the operands as float32, the result rounded back to float16
+    if `n` is float16."""
+    if n.src[0].dtype is not dt.float16:
+        return render(a)
+    text = render([f"f32({strip_parens(x)})" for x in a])
+    return _to_f16(g, text) if n.dtype is dt.float16 else text
+
+
 def _div(g, n, a):
     """Float division (`div_f32` guards huge divisors; see builtins); float64 native."""
-    return f"({a[0]} / {a[1]})" if n.dtype is dt.float64 else _math("div")(g, n, a)
+    if n.dtype is dt.float64:
+        return f"({a[0]} / {a[1]})"
+    hazard = g.fold_hazard(n)
+    if hazard is None:
+        return _math("div")(g, n, a)
+    # x / x is 1 or NaN; a zero constant or shared operands need the full guard
+    return _in_float32(g, n, a, lambda x: _guard(g, "div_self_f32", x[0]) if hazard == SAME
+                       else _guard(g, "div_ieee_f32", *x))
 
 
 def _idiv(g, n, a):
@@ -190,7 +246,10 @@ def _idiv(g, n, a):
     if not n.dtype.is_float:
         return _int_idiv(g, n, a)
     if n.dtype is dt.float32:
-        return _math("div_trunc")(g, n, a)
+        hazard = g.fold_hazard(n)
+        if hazard == SAME:
+            return _guard(g, "div_self_f32", a[0])
+        return _guard(g, "div_trunc_ieee_f32", *a) if hazard else _math("div_trunc")(g, n, a)
     # float16 rounds the quotient to float16 before truncating; float64 divides natively
     return f"trunc({strip_parens(_div(g, n, a))})"
 
@@ -218,7 +277,10 @@ def _shift(symbol: str) -> Renderer:
 def _cmplt(g, n, a):
     if n.src[0].dtype.is_bool:
         return f"(i32({strip_parens(a[0])}) < i32({strip_parens(a[1])}))"
-    return f"({a[0]} < {a[1]})"
+    hazard = g.fold_hazard(n)
+    if hazard == SAME:
+        return "false"
+    return _guard(g, "lt_ieee_f32", *a) if hazard == SHARED else f"({a[0]} < {a[1]})"
 
 
 def _neg(g, n, a):
@@ -247,6 +309,11 @@ def _not_equal(g, dtype: dt.DType, a: str, b: str) -> str:
 
 
 def _cmpne(g, n, a):
+    hazard = g.fold_hazard(n)
+    if hazard == SAME:  # x != x is isnan(x)
+        return _in_float32(g, n, a, lambda x: _guard(g, "isnan_f32", x[0]))
+    if hazard == SHARED:
+        return _in_float32(g, n, a, lambda x: _guard(g, "ne_ieee_f32", *x))
     return _not_equal(g, n.src[0].dtype, a[0], a[1])
 
 
@@ -328,6 +395,53 @@ _NO_FLOAT64 = frozenset({Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TA
                          Op.ACOS, Op.ATAN, Op.ATAN2, Op.TANH, Op.ERF, Op.ERFC})
 
 
+class _Algebra:
+    """What a compiler's algebraic rewrites see of float expressions, to tell which ops a
+    fold could reach. Reassociation linearizes a sum into terms (through +, -, negation)
+    and a product into factors (through *, /, reciprocal, negation), and cancels or
+    factors out what two of them have in common; selects distribute over operations, and
+    float-to-float conversions are looked through. Every other node (a load, exp(x),
+    min(x, y), a sum inside a product) is an atom. `shape(node)` is (the atoms among the
+    factors of its terms, the atoms among its factors, whether a division is among them),
+    the atom sets as bit sets."""
+
+    def __init__(self):
+        self._shapes: dict[AluExp, tuple[int, int, bool]] = {}
+        self._atoms: dict[AluExp, int] = {}
+
+    def shape(self, node: AluExp) -> tuple[int, int, bool]:
+        got = self._shapes.get(node)
+        if got is None:
+            got = self._shapes[node] = self._shape(node)
+        return got
+
+    def _atom(self, node: AluExp) -> tuple[int, int, bool]:
+        bit = 1 << self._atoms.setdefault(node, len(self._atoms))
+        return bit, bit, False
+
+    def _shape(self, node: AluExp) -> tuple[int, int, bool]:
+        op, src = node.op, node.src
+        if op is Op.CONST:
+            return 0, 0, False
+        if not node.dtype.is_float or (op is Op.CAST and not src[0].dtype.is_float):
+            return self._atom(node)
+        if op in (Op.NEG, Op.CAST):
+            return self.shape(src[0])
+        if op is Op.WHERE:  # select(c, a, b) op y may become select(c, a op y, b op y)
+            (ta, fa, da), (tb, fb, db) = self.shape(src[1]), self.shape(src[2])
+            return ta | tb, fa | fb, da or db
+        if op in (Op.ADD, Op.SUB):
+            return self.shape(src[0])[0] | self.shape(src[1])[0], self._atom(node)[1], False
+        if op in (Op.MUL, Op.DIV, Op.RECIPROCAL):
+            factors = 0
+            divides = op is not Op.MUL
+            for s in src:
+                _, f, d = self.shape(s)
+                factors, divides = factors | f, divides or d
+            return factors, factors, divides
+        return self._atom(node)
+
+
 class ExpCodegen:
     """Renders AluExp nodes to WGSL inside one scope of a `WgslBuilder`.
 
@@ -344,6 +458,8 @@ class ExpCodegen:
         self._text: dict[AluExp, str] = {}
         self._threefry: dict[tuple, str] = {}
         self._counter = 0
+        self._algebra = _Algebra()
+        self.fast_math = config.jaxwg_fast_math
 
     def count_references(self, exp: AluExp) -> None:
         """Count uses of each node; call once per root before rendering any."""
@@ -366,6 +482,34 @@ class ExpCodegen:
         self.builder.emit(f"let {name}: {WGSL_TYPE[node.dtype]} = {strip_parens(text)};")
         return name
 
+    def fold_hazard(self, node: AluExp) -> str | None:
+        """How a compiler assuming finite math could fold the float16/32 op `node`: its
+        operands are the SAME node, one is a ZERO constant, or a value reaches both in a way
+        that algebra can cancel (SHARED: x - (x + 0.0), x * 2 + x * -2, x + 1 != x,
+        (x * y) / x; see `_Algebra`). None when no fold applies, or under `jaxwg_fast_math`.
+
+        >>> from jaxwg.core import alu
+        >>> g = ExpCodegen(WgslBuilder(), load=lambda arg, index: f"in{arg}[{index}]")
+        >>> x = alu.load(0, dt.float32, alu.gidx(4))
+        >>> g.fold_hazard(x * 2.0 - x), g.fold_hazard(alu.unary(Op.EXP, x) - x), g.fold_hazard(x * 0.0)
+        ('shared', None, 'zero')
+        """
+        if self.fast_math or node.src[0].dtype not in (dt.float32, dt.float16):
+            return None
+        a, b = node.src
+        if a is b:
+            return SAME
+        if _zero_operand(node) is not None:
+            return ZERO
+        (terms_a, factors_a, divides_a), (terms_b, factors_b, divides_b) = map(self._algebra.shape, (a, b))
+        if node.op is Op.MUL:  # products only cancel through a division: x * (y / x)
+            shared = factors_a & factors_b and (divides_a or divides_b)
+        elif node.op in (Op.DIV, Op.IDIV):
+            shared = factors_a & factors_b
+        else:  # sums and comparisons
+            shared = terms_a & terms_b
+        return SHARED if shared else None
+
     def fresh(self, prefix: str = "alu") -> str:
         name = f"{prefix}{self._counter}"
         self._counter += 1
@@ -380,6 +524,7 @@ class ExpCodegen:
 
     def _render(self, node: AluExp) -> str:
         self._check_dtype(node.dtype)
+        self._algebra.shape(node)  # in rendering order, so that the recursion stays shallow
         op = node.op
         if op is Op.CONST:
             return literal(node.dtype, node.arg)

@@ -9,9 +9,6 @@ converts them before the product. bool products are logical (or of ands), intege
 stay integers, float16 accumulates in float32 inside the kernels. `precision` is
 accepted and ignored, as is einsum's `optimize` (contractions go left to right).
 
-The module doubles as `jaxwg.numpy.linalg` for the functions both namespaces share
-(`matmul`, `tensordot`, `vecdot`, `outer`, `matrix_transpose`).
-
 >>> import jaxwg.numpy as jnp
 >>> a = jnp.arange(6).reshape(2, 3)
 >>> a @ jnp.ones(3, dtype=jnp.int32), jnp.einsum("ij,ij->", a, a)
@@ -26,9 +23,16 @@ import numpy as np
 
 from .. import lax
 from ..core import aval as avals
-from ._util import aval_of, broadcast_shapes, canonicalize_axis, check_arraylike, result_dtype, to_array
+from ._util import (
+    aval_of,
+    broadcast_shapes,
+    canonicalize_axis,
+    check_arraylike,
+    reject_out,
+    result_dtype,
+    to_array,
+)
 from .reductions import sum as _jnp_sum
-from .shape import matrix_transpose  # noqa: F401 - `jnp.linalg.matrix_transpose`
 
 __all__ = ["diagonal", "dot", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "trace",
            "vdot", "vecdot", "vecmat"]
@@ -223,8 +227,7 @@ def outer(a, b, out=None):
     Array([[0, 0, 0],
            [0, 1, 2]], dtype=int32)
     """
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+    reject_out("outer", out)
     (a, b), dtype, weak = _operands("outer", (a, b))
     a = lax.reshape(a, (aval_of(a).size,))
     b = lax.reshape(b, (aval_of(b).size,))
@@ -392,8 +395,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     >>> jnp.trace(jnp.arange(9).reshape(3, 3))
     Array(12, dtype=int32)
     """
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    reject_out("trace", out)
     check_arraylike("trace", a)
     x = to_array(a)
     nd = aval_of(x).ndim
@@ -566,8 +568,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     >>> jnp.einsum("ii", jnp.arange(4).reshape(2, 2)), jnp.einsum("...j->...", x).shape
     (Array(3, dtype=int32), (2,))
     """
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    reject_out("einsum", out)
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts,) + operands)
     if not operands:

@@ -1,0 +1,481 @@
+"""The wrappers of `jaxwg.lax`, one per primitive (see the package docstring).
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> lax.mul(jnp.arange(3), 2)
+Array([0, 2, 4], dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import aval as avals
+from ..core import primitives as P
+from ..core.array import asarray_for_bind as _asarray_for_bind
+from ..core.array import scalar as _scalar
+from ..core.aval import ShapedArray
+from ..core.trace import bind
+
+
+def _aval(x) -> ShapedArray:
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    return _asarray_for_bind(x).aval
+
+
+def _scalars_like(args):
+    """Python scalars take the dtype of the first array operand (weakly), as in lax."""
+    ref = next((a for a in args if not avals.is_python_scalar(a)), None)
+    if ref is None:
+        return args
+    dtype = _aval(ref).dtype
+    return [convert_element_type(a, dtype, weak_type=True) if avals.is_python_scalar(a) else a
+            for a in args]
+
+
+# Example operands for the generated docstrings: integers for the bitwise primitives.
+_INT_OPERANDS = {"not", "and", "or", "xor", "shift_left", "shift_right_arithmetic",
+                 "shift_right_logical"}
+
+
+def _example(name: str, arity: int) -> str:
+    operand = "jnp.arange(2)" if name in _INT_OPERANDS else "jnp.ones(2)"
+    public = _PUBLIC_NAMES.get(name, name)
+    return ("    >>> import jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
+            f"    >>> lax.{public}({', '.join([operand] * arity)}).shape\n    (2,)\n")
+
+
+_PUBLIC_NAMES = {"not": "bitwise_not", "and": "bitwise_and", "or": "bitwise_or",
+                 "xor": "bitwise_xor"}
+
+
+def _unary(prim):
+    def fn(x):
+        return bind(prim, x)
+
+    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__doc__ = f"Elementwise `{prim.name}` (the `{prim.name}` primitive).\n\n" + \
+        _example(prim.name, 1)
+    return fn
+
+
+def _binary(prim):
+    def fn(x, y):
+        return bind(prim, *_scalars_like([x, y]))
+
+    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__doc__ = f"Elementwise `{prim.name}` of two operands of one dtype.\n\n" + \
+        _example(prim.name, 2)
+    return fn
+
+
+neg = _unary(P.neg_p)
+sign = _unary(P.sign_p)
+abs = _unary(P.abs_p)
+bitwise_not = _unary(P.not_p)
+floor = _unary(P.floor_p)
+ceil = _unary(P.ceil_p)
+is_finite = _unary(P.is_finite_p)
+exp = _unary(P.exp_p)
+exp2 = _unary(P.exp2_p)
+log = _unary(P.log_p)
+log1p = _unary(P.log1p_p)
+expm1 = _unary(P.expm1_p)
+tanh = _unary(P.tanh_p)
+logistic = _unary(P.logistic_p)
+sin = _unary(P.sin_p)
+cos = _unary(P.cos_p)
+tan = _unary(P.tan_p)
+asin = _unary(P.asin_p)
+acos = _unary(P.acos_p)
+atan = _unary(P.atan_p)
+sinh = _unary(P.sinh_p)
+cosh = _unary(P.cosh_p)
+asinh = _unary(P.asinh_p)
+acosh = _unary(P.acosh_p)
+atanh = _unary(P.atanh_p)
+sqrt = _unary(P.sqrt_p)
+rsqrt = _unary(P.rsqrt_p)
+cbrt = _unary(P.cbrt_p)
+erf = _unary(P.erf_p)
+erfc = _unary(P.erfc_p)
+square = _unary(P.square_p)
+
+add = _binary(P.add_p)
+sub = _binary(P.sub_p)
+mul = _binary(P.mul_p)
+div = _binary(P.div_p)
+rem = _binary(P.rem_p)
+pow = _binary(P.pow_p)
+max = _binary(P.max_p)
+min = _binary(P.min_p)
+atan2 = _binary(P.atan2_p)
+bitwise_and = _binary(P.and_p)
+bitwise_or = _binary(P.or_p)
+bitwise_xor = _binary(P.xor_p)
+shift_left = _binary(P.shift_left_p)
+shift_right_arithmetic = _binary(P.shift_right_arithmetic_p)
+shift_right_logical = _binary(P.shift_right_logical_p)
+eq = _binary(P.eq_p)
+ne = _binary(P.ne_p)
+lt = _binary(P.lt_p)
+le = _binary(P.le_p)
+gt = _binary(P.gt_p)
+ge = _binary(P.ge_p)
+
+
+def round(x, rounding_method=0):
+    """Round to an integer value: 0 away from zero (default), 1 to nearest even.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.round(jnp.array([0.5, 2.5])).tolist(), lax.round(jnp.array([0.5, 2.5]), 1).tolist()
+    ([1.0, 3.0], [0.0, 2.0])
+    """
+    return bind(P.round_p, x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    """`x ** y` for a static Python int `y`, by repeated multiplication.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.integer_pow(jnp.array([2.0, 3.0]), 3).tolist()
+    [8.0, 27.0]
+    """
+    return bind(P.integer_pow_p, x, y=int(y))
+
+
+def select_n(which, *cases):
+    """`cases[which]` elementwise; `which` is bool (two cases) or int32.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.select_n(jnp.array([0, 2]), jnp.zeros(2), jnp.ones(2), jnp.full(2, 2.0)).tolist()
+    [0.0, 2.0]
+    """
+    return bind(P.select_n_p, which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """`on_true` where `pred` else `on_false`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.select(jnp.array([True, False]), jnp.ones(2), jnp.zeros(2)).tolist()
+    [1.0, 0.0]
+    """
+    return select_n(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    """`x` limited to `[min, max]`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.clamp(0.0, jnp.array([-1.0, 0.5, 2.0]), 1.0).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    return bind(P.clamp_p, *_scalars_like([min, x, max]))
+
+
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+    """`operand` converted to `new_dtype` (float to int truncates and saturates).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.convert_element_type(jnp.array([-1.7, 3e10]), jnp.int32).tolist()
+    [-1, 2147483647]
+    """
+    new_dtype = avals.canonical_dtype(new_dtype)
+    if avals.is_python_scalar(operand):
+        return _scalar(operand, new_dtype, weak_type)
+    aval = _aval(operand)
+    if aval.dtype is new_dtype and aval.weak_type == weak_type:
+        return operand
+    return bind(P.convert_element_type_p, operand, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """The bits of `operand` read as `new_dtype` (same width).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.bitcast_convert_type(jnp.array([1.0]), jnp.int32).tolist()
+    [1065353216]
+    """
+    return bind(P.bitcast_convert_type_p, operand, new_dtype=avals.canonical_dtype(new_dtype))
+
+
+def iota(dtype, size: int):
+    """`[0, 1, ..., size-1]` as `dtype`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.iota(jnp.float32, 3).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    return broadcasted_iota(dtype, (size,), 0)
+
+
+def broadcasted_iota(dtype, shape, dimension: int):
+    """The index along `dimension` at every position of `shape`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcasted_iota(jnp.int32, (2, 3), 1).tolist()
+    [[0, 1, 2], [0, 1, 2]]
+    """
+    return bind(P.iota_p, dtype=avals.canonical_dtype(dtype), shape=tuple(int(n) for n in shape),
+                dimension=int(dimension))
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcast_in_dim(jnp.arange(2), (2, 3), (0,)).tolist()
+    [[0, 0, 0], [1, 1, 1]]
+    """
+    shape = tuple(int(n) for n in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    if _aval(operand).shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    return bind(P.broadcast_in_dim_p, operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes):
+    """`operand` with leading axes of `sizes` added.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.broadcast(jnp.arange(2), (3,)).shape
+    (3, 2)
+    """
+    nd = _aval(operand).ndim
+    sizes = tuple(sizes)
+    return broadcast_in_dim(operand, sizes + _aval(operand).shape,
+                            tuple(range(len(sizes), len(sizes) + nd)))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """`operand` with shape `new_sizes` (row-major; after permuting by `dimensions`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.reshape(jnp.arange(6), (2, 3)).tolist()
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    new_sizes = tuple(int(n) for n in new_sizes)
+    dims = None if dimensions is None else tuple(int(d) for d in dimensions)
+    if _aval(operand).shape == new_sizes and dims is None:
+        return operand
+    return bind(P.reshape_p, operand, new_sizes=new_sizes, dimensions=dims)
+
+
+def transpose(operand, permutation):
+    """Axes of `operand` permuted.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.transpose(jnp.ones((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    perm = tuple(int(p) for p in permutation)
+    if perm == tuple(range(len(perm))):
+        return operand
+    return bind(P.transpose_p, operand, permutation=perm)
+
+
+def rev(operand, dimensions):
+    """`operand` reversed along `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.rev(jnp.arange(3), (0,)).tolist()
+    [2, 1, 0]
+    """
+    return bind(P.rev_p, operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad with `(low, high, interior)` per axis; negative edges crop.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.pad(jnp.array([1, 2, 3]), 0, [(1, -1, 1)]).tolist()
+    [0, 1, 0, 2, 0]
+    """
+    config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
+    operand, padding_value = _scalars_like([operand, padding_value])
+    return bind(P.pad_p, operand, padding_value, padding_config=config)
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    """The elements from `start_indices` up to `limit_indices`, every `strides`-th.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.slice(jnp.arange(10), (1,), (8,), (3,)).tolist()
+    [1, 4, 7]
+    """
+    return bind(P.slice_p, operand, start_indices=tuple(int(i) for i in start_indices),
+                limit_indices=tuple(int(i) for i in limit_indices),
+                strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def squeeze(array, dimensions):
+    """`array` without the size-1 axes `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.squeeze(jnp.ones((1, 2, 1)), (0, 2)).shape
+    (2,)
+    """
+    return bind(P.squeeze_p, array, dimensions=tuple(int(d) for d in dimensions))
+
+
+def expand_dims(array, dimensions):
+    """`array` with size-1 axes inserted at `dimensions`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.expand_dims(jnp.ones(2), (0, 2)).shape
+    (1, 2, 1)
+    """
+    shape = list(_aval(array).shape)
+    for d in sorted(dimensions):
+        shape.insert(d, 1)
+    return reshape(array, shape)
+
+
+def concatenate(operands, dimension: int):
+    """`operands` joined along `dimension`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.concatenate([jnp.arange(2), jnp.arange(3)], 0).tolist()
+    [0, 1, 0, 1, 2]
+    """
+    if len(operands) == 1:
+        return operands[0]
+    return bind(P.concatenate_p, *operands, dimension=int(dimension))
+
+
+def _reducer(prim):
+    def fn(operand, axes):
+        return bind(prim, operand, axes=tuple(int(a) for a in axes))
+
+    fn.__name__ = prim.name
+    operand = "jnp.ones((2, 3), bool)" if prim.name in ("reduce_and", "reduce_or") else \
+        "jnp.ones((2, 3))"
+    fn.__doc__ = (f"`{prim.name}` of `operand` over `axes`.\n\n"
+                  "    >>> import jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
+                  f"    >>> lax.{prim.name}({operand}, (1,)).shape\n    (2,)\n")
+    return fn
+
+
+reduce_sum = _reducer(P.reduce_sum_p)
+reduce_prod = _reducer(P.reduce_prod_p)
+reduce_max = _reducer(P.reduce_max_p)
+reduce_min = _reducer(P.reduce_min_p)
+reduce_and = _reducer(P.reduce_and_p)
+reduce_or = _reducer(P.reduce_or_p)
+
+
+def argmax(operand, axis: int, index_dtype):
+    """Index of the largest element along `axis` (the first NaN if any).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.argmax(jnp.array([1.0, jnp.nan, 3.0]), 0, jnp.int32).item()
+    1
+    """
+    return bind(P.argmax_p, operand, axes=(int(axis),),
+                index_dtype=avals.canonical_dtype(index_dtype))
+
+
+def argmin(operand, axis: int, index_dtype):
+    """Index of the smallest element along `axis` (the first NaN if any).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.argmin(jnp.array([[3, 1], [0, 2]]), 1, jnp.int32).tolist()
+    [1, 0]
+    """
+    return bind(P.argmin_p, operand, axes=(int(axis),),
+                index_dtype=avals.canonical_dtype(index_dtype))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """Contract `lhs` and `rhs`: `(((lhs_contract), (rhs_contract)), ((lhs_batch), (rhs_batch)))`.
+
+    The result's axes are batch, then `lhs`'s free axes, then `rhs`'s.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dot_general(jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4)), (((2,), (1,)), ((0,), (0,)))).shape
+    (5, 2, 4)
+    """
+    (ca, cb), (ba, bb) = dimension_numbers
+    dn = ((tuple(ca), tuple(cb)), (tuple(ba), tuple(bb)))
+    pref = None if preferred_element_type is None else avals.canonical_dtype(preferred_element_type)
+    return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn, preferred_element_type=pref)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix product of rank-1 or rank-2 operands.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    return dot_general(lhs, rhs, (((_aval(lhs).ndim - 1,), (0,)), ((), ())),
+                       precision, preferred_element_type)
+
+
+def full(shape, fill_value, dtype=None):
+    """`fill_value` broadcast to `shape` (no memory until materialized).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.full((2,), 7, jnp.float32).tolist()
+    [7.0, 7.0]
+    """
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
+    value = fill_value if dtype is None else convert_element_type(fill_value, dtype)
+    if avals.is_python_scalar(value):
+        value = _scalar(value)
+    return broadcast(value, shape)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """`fill_value` in the shape and dtype of `x` (unless given).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.full_like(jnp.arange(2), 5).tolist()
+    [5, 5]
+    """
+    aval = _aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def stop_gradient(x):
+    """`x` (gradients do not flow through it once transformations exist).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.stop_gradient(jnp.ones(2)).shape
+    (2,)
+    """
+    return x
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in
+           ("annotations", "np", "avals", "P", "ShapedArray", "bind")]
