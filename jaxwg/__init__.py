@@ -12,10 +12,10 @@ Array([0, 2, 4], dtype=int32)
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import lax, numpy, tree, tree_util
 from .config import config
-from .core.array import Array
-from .core.device import Device
-from .core.jaxpr import make_jaxpr
-from .core.jit import jit
+from .frontend.array import Array
+from .frontend.device import Device
+from .frontend.jaxpr import make_jaxpr
+from .frontend.jit import jit
 from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
                       live_arrays, local_devices)
 

@@ -34,7 +34,7 @@ _OPTIONS = {
                               "64-bit types (int64, float64) instead of their 32-bit defaults"),
     "jaxwg_debug": _Option(0, "JAXWG_DEBUG",
                            "print what runs: 1 kernels and times, 2 jit jaxprs, 3 kernel "
-                           "expressions, 4 WGSL (see jaxwg.core.debug)", shapes_programs=False),
+                           "expressions, 4 WGSL (see jaxwg.frontend.debug)", shapes_programs=False),
     "jaxwg_fast_math": _Option(False, "JAXWG_FAST_MATH",
                                "drop the WebGPU guards that keep inf, NaN and -0.0 as NumPy has "
                                "them where shader compilers assume finite math (docs/ieee.md)"),

@@ -40,7 +40,7 @@ class Checker:
     """Runs a computation, counts its kernels, compares it with NumPy, prints a line."""
 
     def __init__(self):
-        from jaxwg.core.execute import counters
+        from jaxwg.frontend.execute import counters
 
         self.counters = counters
         self.ok = True

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import gc
 
-from .core.array import Array
-from .core.device import Device, default_device, default_platform, get_device
-from .core.execute import realize
-from .core.lazy import Buffer, LazyNode
+from .frontend.array import Array
+from .frontend.device import Device, default_device, default_platform, get_device
+from .frontend.execute import realize
+from .frontend.lazy import Buffer, LazyNode
 
 
 def devices(backend: str | None = None) -> list[Device]:
@@ -80,7 +80,7 @@ def device_put(x, device: Device | None = None, *, donate: bool = False):
     ()
     """
     from . import numpy as jnp
-    from .core import pytree
+    from .frontend import pytree
 
     target = device or default_device()
     if isinstance(target, str):
@@ -114,7 +114,7 @@ def block_until_ready(x):
     >>> jaxwg.block_until_ready({"a": jnp.ones(2) * 2})["a"].tolist()
     [2.0, 2.0]
     """
-    from .core import pytree
+    from .frontend import pytree
 
     for leaf in pytree.tree_leaves(x):
         if isinstance(leaf, Array):

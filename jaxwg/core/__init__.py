@@ -1,1 +1,3 @@
-"""The kernel IR (dtypes, AluExp, views, kernels) and, later, primitives and traces."""
+"""The kernel IR: dtypes, AluExp and its NumPy semantics, simplify, views, kernels.
+
+It imports nothing else from jaxwg: the frontend lowers to it, the backends run it."""

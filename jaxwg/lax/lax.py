@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import aval as avals
-from ..core import primitives as P
-from ..core.array import asarray_for_bind as _asarray_for_bind
-from ..core.array import scalar as _scalar
-from ..core.aval import ShapedArray
-from ..core.trace import bind
+from ..frontend import aval as avals
+from ..frontend import primitives as P
+from ..frontend.array import asarray_for_bind as _asarray_for_bind
+from ..frontend.array import scalar as _scalar
+from ..frontend.aval import ShapedArray
+from ..frontend.trace import bind
 
 
 def _aval(x) -> ShapedArray:

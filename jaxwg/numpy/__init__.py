@@ -7,8 +7,8 @@ Array(9., dtype=float32)
 
 import numpy as _np
 
-from ..core.array import Array as ndarray
-from ..core.trace import Tracer as _Tracer
+from ..frontend.array import Array as ndarray
+from ..frontend.trace import Tracer as _Tracer
 from . import array_methods as _array_methods
 from .creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
                        linspace, ones, ones_like, zeros, zeros_like)

@@ -14,11 +14,11 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
-from ..core import promotion
-from ..core.array import Array, asarray_for_bind
-from ..core.aval import ShapedArray
-from ..core.trace import Tracer
+from ..frontend import aval as avals
+from ..frontend import promotion
+from ..frontend.array import Array, asarray_for_bind
+from ..frontend.aval import ShapedArray
+from ..frontend.trace import Tracer
 from ..errors import ConcretizationTypeError
 
 

@@ -21,11 +21,11 @@ import warnings
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ..core import dtypes as dt
-from ..core.array import Array, from_numpy, scalar
-from ..core.device import Device
-from ..core.trace import Tracer
+from ..frontend.array import Array, from_numpy, scalar
+from ..frontend.device import Device
+from ..frontend.trace import Tracer
 from ._util import aval_of, is_array, result_dtype
 
 

@@ -1,7 +1,7 @@
 """dtypes in `jaxwg.numpy`: scalar types, `result_type`, `promote_types`, `finfo`, `iinfo`.
 
 The scalar types are NumPy's (`jnp.float32 is np.float32`), so `x.dtype == jnp.float32`
-works as in JAX. Promotion follows JAX's lattice (`jaxwg.core.promotion`) and the
+works as in JAX. Promotion follows JAX's lattice (`jaxwg.frontend.promotion`) and the
 `jax_enable_x64` option.
 
 >>> import jaxwg.numpy as jnp
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import aval as avals
-from ..core import promotion
+from ..frontend import aval as avals
+from ..frontend import promotion
 from ._util import promotable
 
 __all__ = [

@@ -24,7 +24,7 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..core.trace import Tracer
+from ..frontend.trace import Tracer
 from ._util import aval_of, to_array
 
 __all__ = ["getitem"]

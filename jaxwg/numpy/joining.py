@@ -17,7 +17,7 @@ import itertools
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ._util import (
     aval_of,
     axis_index,

@@ -22,7 +22,7 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ._util import (
     aval_of,
     broadcast_shapes,

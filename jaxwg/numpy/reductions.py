@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ..core import dtypes as dt
 from ._util import (
     aval_of,

@@ -20,7 +20,7 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ._util import (
     aval_of,
     axis_index,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..core import aval as avals
+from ..frontend import aval as avals
 from ..core import dtypes as dt
 from ._util import aval_of, broadcast_shapes, elementwise_operands, is_array, reject_out, to_array
 from ._util import broadcast_to_shape as _broadcast_to

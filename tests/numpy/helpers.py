@@ -42,7 +42,7 @@ def flush_atol(atol: float) -> float:
 def kernels_for(fn, *args, mode):
     """Kernels one evaluation of `fn` dispatches (for `mode="jit"`: a cached call), and
     its result. Arguments are realized first, so only `fn`'s own kernels count."""
-    from jaxwg.core.execute import counters
+    from jaxwg.frontend.execute import counters
 
     if mode == "jit":
         fn = jaxwg.jit(fn)

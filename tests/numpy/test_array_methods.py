@@ -11,7 +11,7 @@ import pytest
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg.core.trace import Tracer
+from jaxwg.frontend.trace import Tracer
 from jaxwg.numpy.array_methods import METHODS
 
 from .helpers import jax, jax_numpy

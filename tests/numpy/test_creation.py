@@ -351,7 +351,7 @@ def test_identity(run):
 
 
 def test_constants_fuse_into_consumers(platform):
-    from jaxwg.core.execute import counters
+    from jaxwg.frontend.execute import counters
 
     x = jnp.asarray(np.arange(6, dtype=np.float32)).block_until_ready()
     before = counters["kernels"]

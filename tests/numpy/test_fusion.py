@@ -11,7 +11,7 @@ import pytest
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg.core.execute import counters
+from jaxwg.frontend.execute import counters
 
 from .helpers import assert_array, kernels_for
 
@@ -120,7 +120,7 @@ def test_no_leaks_over_jit_calls(platform):
 
 
 def test_kernels_split_at_the_binding_limit(platform, monkeypatch):
-    from jaxwg.core import execute
+    from jaxwg.frontend import execute
 
     # WebGPU guarantees 8 storage buffers per shader stage: 7 inputs and the output.
     monkeypatch.setattr(execute, "max_inputs", lambda backend: 7)

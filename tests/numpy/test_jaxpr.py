@@ -7,7 +7,7 @@ import pytest
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg.core.jaxpr import eval_jaxpr
+from jaxwg.frontend.jaxpr import eval_jaxpr
 
 from .helpers import assert_array, jax, jax_numpy
 

@@ -7,7 +7,7 @@ import pytest
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg.core import jit as jit_module
+from jaxwg.frontend import jit as jit_module
 
 from .helpers import assert_array
 
@@ -54,7 +54,7 @@ def test_static_argnums_and_argnames(platform):
     assert calls == [(2, "add"), (3, "mul")]
     # Given both, as in JAX, numbers do not imply names: `n` by keyword is traced.
     assert g(x, n=2).tolist() == [3.0, 3.0]
-    assert len(calls) == 3 and isinstance(calls[-1][0], jaxwg.core.jaxpr.JaxprTracer)
+    assert len(calls) == 3 and isinstance(calls[-1][0], jaxwg.frontend.jaxpr.JaxprTracer)
     with pytest.raises(ValueError, match="Non-hashable static arguments"):
         g(x, [1])
 
@@ -132,7 +132,7 @@ def test_jit_closing_over_a_traced_value(platform):
 
 
 def test_eval_jaxpr_runs_jit_equations(platform):
-    from jaxwg.core.jaxpr import eval_jaxpr
+    from jaxwg.frontend.jaxpr import eval_jaxpr
 
     c = jnp.arange(3.0)
     inner = jaxwg.jit(lambda x: x * c)
@@ -276,7 +276,7 @@ def test_negative_static_argnums_count_from_the_call(platform):
     g(3, 4)
     g(3)
     g(3, y=4)
-    tracer = jaxwg.core.jaxpr.JaxprTracer
+    tracer = jaxwg.frontend.jaxpr.JaxprTracer
     assert seen == [(tracer, int), (int, int), (int, tracer)]
     h = jaxwg.jit(lambda *args: args[0] + args[-1], static_argnums=-1)
     assert h(jnp.ones(2), 1.0, 2).tolist() == [3.0, 3.0]

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg.core import dtypes as dt
-from jaxwg.core.execute import counters
+from jaxwg.frontend.execute import counters
 
 from .helpers import assert_array, jax_numpy
 

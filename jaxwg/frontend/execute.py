@@ -1,6 +1,6 @@
 """Running scheduled kernels: eager realization, and jit programs that replay.
 
-`realize(nodes)` schedules pending lazy nodes (`jaxwg.core.fusion`) and dispatches the
+`realize(nodes)` schedules pending lazy nodes (`jaxwg.frontend.fusion`) and dispatches the
 kernels at once; each computed node becomes a realized BUFFER. `Program` is what `jit`
 compiles a jaxpr into: the same schedule, recorded with *registers* instead of
 buffers, each kernel prepared once. A call replays it: allocate each kernel's output,

@@ -2,7 +2,7 @@
 
 A `ShapedArray` is a shape, a kernel dtype (`jaxwg.core.dtypes.DType`) and a
 `weak_type` flag. Weak types are how JAX keeps Python scalars from widening
-arrays (`float16_array * 2.0` stays float16); see `jaxwg.core.promotion`.
+arrays (`float16_array * 2.0` stays float16); see `jaxwg.frontend.promotion`.
 Primitives compute their output avals from their input avals
 (`primitives.abstract_eval_rules`), jaxprs annotate every variable with one, and
 the jit cache keys on them.
@@ -22,9 +22,9 @@ import math
 import numpy as np
 
 from ..config import config
-from . import dtypes as dt
+from ..core import dtypes as dt
 from . import promotion
-from .dtypes import DType
+from ..core.dtypes import DType
 
 # Short dtype names in jaxpr printouts, as JAX writes them.
 SHORT_NAMES = {

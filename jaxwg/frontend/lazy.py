@@ -1,6 +1,6 @@
 """The lazy kernel graph: array values that are not computed yet.
 
-Eager operations and jit programs both lower primitives (`jaxwg.core.lowering`) into
+Eager operations and jit programs both lower primitives (`jaxwg.frontend.lowering`) into
 `LazyNode`s instead of running them. A node is one of:
 
 * `BUFFER`: a realized value, a contiguous row-major `Buffer` on a backend (or, while
@@ -16,7 +16,7 @@ Eager operations and jit programs both lower primitives (`jaxwg.core.lowering`) 
 * `REDUCE`: a reduction op over some axes (`arg`: `Reduce`);
 * `CONCAT`: its sources side by side along one axis (`arg`: `Concat`).
 
-`jaxwg.core.fusion` schedules a set of nodes into kernels: elementwise chains and
+`jaxwg.frontend.fusion` schedules a set of nodes into kernels: elementwise chains and
 movement ops fuse into one expression, a reduction absorbs its producers and its
 single-use elementwise consumers, and nodes used by more than one kernel are written
 to buffers. Realizing a node turns it into a `BUFFER` in place, so every other pending
@@ -43,7 +43,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .dtypes import DType
+from ..core.dtypes import DType
 
 BUFFER = "buffer"
 CONST = "const"

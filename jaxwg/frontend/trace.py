@@ -3,7 +3,7 @@
 Every transformation is an *interpreter* of primitives, a `Trace`. Active traces form
 a stack of `MainTrace` levels; the bottom one (level 0) is the `EvalTrace`, which runs
 primitives eagerly on concrete `Array`s (building lazy kernel graphs, see
-`jaxwg.core.lazy`). A transformation pushes a level (`new_main`), wraps its inputs
+`jaxwg.frontend.lazy`). A transformation pushes a level (`new_main`), wraps its inputs
 in its own `Tracer`s, runs the function, and reads the results off its tracers.
 
 `bind(prim, *args, **params)` applies a primitive: it picks the trace of the highest
@@ -17,7 +17,7 @@ threads may trace (`jit`, `make_jaxpr`) and run eagerly side by side. A tracer u
 after its transformation has finished, or in another thread, raises
 `UnexpectedTracerError` naming the function that was being traced.
 
->>> from jaxwg.core import primitives as P
+>>> from jaxwg.frontend import primitives as P
 >>> import jaxwg.numpy as jnp
 >>> bind(P.add_p, jnp.ones(2), jnp.ones(2))
 Array([2., 2.], dtype=float32)

@@ -5,7 +5,7 @@ or per run of a jit program:
 
 1. the kernels dispatched, each with its time (at this level every dispatch waits for
    the device, so a time is that kernel's alone, plus the submit);
-2. the jaxpr of each jit trace (printed by `jaxwg.core.jit`);
+2. the jaxpr of each jit trace (printed by `jaxwg.frontend.jit`);
 3. each kernel's expressions;
 4. each kernel's shader (WGSL on webgpu; the CPU backend interprets expressions).
 

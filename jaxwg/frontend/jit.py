@@ -8,14 +8,14 @@ negative numbers count from the end of a call's positional arguments. The cache 
 the dynamic tree structure, each leaf's aval (shape, dtype, weak type), the static
 values, the arguments' device (a program's kernels are prepared for one backend;
 arguments on two devices are an error) and the config; a miss traces the
-function to a jaxpr (`jaxwg.core.jaxpr`) and compiles it into a `Program`: the
+function to a jaxpr (`jaxwg.frontend.jaxpr`) and compiles it into a `Program`: the
 jaxpr's primitives lowered into the lazy graph over placeholder inputs and scheduled
 by the same fusion as eager mode, each kernel prepared once. A hit only replays the
 program's dispatch list. Arrays the function closes over are captured as constants.
 
 Called inside another trace (`make_jaxpr`, an enclosing `jit`), a jitted function is
 staged as one `jit` equation, JAX's primitive for a call of a closed jaxpr
-(`jaxwg.core.primitives.jit_p`): transformations see the call, and the jaxpr prints as
+(`jaxwg.frontend.primitives.jit_p`): transformations see the call, and the jaxpr prints as
 JAX prints it. Values it closes over from the enclosing trace become leading arguments.
 Programs lower called jaxprs in place, so a nested `jit` fuses with its caller. Traces
 are cached by signature apart from programs, so one trace serves every device and

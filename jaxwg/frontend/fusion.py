@@ -26,7 +26,7 @@ realized buffers become loads. Kernels whose inputs would exceed the device's st
 binding limit materialize their largest inlined operands first.
 
 >>> from jaxwg.core import dtypes as dt, alu
->>> from jaxwg.core.lazy import ELEMENTWISE, REDUCE, Elementwise, LazyNode, Reduce
+>>> from jaxwg.frontend.lazy import ELEMENTWISE, REDUCE, Elementwise, LazyNode, Reduce
 >>> x = LazyNode.from_buffer(None, (4, 8), dt.float32)
 >>> e = LazyNode(ELEMENTWISE, (4, 8), dt.float32, (x,), Elementwise(lambda a: alu.unary(alu.Op.EXP, a)))
 >>> s = LazyNode(REDUCE, (4,), dt.float32, (e,), Reduce(alu.Op.ADD, (1,)))
@@ -39,12 +39,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import alu
-from . import dtypes as dt
-from .alu import AluExp
-from .kernel import Kernel, Reduction
+from ..core import alu
+from ..core import dtypes as dt
+from ..core.alu import AluExp
+from ..core.kernel import Kernel, Reduction
 from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MAX_PENDING_COST, MOVE, REDUCE, LazyNode
-from .view import MultiIndex, check_index_size
+from ..core.view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
 INLINE_COST = 4

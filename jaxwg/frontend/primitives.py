@@ -6,12 +6,12 @@ the primitive (the autodidax design):
 * `abstract_eval_rules`: input avals and static params -> output aval (shape, dtype,
   weak type) and the errors JAX raises for bad input. Declared here, next to the
   primitive.
-* `lowering_rules` (`jaxwg.core.lowering`): the primitive as nodes of the lazy kernel
+* `lowering_rules` (`jaxwg.frontend.lowering`): the primitive as nodes of the lazy kernel
   graph, which fusion turns into kernels. Both eager mode and `jit` use it.
 * `jvp_rules`, `transpose_rules`, `batch_rules`: filled by the transformations.
 
 Array operands are positional; static parameters are keyword-only and hashable, so they
-can be part of jaxprs and jit cache keys. `bind` (in `jaxwg.core.trace`) hands a
+can be part of jaxprs and jit cache keys. `bind` (in `jaxwg.frontend.trace`) hands a
 primitive to the innermost active trace, which reads its own table.
 
 Elementwise primitives take operands of one shape and dtype, except that a rank-0
@@ -19,14 +19,14 @@ operand broadcasts (as in JAX's jaxprs: `mul b 2.0:f32[]`). Their declarations a
 one line each, through `_unary` and `_binary`, which state the dtype kinds accepted.
 
 >>> from jaxwg.core import dtypes as dt
->>> from jaxwg.core.aval import ShapedArray
+>>> from jaxwg.frontend.aval import ShapedArray
 >>> abstract_eval_rules[add_p](ShapedArray((3,), dt.float32), ShapedArray((), dt.float32))
 ShapedArray(float32[3])
 """
 
 from __future__ import annotations
 
-from . import dtypes as dt
+from ..core import dtypes as dt
 from .aval import ShapedArray
 
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jaxwg import tree, tree_util
-from jaxwg.core.pytree import (
+from jaxwg.frontend.pytree import (
     PyTreeDef,
     register_pytree_node,
     register_pytree_node_class,

@@ -1,7 +1,7 @@
 """`jaxwg.Array`: a concrete array on a device, computed lazily.
 
 An Array is an abstract value (`aval`: shape, dtype, weak type) and a node of the lazy
-kernel graph (`jaxwg.core.lazy`). Eager operations (`eager_apply`, the EvalTrace's
+kernel graph (`jaxwg.frontend.lazy`). Eager operations (`eager_apply`, the EvalTrace's
 interpreter) only build nodes; values are computed when something needs them (a
 read, `block_until_ready`, an expression grown past a size bound) by `realize`, which
 fuses every pending producer into as few kernels as it can.

@@ -1,4 +1,4 @@
-"""JAX's dtype promotion (jaxwg.core.promotion).
+"""JAX's dtype promotion (jaxwg.frontend.promotion).
 
 Two layers: a hand-written table copied from JAX's documentation ("Type promotion
 semantics", docs/type_promotion.rst) plus documented examples, which run without JAX; and,
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from jaxwg.core import dtypes as wg
-from jaxwg.core import promotion as P
+from jaxwg.frontend import promotion as P
 
 try:
     import ml_dtypes  # noqa: F401

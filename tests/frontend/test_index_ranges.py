@@ -16,8 +16,8 @@ from jaxwg.core import alu
 from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.alu_eval import evaluate
-from jaxwg.core.fusion import schedule
-from jaxwg.core.lazy import ELEMENTWISE, MOVE, REDUCE, Elementwise, LazyNode, Move, Reduce
+from jaxwg.frontend.fusion import schedule
+from jaxwg.frontend.lazy import ELEMENTWISE, MOVE, REDUCE, Elementwise, LazyNode, Move, Reduce
 from jaxwg.core.view import IndexLimitError, ShapeTracker
 
 INT32 = (-(2**31), 2**31 - 1)

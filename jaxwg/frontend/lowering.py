@@ -13,7 +13,7 @@ expm1, sinh, the inverse hyperbolics, cbrt) are written with the usual cancellat
 free identities; each comment names the identity.
 
 >>> from jaxwg.core import dtypes as dt, alu
->>> from jaxwg.core.primitives import exp_p
+>>> from jaxwg.frontend.primitives import exp_p
 >>> x = alu.load(0, dt.float32, alu.gidx(4))
 >>> ELEMENT_RULES[exp_p](x)
 exp(in0[gidx])
@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import math
 
-from . import alu
-from . import dtypes as dt
+from ..core import alu
+from ..core import dtypes as dt
 from . import primitives as P
-from .alu import AluExp, Op
+from ..core.alu import AluExp, Op
 from .aval import ShapedArray
 from .lazy import CONCAT, ELEMENTWISE, IOTA, MOVE, REDUCE, Concat, Elementwise, Iota, LazyNode, Move, Reduce
 from .primitives import lowering_rules
-from .view import ShapeTracker
+from ..core.view import ShapeTracker
 
 # -- element expressions --------------------------------------------------------------------
 
