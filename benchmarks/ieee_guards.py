@@ -33,7 +33,6 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:  # run as a script from anywhere: make `jaxwg` importable
     sys.path.insert(0, _ROOT)
 
-from jaxwg import config
 from jaxwg.backend.webgpu.backend import WebGPUBackend
 from jaxwg.core import alu
 from jaxwg.core import dtypes as dt
@@ -61,16 +60,6 @@ def workloads(n: int) -> dict:
     }
 
 
-def prepare(backend: WebGPUBackend, kernel: Kernel, fast_math: bool):
-    """`kernel` compiled on `backend` with `jaxwg_fast_math` set to `fast_math`."""
-    old = config.jaxwg_fast_math
-    config.update("jaxwg_fast_math", fast_math)
-    try:
-        return backend.prepare(kernel)
-    finally:
-        config.update("jaxwg_fast_math", old)
-
-
 def batch_seconds(backend, exe, inputs, output, count: int) -> float:
     """Seconds per dispatch over `count` dispatches and one wait."""
     t0 = time.perf_counter()
@@ -86,17 +75,16 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--target-s", type=float, default=0.2, help="seconds per batch")
     args = parser.parse_args(argv)
-    guarded = WebGPUBackend()
-    fast = WebGPUBackend(guarded.device)
+    backend = WebGPUBackend()
     x = np.random.default_rng(0).uniform(-1, 1, args.size).astype(np.float32)
-    print(f"adapter: {guarded.describe()}; {args.size} float32; "
+    print(f"adapter: {backend.describe()}; {args.size} float32; "
           f"{os.cpu_count()} host cores, load {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':28} {'guarded ms':>11} {'fast-math ms':>13} {'cost':>7}")
     for name, (exp, reference) in workloads(args.size).items():
         kernel = Kernel(1, args.size, exp)
         runs = []
-        for backend, fast_math in ((guarded, False), (fast, True)):
-            exe = prepare(backend, kernel, fast_math)
+        for fast_math in (False, True):
+            exe = backend.prepare(kernel, fast_math=fast_math)
             inputs, output = [backend.upload(x)], backend.malloc(4 * args.size)
             backend.dispatch(exe, inputs, [output])
             got = backend.download(output, dt.float32, args.size)
@@ -108,7 +96,7 @@ def main(argv=None) -> int:
         for _ in range(args.rounds):
             for i, run in enumerate(runs):
                 best[i] = min(best[i], batch_seconds(*run))
-        for backend, _, inputs, output, _ in runs:
+        for _, _, inputs, output, _ in runs:
             for slot in inputs + [output]:
                 backend.decref(slot)
         g, f = (t * 1e3 for t in best)

@@ -68,8 +68,9 @@ class Backend(abc.ABC):
         """`count` bytes of the slot from byte `start` (default: to the end)."""
 
     @abc.abstractmethod
-    def prepare(self, kernel: Kernel):
-        """Compile `kernel`; the result is passed to `dispatch`."""
+    def prepare(self, kernel: Kernel, *, fast_math: bool = False):
+        """Compile `kernel`; the result is passed to `dispatch`. `fast_math` lets a
+        backend drop the guards that keep IEEE specials (inf, NaN, -0.0) exact."""
 
     @abc.abstractmethod
     def dispatch(self, executable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
@@ -128,14 +129,17 @@ def backend_names() -> list[str]:
     return sorted(_FACTORIES)
 
 
-def get_backend(name: str | None = None) -> Backend:
-    """The shared instance of a backend: "webgpu" (the default) or "cpu".
+def default_backend_name() -> str:
+    """The backend new arrays go to: the first entry of the environment variable
+    `JAXWG_PLATFORMS` (e.g. `JAXWG_PLATFORMS=cpu`), "webgpu" without one."""
+    return os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
 
-    The default can be changed with the environment variable `JAXWG_PLATFORMS`
-    (its first entry, e.g. `JAXWG_PLATFORMS=cpu`).
-    """
+
+def get_backend(name: str | None = None) -> Backend:
+    """The shared instance of a backend: "webgpu" (the default) or "cpu"
+    (`default_backend_name`)."""
     if name is None:
-        name = os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
+        name = default_backend_name()
     if name not in _FACTORIES:
         raise ValueError(f"unknown backend {name!r}; available: {', '.join(backend_names())}")
     with _INSTANCES_LOCK:

@@ -113,7 +113,7 @@ class CpuBackend(Backend):
                     "live_slots": len(self._slots)}
 
     # -- kernels ---------------------------------------------------------------------
-    def prepare(self, kernel: Kernel) -> CpuExecutable:
+    def prepare(self, kernel: Kernel, *, fast_math: bool = False) -> CpuExecutable:
         return CpuExecutable(kernel)
 
     def dispatch(self, executable: CpuExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:

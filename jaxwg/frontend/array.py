@@ -210,6 +210,19 @@ def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
     return Array(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
 
 
+def aval_of(value) -> ShapedArray:
+    """The aval of an array, a tracer or an array-like: arrays and tracers keep theirs,
+    Python scalars are weakly typed, NumPy values take their (canonical) dtype.
+
+    >>> aval_of(2.0).str_short(), aval_of(np.ones(3, np.int32)).str_short()
+    ('f32[]', 'i32[3]')
+    """
+    aval = getattr(value, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    return asarray_for_bind(value).aval
+
+
 def asarray_for_bind(value) -> Array:
     """Arguments of eager primitives: Arrays pass, scalars become weak constants."""
     if isinstance(value, Array):

@@ -11,8 +11,6 @@ arrays go (the first entry of `JAXWG_PLATFORMS`, default `webgpu`), and each
 
 from __future__ import annotations
 
-import os
-
 from ..backend import base as backend_base
 
 _NAMES = {"cpu": "CpuDevice", "webgpu": "WebGPUDevice"}
@@ -62,7 +60,7 @@ def get_device(platform: str) -> Device:
 
 
 def default_platform() -> str:
-    return os.environ.get("JAXWG_PLATFORMS", "webgpu").split(",")[0].strip() or "webgpu"
+    return backend_base.default_backend_name()
 
 
 def default_device() -> Device:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config import config
 from . import debug
 from .device import Device, default_device
 from .fusion import schedule
@@ -62,7 +63,7 @@ def _dispatch_schedule(pending) -> None:
     backend = device.backend
     dispatch = debug.dispatcher(device, "flush")  # backend.dispatch unless jaxwg_debug is on
     for step in schedule(pending, max_inputs(backend)):
-        exe = backend.prepare(step.kernel)
+        exe = backend.prepare(step.kernel, fast_math=config.jaxwg_fast_math)
         out = backend.malloc(nbytes(backend, step.output))
         try:
             dispatch(exe, [n.buffer.slot for n in step.inputs], [out])
@@ -101,7 +102,7 @@ class Program:
         kernels = []
         for step in steps:
             registers[id(step.output)] = len(registers)
-            kernels.append([backend.prepare(step.kernel),
+            kernels.append([backend.prepare(step.kernel, fast_math=config.jaxwg_fast_math),
                             tuple(registers[id(n)] for n in step.inputs),
                             registers[id(step.output)], nbytes(backend, step.output)])
         self.n_registers = len(registers)

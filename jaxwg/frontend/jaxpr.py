@@ -243,16 +243,6 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
 
 
-def abstractify(value) -> ShapedArray:
-    """The aval of a jit argument: arrays keep theirs; scalars are weak."""
-    from .array import asarray_for_bind
-
-    aval = getattr(value, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
-    return asarray_for_bind(value).aval
-
-
 def make_jaxpr(fun, static_argnums=()):
     """A function that traces `fun` at the given arguments and returns its `ClosedJaxpr`.
 
@@ -263,9 +253,11 @@ def make_jaxpr(fun, static_argnums=()):
     static = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
 
     def traced(*args, **kwargs):
+        from .array import aval_of  # array imports this module
+
         dynamic = [a for i, a in enumerate(args) if i not in static]
         leaves, treedef = pytree.tree_flatten((dynamic, kwargs))
-        in_avals = [abstractify(x) for x in leaves]
+        in_avals = [aval_of(x) for x in leaves]
 
         def flat_fn(*flat):
             dyn, kw = pytree.tree_unflatten(treedef, flat)

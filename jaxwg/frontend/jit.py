@@ -39,10 +39,10 @@ from ..backend.lru import LruCache
 from ..config import config
 from . import debug, pytree
 from . import primitives as P
-from .array import Array, asarray_for_bind
+from .array import Array, asarray_for_bind, aval_of
 from .device import Device, default_device
 from .execute import Program, counters, realize
-from .jaxpr import ClosedJaxpr, Literal, abstractify, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
+from .jaxpr import ClosedJaxpr, Literal, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
 from .trace import Tracer, _dynamic, describe_traced
 
@@ -371,7 +371,7 @@ class Jitted:
 
     def _compiled(self, args, kwargs, static, leaves, in_tree) -> _Compiled:
         """The cache entry for concrete arguments, compiled on a miss."""
-        in_avals = tuple(abstractify(x) for x in leaves)
+        in_avals = tuple(aval_of(x) for x in leaves)
         device = self._device(leaves, args, kwargs)
         key = (in_tree, in_avals, static, device, config.program_key())
         entry = self._cache.get(key)
@@ -387,7 +387,7 @@ class Jitted:
     def _stage(self, n_args: int, static, leaves, in_tree):
         """Inside another trace: one `jit` equation calling the traced jaxpr (as JAX
         does), which transformations see and programs lower in place."""
-        in_avals = tuple(abstractify(x) for x in leaves)
+        in_avals = tuple(aval_of(x) for x in leaves)
         closed, out_tree = self._trace(n_args, static, in_tree, in_avals)
         closed, captured = hoist_tracer_consts(closed)
         outs = P.jit_p.bind(*captured, *leaves, jaxpr=closed, name=self._name)

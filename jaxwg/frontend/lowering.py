@@ -528,8 +528,10 @@ lowering_rules.update({
 
 
 def reduce(op: Op, aval, x: LazyNode, axes) -> LazyNode:
-    if not axes:
-        return x
+    # Over axes of size 1 (or none) a reduction is a reshape, as XLA simplifies it: one
+    # term keeps its value, so a sum of one -0.0 stays -0.0 as in JAX.
+    if aval.dtype is x.dtype and all(x.shape[a] == 1 for a in axes):
+        return view(x, lambda t: t.reshape(aval.shape))
     return LazyNode(REDUCE, aval.shape, aval.dtype, (x,), Reduce(op, tuple(axes)))
 
 

@@ -12,17 +12,9 @@ import numpy as np
 
 from ..frontend import aval as avals
 from ..frontend import primitives as P
-from ..frontend.array import asarray_for_bind as _asarray_for_bind
+from ..frontend.array import aval_of as _aval_of
 from ..frontend.array import scalar as _scalar
-from ..frontend.aval import ShapedArray
 from ..frontend.trace import bind
-
-
-def _aval(x) -> ShapedArray:
-    aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
-    return _asarray_for_bind(x).aval
 
 
 def _scalars_like(args):
@@ -30,7 +22,7 @@ def _scalars_like(args):
     ref = next((a for a in args if not avals.is_python_scalar(a)), None)
     if ref is None:
         return args
-    dtype = _aval(ref).dtype
+    dtype = _aval_of(ref).dtype
     return [convert_element_type(a, dtype, weak_type=True) if avals.is_python_scalar(a) else a
             for a in args]
 
@@ -192,7 +184,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     new_dtype = avals.canonical_dtype(new_dtype)
     if avals.is_python_scalar(operand):
         return _scalar(operand, new_dtype, weak_type)
-    aval = _aval(operand)
+    aval = _aval_of(operand)
     if aval.dtype is new_dtype and aval.weak_type == weak_type:
         return operand
     return bind(P.convert_element_type_p, operand, new_dtype=new_dtype, weak_type=bool(weak_type))
@@ -242,7 +234,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """
     shape = tuple(int(n) for n in shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
-    if _aval(operand).shape == shape and dims == tuple(range(len(shape))):
+    if _aval_of(operand).shape == shape and dims == tuple(range(len(shape))):
         return operand
     return bind(P.broadcast_in_dim_p, operand, shape=shape, broadcast_dimensions=dims)
 
@@ -255,9 +247,9 @@ def broadcast(operand, sizes):
     >>> lax.broadcast(jnp.arange(2), (3,)).shape
     (3, 2)
     """
-    nd = _aval(operand).ndim
+    nd = _aval_of(operand).ndim
     sizes = tuple(sizes)
-    return broadcast_in_dim(operand, sizes + _aval(operand).shape,
+    return broadcast_in_dim(operand, sizes + _aval_of(operand).shape,
                             tuple(range(len(sizes), len(sizes) + nd)))
 
 
@@ -271,7 +263,7 @@ def reshape(operand, new_sizes, dimensions=None):
     """
     new_sizes = tuple(int(n) for n in new_sizes)
     dims = None if dimensions is None else tuple(int(d) for d in dimensions)
-    if _aval(operand).shape == new_sizes and dims is None:
+    if _aval_of(operand).shape == new_sizes and dims is None:
         return operand
     return bind(P.reshape_p, operand, new_sizes=new_sizes, dimensions=dims)
 
@@ -346,7 +338,7 @@ def expand_dims(array, dimensions):
     >>> lax.expand_dims(jnp.ones(2), (0, 2)).shape
     (1, 2, 1)
     """
-    shape = list(_aval(array).shape)
+    shape = list(_aval_of(array).shape)
     for d in sorted(dimensions):
         shape.insert(d, 1)
     return reshape(array, shape)
@@ -434,7 +426,7 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
     >>> lax.dot(jnp.ones((2, 3)), jnp.ones(3)).tolist()
     [3.0, 3.0]
     """
-    return dot_general(lhs, rhs, (((_aval(lhs).ndim - 1,), (0,)), ((), ())),
+    return dot_general(lhs, rhs, (((_aval_of(lhs).ndim - 1,), (0,)), ((), ())),
                        precision, preferred_element_type)
 
 
@@ -461,7 +453,7 @@ def full_like(x, fill_value, dtype=None, shape=None):
     >>> lax.full_like(jnp.arange(2), 5).tolist()
     [5, 5]
     """
-    aval = _aval(x)
+    aval = _aval_of(x)
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype)
 
@@ -478,4 +470,4 @@ def stop_gradient(x):
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
-           ("annotations", "np", "avals", "P", "ShapedArray", "bind")]
+           ("annotations", "np", "avals", "P", "bind")]

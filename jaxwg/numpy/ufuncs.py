@@ -14,12 +14,15 @@ dtype('float32')
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .. import lax
-from ..frontend import aval as avals
 from ..core import dtypes as dt
-from ._util import aval_of, broadcast_shapes, elementwise_operands, is_array, reject_out, to_array
+from ..frontend import aval as avals
+from ..frontend.trace import Tracer
+from ._util import aval_of, broadcast_shapes, elementwise_operands, reject_out, to_array
 from ._util import broadcast_to_shape as _broadcast_to
 
 
@@ -31,10 +34,12 @@ def _weak(x) -> bool:
     return aval_of(x).weak_type
 
 
-def _scalar_or_weak(x) -> bool:
-    """A scalar argument (Python or NumPy) or a weakly typed array: JAX's logical
-    functions fold scalars to constants, so only strong arrays make their result strong."""
-    return isinstance(x, np.ndarray) is False and (not is_array(x) or x.aval.weak_type)
+def _weak_scalar(x) -> bool:
+    """A weakly typed 0-d operand (JAX's `is_weakly_typed_scalar`). JAX writes the
+    constants it combines with such an operand as Python scalars, which keeps results
+    weak; beside any other operand they are strong arrays."""
+    aval = aval_of(x)
+    return aval.weak_type and aval.ndim == 0
 
 
 def _bool_result(out, *operands):
@@ -407,7 +412,8 @@ def divmod(x1, x2, /):
 
 
 def power(x1, x2, /):
-    """x1 ** x2, as JAX: a Python int exponent uses repeated multiplication; integer
+    """x1 ** x2, as JAX: a concrete integer exponent (a Python or NumPy integer, or a
+    0-d integer array outside `jit`) uses repeated multiplication and keeps x1's dtype; integer
     bases with integer exponents use square-and-multiply (wrapping like the products).
 
     A float base with an integer-array exponent keeps the base's dtype, weakly typed only
@@ -419,11 +425,12 @@ def power(x1, x2, /):
     >>> jnp.power(jnp.array([-8.0, -0.0]), 3.0).tolist()
     [-512.0, -0.0]
     """
-    if isinstance(x2, (int, np.integer, np.bool_)):  # bool too: operator.index works
+    n = _concrete_integer(x2)
+    if n is not None:
         (a,) = _numeric_operands("power", x1)
-        if not _kind(a).is_float and x2 < 0:
+        if not _kind(a).is_float and n < 0:
             raise ValueError("Integers to negative integer powers are not allowed.")
-        return lax.integer_pow(a, int(x2))
+        return lax.integer_pow(a, n)
     a, b = _numeric_operands("power", x1, x2)
     kind = _kind(a)
     if not kind.is_float:
@@ -434,6 +441,18 @@ def power(x1, x2, /):
     if _weak(out) and exponent.dtype.is_int and not exponent.weak_type:
         out = lax.convert_element_type(out, kind, weak_type=False)
     return out
+
+
+def _concrete_integer(x) -> int | None:
+    """The value of a concrete integer (or bool) scalar, as JAX reads `power`'s exponent:
+    Python and NumPy scalars, 0-d arrays outside a trace (read from the device). None
+    for anything else, tracers included."""
+    if isinstance(x, Tracer):
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
 
 
 def _int_power(base, exponent):
@@ -572,14 +591,14 @@ def logical_not(x, /):
     [True, False]
     """
     (x,) = elementwise_operands("logical_not", x)
-    return _bool_result(lax.bitwise_not(_to_bool(x)), x)
+    return lax.convert_element_type(lax.bitwise_not(_to_bool(x)), dt.bool_, _weak_scalar(x))
 
 
 def _logical(name: str, fn):
     def ufunc(x1, x2, /):
         a, b = elementwise_operands(name, x1, x2)
         out = fn(_to_bool(a), _to_bool(b))
-        weak = _weak(a) and _scalar_or_weak(x1) and _scalar_or_weak(x2)
+        weak = _weak_scalar(a) and _weak_scalar(b)
         return lax.convert_element_type(out, dt.bool_, weak_type=weak)
 
     ufunc.__name__ = name
@@ -707,5 +726,5 @@ def heaviside(x1, x2, /):
     zero, one = (lax.convert_element_type(v, kind, weak) for v in (0.0, 1.0))
     step = lax.select(lax.lt(a, zero), zero, lax.select(lax.gt(a, zero), one, b))
     out = lax.select(lax.ne(a, a), a, step)  # NaN stays NaN
-    # As JAX: weakly typed when x1 was (its constants decide the select's type).
-    return lax.convert_element_type(out, kind, _scalar_or_weak(x1) and weak)
+    # As JAX: its 0 and 1 are weak only beside a weakly typed scalar x1 (promoted).
+    return lax.convert_element_type(out, kind, weak and np.ndim(x1) == 0)

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import jax
 import pytest
 
 from jaxwg import config
@@ -44,7 +45,6 @@ def test_environment_sets_the_default():
 
 
 def test_matches_jax_for_the_same_calls():
-    jax = pytest.importorskip("jax")
     assert config.jax_enable_x64 == jax.config.jax_enable_x64
     for cfg in (config, jax.config):
         with pytest.raises(AttributeError, match="Unrecognized config option: jax_no_such"):

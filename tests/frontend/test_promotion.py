@@ -9,8 +9,11 @@ under both settings of jax_enable_x64.
 import itertools
 import warnings
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax import dtypes as jd
 
 from jaxwg.core import dtypes as wg
 from jaxwg.frontend import promotion as P
@@ -267,7 +270,6 @@ DTYPE_SPECS = STRONG + [int, float, complex, bool]
 
 @pytest.fixture(params=[False, True], ids=["x32", "x64"])
 def jax_x64(request):
-    jax = pytest.importorskip("jax")
     old = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", request.param)
     try:
@@ -293,8 +295,6 @@ def _mine_or_error(fn, *args, **kw):
 
 
 def test_promote_types_against_jax(jax_x64):
-    import jax.numpy as jnp
-
     for a, b in itertools.product(DTYPE_SPECS, repeat=2):
         assert P.promote_types(a, b, x64=jax_x64) == jnp.promote_types(a, b), (a, b)
 
@@ -310,9 +310,6 @@ def _result_type_args(jnp):
 
 
 def test_result_type_pairs_against_jax(jax_x64):
-    import jax.numpy as jnp
-    from jax import dtypes as jd
-
     args = _result_type_args(jnp)
     for a, b in itertools.product(args, repeat=2):
         expected = _jax_or_error(lambda *x: jd.result_type(*x, return_weak_type_flag=True), a, b)
@@ -325,8 +322,6 @@ def test_result_type_pairs_against_jax(jax_x64):
 
 
 def test_result_type_triples_against_jax(jax_x64):
-    from jax import dtypes as jd
-
     args = STRONG + [int, float, complex, bool] + [Aval(P._np(n), True) for n in ("int16", "float16")]
     for triple in itertools.product(args, repeat=3):
         expected = jd.result_type(*triple, return_weak_type_flag=True)
@@ -334,7 +329,6 @@ def test_result_type_triples_against_jax(jax_x64):
 
 
 def test_can_cast_against_jax():
-    jnp = pytest.importorskip("jax.numpy")
     for a, b in itertools.product(STRONG, repeat=2):
         for casting in P._CASTINGS:
             expected = jnp.can_cast(P._np(a), P._np(b), casting)
@@ -343,7 +337,6 @@ def test_can_cast_against_jax():
 
 @pytest.mark.parametrize("name", STRONG)
 def test_finfo_iinfo_against_jax(name):
-    jnp = pytest.importorskip("jax.numpy")
     kind = P._KINDS[name][0]
     if kind in "fc":
         mine, theirs = P.finfo(name), jnp.finfo(P._np(name))

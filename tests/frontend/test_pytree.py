@@ -8,6 +8,7 @@ import pickle
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from jax import tree_util as jax_tree_util
 
 from jaxwg import tree, tree_util
 from jaxwg.frontend.pytree import (
@@ -54,7 +55,6 @@ register_pytree_node(Box, _box_flatten, _box_unflatten)
 @pytest.fixture(scope="module")
 def jtu():
     """`jax.tree_util` with `Box` registered the same way (JAX is the oracle)."""
-    jax_tree_util = pytest.importorskip("jax.tree_util")
     try:
         jax_tree_util.register_pytree_node(Box, _box_flatten, _box_unflatten)
     except ValueError:  # already registered by an earlier module-scoped setup

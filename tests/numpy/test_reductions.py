@@ -280,6 +280,22 @@ def test_nan_propagation_and_first_nan(run):
         assert_array(g, np.asarray(w, g.dtype))
 
 
+@pytest.mark.parametrize("shape,axis", [((3, 1), 1), ((3, 2), 1), ((5,), 0), ((3, 1000), 1),
+                                        ((1000, 3), 0), ((70_000,), 0), ((2, 1, 1), (1, 2))])
+def test_sums_of_negative_zeros_as_jax(run, shape, axis):
+    """0.0 + -0.0 is +0.0, so a sum of two or more negative zeros is +0.0 (JAX and NumPy),
+    and JAX keeps -0.0 for one term. Compilers that ignore the sign of zero drop the 0.0
+    a sum starts from; every template (plain, grouped, split) must put it back."""
+    for dtype in (F32, F16):
+        if not supports(run.platform, dtype):
+            continue
+        x = np.full(shape, -0.0, dtype)
+        got = np.asarray(run(lambda a: jnp.sum(a, axis=axis), jnp.asarray(x)))
+        want = np.asarray(jax_numpy.sum(jax_numpy.asarray(x), axis=axis))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want), f"sign, {dtype}")
+
+
 def test_integer_extremes_and_wrapping(run):
     imax, imin = 2 ** 31 - 1, -2 ** 31
     x = np.array([[imax, 1, 5], [imin, -1, 7]], np.int32)

@@ -115,6 +115,18 @@ def test_matmul_past_2_31_multiply_adds(m, k, n):
 
 
 @pytest.mark.slow
+def test_matmul_4096_squared_on_a_gpu(webgpu):
+    """4096^2 @ 4096^2 (2^36 multiply-adds: wrong from row 128 on before). Minutes on
+    a software adapter, so it runs where the adapter is a hardware GPU (the H200 run)."""
+    if webgpu.device.is_software:
+        pytest.skip(f"2^36 multiply-adds on the software adapter {webgpu.describe()}")
+    rng = np.random.default_rng(7)
+    a = rng.integers(-2, 3, (4096, 4096)).astype(np.float32)
+    b = rng.integers(-2, 3, (4096, 4096)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(a) @ jnp.asarray(b)), a @ b)
+
+
+@pytest.mark.slow
 def test_float32_sum_of_2_26_values():
     """2^26 values (256 MiB: past one storage binding on the software adapters)."""
     for values in (np.full(2**26, 0.1, np.float32),

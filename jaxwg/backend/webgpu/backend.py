@@ -66,6 +66,7 @@ class WebGPUExecutable:
     kernel: Kernel
     passes: list[Pass]
     scratch_bytes: int
+    fast_math: bool = False
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
 
 
@@ -128,19 +129,22 @@ class WebGPUBackend(Backend):
             self.queue.synchronize()
 
     # -- compilation -----------------------------------------------------------------
-    def prepare(self, kernel: Kernel, tuning: Tuning | None = None) -> WebGPUExecutable:
+    def prepare(self, kernel: Kernel, tuning: Tuning | None = None, *,
+                fast_math: bool = False) -> WebGPUExecutable:
         """Plan and compile `kernel`. A given `tuning` forces one pass with that thread
-        mapping instead of the tuner's plan (tests use it to cover every template).
+        mapping instead of the tuner's plan (tests use it to cover every template);
+        `fast_math` emits float ops as written, without IEEE guards (docs/ieee.md).
         Executables are cached by kernel: kernels are hash-consed values."""
-        key = (kernel, tuning)
+        key = (kernel, tuning, fast_math)
         with self.lock:
             exe = self._executables.get(key)
             if exe is None:
-                exe = self._plan_and_compile(kernel, tuning)
+                exe = self._plan_and_compile(kernel, tuning, fast_math)
                 self._executables.put(key, exe)
             return exe
 
-    def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None) -> WebGPUExecutable:
+    def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
+                          fast_math: bool) -> WebGPUExecutable:
         for dtype in kernel.dtypes():
             if not self.supports(dtype):
                 raise UnsupportedDtypeError(
@@ -155,12 +159,12 @@ class WebGPUBackend(Backend):
             passes = plan(kernel, self.traits)
         else:
             passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
-        exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
+        exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes), fast_math)
         for i, p in enumerate(passes):  # compile the common case (every input one binding) now
             self._pipeline_for(exe, i, (1,) * p.kernel.nargs)
         return exe
 
-    def _options(self, p: Pass, windows: tuple[int, ...]) -> ShaderOptions:
+    def _options(self, exe: WebGPUExecutable, p: Pass, windows: tuple[int, ...]) -> ShaderOptions:
         kernel = p.kernel
         elements = tuple(self.window_bytes // self.storage_dtype(d or dt.uint32).itemsize
                          for d in kernel.input_dtypes())
@@ -172,7 +176,7 @@ class WebGPUBackend(Backend):
                                  f"{self.describe()} has no 'immediates' feature to split it")
             quantum = p.tuning.workgroup_size * p.tuning.upcast
             output_window = self.window_bytes // out_item // quantum * quantum
-        return ShaderOptions(tuple(windows), elements, output_window)
+        return ShaderOptions(tuple(windows), elements, output_window, exe.fast_math)
 
     def _pipeline_for(self, exe: WebGPUExecutable, index: int,
                       windows: tuple[int, ...]) -> tuple[ShaderOptions, _Pipeline]:
@@ -181,7 +185,7 @@ class WebGPUBackend(Backend):
         key = (index, windows)
         if key not in exe.pipelines:
             p = exe.passes[index]
-            options = self._options(p, windows)
+            options = self._options(exe, p, windows)
             # Without immediates, constants stay literal in the shader.
             immediates = self.device.limits.get("max-immediate-size", 0) \
                 if "immediates" in self.device.features else 0

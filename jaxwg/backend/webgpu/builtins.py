@@ -64,7 +64,7 @@ _register("isfinite_f32",
 # -- IEEE guards -------------------------------------------------------------------------
 # WGSL lets shader compilers assume finite math, and Mesa (lavapipe, llvmpipe) and NVIDIA
 # fold accordingly: x - x, x + (-x) and x * 0.0 to 0, x + 0.0 to x, x / x to 1, x + 1 != x
-# to true (WGPU-NOTES.md, "IEEE specials"). The code generator sends the float32 ops such a
+# to true (docs/ieee.md). The code generator sends the float32 ops such a
 # fold can reach through these (see `fold_hazard` in codegen). The general guards compute
 # the op as written, fold or not, then set the result for special operands (zeros,
 # infinities, NaN) from their bit patterns, which no finite-math assumption touches;
@@ -258,24 +258,27 @@ fn erfc_f32(x: f32) -> f32 {
 # sees |r| <= 0.35, where it is accurate. ln 2 is split into a 9-bit head, whose
 # product with n is exact, and a tail, so r is accurate without relying on fma (the
 # OpenGL and Vulkan software adapters do not fuse it). The scaling is two ldexp steps
-# so that 2^n itself never overflows.
+# so that 2^n itself never overflows. NaN returns first: i32(NaN) is undefined, and
+# llvmpipe's OpenGL ldexp turned it into -0.0.
 _register("exp_f32", """
 fn exp_f32(x: f32) -> f32 {
+  if (isnan_f32(x)) { return x; }
   if (x > 88.8f) { return bitcast<f32>(0x7f800000u); }
   if (x < -104.0f) { return 0.0f; }
   let n = round(x * 1.44269504f);
   let r = (x - n * 0.693359375f) - n * -0.00021219444170128554f;
   let k = i32(n);
   return ldexp(ldexp(exp(r), k / 2), k - k / 2);
-}""")
+}""", "isnan_f32")
 _register("exp2_f32", """
 fn exp2_f32(x: f32) -> f32 {
+  if (isnan_f32(x)) { return x; }
   if (x > 128.0f) { return bitcast<f32>(0x7f800000u); }
   if (x < -150.0f) { return 0.0f; }
   let n = round(x);
   let k = i32(n);
   return ldexp(ldexp(exp2(x - n), k / 2), k - k / 2);
-}""")
+}""", "isnan_f32")
 
 # atan on [0, 1] as t * A(t^2); the rest by the identities atan(t) = pi/2 - atan(1/t),
 # atan2's quadrants, asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
@@ -390,14 +393,15 @@ fn log_parts_f32(x: f32) -> vec2<f32> {{
   let z = s * s;
   return vec2<f32>(f32(e), 2.0f * s * {_horner(ATANH_SERIES, "z")});
 }}""")
+# Zeros, negative numbers, infinity and NaN, told apart by their bits: a finite-math
+# compiler may turn !(x > 0) into x <= 0 (false for NaN) and x == inf into false.
 _register("log_special_f32", """
-fn log_special_f32(x: f32) -> bool {
-  return !(x > 0.0f) || x == bitcast<f32>(0x7f800000u);
-}""")
+fn log_special_f32(x: f32) -> bool { return bitcast<u32>(x) - 1u >= 0x7f7fffffu; }""")
 _register("log_edge_f32", """
 fn log_edge_f32(x: f32) -> f32 {
-  if (x == 0.0f) { return bitcast<f32>(0xff800000u); }
-  if (x == bitcast<f32>(0x7f800000u)) { return x; }
+  let u = bitcast<u32>(x);
+  if ((u & 0x7fffffffu) == 0u) { return bitcast<f32>(0xff800000u); }
+  if (u == 0x7f800000u) { return x; }
   return bitcast<f32>(0x7fc00000u);
 }""")
 _register("log_f32", """

@@ -8,7 +8,8 @@ inlined. The per-op spelling lives in the `_RENDER` table; rules that WGSL does 
 give us for free (NaN-propagating min/max, exact float remainder, saturating casts)
 call helpers from `builtins`, which the builder includes on demand. So do float ops
 that a shader compiler assuming finite math could fold (`ExpCodegen.fold_hazard`):
-they keep NumPy's infinities, NaNs and signed zeros unless `jaxwg_fast_math` is set.
+they keep NumPy's infinities, NaNs and signed zeros unless built with `fast_math=True`
+(the `jaxwg_fast_math` config).
 
 >>> from jaxwg.core import alu, dtypes as dt
 >>> from jaxwg.backend.webgpu.builder import WgslBuilder
@@ -29,7 +30,6 @@ import math
 import struct
 from collections.abc import Callable
 
-from ...config import config
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op, cast
 from .builder import WgslBuilder
@@ -450,7 +450,7 @@ class ExpCodegen:
     """
 
     def __init__(self, builder: WgslBuilder, load: Callable[[int, str], str],
-                 names: dict[str, str] | None = None):
+                 names: dict[str, str] | None = None, fast_math: bool = False):
         self.builder = builder
         self.load = load
         self.names = names or {}
@@ -459,7 +459,7 @@ class ExpCodegen:
         self._threefry: dict[tuple, str] = {}
         self._counter = 0
         self._algebra = _Algebra()
-        self.fast_math = config.jaxwg_fast_math
+        self.fast_math = fast_math
 
     def count_references(self, exp: AluExp) -> None:
         """Count uses of each node; call once per root before rendering any."""

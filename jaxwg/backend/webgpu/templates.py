@@ -7,7 +7,7 @@ Three shapes of shader, sharing one header (bindings, uniforms, thread index):
   variable (`acc0`, `acc1`, ...), the loop over the reduction index unrolled
   `unroll` times with constant offsets, then the epilogue. Accumulators are plain
   named variables and the unrolled body uses constant indices: dynamic indexing into
-  a local array pushes it to memory (16x slower on the H200, WGPU-NOTES.md).
+  a local array pushes it to memory (16x slower on the H200, docs/webgpu-notes.md).
 * **grouped reduction**: `group` threads of a workgroup stride through one long
   reduction, then combine their partial results in workgroup memory.
 
@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from ...core import alu
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op
-from ...core.kernel import Kernel
+from ...core.kernel import Kernel, Reduction
 from .builder import WgslBuilder
 from .codegen import STORAGE_TYPE, WGSL_TYPE, ExpCodegen, strip_parens
 from .tuner import Tuning, vector_inputs
@@ -66,11 +66,13 @@ class UniformField:
 class ShaderOptions:
     """How buffers are bound: `windows[arg]` bindings per input (0 when unused) of
     `window_elements[arg]` elements each, and `output_window`, the elements one
-    dispatch writes when the output is split (0 when it is not)."""
+    dispatch writes when the output is split (0 when it is not); `fast_math` drops
+    the IEEE guards (see `ExpCodegen`)."""
 
     windows: tuple[int, ...]
     window_elements: tuple[int, ...] = ()
     output_window: int = 0
+    fast_math: bool = False
 
     @property
     def output_windowed(self) -> bool:
@@ -192,7 +194,7 @@ class _Shader:
         return f"in{arg}[{index}]" if self.options.windows[arg] == 1 else f"load_in{arg}({index})"
 
     def codegen(self) -> ExpCodegen:
-        return ExpCodegen(self.b, self.load_text)
+        return ExpCodegen(self.b, self.load_text, fast_math=self.options.fast_math)
 
     def begin_main(self, builtins: str) -> None:
         self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",
@@ -251,7 +253,7 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     """Four consecutive outputs per thread: inputs read at `gidx` load one vec4, the
     expression is computed per lane with scalar code (so every helper applies), and
     the four results are stored as one vec4. On the H200 vec4 access is what reaches
-    memory bandwidth (WGPU-NOTES.md)."""
+    memory bandwidth (docs/webgpu-notes.md)."""
     vector_args = vector_inputs(kernel)
     s = _Shader(kernel, tuning, options, uniforms, vector_args)
     b, wg = s.b, tuning.workgroup_size
@@ -308,7 +310,7 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
             gidxs = [base + g for g in gidxs]
         accs = [alu.variable(acc_dtype, f"acc{u}") for u in range(up)]
         for acc in accs:
-            b.emit(f"var {acc.arg}: {acc_ty} = {ExpCodegen(b, s.load_text).run(red.identity)};")
+            b.emit(f"var {acc.arg}: {acc_ty} = {s.codegen().run(red.identity)};")
         body = alu.cast(acc_dtype, kernel.exp)
         steps, tail = divmod(red.size, unroll)
         cache: dict = {}
@@ -358,7 +360,7 @@ def _emit_cascade(s: _Shader, op: Op, acc_dtype: dt.DType, identity: AluExp, ste
     compensation term (Kahan's) for a fast-math compiler to fold away."""
     b, levels = s.b, _cascade_levels(op, acc_dtype, steps)
     ty = WGSL_TYPE[acc_dtype]
-    identity = ExpCodegen(b, s.load_text).run(identity)
+    identity = s.codegen().run(identity)
 
     block = CASCADE_FAN_IN ** (levels - 1)  # steps per iteration of the outermost loop
     outer = -(-steps // block)
@@ -413,12 +415,23 @@ def _tree(op: Op, terms: list[AluExp]) -> AluExp:
     return terms[0]
 
 
+def _reduced_value(red: Reduction, acc: AluExp) -> AluExp:
+    """The accumulator as the reduction's value. A float sum of two or more terms is
+    +0.0 when they are all -0.0 (0.0 + -0.0, as in JAX and NumPy), but a compiler that
+    ignores the sign of zero drops the identity 0.0 it starts from; adding 0.0 again
+    at the end, which the code generator guards, restores it. One term keeps its sign,
+    as JAX does."""
+    if red.op is Op.ADD and red.acc_dtype.is_float and red.size > 1:
+        acc = acc + 0.0
+    return alu.cast(red.dtype, acc)
+
+
 def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
     red = s.kernel.reduction
     g = s.codegen()
     outs = []
     for acc, gidx in zip(accs, gidxs):
-        value = alu.cast(red.dtype, acc)
+        value = _reduced_value(red, acc)
         exp = red.epilogue.substitute({"acc": value, "gidx": gidx}).simplify(cache)
         index = gidx.simplify(cache)
         g.count_references(exp)
@@ -450,7 +463,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
             b.emit(f"let lane = lid % {group}u;")
             b.emit(f"let out = {s.output_index(f'wgi * {rows}i + i32(lid / {group}u)')};")
             b.emit(f"let gidx = min(out, {_limit(s)} - 1i);")
-        b.emit(f"var acc: {acc_ty} = {ExpCodegen(b, s.load_text).run(identity.simplify())};")
+        b.emit(f"var acc: {acc_ty} = {s.codegen().run(identity.simplify())};")
         # Each thread takes terms lid, lid + group, ...; `unroll` of them per iteration
         # so that several loads are in flight.
         unroll = tuning.unroll
@@ -468,7 +481,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         b.emit("if (lane == 0u) {" if rows == 1 else f"if (lane == 0u && out < {_limit(s)}) {{")
         with b.indent():
             total = alu.variable(acc_dtype, "partials[lid]")
-            exp = red.epilogue.substitute({"acc": alu.cast(red.dtype, total)}).simplify()
+            exp = red.epilogue.substitute({"acc": _reduced_value(red, total)}).simplify()
             g = s.codegen()
             g.count_references(exp)
             s.store("gidx", g.run(exp), kernel.dtype)
@@ -483,7 +496,7 @@ def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
     width = group // 2
     a = alu.variable(acc_dtype, "partials[lid]")
     other = alu.variable(acc_dtype, "partials[lid + stride]")
-    combined = ExpCodegen(b, s.load_text).run(alu.binary(op, a, other))
+    combined = s.codegen().run(alu.binary(op, a, other))
     b.emit(f"for (var stride = {width}u; stride > 0u; stride = stride / 2u) {{")
     with b.indent():
         b.emit(f"if (lane < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")

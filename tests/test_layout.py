@@ -1,0 +1,52 @@
+"""The package layering of docs/architecture.md ("Packages"), checked on the source:
+each package imports only the jaxwg packages below it, so that the kernel IR and the
+backends stay usable, and testable, without the frontend."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1] / "jaxwg"
+
+# package -> the jaxwg modules and packages its code may import
+ALLOWED = {
+    "core": {"core"},
+    "backend": {"core", "backend"},
+    "frontend": {"core", "backend", "frontend", "config", "errors"},
+    "lax": {"core", "frontend", "lax", "config", "errors"},
+    "numpy": {"core", "frontend", "lax", "numpy", "config", "errors"},
+}
+
+
+def _imported_packages(path: pathlib.Path) -> set[str]:
+    """The top-level jaxwg names (`core`, `frontend`, ...) a module imports, absolute
+    or relative, at any depth (imports inside functions count too)."""
+    package = path.relative_to(ROOT.parent).with_suffix("").parts[:-1]  # ('jaxwg', 'backend', ...)
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                parts = list(base) + (node.module.split(".") if node.module else [])
+                if len(parts) == 1:  # `from .. import errors`
+                    names.update(alias.name for alias in node.names)
+                    continue
+            else:
+                parts = (node.module or "").split(".")
+            if parts[0] == "jaxwg" and len(parts) > 1:
+                names.add(parts[1])
+        elif isinstance(node, ast.Import):
+            names.update(a.name.split(".")[1] for a in node.names
+                         if a.name.startswith("jaxwg."))
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_packages_import_only_the_layers_below(package):
+    wrong = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        extra = _imported_packages(path) - ALLOWED[package]
+        if extra:
+            wrong[str(path.relative_to(ROOT))] = sorted(extra)
+    assert not wrong, f"imports outside the layering of docs/architecture.md: {wrong}"
