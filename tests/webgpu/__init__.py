@@ -21,7 +21,10 @@ def open_device(kind: str) -> WebGPUDevice:
             adapter = select_adapter()
         except RuntimeError:
             pytest.skip(f"no {kind} WebGPU adapter here")
-    device = WebGPUDevice(adapter)
+    try:
+        device = WebGPUDevice(adapter)
+    except RuntimeError as e:  # the H200 machine's OpenGL adapter, at times
+        pytest.skip(f"the {kind} adapter here opens no device: {e}")
     if not _runs_compute(device):
         pytest.skip(f"the {kind} adapter here cannot build compute pipelines")
     return device

@@ -137,3 +137,21 @@ def test_math_of_special_values(name, mode):
         want = getattr(np, name)(xs)
     assert_same_values(np.asarray(fn(jnp.asarray(xs))), want, f"{name} ({mode})")
 
+
+
+def test_fast_math_takes_effect_at_the_next_call():
+    """Executables are keyed on the setting and jit on the configuration: switching it
+    changes the next kernel compiled, eagerly and under jit, and switching back restores
+    the guards."""
+    f = jaxwg.jit(lambda v: v - v)
+    x = jnp.asarray(np.array([np.inf, 1.0], np.float32))
+    guarded = f.lower(x).as_text(dialect="wgsl")
+    jaxwg.config.update("jaxwg_fast_math", True)
+    try:
+        fast = f.lower(x).as_text(dialect="wgsl")
+        np.asarray(x - x), np.asarray(f(x))  # runs, whatever the compiler folds
+    finally:
+        jaxwg.config.update("jaxwg_fast_math", False)
+    assert "sub_self_f32" in guarded and "sub_self_f32" not in fast
+    for got in (np.asarray(x - x), np.asarray(f(x))):
+        assert_same_values(got, np.array([np.nan, 0.0], np.float32), "x - x")
