@@ -66,13 +66,11 @@ def describe(kernel) -> str:
 def shader_sources(executable) -> list[str]:
     """The shader text of each pass of a prepared kernel; ValueError when the backend
     compiles none (the CPU backend interprets kernels with NumPy)."""
-    pipelines = getattr(executable, "pipelines", None)
-    if pipelines is None:
+    sources = getattr(executable, "shader_sources", None)
+    if sources is None:
         raise ValueError(f"{type(executable).__name__} has no shader: only the webgpu backend "
                          "compiles kernels to WGSL")
-    # (pass index, input windows) -> (options, pipeline); each distinct shader once.
-    codes = [pipe.spec.code for _, (_, pipe) in sorted(list(pipelines.items()))]
-    return list(dict.fromkeys(codes))
+    return sources()
 
 
 class _Report:

@@ -69,6 +69,11 @@ class WebGPUExecutable:
     fast_math: bool = False
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
 
+    def shader_sources(self) -> list[str]:
+        """The WGSL of each distinct shader compiled so far, in pass order."""
+        codes = [pipe.spec.code for _, (_, pipe) in sorted(self.pipelines.items())]
+        return list(dict.fromkeys(codes))
+
 
 class WebGPUBackend(Backend):
     """Kernels as WGSL compute shaders on one wgpu device (see the module docstring)."""
