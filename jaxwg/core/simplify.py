@@ -358,6 +358,11 @@ def _identities(node: AluExp) -> AluExp | None:
     if op in (Op.MIN, Op.MAX, Op.AND, Op.OR) and src[0] is src[1]:
         return src[0]  # min(x, x) = x, x & x = x
     if op in (Op.MIN, Op.MAX) and not node.dtype.is_float:
+        for outer, inner in ((src[0], src[1]), (src[1], src[0])):
+            if inner.op is op and outer in inner.src:
+                # max(a, max(a, b)) = max(a, b). Also a workaround: NVIDIA's compiler
+                # returned a for negative a in int32 max(a, max(a, -a)) (the H200 run).
+                return inner
         (alo, ahi), (blo, bhi) = src[0].range, src[1].range
         if ahi <= blo:
             return src[0] if op is Op.MIN else src[1]  # ranges ordered: min/max decided

@@ -216,6 +216,11 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     # min and max with ordered ranges
     (alu.binary(Op.MIN, i, alu.const(dt.int32, 30)), i),
     (alu.binary(Op.MAX, i % 4, alu.const(dt.int32, 3)), alu.const(dt.int32, 3)),
+    # absorption, integers only (float min/max keep operand order, as above)
+    (alu.binary(Op.MAX, x, alu.binary(Op.MAX, x, -x)), alu.binary(Op.MAX, x, -x)),
+    (alu.binary(Op.MIN, alu.binary(Op.MIN, x, -x), x), alu.binary(Op.MIN, x, -x)),
+    (alu.binary(Op.MAX, x, alu.binary(Op.MIN, x, -x)), alu.binary(Op.MAX, x, alu.binary(Op.MIN, x, -x))),
+    (alu.binary(Op.MAX, f, alu.binary(Op.MAX, f, -f)), alu.binary(Op.MAX, f, alu.binary(Op.MAX, f, -f))),
 ])
 def test_rule(exp, expected):
     assert exp.simplify() is expected

@@ -672,3 +672,14 @@ def test_huge_trig_arguments(platform, name, x, want):
     if not ok and platform == "webgpu":
         pytest.xfail(f"webgpu backend: {name}({x!r}) = {g!r}, want {want!r} (no Payne-Hanek)")
     assert ok, f"{name}({x!r}) = {g!r}, want {want!r}"
+
+
+def test_nested_integer_max_and_min(run):
+    """int32 max(x, max(x, -x)) came out x for negative x on the H200 (its compiler;
+    a random expression tree found it): jaxwg simplifies the nesting away."""
+    x = np.arange(-20, 20, dtype=np.int32)
+    got = run(lambda a: (jnp.maximum(a, jnp.maximum(a, -a)), jnp.minimum(jnp.minimum(a, -a), a)),
+              jnp.asarray(x))
+    for g, w in zip(got, (np.abs(x), -np.abs(x))):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
