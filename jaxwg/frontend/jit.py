@@ -7,7 +7,9 @@ against the function's signature, each implies the other when only one is given,
 negative numbers count from the end of a call's positional arguments. The cache key is
 the dynamic tree structure, each leaf's aval (shape, dtype, weak type), the static
 values, the arguments' device (a program's kernels are prepared for one backend;
-arguments on two devices are an error) and the config; a miss traces the
+arguments on two devices are an error) and the config. As in JAX, the caches belong to
+the function: every `jit(f)` with the same static and donated arguments shares them, so
+`jit(f)(x)` in a loop traces once. A miss traces the
 function to a jaxpr (`jaxwg.frontend.jaxpr`) and compiles it into a `Program`: the
 jaxpr's primitives lowered into the lazy graph over placeholder inputs and scheduled
 by the same fusion as eager mode, each kernel prepared once. A hit only replays the
@@ -34,6 +36,8 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import threading
+import weakref
 
 from ..backend.lru import LruCache
 from ..config import config
@@ -244,6 +248,26 @@ class Lowered:
         return self
 
 
+# Caches of each function, shared by all its `jit` wrappers with the same static and
+# donated arguments (as JAX shares them): `jit(f)(x)` in a loop traces once. Weak in
+# the function, so a function's programs go with it.
+_SHARED_CACHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SHARED_CACHES_LOCK = threading.Lock()
+
+
+def _caches_for(fun, options: tuple) -> tuple[LruCache, LruCache]:
+    """The program and trace caches of `fun` under `options`; private ones when `fun`
+    cannot be weakly referenced (some builtins)."""
+    with _SHARED_CACHES_LOCK:
+        try:
+            by_options = _SHARED_CACHES.setdefault(fun, {})
+        except TypeError:
+            by_options = {}
+        if options not in by_options:
+            by_options[options] = (LruCache(CACHE_SIZE), LruCache(CACHE_SIZE))
+        return by_options[options]
+
+
 class Jitted:
     """The callable `jit` returns (see the module docstring)."""
 
@@ -270,8 +294,9 @@ class Jitted:
         self._static_argnums = frozenset(nums)
         self._static_argnames = frozenset(names)
         self._donate = frozenset(donate)
-        self._cache = LruCache(CACHE_SIZE)  # programs, by signature and device
-        self._traces = LruCache(CACHE_SIZE)  # jaxprs, by signature
+        # programs by signature and device, jaxprs by signature
+        self._cache, self._traces = _caches_for(
+            fun, (self._static_argnums, self._static_argnames, self._donate))
         self._hits = 0
         self._misses = 0
 

@@ -1,6 +1,8 @@
 """jit: caching, static and donated arguments, closures, pytrees, nesting, lowering."""
 
+import gc
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -31,6 +33,28 @@ def test_cache_hits_and_misses(platform):
     f(3.0)  # weak scalar: a new weak type
     assert f._cache_info()["misses"] == 5
     assert len(traces) == 5
+
+
+def test_wrappers_of_one_function_share_its_caches(platform):
+    """As in JAX: `jit(f)(x)` in a loop traces and compiles once; other static or donated
+    arguments are other caches; the caches go with the function."""
+    traces = []
+
+    def f(x, n=1):
+        traces.append(1)
+        return x * n
+
+    x = jnp.arange(3.0)
+    for _ in range(3):
+        assert_array(jaxwg.jit(f)(x), np.arange(3.0, dtype=np.float32))
+    assert len(traces) == 1
+    jaxwg.jit(f, static_argnums=1)(x, 2)
+    jaxwg.jit(f, static_argnums=1)(x, 2)
+    assert len(traces) == 2
+    ref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert ref() is None
 
 
 def test_weak_type_is_part_of_the_key(platform):
