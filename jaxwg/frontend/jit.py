@@ -176,7 +176,7 @@ def _jit_lowering(out_avals, *args, jaxpr, name):
 P.lowering_rules[P.jit_p] = _jit_lowering
 
 
-def lower_to_program(closed: ClosedJaxpr, device) -> Program:
+def lower_to_program(closed: ClosedJaxpr, device, name: str = "program") -> Program:
     """Lower a jaxpr's equations into lazy nodes over placeholders, then schedule them.
     Constants (of called jaxprs too) are realized on `device` and held by the program."""
     arg_nodes = [LazyNode.from_buffer(Buffer(None, None), v.aval.shape, v.aval.dtype, device)
@@ -193,7 +193,7 @@ def lower_to_program(closed: ClosedJaxpr, device) -> Program:
     with GRAPH_LOCK:  # lowering links new nodes to constants that other threads may use
         out_nodes = lower_jaxpr(closed, arg_nodes, const_node)
     counters["compiled_programs"] += 1
-    return Program(device, arg_nodes, list(consts.values()), out_nodes)
+    return Program(device, arg_nodes, list(consts.values()), out_nodes, name)
 
 
 class Lowered:
@@ -405,7 +405,7 @@ class Jitted:
             return entry
         self._misses += 1
         closed, out_tree = self._trace(len(args), static, in_tree, in_avals)
-        entry = _Compiled(closed, out_tree, lower_to_program(closed, device))
+        entry = _Compiled(closed, out_tree, lower_to_program(closed, device, self._name))
         self._cache.put(key, entry)
         return entry
 

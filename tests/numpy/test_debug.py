@@ -20,9 +20,12 @@ def debug_level():
 def _run_eager_and_jit():
     x = jnp.arange(8.0)
     jnp.sum(jnp.exp(x) * 2).block_until_ready()
-    f = jaxwg.jit(lambda x: jnp.sin(x) * 3.0)
-    f(x)
-    f(x)
+    @jaxwg.jit
+    def scaled_sine(x):
+        return jnp.sin(x) * 3.0
+
+    scaled_sine(x)
+    scaled_sine(x)
 
 
 def test_level_0_prints_nothing(platform, capsys):
@@ -36,7 +39,7 @@ def test_level_1_prints_each_flush_and_program_run_with_times(platform, capsys, 
     err = capsys.readouterr().err
     device = jaxwg.devices()[0].name
     assert f"jaxwg: flush on {device}\n  kernel 0: float32[1] from 0 inputs, add over 8: " in err
-    assert err.count(f"jaxwg: jit program on {device}\n  kernel 0: float32[8] from 1 input: ") == 2
+    assert err.count(f"jaxwg: jit scaled_sine on {device}\n  kernel 0: float32[8] from 1 input: ") == 2
     assert err.count(" ms\n") == err.count("  kernel ")
     assert "lambda" not in err and "exp(" not in err  # jaxprs and expressions are levels 2, 3
 
@@ -45,7 +48,7 @@ def test_level_2_adds_the_jaxpr_of_each_trace(platform, capsys, debug_level):
     debug_level(2)
     _run_eager_and_jit()
     err = capsys.readouterr().err
-    assert err.count("jaxwg: jit <lambda> traced for (f32[8]):\n{ lambda ; a:f32[8]. let") == 1
+    assert err.count("jaxwg: jit scaled_sine traced for (f32[8]):\n{ lambda ; a:f32[8]. let") == 1
     assert "b:f32[8] = sin a; c:f32[8] = mul b 3.0:f32[] in (c,) }" in err
     assert "exp(" not in err
 
