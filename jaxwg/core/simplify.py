@@ -299,9 +299,26 @@ def _simplify_divmod(node: AluExp) -> AluExp | None:
     q, r = _split_by_divisor(x, d)
     rlo, rhi = r.range
     if rlo < 0 or rlo // d != rhi // d:
-        return None
+        return _drop_small_offset(node)
     k = rlo // d
     return q + k if node.op is Op.IDIV else r - k * d
+
+
+def _drop_small_offset(node: AluExp) -> AluExp | None:
+    """(g*Y + c) // d = (g*Y) // d and (g*Y + c) % d = (g*Y) % d + c when g divides d
+    and every coefficient of Y, 0 < c < g and g*Y >= 0: from a multiple of g, an offset
+    below g cannot reach the next multiple of d. The outputs a thread computes side by
+    side (tid*4 + u) then share their row index, and the loads that depend on it."""
+    d = node.src[1].arg
+    terms, constant = _affine(node.src[0])
+    g = math.gcd(d, *terms.values())
+    q0, c = divmod(constant, g)
+    if g <= 1 or c == 0:
+        return None
+    base = _build_affine(terms, q0 * g)
+    if base.range[0] < 0:
+        return None
+    return base // d if node.op is Op.IDIV else base % d + c
 
 
 def _fold_constants(node: AluExp) -> AluExp | None:

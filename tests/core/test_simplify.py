@@ -192,6 +192,11 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     (i % 24, i),
     (i // 24, alu.const(dt.int32, 0)),
     ((x // 2) // 3, x // 6),  # truncating division nests for negative x too
+    # an offset below the coefficients' common divisor never reaches the next multiple
+    ((i * 4 + 3) // 8, (i * 4) // 8),
+    ((i * 4 + 3) % 8, (i * 4) % 8 + 3),
+    ((i * 6 + 5) // 4, (i * 6 + 4) // 4),
+    ((x * 4 + 3) // 8, (x * 4 + 3) // 8),  # x may be negative: truncation is not floor
     # ints fold x * 0; floats do not (NaN * 0 and inf * 0 are NaN)
     (x * 0, alu.const(dt.int32, 0)),
     (f * 0.0, f * 0.0),

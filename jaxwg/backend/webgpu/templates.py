@@ -297,18 +297,11 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     b, red = s.b, kernel.reduction
     up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
     acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
-    threads = -(-kernel.size // up)
     s.begin_main(_THREAD_BUILTINS)
     with b.indent():
         b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
-        first = s.output_index(f"tid * {up}i") if up > 1 else s.output_index("tid")
-        b.emit(f"if ({first} >= {_limit(s)}) {{ return; }}")
-        tid = alu.special("tid", threads)
-        gidxs = [tid * up + u if up > 1 else tid for u in range(up)]
-        if options.output_windowed:
-            base = alu.variable(dt.int32, "u.base")
-            gidxs = [base + g for g in gidxs]
-        accs = [alu.variable(acc_dtype, f"acc{u}") for u in range(up)]
+        gidxs = _thread_outputs(s, tuning)
+        accs = [alu.variable(acc_dtype, f"acc{u}") for u in range(len(gidxs))]
         for acc in accs:
             b.emit(f"var {acc.arg}: {acc_ty} = {s.codegen().run(red.identity)};")
         body = alu.cast(acc_dtype, kernel.exp)
@@ -316,19 +309,44 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         cache: dict = {}
         if steps:
             step = alu.special("r", steps)
-            terms = [[body.substitute({"gidx": gidxs[u], "ridx": step * unroll + k}).simplify(cache)
-                      for k in range(unroll)] for u in range(up)]
+            terms = [[body.substitute({"gidx": g, "ridx": step * unroll + k}).simplify(cache)
+                      for k in range(unroll)] for g in gidxs]
             _emit_cascade(s, red.op, acc_dtype, red.identity, steps, [a.arg for a in accs],
                           lambda targets: _emit_accumulation(s, red.op, targets, terms))
         if tail:
             rt = alu.special("rt", tail) + steps * unroll
-            terms = [[body.substitute({"gidx": gidxs[u], "ridx": rt}).simplify(cache)] for u in range(up)]
+            terms = [[body.substitute({"gidx": g, "ridx": rt}).simplify(cache)] for g in gidxs]
             b.emit(f"for (var rt: i32 = 0i; rt < {tail}i; rt++) {{")
             with b.indent():
                 _emit_accumulation(s, red.op, accs, terms)
             b.emit("}")
         _emit_epilogues(s, accs, gidxs, cache)
-    return s.finish(wg * up)
+    return s.finish(wg * up * tuning.rows)
+
+
+def _thread_outputs(s: _Shader, tuning: Tuning) -> list[AluExp]:
+    """The output indices of thread `tid`, after returning threads past the end: `upcast`
+    consecutive ones, or with `rows` > 1 a block of `rows` x `upcast` in output rows of
+    `row_length` (a matmul's thread then loads each row of A and column of B once per
+    step for the whole block)."""
+    up, rows, n = tuning.upcast, tuning.rows, tuning.row_length
+    threads = -(-s.kernel.size // (up * rows))
+    tid = alu.special("tid", threads)
+    if rows > 1:
+        if s.options.output_windowed or s.kernel.size % (rows * n) or n % up:
+            raise ValueError(f"{rows} x {up} output blocks need rows of {n} tiling the "
+                             f"{s.kernel.size} outputs, in one binding")
+        s.b.emit(f"if (tid >= {threads}i) {{ return; }}")
+        per_row = n // up
+        corner = (tid // per_row) * (rows * n) + (tid % per_row) * up
+        return [corner + v * n + u for v in range(rows) for u in range(up)]
+    first = s.output_index(f"tid * {up}i") if up > 1 else s.output_index("tid")
+    s.b.emit(f"if ({first} >= {_limit(s)}) {{ return; }}")
+    gidxs = [tid * up + u if up > 1 else tid for u in range(up)]
+    if s.options.output_windowed:
+        base = alu.variable(dt.int32, "u.base")
+        gidxs = [base + g for g in gidxs]
+    return gidxs
 
 
 # A float sum adds at most CASCADE_FAN_IN values into one accumulator in sequence, in
