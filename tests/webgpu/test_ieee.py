@@ -123,6 +123,31 @@ def test_special_values_match_numpy(name, mode, constants, dtype):
                        zero_sign=name not in ZERO_SIGN_OPEN)
 
 
+# Finite values that algebra would cancel differently from IEEE rounding: the sum's
+# rounding error of a compensated (Kahan, two-sum) algorithm, and products that overflow.
+FINITE = {
+    "(x + y) - x": lambda x, y: (x + y) - x,
+    "x - (x + y)": lambda x, y: x - (x + y),
+    "((x + y) - x) - y": lambda x, y: ((x + y) - x) - y,
+    "(x * y) / x": lambda x, y: (x * y) / x,
+    "(x + y) - y": lambda x, y: (x + y) - y,
+}
+
+
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+@pytest.mark.parametrize("name", list(FINITE), ids=lambda name: name.replace(" ", ""))
+def test_finite_results_are_not_reassociated(name, mode):
+    """lavapipe folded (x + y) - x to y: 1 for 1e30 + 1, where IEEE gives 0."""
+    xs = np.array([1e30, 3e38, 1.0, 1e8, -3e38, 0.1, 16777216.0], np.float32)
+    ys = np.array([1.0, 1e31, 1e-8, 1.0, 5e37, 0.2, 1.0], np.float32)
+    fn = FINITE[name]
+    run = fn if mode == "eager" else jaxwg.jit(fn)
+    got = np.asarray(run(jnp.asarray(xs), jnp.asarray(ys)))
+    with np.errstate(all="ignore"):
+        want = fn(xs, ys)
+    assert_same_values(got, want, f"{name} ({mode})")
+
+
 # Math functions at the special values themselves, where results are exact.
 MATH = ["exp", "exp2", "expm1", "log", "log2", "log1p", "sqrt", "sin", "cos", "tan", "tanh",
         "arctan", "arcsinh", "sinh", "cosh", "floor", "ceil", "trunc", "abs"]

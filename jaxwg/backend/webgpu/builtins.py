@@ -99,10 +99,20 @@ fn add_fix_f32(a: f32, b: f32, r: f32) -> f32 {
   let edge = select(select(b, a, ma >= mb), bitcast<f32>(0x7fc00000u), ma == mb && ua != ub);
   return select(sum, edge, max(ma, mb) >= 0x7f800000u);
 }""")
-_register("add_ieee_f32", "fn add_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, b, a + b); }",
-          "add_fix_f32")
-_register("sub_ieee_f32", "fn sub_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, -b, a - b); }",
-          "add_fix_f32")
+# The guards for operands that share a value compute the op on an opaque copy of one
+# operand: its bits XORed with a zero that only the run knows (`OPAQUE_ZERO`, which the
+# templates set from the dispatch grid). Algebra cannot cancel the shared value through
+# it, so (x + y) - x is the IEEE sum's error (0 for 1e30 + 1), not y as lavapipe folded
+# it; compensated sums in user code keep working.
+OPAQUE_ZERO = "jaxwg_opaque"
+_register("opaque_f32", f"""var<private> {OPAQUE_ZERO}: u32;
+fn opaque_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) ^ {OPAQUE_ZERO}); }}""")
+_register("add_ieee_f32", """
+fn add_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, b, a + opaque_f32(b)); }""",
+          "add_fix_f32", "opaque_f32")
+_register("sub_ieee_f32", """
+fn sub_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, -b, a - opaque_f32(b)); }""",
+          "add_fix_f32", "opaque_f32")
 _register("mul_ieee_f32", """
 fn mul_ieee_f32(a: f32, b: f32) -> f32 {
   let ua = bitcast<u32>(a);
@@ -113,8 +123,8 @@ fn mul_ieee_f32(a: f32, b: f32) -> f32 {
   // A zero or infinite operand makes a signed zero or infinity; NaN and 0 * inf make NaN.
   let edge = bitcast<f32>(select(sign, sign | 0x7f800000u, hi >= 0x7f800000u));
   let nan = hi > 0x7f800000u || (hi == 0x7f800000u && lo == 0u);
-  return select(select(a * b, edge, hi >= 0x7f800000u || lo == 0u), bitcast<f32>(0x7fc00000u), nan);
-}""")
+  return select(select(a * opaque_f32(b), edge, hi >= 0x7f800000u || lo == 0u), bitcast<f32>(0x7fc00000u), nan);
+}""", "opaque_f32")
 _register("div_fix_f32", """
 fn div_fix_f32(a: f32, b: f32, q: f32) -> f32 {
   let ua = bitcast<u32>(a);
@@ -129,8 +139,8 @@ fn div_fix_f32(a: f32, b: f32, q: f32) -> f32 {
   return select(edge, bitcast<f32>(0x7fc00000u), (inf && zero) || max(ma, mb) > 0x7f800000u);
 }""")
 _register("div_ieee_f32", """
-fn div_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_f32(a, b)); }""",
-          "div_fix_f32", "div_f32")
+fn div_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_f32(a, opaque_f32(b))); }""",
+          "div_fix_f32", "div_f32", "opaque_f32")
 _register("div_trunc_ieee_f32", """
 fn div_trunc_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_trunc_f32(a, b)); }""",
           "div_fix_f32", "div_trunc_f32")

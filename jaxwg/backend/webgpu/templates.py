@@ -43,6 +43,7 @@ from ...core import alu
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op
 from ...core.kernel import Kernel, Reduction
+from . import builtins
 from .builder import WgslBuilder
 from .codegen import STORAGE_TYPE, WGSL_TYPE, ExpCodegen, strip_parens
 from .tuner import Tuning, vector_inputs
@@ -196,9 +197,9 @@ class _Shader:
     def codegen(self) -> ExpCodegen:
         return ExpCodegen(self.b, self.load_text, fast_math=self.options.fast_math)
 
-    def begin_main(self, builtins: str) -> None:
+    def begin_main(self, signature: str) -> None:
         self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",
-                    f"fn main({builtins}) {{")
+                    f"fn main({signature}) {{")
 
     def output_index(self, offset: str) -> str:
         """The WGSL expression of the global output index `offset` past this dispatch's base."""
@@ -212,6 +213,9 @@ class _Shader:
 
     def finish(self, outputs_per_workgroup: int) -> ShaderSpec:
         self.b.emit("}")
+        if "opaque_f32" in self.b.helpers:  # main sets the zero the guards hide values with
+            main = next(i for i, line in enumerate(self.b.lines) if line.startswith("fn main("))
+            self.b.lines.insert(main + 1, f"  {builtins.OPAQUE_ZERO} = nwg.z - 1u;  // grids are (x, y, 1)")
         return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,
                           self.tuning.workgroup_size, outputs_per_workgroup)
 
