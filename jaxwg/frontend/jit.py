@@ -120,6 +120,12 @@ def _keyword_positions(sig: inspect.Signature | None) -> list[tuple[int, str]]:
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
 
 
+@functools.lru_cache(maxsize=64)
+def _arrays_tree(n: int):
+    """The tree `_flatten` finds for `n` positional arrays: ([*, ...], {})."""
+    return pytree.tree_structure(([0] * n, {}))
+
+
 def _resolve(argnums: frozenset, n_args: int) -> frozenset:
     """Negative argument numbers count from the end of this call's positional arguments."""
     if all(i >= 0 for i in argnums):
@@ -363,6 +369,8 @@ class Jitted:
 
     def _flatten(self, args, kwargs):
         """The static arguments, the dynamic ones' leaves and their tree."""
+        if not kwargs and not self._static_argnums and all(type(a) is Array for a in args):
+            return (), list(args), _arrays_tree(len(args))  # the common call, without a walk
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
         return static, leaves, in_tree

@@ -37,7 +37,7 @@ uniform `base`.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ...core import alu
 from ...core import dtypes as dt
@@ -89,9 +89,17 @@ class ShaderSpec:
     uniforms: tuple[UniformField, ...]
     workgroup_size: int
     outputs_per_workgroup: int
+    _packed: dict = field(default_factory=dict, compare=False, repr=False)  # base -> bytes
 
     def uniform_bytes(self, base: int = 0) -> bytes:
-        """The immediate data: the uniform struct's fields, each aligned to its size."""
+        """The immediate data: the uniform struct's fields, each aligned to its size
+        (packed once per base: every dispatch of a cached kernel sends the same)."""
+        data = self._packed.get(base)
+        if data is None:
+            data = self._packed[base] = self._pack(base)
+        return data
+
+    def _pack(self, base: int) -> bytes:
         out = bytearray()
         for f in self.uniforms:
             align = f.dtype.itemsize
