@@ -126,6 +126,12 @@ def _arrays_tree(n: int):
     return pytree.tree_structure(([0] * n, {}))
 
 
+def _typed(static: tuple) -> tuple:
+    """Static arguments as cache keys: with their types, as JAX keys them, since 1, 1.0
+    and True are equal but trace differently."""
+    return tuple((name, type(value), value) for name, value in static)
+
+
 def _resolve(argnums: frozenset, n_args: int) -> frozenset:
     """Negative argument numbers count from the end of this call's positional arguments."""
     if all(i >= 0 for i in argnums):
@@ -378,7 +384,7 @@ class Jitted:
     def _trace(self, n_args: int, static, in_tree, in_avals) -> tuple[ClosedJaxpr, object]:
         """The function's jaxpr at these avals and its output tree, cached: programs
         for each device, and calls staged inside other traces, share one trace."""
-        key = (in_tree, in_avals, static, config.program_key())
+        key = (in_tree, in_avals, _typed(static), config.program_key())
         found = self._traces.get(key)
         if found is not None:
             return found
@@ -406,7 +412,7 @@ class Jitted:
         """The cache entry for concrete arguments, compiled on a miss."""
         in_avals = tuple(aval_of(x) for x in leaves)
         device = self._device(leaves, args, kwargs)
-        key = (in_tree, in_avals, static, device, config.program_key())
+        key = (in_tree, in_avals, _typed(static), device, config.program_key())
         entry = self._cache.get(key)
         if entry is not None:
             self._hits += 1  # the counters are approximate under threads

@@ -57,6 +57,17 @@ def test_wrappers_of_one_function_share_its_caches(platform):
     assert ref() is None
 
 
+def test_static_arguments_that_compare_equal_keep_their_types(platform):
+    """1, 1.0 and True are equal and hash alike, but trace differently (as in JAX)."""
+    def f(x, n):
+        return x + 100 if isinstance(n, bool) else x * n
+
+    x = jnp.arange(3)
+    assert_array(jaxwg.jit(f, static_argnums=1)(x, 2), np.arange(3, dtype=np.int32) * 2)
+    assert_array(jaxwg.jit(f, static_argnums=1)(x, 2.0), np.arange(3, dtype=np.float32) * 2)
+    assert_array(jaxwg.jit(f, static_argnums=1)(x, True), np.arange(3, dtype=np.int32) + 100)
+
+
 def test_weak_type_is_part_of_the_key(platform):
     f = jaxwg.jit(lambda x: x)
     assert f(2.0).weak_type and not f(jnp.asarray(np.float32(2.0))).weak_type
