@@ -94,7 +94,7 @@ class Program:
     def __init__(self, device: Device, arg_nodes, const_nodes, out_nodes, name: str = "program"):
         backend = device.backend
         self.device = device
-        self.name = name  # the jitted function's, for the debug view
+        self.label = f"jit {name}"  # names each run in the debug view
         self.n_args = len(arg_nodes)
         registers = {id(n): r for r, n in enumerate(list(arg_nodes) + list(const_nodes))}
         self.consts = [n.buffer for n in const_nodes]
@@ -132,7 +132,7 @@ class Program:
         slots += [None] * (self.n_registers - len(slots))
         handed_out = set()
         results = []
-        dispatch = debug.dispatcher(self.device, f"jit {self.name}")
+        dispatch = debug.dispatcher(self.device, self.label)
         with backend.lock:  # one acquisition; the calls below re-enter it
             for k in self.kernels:
                 out = slots[k.output] = backend.malloc(k.nbytes)

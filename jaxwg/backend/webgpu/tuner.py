@@ -160,12 +160,11 @@ def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
 def _row_length(kernel: Kernel) -> int:
     """The length n of the output rows the loads tell apart by `gidx // n` (a matmul's
     N: row i of A for output i * n + j), the smallest if several; 0 if none."""
-    gidx = alu.gidx(kernel.size).arg[0]
+    gidx = alu.gidx(kernel.size)  # hash-consed: the very node the loads contain
     found = [node.src[1].arg for ld in kernel.exp.loads() for node in ld.src[0].toposort()
              if node.op is alu.Op.IDIV and node.src[1].op is alu.Op.CONST
              and 1 < node.src[1].arg < kernel.size and kernel.size % node.src[1].arg == 0
-             and any(leaf.op is alu.Op.SPECIAL and leaf.arg[0] == gidx
-                     for leaf in node.src[0].toposort())]
+             and gidx in node.src[0].toposort()]
     return min(found, default=0)
 
 
