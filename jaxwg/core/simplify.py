@@ -283,8 +283,9 @@ def _simplify_nested_divmod(node: AluExp) -> AluExp | None:
 
 
 def _simplify_divmod(node: AluExp) -> AluExp | None:
-    """(d*Q + R) // d = Q + k and (d*Q + R) % d = R - k*d when R lies in [k*d, (k+1)*d)
-    and the dividend is non-negative (so truncation is floor). A dividend that may wrap
+    """(d*Q + R) // d = Q + k and (d*Q + R) % d = R - k*d when R lies in [k*d, (k+1)*d),
+    else Q + R // d and R % d when R >= 0, for a non-negative dividend (so truncation
+    is floor). A dividend that may wrap
     (its range is not known to fit int32) is left alone: user integer code wraps as
     JAX's does, and kernel indices never wrap (`view.MultiIndex`)."""
     x, divisor = node.src
@@ -298,8 +299,13 @@ def _simplify_divmod(node: AluExp) -> AluExp | None:
         return None
     q, r = _split_by_divisor(x, d)
     rlo, rhi = r.range
-    if rlo < 0 or rlo // d != rhi // d:
+    if rlo < 0:
         return _drop_small_offset(node)
+    if rlo // d != rhi // d:
+        if q.op is Op.CONST:  # no term is a multiple of d
+            return _drop_small_offset(node)
+        # Both parts non-negative: floor division distributes over the multiple of d.
+        return q + r // d if node.op is Op.IDIV else r % d
     k = rlo // d
     return q + k if node.op is Op.IDIV else r - k * d
 

@@ -14,7 +14,7 @@ from jaxwg.core import alu
 from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.kernel import Kernel, Reduction, identity_value
-from jaxwg.backend.webgpu.tuner import AdapterTraits, Tuning, plan, split_reduction
+from jaxwg.backend.webgpu.tuner import Tuning, split_reduction
 
 from .helpers import assert_equal_values, run_kernel
 
@@ -176,39 +176,3 @@ def test_split_layouts(backend, layout, axis):
     out = run_kernel(backend, second, [x.reshape(-1), partials])
     want = x.sum(axis=axis) * 0.5
     check(out, want.astype(np.float32), Op.ADD, dt.float32, np.moveaxis(x, axis, 1) * 0.5)
-
-
-def matmul_kernel(dtype: dt.DType, m: int, k: int, n: int) -> Kernel:
-    """(m, k) @ (k, n) as the frontend lowers it: a sum over k of products."""
-    gidx, ridx = alu.gidx(m * n), alu.ridx(k)
-    a = alu.load(0, dtype, (gidx // n) * k + ridx)
-    b = alu.load(1, dtype, ridx * n + gidx % n)
-    return Kernel(2, m * n, a * b, Reduction(Op.ADD, dtype, k))
-
-
-@pytest.mark.parametrize("dtype", [dt.int32, dt.float32], ids=str)
-@given(m=st.integers(1, 5), k=st.integers(1, 70), n=st.integers(1, 5), unroll=st.sampled_from([1, 4]),
-       rows=st.sampled_from([2, 4, 8]), upcast=st.sampled_from([1, 4]))
-def test_row_blocks_compute_every_output(webgpu, dtype, m, k, n, unroll, rows, upcast):
-    """rows x upcast output blocks per thread (`Tuning.rows`): every output once, right."""
-    m, n = rows * m, upcast * n
-    rng = np.random.default_rng(m * k * n)
-    a = rng.integers(-3, 4, (m, k)).astype(dtype.np)
-    b = rng.integers(-3, 4, (k, n)).astype(dtype.np)
-    tuning = Tuning(workgroup_size=64, upcast=upcast, unroll=unroll, rows=rows, row_length=n)
-    got = run_kernel(webgpu, matmul_kernel(dtype, m, k, n), [a.reshape(-1), b.reshape(-1)], tuning)
-    assert_equal_values(got, (a @ b).reshape(-1), f"({m}, {k}) @ ({k}, {n})")
-
-
-def test_planner_blocks_matmuls_not_row_sums():
-    software = AdapterTraits(True)
-    (p,) = plan(matmul_kernel(dt.float32, 256, 64, 256), software)
-    assert (p.tuning.rows, p.tuning.upcast, p.tuning.row_length) == (8, 4, 256)
-    (p,) = plan(row_kernel(Op.ADD, dt.float32, 65536, 64), software)
-    assert p.tuning.rows == 1
-
-
-def test_row_blocks_that_do_not_tile_are_an_error(webgpu):
-    tuning = Tuning(workgroup_size=64, upcast=4, rows=4, row_length=6)
-    with pytest.raises(ValueError, match="4 x 4 output blocks need rows of 6"):
-        run_kernel(webgpu, matmul_kernel(dt.float32, 4, 3, 6), [np.ones(12, np.float32)] * 2, tuning)

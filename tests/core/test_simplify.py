@@ -197,6 +197,9 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     ((i * 4 + 3) % 8, (i * 4) % 8 + 3),
     ((i * 6 + 5) // 4, (i * 6 + 4) // 4),
     ((x * 4 + 3) // 8, (x * 4 + 3) // 8),  # x may be negative: truncation is not floor
+    # floor division distributes over a multiple of the divisor (a non-negative rest)
+    ((i * 8 + i % 6) // 4, (i % 6) // 4 + i * 2),
+    ((i * 8 + i % 6) % 4, (i % 6) % 4),
     # ints fold x * 0; floats do not (NaN * 0 and inf * 0 are NaN)
     (x * 0, alu.const(dt.int32, 0)),
     (f * 0.0, f * 0.0),

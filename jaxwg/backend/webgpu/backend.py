@@ -86,7 +86,6 @@ class WebGPUBackend(Backend):
         self.device = device or get_device()
         self.slots = SlotTable(self.device, BufferPool(self.device, pool_config))
         self.queue = DispatchQueue(self.device, self.slots, max_pending)
-        self.traits = AdapterTraits(self.device.is_software)
         # Pipelines by WGSL text: executables keep their own, so an evicted entry only
         # costs a compile when a new kernel has the same text.
         self._pipelines = LruCache(_PIPELINE_CACHE_SIZE)
@@ -96,6 +95,7 @@ class WebGPUBackend(Backend):
         # Bytes per binding window: the binding limit, aligned for binding offsets.
         align = max(self.device.binding_alignment, 16)
         self.window_bytes = self.device.max_binding_bytes // align * align
+        self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
 
     def describe(self) -> str:
         return self.device.describe()

@@ -1,8 +1,9 @@
 """Kernel templates: a tuned kernel pass to a complete WGSL compute shader.
 
-Three shapes of shader, sharing one header (bindings, uniforms, thread index):
+Four shapes of shader, on the scaffolding of `shader.Shader` (bindings, uniforms,
+stores):
 
-* **elementwise**: one thread per output element.
+* **elementwise**: one thread per output element (four with vec4 loads and stores).
 * **reduction**: one thread per `upcast` outputs, each with its own accumulator
   variable (`acc0`, `acc1`, ...), the loop over the reduction index unrolled
   `unroll` times with constant offsets, then the epilogue. Accumulators are plain
@@ -10,15 +11,14 @@ Three shapes of shader, sharing one header (bindings, uniforms, thread index):
   a local array pushes it to memory (16x slower on the H200, docs/webgpu-notes.md).
 * **grouped reduction**: `group` threads of a workgroup stride through one long
   reduction, then combine their partial results in workgroup memory.
+* **matrix product** (`matmul.py`): a reduction recognized as a batched matrix product,
+  computed in tiles.
 
 Kernels have their non-zero constants lifted into immediate data (`lift_constants`),
 as long as they fit the device's immediate size, so that filling with 1.0 and with
 2.0, eager `x * 0.5` and `x * 0.25`, or `sum(x * c)` for any `c`, share one pipeline.
-
-Inputs larger than one storage binding allows are bound as several windows of the
-same buffer and read through a generated `load_inN` function; outputs that large are
-written in several dispatches, each binding one window and offsetting `gidx` by a
-uniform `base`.
+Outputs larger than one storage binding are written in several dispatches, each
+binding one window and offsetting `gidx` by a uniform `base`.
 
 >>> from jaxwg.core import alu, dtypes as dt
 >>> from jaxwg.core.kernel import Kernel
@@ -36,217 +36,27 @@ uniform `base`.
 
 from __future__ import annotations
 
-import struct
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from ...core import alu
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op
-from ...core.kernel import Kernel, Reduction
-from . import builtins
-from .builder import WgslBuilder
-from .codegen import STORAGE_TYPE, WGSL_TYPE, ExpCodegen, strip_parens
+from ...core.kernel import Kernel
+from . import matmul
+from .codegen import STORAGE_TYPE, WGSL_TYPE, strip_parens
+from .shader import (GROUP_BUILTINS, THREAD_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField,
+                     lift_constants, output_limit, reduced_value)
 from .tuner import Tuning, vector_inputs
-
-# Constants that are divisors, moduli or shift amounts stay literal when lifting:
-# division by a known constant compiles to a multiply, and they are rarely the
-# "value" of a fill.
-_KEEP_LITERAL_OPERAND = (Op.IDIV, Op.MOD, Op.SHL, Op.SHR)
-
-
-@dataclass(frozen=True)
-class UniformField:
-    """One field of the per-dispatch uniform struct: a lifted constant, or `base`."""
-
-    name: str
-    dtype: dt.DType  # as stored in the uniform (f16 widens to f32, bool to i32)
-    value: object = None  # None for `base`, the output window's first index
-
-
-@dataclass(frozen=True)
-class ShaderOptions:
-    """How buffers are bound: `windows[arg]` bindings per input (0 when unused) of
-    `window_elements[arg]` elements each, and `output_window`, the elements one
-    dispatch writes when the output is split (0 when it is not); `fast_math` drops
-    the IEEE guards (see `ExpCodegen`)."""
-
-    windows: tuple[int, ...]
-    window_elements: tuple[int, ...] = ()
-    output_window: int = 0
-    fast_math: bool = False
-
-    @property
-    def output_windowed(self) -> bool:
-        return self.output_window > 0
-
-
-@dataclass(frozen=True)
-class ShaderSpec:
-    """A generated shader and what dispatching it needs."""
-
-    code: str
-    input_bindings: tuple[tuple[int, int], ...]  # (arg, window) per read-only binding
-    uniforms: tuple[UniformField, ...]
-    workgroup_size: int
-    outputs_per_workgroup: int
-    _packed: dict = field(default_factory=dict, compare=False, repr=False)  # base -> bytes
-
-    def uniform_bytes(self, base: int = 0) -> bytes:
-        """The immediate data: the uniform struct's fields, each aligned to its size
-        (packed once per base: every dispatch of a cached kernel sends the same)."""
-        data = self._packed.get(base)
-        if data is None:
-            data = self._packed[base] = self._pack(base)
-        return data
-
-    def _pack(self, base: int) -> bytes:
-        out = bytearray()
-        for f in self.uniforms:
-            align = f.dtype.itemsize
-            out += bytes(-len(out) % align)
-            value = base if f.value is None else f.value
-            out += struct.pack("<" + {"int32": "i", "uint32": "I", "float32": "f", "float64": "d"}[f.dtype.name], value)
-        out += bytes(-len(out) % max((f.dtype.itemsize for f in self.uniforms), default=1))
-        return bytes(out)
-
-    def workgroups(self, outputs: int) -> int:
-        return -(-outputs // self.outputs_per_workgroup)
-
-
-def lift_constants(exps: tuple[AluExp, ...], keep_indices: bool = False
-                   ) -> tuple[tuple[AluExp, ...], tuple[UniformField, ...]]:
-    """Replace the non-zero constants of `exps` by uniform fields `u.c0`, `u.c1`, ...,
-    numbered across all of them (see module doc). Divisors, moduli and shift amounts
-    stay literal; with `keep_indices` so does every constant of a load's index, since
-    the reduction templates simplify their indices again after substituting their
-    loop indices, and a literal stride compiles to a shift."""
-    nodes = [n for exp in exps for n in exp.toposort()]
-    literal = {n.src[1] for n in nodes if n.op in _KEEP_LITERAL_OPERAND}
-    if keep_indices:
-        for n in nodes:
-            if n.op is Op.LOAD:
-                literal.update(n.src[0].toposort())
-    fields: list[UniformField] = []
-    lifted: dict[AluExp, AluExp] = {}
-
-    def lift(node: AluExp):
-        if node.op is not Op.CONST or node.arg == 0 or node in literal:
-            return None
-        if node not in lifted:
-            stored = {dt.float16: dt.float32, dt.bool_: dt.int32}.get(node.dtype, node.dtype)
-            name = f"c{len(fields)}"
-            fields.append(UniformField(name, stored, int(node.arg) if stored.is_int else node.arg))
-            var = alu.variable(stored, f"u.{name}")
-            lifted[node] = var.ne(0) if node.dtype.is_bool else alu.cast(node.dtype, var)
-        return lifted[node]
-
-    return tuple(exp.rewrite(lift) for exp in exps), tuple(fields)
-
-
-class _Shader:
-    """Shared scaffolding: bindings, uniform struct, entry point and stores."""
-
-    def __init__(self, kernel: Kernel, tuning: Tuning, options: ShaderOptions,
-                 uniforms: tuple[UniformField, ...] = (), vector_args: frozenset = frozenset()):
-        self.kernel, self.tuning, self.options = kernel, tuning, options
-        # Inputs (and, when any vectorising is done, the output) bound as vec4 arrays.
-        self.vector_args = vector_args
-        self.vector_output = tuning.vector > 1
-        if options.output_windowed:
-            uniforms = (UniformField("base", dt.int32),) + uniforms
-        self.uniforms = uniforms
-        self.b = WgslBuilder()
-        self.input_bindings: list[tuple[int, int]] = []
-        self._declare_bindings()
-
-    def _declare_bindings(self) -> None:
-        b, kernel = self.b, self.kernel
-        dtypes = kernel.input_dtypes()
-        binding = 0
-        for arg, count in enumerate(self.options.windows):
-            if count == 0 or dtypes[arg] is None:
-                continue
-            ty = STORAGE_TYPE[dtypes[arg]]
-            if arg in self.vector_args:
-                ty = f"vec4<{ty}>"
-            names = [f"in{arg}"] if count == 1 else [f"in{arg}_{w}" for w in range(count)]
-            for w, name in enumerate(names):
-                b.emit(f"@group(0) @binding({binding}) var<storage, read> {name}: array<{ty}>;")
-                self.input_bindings.append((arg, w))
-                binding += 1
-            if count > 1:
-                self._emit_window_loader(arg, ty, count)
-        if kernel.dtype is dt.float16 or dt.float16 in dtypes:
-            b.enable("f16")
-        out_ty = STORAGE_TYPE[kernel.dtype]
-        if self.vector_output:
-            out_ty = f"vec4<{out_ty}>"
-        b.emit(f"@group(0) @binding({binding}) var<storage, read_write> result: array<{out_ty}>;")
-        if self.uniforms:
-            b.emit("struct Uniforms {")
-            with b.indent():
-                b.emit(*(f"{f.name}: {WGSL_TYPE[f.dtype]}," for f in self.uniforms))
-            b.emit("}", "var<immediate> u: Uniforms;")
-        b.emit("")
-
-    def _emit_window_loader(self, arg: int, ty: str, count: int) -> None:
-        size = self.options.window_elements[arg]
-        self.b.emit(f"fn load_in{arg}(i: i32) -> {ty} {{")
-        with self.b.indent():
-            self.b.emit(f"let w = i / {size}i;")
-            for w in range(count - 1):
-                self.b.emit(f"if (w == {w}i) {{ return in{arg}_{w}[i - {w * size}i]; }}")
-            self.b.emit(f"return in{arg}_{count - 1}[i - {(count - 1) * size}i];")
-        self.b.emit("}")
-
-    def load_text(self, arg: int, index: str) -> str:
-        return f"in{arg}[{index}]" if self.options.windows[arg] == 1 else f"load_in{arg}({index})"
-
-    def codegen(self) -> ExpCodegen:
-        return ExpCodegen(self.b, self.load_text, fast_math=self.options.fast_math)
-
-    def begin_main(self, signature: str) -> None:
-        self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",
-                    f"fn main({signature}) {{")
-
-    def output_index(self, offset: str) -> str:
-        """The WGSL expression of the global output index `offset` past this dispatch's base."""
-        return f"u.base + {offset}" if self.options.output_windowed else offset
-
-    def store(self, gidx: str, value: str, dtype: dt.DType) -> None:
-        index = f"{gidx} - u.base" if self.options.output_windowed else gidx
-        if dtype.is_bool:
-            value = f"select(0i, 1i, {strip_parens(value)})"
-        self.b.emit(f"result[{index}] = {strip_parens(value)};")
-
-    def finish(self, outputs_per_workgroup: int) -> ShaderSpec:
-        self.b.emit("}")
-        if "opaque_f32" in self.b.helpers:  # main sets the zero the guards hide values with
-            main = next(i for i, line in enumerate(self.b.lines) if line.startswith("fn main("))
-            self.b.lines.insert(main + 1, f"  {builtins.OPAQUE_ZERO} = nwg.z - 1u;  // grids are (x, y, 1)")
-        return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,
-                          self.tuning.workgroup_size, outputs_per_workgroup)
-
-
-_THREAD_BUILTINS = "@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>"
-_GROUP_BUILTINS = ("@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, "
-                   "@builtin(local_invocation_index) lid: u32")
-
-
-def _limit(shader: _Shader) -> str:
-    """The WGSL bound on the output index for this dispatch."""
-    size, window = shader.kernel.size, shader.options.output_window
-    return f"min(u.base + {window}i, {size}i)" if window else f"{size}i"
 
 
 def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
                 uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
-    s = _Shader(kernel, tuning, options, uniforms)
+    s = Shader(kernel, tuning, options, uniforms)
     b, wg = s.b, tuning.workgroup_size
-    s.begin_main(_THREAD_BUILTINS)
+    s.begin_main(THREAD_BUILTINS)
     with b.indent():
         b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
-        b.emit(f"if ({s.output_index('tid')} >= {_limit(s)}) {{ return; }}")
+        b.emit(f"if ({s.output_index('tid')} >= {output_limit(s)}) {{ return; }}")
         b.emit(f"let gidx = {s.output_index('tid')};")
         # Simplified first: WGSL rejects constant expressions that divide by zero or
         # overflow, so no op on constants alone may reach the shader.
@@ -267,10 +77,10 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     the four results are stored as one vec4. On the H200 vec4 access is what reaches
     memory bandwidth (docs/webgpu-notes.md)."""
     vector_args = vector_inputs(kernel)
-    s = _Shader(kernel, tuning, options, uniforms, vector_args)
+    s = Shader(kernel, tuning, options, uniforms, vector_args)
     b, wg = s.b, tuning.workgroup_size
     threads = kernel.size // 4
-    s.begin_main(_THREAD_BUILTINS)
+    s.begin_main(THREAD_BUILTINS)
     with b.indent():
         b.emit(f"let t = i32(gid.x + gid.y * nwg.x * {wg}u);")
         b.emit(f"if (t >= {threads}i) {{ return; }}")
@@ -305,11 +115,11 @@ def _lane_expression(exp: AluExp, vector_args, index: AluExp, lane: int) -> AluE
 
 def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
               uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
-    s = _Shader(kernel, tuning, options, uniforms)
+    s = Shader(kernel, tuning, options, uniforms)
     b, red = s.b, kernel.reduction
     up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
     acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
-    s.begin_main(_THREAD_BUILTINS)
+    s.begin_main(THREAD_BUILTINS)
     with b.indent():
         b.emit(f"let tid = i32(gid.x + gid.y * nwg.x * {wg}u);")
         gidxs = _thread_outputs(s, tuning)
@@ -333,27 +143,16 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
                 _emit_accumulation(s, red.op, accs, terms)
             b.emit("}")
         _emit_epilogues(s, accs, gidxs, cache)
-    return s.finish(wg * up * tuning.rows)
+    return s.finish(wg * up)
 
 
-def _thread_outputs(s: _Shader, tuning: Tuning) -> list[AluExp]:
-    """The output indices of thread `tid`, after returning threads past the end: `upcast`
-    consecutive ones, or with `rows` > 1 a block of `rows` x `upcast` in output rows of
-    `row_length` (a matmul's thread then loads each row of A and column of B once per
-    step for the whole block)."""
-    up, rows, n = tuning.upcast, tuning.rows, tuning.row_length
-    threads = -(-s.kernel.size // (up * rows))
-    tid = alu.special("tid", threads)
-    if rows > 1:
-        if s.options.output_windowed or s.kernel.size % (rows * n) or n % up:
-            raise ValueError(f"{rows} x {up} output blocks need rows of {n} tiling the "
-                             f"{s.kernel.size} outputs, in one binding")
-        s.b.emit(f"if (tid >= {threads}i) {{ return; }}")
-        per_row = n // up
-        corner = (tid // per_row) * (rows * n) + (tid % per_row) * up
-        return [corner + v * n + u for v in range(rows) for u in range(up)]
+def _thread_outputs(s: Shader, tuning: Tuning) -> list[AluExp]:
+    """The `upcast` consecutive output indices of thread `tid`, after returning threads
+    past the end."""
+    up = tuning.upcast
+    tid = alu.special("tid", -(-s.kernel.size // up))
     first = s.output_index(f"tid * {up}i") if up > 1 else s.output_index("tid")
-    s.b.emit(f"if ({first} >= {_limit(s)}) {{ return; }}")
+    s.b.emit(f"if ({first} >= {output_limit(s)}) {{ return; }}")
     gidxs = [tid * up + u if up > 1 else tid for u in range(up)]
     if s.options.output_windowed:
         base = alu.variable(dt.int32, "u.base")
@@ -380,7 +179,7 @@ def _cascade_levels(op: Op, acc_dtype: dt.DType, steps: int) -> int:
     return levels
 
 
-def _emit_cascade(s: _Shader, op: Op, acc_dtype: dt.DType, identity: AluExp, steps: int,
+def _emit_cascade(s: Shader, op: Op, acc_dtype: dt.DType, identity: AluExp, steps: int,
                   accs: list[str], emit_step) -> None:
     """Loops over `r` in [0, steps), with `emit_step(targets)` emitting the body that adds
     one step's terms into the variables `targets`. A float sum runs nested loops: the
@@ -419,7 +218,7 @@ def _emit_cascade(s: _Shader, op: Op, acc_dtype: dt.DType, identity: AluExp, ste
     loop(levels - 1, accs, "0i")
 
 
-def _emit_accumulation(s: _Shader, op: Op, accs: list, terms: list[list[AluExp]],
+def _emit_accumulation(s: Shader, op: Op, accs: list, terms: list[list[AluExp]],
                        names: dict | None = None) -> None:
     """acc_u = acc_u OP (tree of t_u0, t_u1, ...): the terms of one step are combined
     pairwise; shared subexpressions across all terms become lets. `names` spells
@@ -445,23 +244,12 @@ def _tree(op: Op, terms: list[AluExp]) -> AluExp:
     return terms[0]
 
 
-def _reduced_value(red: Reduction, acc: AluExp) -> AluExp:
-    """The accumulator as the reduction's value. A float sum of two or more terms is
-    +0.0 when they are all -0.0 (0.0 + -0.0, as in JAX and NumPy), but a compiler that
-    ignores the sign of zero drops the identity 0.0 it starts from; adding 0.0 again
-    at the end, which the code generator guards, restores it. One term keeps its sign,
-    as JAX does."""
-    if red.op is Op.ADD and red.acc_dtype.is_float and red.size > 1:
-        acc = acc + 0.0
-    return alu.cast(red.dtype, acc)
-
-
-def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
+def _emit_epilogues(s: Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
     red = s.kernel.reduction
     g = s.codegen()
     outs = []
     for acc, gidx in zip(accs, gidxs):
-        value = _reduced_value(red, acc)
+        value = reduced_value(red, acc)
         exp = red.epilogue.substitute({"acc": value, "gidx": gidx}).simplify(cache)
         index = gidx.simplify(cache)
         g.count_references(exp)
@@ -473,7 +261,7 @@ def _emit_epilogues(s: _Shader, accs: list[AluExp], gidxs: list[AluExp], cache: 
 
 def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
                       uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
-    s = _Shader(kernel, tuning, options, uniforms)
+    s = Shader(kernel, tuning, options, uniforms)
     b, red, group = s.b, kernel.reduction, tuning.group
     op, acc_dtype, identity, body = red.op, red.acc_dtype, red.identity, alu.cast(red.acc_dtype, kernel.exp)
     if acc_dtype.is_bool:
@@ -483,16 +271,16 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     acc_ty = WGSL_TYPE[acc_dtype]
     rows = tuning.workgroup_size // group  # outputs per workgroup, `group` threads each
     b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {tuning.workgroup_size}>;")
-    s.begin_main(_GROUP_BUILTINS)
+    s.begin_main(GROUP_BUILTINS)
     with b.indent():
         b.emit("let wgi = i32(wid.x + wid.y * nwg.x);")
         if rows == 1:  # the whole workgroup shares one output: it may return early together
-            b.emit(f"if ({s.output_index('wgi')} >= {_limit(s)}) {{ return; }}")
+            b.emit(f"if ({s.output_index('wgi')} >= {output_limit(s)}) {{ return; }}")
             b.emit("let lane = lid;", f"let gidx = {s.output_index('wgi')};")
         else:  # no early return before barriers: past the end, compute the last row, store nothing
             b.emit(f"let lane = lid % {group}u;")
             b.emit(f"let out = {s.output_index(f'wgi * {rows}i + i32(lid / {group}u)')};")
-            b.emit(f"let gidx = min(out, {_limit(s)} - 1i);")
+            b.emit(f"let gidx = min(out, {output_limit(s)} - 1i);")
         b.emit(f"var acc: {acc_ty} = {s.codegen().run(identity.simplify())};")
         # Each thread takes terms lid, lid + group, ...; `unroll` of them per iteration
         # so that several loads are in flight.
@@ -508,10 +296,10 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         _emit_cascade(s, op, acc_dtype, identity, steps, ["acc"],
                       lambda targets: _emit_accumulation(s, op, targets, [terms], {"lane": "i32(lane)"}))
         _emit_tree(s, op, acc_dtype, group)
-        b.emit("if (lane == 0u) {" if rows == 1 else f"if (lane == 0u && out < {_limit(s)}) {{")
+        b.emit("if (lane == 0u) {" if rows == 1 else f"if (lane == 0u && out < {output_limit(s)}) {{")
         with b.indent():
             total = alu.variable(acc_dtype, "partials[lid]")
-            exp = red.epilogue.substitute({"acc": _reduced_value(red, total)}).simplify()
+            exp = red.epilogue.substitute({"acc": reduced_value(red, total)}).simplify()
             g = s.codegen()
             g.count_references(exp)
             s.store("gidx", g.run(exp), kernel.dtype)
@@ -519,7 +307,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     return s.finish(rows)
 
 
-def _emit_tree(s: _Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
+def _emit_tree(s: Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
     """Combine each output's `group` partial results pairwise in workgroup memory."""
     b = s.b
     b.emit("partials[lid] = acc;", "workgroupBarrier();")
@@ -554,6 +342,8 @@ def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         if tuning.vector == 4 and not options.output_windowed and max(options.windows, default=1) == 1:
             return elementwise_vec4(kernel, tuning, options, uniforms)
         return elementwise(kernel, replace(tuning, vector=1), options, uniforms)
+    if tuning.tile is not None:
+        return matmul.matrix_product(kernel, tuning, options, uniforms)
     if tuning.group > 1:
         return grouped_reduction(kernel, tuning, options, uniforms)
     return reduction(kernel, tuning, options, uniforms)

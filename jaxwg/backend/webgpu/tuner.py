@@ -1,12 +1,12 @@
 """How a kernel's work maps onto WebGPU threads, chosen per kernel and adapter.
 
-The code generator can run a reduction three ways: one thread per output with
-`upcast` outputs per thread (separate accumulators; for matmul-like kernels a block of
-`rows` x `upcast` outputs, sharing loads) and the loop `unroll`ed; a
+The code generator can run a reduction four ways: one thread per output with
+`upcast` outputs per thread (separate accumulators) and the loop `unroll`ed; a
 *grouped* reduction where `group` threads of a workgroup share one output through
-workgroup memory; or a *split* into two kernels, the first reducing slices of each
+workgroup memory; a *split* into two kernels, the first reducing slices of each
 row into partial results, the second reducing the partials (and running the
-epilogue).
+epilogue); or, for a matrix product (`core.contraction`), a `Tile` of outputs per
+workgroup (matmul.py).
 
 Which is fastest depends on the adapter. GPUs want tens of thousands of threads,
 and neighbouring threads should read neighbouring elements, so a split interleaves
@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 from ...core import alu
 from ...core import dtypes as dt
+from ...core.contraction import as_contraction
 from ...core.kernel import Kernel, Reduction
 from .codegen import STORAGE_TYPE
 
@@ -44,6 +45,7 @@ class AdapterTraits:
     """What the heuristics need to know about an adapter."""
 
     is_software: bool
+    max_binding_bytes: int = 1 << 27  # WebGPU's default maxStorageBufferBindingSize
 
     @property
     def parallelism(self) -> int:
@@ -71,6 +73,27 @@ class AdapterTraits:
 
 
 @dataclass(frozen=True)
+class Tile:
+    """How a matrix product (`core.contraction`) is tiled: each workgroup computes an
+    `m` x `n` block of outputs, each thread `thread_m` x `thread_n` of them, `k` terms
+    per step. `staged` tiles copy each step's operands into workgroup memory first
+    (GPUs: every operand is read from memory once per workgroup); unstaged ones read
+    them straight from the inputs into registers (software adapters, where workgroup
+    memory is ordinary memory and barriers cost)."""
+
+    m: int
+    n: int
+    k: int
+    thread_m: int
+    thread_n: int
+    staged: bool = True
+
+    @property
+    def threads(self) -> int:
+        return (self.m // self.thread_m) * (self.n // self.thread_n)
+
+
+@dataclass(frozen=True)
 class Tuning:
     """Thread mapping for one kernel: see the module docstring."""
 
@@ -79,8 +102,7 @@ class Tuning:
     unroll: int = 1
     group: int = 1
     vector: int = 1  # elementwise: outputs per thread through vec4 loads and stores
-    rows: int = 1  # reductions: blocks of `rows` x `upcast` outputs, in rows of `row_length`
-    row_length: int = 0
+    tile: Tile | None = None  # matrix products: see `Tile`
 
 
 @dataclass(frozen=True)
@@ -102,6 +124,9 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         vector = 4 if kernel.size >= 1024 and vector_inputs(kernel) is not None else 1
         wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * vector else 64
         return [Pass(kernel, Tuning(workgroup_size=wg, vector=vector), direct)]
+    tile = matmul_tile(kernel, traits)
+    if tile is not None:
+        return [Pass(kernel, Tuning(workgroup_size=tile.threads, tile=tile), direct)]
     outputs, length = kernel.size, red.size
     columns = _reads_columns(kernel)
     if traits.grouped and outputs >= traits.parallelism and length >= 32 and not columns:
@@ -129,6 +154,22 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
             replace(last, inputs=direct + ("scratch",))]
 
 
+def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
+    """The tile for a kernel that is a matrix product (`core.contraction`) big enough
+    to gain from one, else None. Matrix-vector products stay reductions (they are
+    bound by memory, not arithmetic), and so do long sums (`MAX_THREAD_TERMS`: each
+    thread sums its terms in sequence)."""
+    c = as_contraction(kernel)
+    if (c is None or min(c.m, c.n) < 16 or c.k < 8 or c.k > MAX_THREAD_TERMS
+            or kernel.size * _stored_itemsize(kernel.dtype) > traits.max_binding_bytes):
+        return None
+    if traits.is_software:
+        return Tile(64, 64, 4, 8, 8, staged=False)
+    if c.batch * -(-c.m // 128) * -(-c.n // 128) >= 128:
+        return Tile(128, 128, 8, 8, 8)
+    return Tile(64, 64, 8, 4, 4)
+
+
 # Terms one thread reduces; longer rows are split into partial results. The reduction
 # templates keep the rounding error of a float sum of this many terms within ~32 ulp
 # (templates.CASCADE_FAN_IN ** CASCADE_LEVELS steps of 4 unrolled terms), and
@@ -137,35 +178,12 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
 MAX_THREAD_TERMS = 16384
 
 
-# Row blocks (`Tuning.rows`) only where the output surely fits one storage binding.
-MAX_BLOCKED_OUTPUTS = 1 << 22
-
-
 def _per_thread(kernel: Kernel, traits: AdapterTraits) -> Tuning:
     length = kernel.reduction.size
     unroll = 4 if length >= 16 else 1
     upcast = 4 if kernel.size % 4 == 0 and kernel.size >= 4 * traits.parallelism else 1
-    rows, n = 1, _row_length(kernel)
-    if (upcast == 4 and length >= 16 and n and n % 4 == 0 and kernel.size % (4 * n) == 0
-            and kernel.size <= MAX_BLOCKED_OUTPUTS and kernel.size >= 16 * traits.parallelism):
-        # A matmul-like kernel: blocks of 8 (or 4) x 4 outputs per thread load each row
-        # of A and column of B once for the block. On lavapipe, 512^2 float32 went from
-        # 1.0-1.2 GFLOP/s (4 outputs of a row) to 3.2-4.7 (8 x 4) and 3.4-3.7 (4 x 4).
-        rows = 8 if kernel.size % (8 * n) == 0 else 4
-    wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * upcast * rows else 64
-    return Tuning(workgroup_size=wg, upcast=upcast, unroll=unroll, rows=rows,
-                  row_length=n if rows > 1 else 0)
-
-
-def _row_length(kernel: Kernel) -> int:
-    """The length n of the output rows the loads tell apart by `gidx // n` (a matmul's
-    N: row i of A for output i * n + j), the smallest if several; 0 if none."""
-    gidx = alu.gidx(kernel.size)  # hash-consed: the very node the loads contain
-    found = [node.src[1].arg for ld in kernel.exp.loads() for node in ld.src[0].toposort()
-             if node.op is alu.Op.IDIV and node.src[1].op is alu.Op.CONST
-             and 1 < node.src[1].arg < kernel.size and kernel.size % node.src[1].arg == 0
-             and gidx in node.src[0].toposort()]
-    return min(found, default=0)
+    wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * upcast else 64
+    return Tuning(workgroup_size=wg, upcast=upcast, unroll=unroll)
 
 
 def _reads_columns(kernel: Kernel) -> bool:

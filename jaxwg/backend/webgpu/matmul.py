@@ -1,0 +1,358 @@
+"""The matrix-product template: a `Contraction` computed in tiles.
+
+Each workgroup computes a `tile.m` x `tile.n` block of one batch's outputs, each
+thread `tile.thread_m` x `tile.thread_n` of them in named vec4 accumulators
+(`acc<row>_<column group>`: dynamic indexing into a local array pushes it to memory,
+16x slower on the H200, docs/webgpu-notes.md). The reduction runs in steps of
+`tile.k` terms, every step fully unrolled.
+
+* **Staged** tiles (GPUs): the workgroup's threads first evaluate the step's
+  `m x k` lhs and `k x n` rhs values, each once, into workgroup memory laid out as
+  vec4s, then every thread reads four rows of lhs or four columns of rhs per vec4.
+  Thread (tx, ty) owns rows `g * m / G + 4 * ty + r` and columns likewise, so that
+  the threads of a warp read neighbouring vec4s.
+* **Unstaged** tiles (software adapters): each thread reads its own operands straight
+  into registers; its outputs are one contiguous block. lavapipe loads memory one lane
+  at a time, so what counts there is multiply-adds per load (docs/webgpu-notes.md).
+
+An operand that is one plain 4-byte load, contiguous along its free axis or along k
+with every other stride a multiple of 4, is read four elements per load from a vec4
+binding (`_vector_axis`). Any other operand is the contraction's factor expression,
+evaluated where it is loaded: whatever views, casts and elementwise prologues fusion
+put into the kernel are kept, and the kernel's epilogue runs on each accumulator
+before its store. float16 operands are multiplied and summed in float32. Terms past
+`k` are zeros in both operands (a clamped read of a finite value times zero would be
+NaN next to an inf); rows and columns past the output are computed from clamped
+indices and not stored.
+
+>>> from jaxwg.core import alu, dtypes as dt
+>>> from jaxwg.core.kernel import Kernel, Reduction
+>>> from jaxwg.backend.webgpu.shader import ShaderOptions
+>>> from jaxwg.backend.webgpu.tuner import Tile, Tuning
+>>> g, r = alu.gidx(64 * 64), alu.ridx(32)
+>>> a = alu.load(0, dt.float32, (g // 64) * 32 + r)
+>>> b = alu.load(1, dt.float32, r * 64 + g % 64)
+>>> kernel = Kernel(2, 64 * 64, a * b, Reduction(alu.Op.ADD, dt.float32, 32))
+>>> tile = Tile(64, 64, 8, 4, 4)
+>>> spec = matrix_product(kernel, Tuning(workgroup_size=tile.threads, tile=tile), ShaderOptions((1, 1)))
+>>> spec.workgroup_size, spec.grid, "in0: array<vec4<f32>>" in spec.code
+(256, 1, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core import alu
+from ...core import dtypes as dt
+from ...core.alu import AluExp, Op
+from ...core.contraction import Contraction, as_contraction
+from ...core.kernel import Kernel
+from .codegen import STORAGE_TYPE, WGSL_TYPE, strip_parens
+from .shader import GROUP_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField, reduced_value
+from .tuner import Tuning
+
+_LANES = "xyzw"
+
+
+def matrix_product(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+                   uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    """The tiled shader of a kernel that `as_contraction` recognizes (see module doc)."""
+    c, t = as_contraction(kernel), tuning.tile
+    if (c is None or options.output_windowed or t.threads != tuning.workgroup_size
+            or t.m % t.thread_m or t.n % t.thread_n or t.thread_n % 4 or t.k % 4
+            or (t.staged and (t.thread_m % 4 or t.m * t.k % t.threads or t.n * t.k % t.threads))):
+        raise ValueError(f"tile {t} does not apply to kernel {kernel.exp!r}")
+    return _MatrixProduct(kernel, c, tuning, options, uniforms).build()
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """One factor of the product as the template reads it."""
+
+    prefix: str  # names of its values: "a" (lhs) or "b" (rhs)
+    factor: AluExp
+    free: str  # its output axis: "i" or "j"
+    size: int  # extent of that axis (m or n)
+    width: int  # extent in one tile
+    origin: str  # WGSL name of the tile's first index on the free axis
+    vector: str | None  # "free" or "k": the axis read four at a time, else None
+
+
+class _MatrixProduct:
+    def __init__(self, kernel: Kernel, c: Contraction, tuning: Tuning, options: ShaderOptions,
+                 uniforms: tuple[UniformField, ...]):
+        self.c, self.tile = c, tuning.tile
+        self.acc_dtype = kernel.reduction.acc_dtype
+        self.ty = WGSL_TYPE[self.acc_dtype]
+        preferred = (None, None) if self.tile.staged else ("k", "free")  # see _direct_step
+        self.lhs = self._operand("a", c.lhs, "i", c.m, self.tile.m, "m0", kernel, options, preferred[0])
+        self.rhs = self._operand("b", c.rhs, "j", c.n, self.tile.n, "n0", kernel, options, preferred[1])
+        vector_args = frozenset(op.factor.arg for op in (self.lhs, self.rhs) if op.vector)
+        self.s = Shader(kernel, tuning, options, uniforms, vector_args)
+        self.b = self.s.b
+        self.tiles_m = -(-c.m // self.tile.m)
+        self.tiles_n = -(-c.n // self.tile.n)
+        self.grid = c.batch * self.tiles_m * self.tiles_n
+
+    def _operand(self, prefix, factor, free, size, width, origin, kernel, options, only) -> _Operand:
+        axis = _vector_axis(factor, free, size, self.c.k, kernel, options)
+        if only is not None and axis != only:
+            axis = None
+        return _Operand(prefix, factor, free, size, width, origin, axis)
+
+    def build(self) -> ShaderSpec:
+        t, b = self.tile, self.b
+        if t.staged:
+            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {t.k * t.m // 4}>;")
+            b.lines.insert(1, f"var<workgroup> rhs_tile: array<vec4<{self.ty}>, {t.k * t.n // 4}>;")
+        self.s.begin_main(GROUP_BUILTINS)
+        with b.indent():
+            self._locate_tile()
+            for name in self._accumulators():
+                b.emit(f"var {name} = vec4<{self.ty}>();")
+            b.emit(f"for (var k0 = 0i; k0 < {self.c.k}i; k0 += {t.k}i) {{")
+            with b.indent():
+                if t.staged:
+                    self._stage_step()
+                else:
+                    self._direct_step()
+            b.emit("}")
+            self._store_outputs()
+        return self.s.finish(t.m * t.n, self.grid)
+
+    # -- where this workgroup and thread are ---------------------------------------
+    def _locate_tile(self) -> None:
+        b, t, c = self.b, self.tile, self.c
+        b.emit("let wgi = i32(wid.x + wid.y * nwg.x);")
+        b.emit(f"if (wgi >= {self.grid}i) {{ return; }}")  # the whole workgroup: before any barrier
+        per_batch = self.tiles_m * self.tiles_n
+        b.emit(f"let bb = wgi / {per_batch}i;" if c.batch > 1 else "let bb = 0i;")
+        tile = f"wgi % {per_batch}i" if c.batch > 1 else "wgi"
+        b.emit(f"let m0 = {tile} / {self.tiles_n}i * {t.m}i;", f"let n0 = {tile} % {self.tiles_n}i * {t.n}i;")
+        across = t.n // t.thread_n
+        b.emit(f"let tx = i32(lid % {across}u);", f"let ty = i32(lid / {across}u);")
+
+    def _accumulators(self) -> list[str]:
+        return [f"acc{r}_{h}" for r in range(self.tile.thread_m) for h in range(self.tile.thread_n // 4)]
+
+    def _rows(self) -> list[str]:
+        """The tile-relative output rows of thread ty, in accumulator order."""
+        t = self.tile
+        if not t.staged:
+            return [f"ty * {t.thread_m}i + {r}i" for r in range(t.thread_m)]
+        groups = t.thread_m // 4
+        return [f"{g * t.m // groups}i + ty * 4i + {r}i" for g in range(groups) for r in range(4)]
+
+    def _columns(self) -> list[str]:
+        """The tile-relative output columns of thread tx, lane by lane of each vec4."""
+        t = self.tile
+        if not t.staged:
+            return [f"tx * {t.thread_n}i + {j}i" for j in range(t.thread_n)]
+        groups = t.thread_n // 4
+        return [f"{g * t.n // groups}i + tx * 4i + {j}i" for g in range(groups) for j in range(4)]
+
+    # -- operands ----------------------------------------------------------------------
+    def _emit_reads(self, reads: list[tuple[str, _Operand, str, str, bool]]) -> None:
+        """Let-bind operand values, each given as (name, operand, free index text, k
+        text, whether it is a vec4 of the operand's vector axis), in one scope so that
+        they share subexpressions. Indices past the output are clamped; terms past k
+        are zero."""
+        b, c = self.b, self.c
+        ragged_k = c.k % self.tile.k != 0
+        exps = []
+        for name, op, free, k, vector in reads:
+            step_free = 4 if vector and op.vector == "free" else 1
+            step_k = 4 if vector and op.vector == "k" else 1
+            exact = op.size % op.width == 0
+            b.emit(f"let {name}_i = {free if exact else f'min({free}, {op.size - step_free}i)'};")
+            b.emit(f"let {name}_k = {f'min({k}, {c.k - step_k}i)' if ragged_k else k};")
+            bound = op.factor.substitute({"b": alu.variable(dt.int32, "bb"),
+                                          op.free: alu.variable(dt.int32, f"{name}_i"),
+                                          "k": alu.variable(dt.int32, f"{name}_k")})
+            exps.append(bound.src[0].simplify() if vector else alu.cast(self.acc_dtype, bound).simplify())
+        g = self.s.codegen()
+        for e in exps:
+            g.count_references(e)
+        texts = [strip_parens(g.run(e)) for e in exps]
+        for (name, op, _, k, vector), text in zip(reads, texts):
+            zero = f"{self.ty}(0)"
+            if vector:
+                text = f"in{op.factor.arg}[u32({text}) >> 2u]"
+                zero = f"vec4<{self.ty}>()"
+            if ragged_k:
+                text = f"select({zero}, {text}, {k} < {c.k}i)"
+            b.emit(f"let {name} = {text};")
+
+    # -- one step of k: staged -------------------------------------------------------------
+    def _stage_step(self) -> None:
+        b, t = self.b, self.tile
+        placed = self._staged_reads(self.lhs) + self._staged_reads(self.rhs)
+        self._emit_reads([read for read, _ in placed])
+        b.emit("workgroupBarrier();")
+        for _, stores in placed:
+            b.emit(*stores)
+        b.emit("workgroupBarrier();")
+        rows, cols = t.thread_m // 4, t.thread_n // 4
+        for kk in range(t.k):
+            b.emit("{")
+            with b.indent():
+                for g in range(rows):
+                    b.emit(f"let a{g} = lhs_tile[{kk * t.m // 4 + g * t.m // rows // 4}i + ty];")
+                for h in range(cols):
+                    b.emit(f"let b{h} = rhs_tile[{kk * t.n // 4 + h * t.n // cols // 4}i + tx];")
+                a_values = [f"a{g}.{_LANES[r]}" for g in range(rows) for r in range(4)]
+                self._accumulate(a_values, [f"b{h}" for h in range(cols)])
+            b.emit("}")
+
+    def _staged_reads(self, op: _Operand) -> list[tuple[tuple, list[str]]]:
+        """Each thread's share of one operand tile (`width` x `k`), as reads and the
+        stores that place each into workgroup memory. Element (or vec4) e = lid +
+        threads * slot walks the operand's contiguous axis first, so that neighbouring
+        threads read neighbouring addresses; threads past the end of a tile that does
+        not divide evenly read the last element again and store nothing."""
+        t = self.tile
+        tile_name = "lhs_tile" if op.prefix == "a" else "rhs_tile"
+        along_free = op.vector == "free" or (op.vector is None and _step_is_unit(op.factor, op.free))
+        lanes = 4 if op.vector else 1
+        count = op.width * t.k // lanes  # reads per tile
+        free_n = op.width // lanes if op.vector == "free" else op.width
+        k_n = t.k // lanes if op.vector == "k" else t.k
+        out = []
+        for slot in range(-(-count // t.threads)):
+            name = f"{op.prefix}{slot}"
+            e = f"min(i32(lid) + {t.threads * slot}i, {count - 1}i)"
+            if along_free:
+                free, kl = f"{e} % {free_n}i", f"{e} / {free_n}i"
+            else:
+                free, kl = f"{e} / {k_n}i", f"{e} % {k_n}i"
+            free_scale = "4i * " if op.vector == "free" else ""
+            k_scale = "4i * " if op.vector == "k" else ""
+            self.b.emit(f"let {name}_f = {free_scale}({free});", f"let {name}_kl = {k_scale}({kl});")
+            read = (name, op, f"{op.origin} + {name}_f", f"k0 + {name}_kl", op.vector is not None)
+            row = op.width // 4
+            if op.vector == "free":
+                stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i] = {name};"]
+            elif op.vector == "k":
+                stores = [f"{tile_name}[({name}_kl + {c}i) * {row}i + {name}_f / 4i][{name}_f % 4i] = {name}.{_LANES[c]};"
+                          for c in range(4)]
+            else:
+                stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i][{name}_f % 4i] = {name};"]
+            if (slot + 1) * t.threads > count:
+                stores = [f"if (i32(lid) + {t.threads * slot}i < {count}i) {{ {s} }}" for s in stores]
+            out.append((read, stores))
+        return out
+
+    # -- one step of k: unstaged -----------------------------------------------------------
+    def _direct_step(self) -> None:
+        """Four terms at a time: lhs rows as vec4s along k and rhs rows as vec4s along
+        the columns where `_vector_axis` allows, else scalar reads."""
+        t, lhs, rhs = self.tile, self.lhs, self.rhs
+        for q in range(0, t.k, 4):
+            self.b.emit("{")
+            with self.b.indent():
+                reads = []
+                for r, row in enumerate(self._rows()):
+                    if lhs.vector:
+                        reads.append((f"a{r}", lhs, f"m0 + {row}", f"k0 + {q}i", True))
+                    else:
+                        reads += [(f"a{r}_{kk}", lhs, f"m0 + {row}", f"k0 + {q + kk}i", False) for kk in range(4)]
+                cols = self._columns()
+                for kk in range(4):
+                    if rhs.vector:
+                        reads += [(f"b{kk}_{h}", rhs, f"n0 + {cols[4 * h]}", f"k0 + {q + kk}i", True)
+                                  for h in range(t.thread_n // 4)]
+                    else:
+                        reads += [(f"b{kk}_{j}", rhs, f"n0 + {col}", f"k0 + {q + kk}i", False)
+                                  for j, col in enumerate(cols)]
+                self._emit_reads(reads)
+                for kk in range(4):
+                    a_values = [f"a{r}.{_LANES[kk]}" if lhs.vector else f"a{r}_{kk}" for r in range(t.thread_m)]
+                    b_vectors = [f"b{kk}_{h}" if rhs.vector else
+                                 f"vec4<{self.ty}>({', '.join(f'b{kk}_{j}' for j in range(4 * h, 4 * h + 4))})"
+                                 for h in range(t.thread_n // 4)]
+                    self._accumulate(a_values, b_vectors)
+            self.b.emit("}")
+
+    def _accumulate(self, a_values: list[str], b_vectors: list[str]) -> None:
+        """acc<r>_<h> += a_values[r] * b_vectors[h] for the whole thread block."""
+        vec = f"vec4<{self.ty}>"
+        for r, a in enumerate(a_values):
+            for h, bv in enumerate(b_vectors):
+                acc = f"acc{r}_{h}"
+                if self.acc_dtype.is_float:
+                    self.b.emit(f"{acc} = fma({vec}({a}), {bv}, {acc});")
+                else:
+                    self.b.emit(f"{acc} = {acc} + {vec}({a}) * {bv};")
+
+    # -- epilogue ----------------------------------------------------------------------------
+    def _store_outputs(self) -> None:
+        b, c, s = self.b, self.c, self.s
+        red = s.kernel.reduction
+        rows, cols = self._rows(), self._columns()
+        for r, row in enumerate(rows):
+            b.emit(f"let om{r} = m0 + {row};")
+        for j, col in enumerate(cols):
+            b.emit(f"let on{j} = n0 + {col};")
+        bb = alu.variable(dt.int32, "bb")
+        outputs = []
+        for r in range(len(rows)):
+            for j in range(len(cols)):
+                acc = alu.variable(self.acc_dtype, f"acc{r}_{j // 4}.{_LANES[j % 4]}")
+                index = c.output_index(bb, alu.variable(dt.int32, f"om{r}"), alu.variable(dt.int32, f"on{j}"))
+                value = red.epilogue.substitute({"acc": reduced_value(red, acc), "gidx": index})
+                outputs.append((r, j, index.simplify(), value.simplify()))
+        g = s.codegen()
+        for _, _, index, value in outputs:
+            g.count_references(index)
+            g.count_references(value)
+        texts = [(r, j, strip_parens(g.run(index)), g.run(value)) for r, j, index, value in outputs]
+        ragged_m, ragged_n = c.m % self.tile.m, c.n % self.tile.n
+        for r, j, index, value in texts:
+            checks = ([f"om{r} < {c.m}i"] if ragged_m else []) + ([f"on{j} < {c.n}i"] if ragged_n else [])
+            if checks:
+                b.emit(f"if ({' && '.join(checks)}) {{")
+                with b.indent():
+                    s.store(index, value, s.kernel.dtype)
+                b.emit("}")
+            else:
+                s.store(index, value, s.kernel.dtype)
+
+
+def _vector_axis(factor: AluExp, free: str, size: int, k: int, kernel: Kernel,
+                 options: ShaderOptions) -> str | None:
+    """"free" or "k" if the factor can be read as vec4s along that axis, else None: it
+    is one load of a 4-byte type that the kernel reads nowhere else, bound in one
+    window, with index step 1 along the axis, the axis's extent a multiple of 4, and
+    index ≡ 0 (mod 4) wherever the axis index is."""
+    if factor.op is not Op.LOAD or factor.dtype.is_bool or STORAGE_TYPE[factor.dtype] not in ("f32", "i32", "u32"):
+        return None
+    arg = factor.arg
+    reads = {ld for e in kernel.expressions for ld in e.simplify().loads() if ld.arg == arg}
+    if len(reads) != 1 or options.windows[arg] != 1:
+        return None
+    index = factor.src[0]
+    for axis, extent in ((free, size), ("k", k)):
+        if extent % 4 or not _step_is_unit(factor, axis):
+            continue
+        quads = alu.special("quad", extent // 4)
+        if (index.substitute({axis: quads * 4}) % 4).simplify() == alu.const(dt.int32, 0):
+            return "free" if axis == free else "k"
+    return None
+
+
+def _step_is_unit(factor: AluExp, axis: str) -> bool:
+    """Whether every load of the factor moves by one element when `axis` grows by one."""
+    loads = factor.loads()
+    if not loads:
+        return False
+    for ld in loads:
+        index = ld.src[0]
+        specials = {n for n in index.toposort() if n.op is Op.SPECIAL and n.arg[0] == axis}
+        if len(specials) != 1:
+            return False
+        (special,) = specials
+        delta = (index.substitute({axis: special + 1}) - index).simplify()
+        if not (delta.op is Op.CONST and delta.arg == 1):
+            return False
+    return True

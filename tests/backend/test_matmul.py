@@ -1,0 +1,148 @@
+"""The matrix-product template (backend/webgpu/matmul.py) against NumPy.
+
+Kernels are built as the frontend lowers `dot_general`: a sum over k of products of
+two loads, here with batches, transposed operands, ragged tile edges and an epilogue
+that reads a bias. Integer-valued data makes float results exact, so every tile and
+dtype is compared for equality; random floats are held to the error bound of any
+summation order.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jaxwg.core import alu
+from jaxwg.core import dtypes as dt
+from jaxwg.core.alu import Op
+from jaxwg.core.contraction import as_contraction
+from jaxwg.core.kernel import Kernel, Reduction
+from jaxwg.backend.webgpu.tuner import MAX_THREAD_TERMS, AdapterTraits, Tile, Tuning, plan
+
+from .helpers import assert_equal_values, run_kernel
+
+TILES = {
+    "staged-64": Tile(64, 64, 8, 4, 4),
+    "staged-32x16": Tile(32, 16, 8, 4, 4),
+    "staged-128": Tile(128, 128, 8, 8, 8),
+    "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
+    "unstaged-8x16": Tile(8, 16, 8, 2, 4, staged=False),
+}
+
+
+def product_kernel(dtype, batch, m, k, n, lhs_transposed=False, rhs_transposed=False, bias=False):
+    """out[b, i, j] = sum_r lhs[b, i, r] * rhs[b, r, j] (* 2 + bias[j]) over row-major
+    buffers holding lhs as (batch, m, k) or (batch, k, m), rhs as (batch, k, n) or (batch, n, k)."""
+    g, r = alu.gidx(batch * m * n), alu.ridx(k)
+    b, i, j = g // (m * n), (g // n) % m, g % n
+    a = alu.load(0, dtype, b * m * k + (r * m + i if lhs_transposed else i * k + r))
+    c = alu.load(1, dtype, b * k * n + (j * k + r if rhs_transposed else r * n + j))
+    epilogue = None
+    if bias:
+        epilogue = alu.variable(dtype, "acc") * alu.const(dtype, 2) + alu.load(2, dtype, g % n)
+    return Kernel(3 if bias else 2, batch * m * n, a * c, Reduction(Op.ADD, dtype, k, epilogue))
+
+
+def operands(dtype, batch, m, k, n, lhs_transposed, rhs_transposed, rng, low=-3, high=4):
+    lhs = rng.integers(low, high, (batch, m, k)).astype(dtype.np)
+    rhs = rng.integers(low, high, (batch, k, n)).astype(dtype.np)
+    stored = [lhs.transpose(0, 2, 1) if lhs_transposed else lhs, rhs.transpose(0, 2, 1) if rhs_transposed else rhs]
+    return lhs, rhs, [np.ascontiguousarray(x).reshape(-1) for x in stored]
+
+
+@pytest.mark.parametrize("tile", TILES.values(), ids=TILES.keys())
+@pytest.mark.parametrize("dtype", [dt.float32, dt.int32, dt.float16], ids=str)
+@settings(max_examples=6)  # each example compiles a pipeline; 15 tile x dtype cases
+@given(batch=st.integers(1, 3), m=st.integers(1, 70), k=st.integers(1, 40), n=st.integers(1, 70),
+       lhs_transposed=st.booleans(), rhs_transposed=st.booleans(), bias=st.booleans())
+def test_tiles_compute_every_output(webgpu, tile, dtype, batch, m, k, n, lhs_transposed, rhs_transposed, bias):
+    if not webgpu.supports(dtype):
+        pytest.skip(f"{dtype} is not supported by {webgpu.describe()}")
+    rng = np.random.default_rng(batch * m * k * n)
+    lhs, rhs, inputs = operands(dtype, batch, m, k, n, lhs_transposed, rhs_transposed, rng)
+    want = (lhs.astype(np.float64) @ rhs.astype(np.float64))
+    if bias:
+        shift = rng.integers(-3, 4, n).astype(dtype.np)
+        inputs.append(shift)
+        want = want * 2 + shift
+    kernel = product_kernel(dtype, batch, m, k, n, lhs_transposed, rhs_transposed, bias)
+    got = run_kernel(webgpu, kernel, inputs, Tuning(workgroup_size=tile.threads, tile=tile))
+    assert_equal_values(got, want.astype(dtype.np).reshape(-1), f"{batch} x ({m}, {k}) @ ({k}, {n}) {tile}")
+
+
+@pytest.mark.parametrize("tile", TILES.values(), ids=TILES.keys())
+def test_float_sums_within_the_bound_of_any_order(webgpu, tile):
+    """Random floats: |error| <= k * eps * sum |lhs * rhs| (accumulation in any order)."""
+    m, k, n = 67, 300, 45
+    rng = np.random.default_rng(0)
+    lhs = rng.normal(size=(1, m, k)).astype(np.float32)
+    rhs = rng.normal(size=(1, k, n)).astype(np.float32)
+    got = run_kernel(webgpu, product_kernel(dt.float32, 1, m, k, n), [lhs.reshape(-1), rhs.reshape(-1)],
+                     Tuning(workgroup_size=tile.threads, tile=tile))
+    exact = lhs[0].astype(np.float64) @ rhs[0].astype(np.float64)
+    bound = k * np.finfo(np.float32).eps * (np.abs(lhs[0]).astype(np.float64) @ np.abs(rhs[0]))
+    assert np.all(np.abs(got.reshape(m, n) - exact) <= bound)
+
+
+@pytest.mark.parametrize("tile", TILES.values(), ids=TILES.keys())
+def test_special_values_and_padded_terms(webgpu, tile):
+    """inf and NaN propagate as in NumPy; the zero terms past a ragged k add nothing, even
+    next to an inf (a padded 0 times a clamped inf would be NaN)."""
+    m, k, n = 20, 13, 18
+    lhs = np.ones((1, m, k), np.float32)
+    rhs = np.ones((1, k, n), np.float32)
+    rhs[0, k - 1, 3] = np.inf
+    lhs[0, 5, 2] = np.nan
+    lhs[0, 7, k - 1] = 0.0  # 0 * inf = NaN in row 7, column 3
+    got = run_kernel(webgpu, product_kernel(dt.float32, 1, m, k, n), [lhs.reshape(-1), rhs.reshape(-1)],
+                     Tuning(workgroup_size=tile.threads, tile=tile))
+    with np.errstate(invalid="ignore"):
+        want = lhs @ rhs
+    assert_equal_values(got, want.reshape(-1), str(tile))
+
+
+def test_grids_past_65535_workgroups(webgpu):
+    """66000 batches of one 8 x 8 tile each: the grid folds into two dimensions."""
+    batch, m, k, n = 66000, 8, 4, 8
+    tile = Tile(8, 8, 4, 4, 4)
+    lhs, rhs, inputs = operands(dt.float32, batch, m, k, n, False, False, np.random.default_rng(1))
+    got = run_kernel(webgpu, product_kernel(dt.float32, batch, m, k, n), inputs,
+                     Tuning(workgroup_size=tile.threads, tile=tile))
+    assert_equal_values(got, (lhs @ rhs).reshape(-1))
+
+
+def test_a_tile_that_does_not_apply_is_an_error(webgpu):
+    row_sum = Kernel(1, 8, alu.load(0, dt.float32, alu.gidx(8) * 4 + alu.ridx(4)), Reduction(Op.ADD, dt.float32, 4))
+    tile = Tile(64, 64, 8, 4, 4)
+    with pytest.raises(ValueError, match="does not apply"):
+        run_kernel(webgpu, row_sum, [np.ones(32, np.float32)], Tuning(workgroup_size=tile.threads, tile=tile))
+    uneven = Tile(64, 64, 6, 4, 4)  # k not a multiple of 4
+    with pytest.raises(ValueError, match="does not apply"):
+        run_kernel(webgpu, product_kernel(dt.float32, 1, 8, 8, 8), [np.ones(64, np.float32)] * 2,
+                   Tuning(workgroup_size=uneven.threads, tile=uneven))
+
+
+def test_contractions_are_recognized_with_their_axes():
+    c = as_contraction(product_kernel(dt.float32, 3, 10, 7, 5, lhs_transposed=True, bias=True))
+    assert (c.batch, c.m, c.n, c.k) == (3, 10, 5, 7)
+    assert {ld.arg for ld in c.lhs.loads()} == {0} and {ld.arg for ld in c.rhs.loads()} == {1}
+    # a row sum and a max of products are not matrix products
+    x = alu.load(0, dt.float32, alu.gidx(8) * 4 + alu.ridx(4))
+    assert as_contraction(Kernel(1, 8, x, Reduction(Op.ADD, dt.float32, 4))) is None
+    squares = as_contraction(Kernel(1, 8, x * x, Reduction(Op.ADD, dt.float32, 4)))
+    assert (squares.batch, squares.m, squares.n) == (8, 1, 1)  # a batch of dot products
+    kernel = product_kernel(dt.float32, 1, 16, 16, 16)
+    assert as_contraction(Kernel(2, kernel.size, kernel.exp, Reduction(Op.MAX, dt.float32, 16))) is None
+
+
+@pytest.mark.parametrize("software", [False, True])
+def test_planner_tiles_products_only(software):
+    traits = AdapterTraits(software)
+    (p,) = plan(product_kernel(dt.float32, 1, 256, 64, 256), traits)
+    assert p.tuning.tile is not None and p.tuning.tile.staged is not software
+    matvec = product_kernel(dt.float32, 1, 256, 64, 1)
+    assert all(p.tuning.tile is None for p in plan(matvec, traits))
+    long_sums = product_kernel(dt.float32, 1, 32, MAX_THREAD_TERMS + 4, 32)
+    assert all(p.tuning.tile is None for p in plan(long_sums, traits))
+    too_big = AdapterTraits(software, max_binding_bytes=256 * 255 * 4)
+    assert all(p.tuning.tile is None for p in plan(product_kernel(dt.float32, 1, 256, 64, 256), too_big))
