@@ -5,6 +5,7 @@ backend (on the adapter `JAXWG_WEBGPU_ADAPTER` selects, default: the best one).
 """
 
 import os
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -17,6 +18,11 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_t
 settings.register_profile("jaxwg", deadline=None, max_examples=25, suppress_health_check=_QUIET)
 settings.register_profile("thorough", deadline=None, max_examples=300, suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "jaxwg"))
+
+# Matrix-product tiles come from the heuristics, so that runs are alike; the autotuning
+# tests turn measuring on themselves, with a cache of their own.
+os.environ.setdefault("JAXWG_AUTOTUNE", "0")
+os.environ["JAXWG_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxwg-test-cache-")
 
 
 def pytest_addoption(parser):

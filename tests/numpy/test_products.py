@@ -434,3 +434,33 @@ def test_errors_under_jit():
         jaxwg.jit(jnp.matmul)(jnp.ones((2, 3)), jnp.ones((4, 5)))
     with pytest.raises(ValueError, match="Incompatible types for matmul"):
         jaxwg.jit(jnp.matmul)(jnp.ones((2, 2, 3)), jnp.ones((3, 3, 5)))
+
+
+# -- products take the tiled matrix-product template ----------------------------------------------
+
+TILED_PRODUCTS = {
+    "matmul": (lambda m, a, b: a @ b, [(64, 32), (32, 48)]),
+    "transposed": (lambda m, a, b: a.T @ b.T, [(32, 64), (48, 32)]),
+    "batched": (lambda m, a, b: m.einsum("bij,bjk->bik", a, b), [(3, 64, 32), (3, 32, 48)]),
+    "shared rhs": (lambda m, a, b: m.einsum("bij,jk->bik", a, b), [(3, 64, 32), (32, 48)]),
+    "shared lhs": (lambda m, a, b: m.einsum("ij,bjk->bik", a, b), [(64, 32), (3, 32, 48)]),
+    "tensordot": (lambda m, a, b: m.tensordot(a, b, axes=([1, 2], [0, 1])), [(40, 4, 8), (4, 8, 24)]),
+    "bias and relu": (lambda m, a, b: m.maximum(a @ b + 1.0, 0.0), [(64, 32), (32, 48)]),
+    "float16": (lambda m, a, b: a.astype(m.float16) @ b.astype(m.float16), [(64, 32), (32, 48)]),
+}
+
+
+@pytest.mark.parametrize("name", TILED_PRODUCTS)
+def test_products_take_the_tiled_template(name):
+    """The kernels these lower to are recognized as matrix products, so the planner tiles
+    them on GPUs and software adapters (a regression here is a 30x slowdown, not an error)."""
+    from jaxwg.backend.webgpu.tuner import AdapterTraits, plan
+
+    f, shapes = TILED_PRODUCTS[name]
+    host = [data(s) for s in shapes]
+    args = [arr(x) for x in host]
+    jitted = jaxwg.jit(lambda *a: f(jnp, *a))
+    kernels = [k for k in jitted.lower(*args).kernels if k.reduction is not None]
+    for software in (False, True):
+        assert [p.tuning.tile is not None for k in kernels for p in plan(k, AdapterTraits(software))] == [True]
+    check(jitted(*args), f(np, *host))

@@ -30,21 +30,23 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import wgpu
 
 from ...core import dtypes as dt
+from ...core.contraction import as_contraction
 from ...core.kernel import Kernel
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
+from . import autotune
 from .buffers import BufferPool, PoolConfig, SlotTable
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from .queue import DispatchQueue
 from .templates import ShaderOptions, ShaderSpec, build_shader
-from .tuner import AdapterTraits, Pass, Tuning, plan, scratch_bytes
+from .tuner import AdapterTraits, Pass, Tile, Tuning, plan, scratch_bytes, tile_candidates
 
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
 _BIND_GROUP_CACHE_SIZE = 4096
@@ -96,6 +98,8 @@ class WebGPUBackend(Backend):
         align = max(self.device.binding_alignment, 16)
         self.window_bytes = self.device.max_binding_bytes // align * align
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
+        self.autotune = autotune.enabled()  # measure tiles of matrix products (autotune.py)
+        self.tuning_cache = autotune.default_cache()
 
     def describe(self) -> str:
         return self.device.describe()
@@ -162,12 +166,46 @@ class WebGPUBackend(Backend):
                 f"{self.device.max_buffer_bytes} of {self.describe()}")
         if tuning is None:
             passes = plan(kernel, self.traits)
+            if passes[0].tuning.tile is not None and self.autotune:
+                passes = [replace(passes[0], tuning=self._measured_tile(kernel, fast_math))]
         else:
             passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
         exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes), fast_math)
         for i, p in enumerate(passes):  # compile the common case (every input one binding) now
             self._pipeline_for(exe, i, (1,) * p.kernel.nargs)
         return exe
+
+    def _measured_tile(self, kernel: Kernel, fast_math: bool) -> Tuning:
+        """The tile stored for the product's shape class on this adapter, or the fastest
+        candidate timed on scratch buffers, then stored (autotune.py)."""
+        key = autotune.shape_class(as_contraction(kernel), kernel.dtype)
+        tile = self.tuning_cache.get(self.describe(), key)
+        if tile is None:
+            inputs = [self.slots.malloc(n) for n in self._input_bytes(kernel)]
+            output = self.slots.malloc(kernel.size * self.storage_dtype(kernel.dtype).itemsize)
+
+            def run(candidate: Tile) -> None:
+                tuning = Tuning(workgroup_size=candidate.threads, tile=candidate)
+                exe = WebGPUExecutable(kernel, [Pass(kernel, tuning, tuple(range(kernel.nargs)))], 0, fast_math)
+                self._dispatch(exe, inputs, [output])
+                self.queue.synchronize()
+
+            try:
+                tile = autotune.fastest(tile_candidates(kernel, self.traits), run)
+            finally:
+                for slot in inputs + [output]:
+                    self.slots.decref(slot)
+            self.tuning_cache.put(self.describe(), key, tile)
+        return Tuning(workgroup_size=tile.threads, tile=tile)
+
+    def _input_bytes(self, kernel: Kernel) -> list[int]:
+        """Bytes each input needs for every index the kernel reads (4 if none)."""
+        needed = [4] * kernel.nargs
+        for exp in kernel.expressions:
+            for ld in exp.simplify().loads():
+                size = (ld.src[0].range[1] + 1) * self.storage_dtype(ld.dtype).itemsize
+                needed[ld.arg] = max(needed[ld.arg], _align4(size))
+        return needed
 
     def _options(self, exe: WebGPUExecutable, p: Pass, windows: tuple[int, ...]) -> ShaderOptions:
         kernel = p.kernel

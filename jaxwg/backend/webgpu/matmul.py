@@ -6,9 +6,10 @@ thread `tile.thread_m` x `tile.thread_n` of them in named vec4 accumulators
 16x slower on the H200, docs/webgpu-notes.md). The reduction runs in steps of
 `tile.k` terms, every step fully unrolled.
 
-* **Staged** tiles (GPUs): the workgroup's threads first evaluate the step's
-  `m x k` lhs and `k x n` rhs values, each once, into workgroup memory laid out as
-  vec4s, then every thread reads four rows of lhs or four columns of rhs per vec4.
+* **Staged** tiles (GPUs): the workgroup's threads evaluate the step's `m x k` lhs
+  and `k x n` rhs values, each once, into workgroup memory laid out as vec4s, then
+  every thread reads four rows of lhs or four columns of rhs per vec4. The next
+  step's values are read into registers while this step's are multiplied.
   Thread (tx, ty) owns rows `g * m / G + 4 * ty + r` and columns likewise, so that
   the threads of a warp read neighbouring vec4s.
 * **Unstaged** tiles (software adapters): each thread reads its own operands straight
@@ -111,10 +112,11 @@ class _MatrixProduct:
             self._locate_tile()
             for name in self._accumulators():
                 b.emit(f"var {name} = vec4<{self.ty}>();")
+            staged = self._prefetch_first_step() if t.staged else None
             b.emit(f"for (var k0 = 0i; k0 < {self.c.k}i; k0 += {t.k}i) {{")
             with b.indent():
                 if t.staged:
-                    self._stage_step()
+                    self._stage_step(staged)
                 else:
                     self._direct_step()
             b.emit("}")
@@ -153,11 +155,11 @@ class _MatrixProduct:
         return [f"{g * t.n // groups}i + tx * 4i + {j}i" for g in range(groups) for j in range(4)]
 
     # -- operands ----------------------------------------------------------------------
-    def _emit_reads(self, reads: list[tuple[str, _Operand, str, str, bool]]) -> None:
-        """Let-bind operand values, each given as (name, operand, free index text, k
-        text, whether it is a vec4 of the operand's vector axis), in one scope so that
-        they share subexpressions. Indices past the output are clamped; terms past k
-        are zero."""
+    def _emit_reads(self, reads: list[tuple[str, _Operand, str, str, bool]], assign: bool = False) -> None:
+        """Bind operand values, each given as (name, operand, free index text, k text,
+        whether it is a vec4 of the operand's vector axis), in one scope so that they
+        share subexpressions: as new `let`s, or with `assign` to existing variables.
+        Indices past the output are clamped; terms past k are zero."""
         b, c = self.b, self.c
         ragged_k = c.k % self.tile.k != 0
         exps = []
@@ -182,17 +184,36 @@ class _MatrixProduct:
                 zero = f"vec4<{self.ty}>()"
             if ragged_k:
                 text = f"select({zero}, {text}, {k} < {c.k}i)"
-            b.emit(f"let {name} = {text};")
+            b.emit(f"{name} = {text};" if assign else f"let {name} = {text};")
 
     # -- one step of k: staged -------------------------------------------------------------
-    def _stage_step(self) -> None:
-        b, t = self.b, self.tile
+    def _prefetch_first_step(self) -> list[tuple[str, _Operand, str, str, bool, list[str]]]:
+        """Declare each thread's share of the staged operand tiles as variables holding
+        the first step's values; the loop stores them into workgroup memory, then reads
+        the next step's into them while it multiplies (loads in flight during math)."""
         placed = self._staged_reads(self.lhs) + self._staged_reads(self.rhs)
-        self._emit_reads([read for read, _ in placed])
+        for name, op, *_ in placed:
+            self.b.emit(f"var {name}: {f'vec4<{self.ty}>' if op.vector else self.ty};")
+        self._emit_staged_reads(placed, "0i")
+        return placed
+
+    def _emit_staged_reads(self, placed: list, k_origin: str) -> None:
+        self.b.emit("{")
+        with self.b.indent():
+            self._emit_reads([(name, op, free, f"{k_origin} + {kl}", vector)
+                              for name, op, free, kl, vector, _ in placed], assign=True)
+        self.b.emit("}")
+
+    def _stage_step(self, placed: list) -> None:
+        b, t = self.b, self.tile
         b.emit("workgroupBarrier();")
-        for _, stores in placed:
+        for *_, stores in placed:
             b.emit(*stores)
         b.emit("workgroupBarrier();")
+        b.emit(f"if (k0 + {t.k}i < {self.c.k}i) {{")
+        with b.indent():
+            self._emit_staged_reads(placed, f"k0 + {t.k}i")
+        b.emit("}")
         rows, cols = t.thread_m // 4, t.thread_n // 4
         for kk in range(t.k):
             b.emit("{")
@@ -205,9 +226,10 @@ class _MatrixProduct:
                 self._accumulate(a_values, [f"b{h}" for h in range(cols)])
             b.emit("}")
 
-    def _staged_reads(self, op: _Operand) -> list[tuple[tuple, list[str]]]:
-        """Each thread's share of one operand tile (`width` x `k`), as reads and the
-        stores that place each into workgroup memory. Element (or vec4) e = lid +
+    def _staged_reads(self, op: _Operand) -> list[tuple[str, _Operand, str, str, bool, list[str]]]:
+        """Each thread's share of one operand tile (`width` x `k`): per value its name,
+        operand, free index and k offset (WGSL text), whether it is a vec4, and the
+        stores that place it into workgroup memory. Element (or vec4) e = lid +
         threads * slot walks the operand's contiguous axis first, so that neighbouring
         threads read neighbouring addresses; threads past the end of a tile that does
         not divide evenly read the last element again and store nothing."""
@@ -229,7 +251,6 @@ class _MatrixProduct:
             free_scale = "4i * " if op.vector == "free" else ""
             k_scale = "4i * " if op.vector == "k" else ""
             self.b.emit(f"let {name}_f = {free_scale}({free});", f"let {name}_kl = {k_scale}({kl});")
-            read = (name, op, f"{op.origin} + {name}_f", f"k0 + {name}_kl", op.vector is not None)
             row = op.width // 4
             if op.vector == "free":
                 stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i] = {name};"]
@@ -240,7 +261,7 @@ class _MatrixProduct:
                 stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i][{name}_f % 4i] = {name};"]
             if (slot + 1) * t.threads > count:
                 stores = [f"if (i32(lid) + {t.threads * slot}i < {count}i) {{ {s} }}" for s in stores]
-            out.append((read, stores))
+            out.append((name, op, f"{op.origin} + {name}_f", f"{name}_kl", op.vector is not None, stores))
         return out
 
     # -- one step of k: unstaged -----------------------------------------------------------

@@ -1,0 +1,138 @@
+"""Measured choice of matrix-product tiles, remembered on disk per adapter.
+
+The tuner's heuristics pick a first tile (`tuner.matmul_tile`); which tile is fastest
+depends on the adapter and on the product's shape (on the H200, a 64 x 64 tile with
+16 terms per step is the fastest at 1024^2 and three times slower than 128 x 128 at
+4096^2). On the first product of a shape class (dtype, batched or not, and m, n, k
+rounded up to powers of two) the backend times each of `tuner.tile_candidates` on
+scratch inputs and keeps the fastest. The choice is stored in
+`<cache dir>/jaxwg/tuning.json` under the adapter's description, so later processes
+skip the measurement. The cache directory is `JAXWG_CACHE_DIR`, else
+`XDG_CACHE_HOME`, else `~/.cache`.
+
+`JAXWG_AUTOTUNE=0` turns measuring off (the heuristics decide, and the cache is not
+read); `clear()` deletes the stored choices.
+
+>>> cache = TuningCache(path=None)   # in memory only
+>>> cache.get("adapter", "float32|1|1024x1024x1024") is None
+True
+>>> cache.put("adapter", "float32|1|1024x1024x1024", Tile(64, 64, 16, 4, 4))
+>>> cache.get("adapter", "float32|1|1024x1024x1024")
+Tile(m=64, n=64, k=16, thread_m=4, thread_n=4, staged=True)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import astuple
+from pathlib import Path
+
+from ...core.contraction import Contraction
+from ...core.dtypes import DType
+from .tuner import Tile
+
+ENV_VAR = "JAXWG_AUTOTUNE"
+# Stop measuring other candidates when the first one already takes this long: the
+# search would cost more than it can save (a 4096^2 product on a software adapter).
+MAX_TRIAL_SECONDS = 0.25
+
+
+def enabled() -> bool:
+    """Whether `JAXWG_AUTOTUNE` allows measuring (default: yes)."""
+    return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def cache_path() -> Path:
+    root = os.environ.get("JAXWG_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "jaxwg" / "tuning.json"
+
+
+def shape_class(c: Contraction, dtype: DType) -> str:
+    """The key products share a tile under: dtype, batched or not, sizes to powers of two."""
+    def bucket(n: int) -> int:
+        return 1 << max(0, n - 1).bit_length()
+
+    return f"{dtype.name}|{int(c.batch > 1)}|{bucket(c.m)}x{bucket(c.n)}x{bucket(c.k)}"
+
+
+class TuningCache:
+    """Tile choices by adapter and shape class, kept in a JSON file (`path`, None for
+    memory only). A missing or unreadable file is an empty cache."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._entries: dict[str, dict[str, list]] | None = None
+
+    def get(self, adapter: str, key: str) -> Tile | None:
+        found = self._load().get(adapter, {}).get(key)
+        return None if found is None else Tile(*found)
+
+    def put(self, adapter: str, key: str, tile: Tile) -> None:
+        self._load().setdefault(adapter, {})[key] = list(astuple(tile))
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            scratch = self.path.with_suffix(f".{os.getpid()}.tmp")
+            scratch.write_text(json.dumps(self._entries, indent=1, sort_keys=True))
+            scratch.replace(self.path)  # atomic: readers never see half a file
+
+    def clear(self) -> None:
+        self._entries = {}
+        if self.path is not None and self.path.exists():
+            self.path.unlink()
+
+    def _load(self) -> dict:
+        if self._entries is None:
+            try:
+                self._entries = json.loads(self.path.read_text()) if self.path is not None else {}
+            except (OSError, ValueError):
+                self._entries = {}
+            if not isinstance(self._entries, dict):
+                self._entries = {}
+        return self._entries
+
+
+def fastest(candidates: list[Tile], run) -> Tile:
+    """The candidate whose `run(tile)` (dispatch and wait) takes least time. Each is run
+    once to compile and warm, once more to see how long a run takes, then timed over
+    enough runs to fill about 50 ms (at most 20); measuring stops after the first
+    candidate when one of its runs costs more than MAX_TRIAL_SECONDS."""
+    best, best_time = candidates[0], float("inf")
+    for tile in candidates:
+        run(tile)
+        start = time.perf_counter()
+        run(tile)
+        once = time.perf_counter() - start
+        if once > MAX_TRIAL_SECONDS:
+            if tile is candidates[0]:
+                return tile
+            continue
+        reps = max(1, min(20, int(0.05 / max(once, 1e-6))))
+        start = time.perf_counter()
+        for _ in range(reps):
+            run(tile)
+        seconds = (time.perf_counter() - start) / reps
+        if seconds < best_time:
+            best, best_time = tile, seconds
+    return best
+
+
+_caches: dict[Path, TuningCache] = {}
+
+
+def default_cache() -> TuningCache:
+    """The cache at `cache_path()`, one object per path in this process."""
+    path = cache_path()
+    if path not in _caches:
+        _caches[path] = TuningCache(path)
+    return _caches[path]
+
+
+def clear() -> None:
+    """Forget every stored tile choice (the file under the user cache directory).
+
+    >>> import jaxwg.backend.webgpu.autotune as autotune
+    >>> autotune.clear()  # the next product of each shape class is measured again
+    """
+    default_cache().clear()

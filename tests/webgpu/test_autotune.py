@@ -1,0 +1,75 @@
+"""Autotuning of matrix-product tiles (backend/webgpu/autotune.py): the on-disk cache,
+the choice of the fastest candidate, and the backend measuring once per shape class."""
+
+import time
+
+import numpy as np
+import pytest
+
+from jaxwg.backend.webgpu import autotune
+from jaxwg.backend.webgpu.autotune import TuningCache, fastest, shape_class
+from jaxwg.backend.webgpu.tuner import Tile
+from jaxwg.core import dtypes as dt
+from jaxwg.core.contraction import as_contraction
+
+from ..backend.helpers import assert_equal_values, run_kernel
+from ..backend.test_matmul import operands, product_kernel
+
+
+def test_cache_round_trips_through_its_file(tmp_path):
+    path = tmp_path / "jaxwg" / "tuning.json"
+    TuningCache(path).put("gpu A", "float32|0|64x64x64", Tile(64, 64, 8, 4, 4))
+    TuningCache(path).put("gpu A", "float32|0|128x128x128", Tile(32, 64, 4, 4, 8, staged=False))
+    again = TuningCache(path)
+    assert again.get("gpu A", "float32|0|64x64x64") == Tile(64, 64, 8, 4, 4)
+    assert again.get("gpu A", "float32|0|128x128x128") == Tile(32, 64, 4, 4, 8, staged=False)
+    assert again.get("gpu B", "float32|0|64x64x64") is None
+    again.clear()
+    assert not path.exists() and TuningCache(path).get("gpu A", "float32|0|64x64x64") is None
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
+def test_an_unreadable_cache_is_empty(tmp_path, text):
+    path = tmp_path / "tuning.json"
+    path.write_text(text)
+    cache = TuningCache(path)
+    assert cache.get("gpu", "key") is None
+    cache.put("gpu", "key", Tile(64, 64, 8, 4, 4))  # and is replaced on the next choice
+    assert TuningCache(path).get("gpu", "key") == Tile(64, 64, 8, 4, 4)
+
+
+def test_shape_classes_round_sizes_up_to_powers_of_two():
+    c = as_contraction(product_kernel(dt.float32, 3, 100, 33, 64))
+    assert shape_class(c, dt.float32) == "float32|1|128x64x64"
+    c = as_contraction(product_kernel(dt.float16, 1, 1, 1, 1))
+    assert shape_class(c, dt.float16) == "float16|0|1x1x1"
+
+
+def test_the_fastest_candidate_wins():
+    tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8), Tile(32, 32, 8, 4, 4)]
+    delay = {tiles[0]: 0.004, tiles[1]: 0.0005, tiles[2]: 0.003}
+    assert fastest(tiles, lambda t: time.sleep(delay[t])) == tiles[1]
+
+
+def test_a_slow_first_candidate_ends_the_search(monkeypatch):
+    monkeypatch.setattr(autotune, "MAX_TRIAL_SECONDS", 0.001)
+    tried = []
+    tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8)]
+    assert fastest(tiles, lambda t: (tried.append(t), time.sleep(0.002))) == tiles[0]
+    assert tried == [tiles[0]]
+
+
+def test_the_backend_measures_once_per_shape_class(webgpu, tmp_path, monkeypatch):
+    monkeypatch.setattr(webgpu, "autotune", True)
+    monkeypatch.setattr(webgpu, "tuning_cache", TuningCache(tmp_path / "tuning.json"))
+    runs = []
+    real = autotune.fastest
+    monkeypatch.setattr(autotune, "fastest", lambda tiles, run: runs.append(tiles) or real(tiles, run))
+    rng = np.random.default_rng(5)
+    for m, k, n in [(40, 24, 36), (33, 20, 60)]:  # one shape class: 64 x 64 x 32
+        lhs, rhs, inputs = operands(dt.float32, 1, m, k, n, False, False, rng)
+        got = run_kernel(webgpu, product_kernel(dt.float32, 1, m, k, n), inputs)
+        assert_equal_values(got, (lhs @ rhs).reshape(-1))
+    assert len(runs) == 1 and len(runs[0]) >= 2
+    stored = TuningCache(tmp_path / "tuning.json").get(webgpu.describe(), "float32|0|64x64x32")
+    assert stored in runs[0]
