@@ -32,7 +32,7 @@ from run import best_time
 
 
 def per_call(fn, sync=lambda: None, target_s: float = 0.3, reps: int = 5) -> float:
-    """Best seconds per call of `fn` (run.py's `best_time`, sync once per rep)."""
+    """Best seconds per call of `fn` (backend.py's `best_time`, sync once per rep)."""
     return best_time(fn, sync, target_s, reps, max_iters=20000)[0]
 
 

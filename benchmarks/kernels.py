@@ -1,4 +1,4 @@
-"""Kernel builders and run helpers shared by the benchmarks (`run.py`, `test_bench_kernels.py`).
+"""Kernel builders and run helpers shared by the benchmarks (`backend.py`, `test_bench_kernels.py`).
 
 The tracing frontend does not exist yet, so every workload is written directly in
 the kernel IR (`jaxwg.core.alu` expressions in a `Kernel`, optionally with a

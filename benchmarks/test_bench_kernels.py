@@ -1,4 +1,4 @@
-"""pytest-benchmark suite: the `run.py` workloads at modest sizes (1M float32).
+"""pytest-benchmark suite: the `backend.py` workloads at modest sizes (1M float32).
 
     python3 -m pytest benchmarks -q                      # timings table at the end
     python3 -m pytest benchmarks -q --benchmark-disable  # correctness only, fast

@@ -457,13 +457,7 @@ class SlotTable:
             encoder.copy_buffer_to_buffer(buffer, lo, staging, 0, size)
 
         self._submit_after_recorded_work(copy)
-        staging.map_sync(wgpu.MapMode.READ, 0, size)
-        try:
-            mapped = staging.read_mapped(0, size, copy=False)
-            # NumPy copies out of the mapping several times faster than bytearray().
-            dest[:] = np.frombuffer(mapped, np.uint8, dest.size, first - lo)
-        finally:
-            staging.unmap()
+        self._device.read_mapped(staging, size, dest, first - lo)
         self._read_staging.release(staging)
 
     def _upload(self, buffer: wgpu.GPUBuffer, data: memoryview) -> None:

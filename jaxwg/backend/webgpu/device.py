@@ -25,6 +25,8 @@ import os
 
 import wgpu
 
+from . import native
+
 ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
 
 # The optional features jaxwg's kernels use, requested wherever the adapter has them.
@@ -118,6 +120,8 @@ class WebGPUDevice:
             required_limits=dict(self.adapter.limits),
         )
         self.queue = self.device.queue
+        # read_mapped(buffer, size, dest, skip): copy out of a MAP_READ buffer (native.py)
+        self.read_mapped = native.reader(self.device)
         self.limits = dict(self.device.limits)
         self.is_software = self.info["adapter_type"] == "CPU"
 

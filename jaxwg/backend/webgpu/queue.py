@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import wgpu
 
 from jaxwg.backend.webgpu.buffers import READ_STAGING_USAGE, SlotTable
@@ -77,6 +78,7 @@ class DispatchQueue:
         self._fence_target = device.device.create_buffer(
             label="jaxwg-fence-read", size=4, usage=READ_STAGING_USAGE
         )
+        self._fence_word = np.zeros(4, np.uint8)
 
     @property
     def pending(self) -> int:
@@ -150,8 +152,7 @@ class DispatchQueue:
             encoder.copy_buffer_to_buffer(self._fence_source, 0, self._fence_target, 0, 4)
 
         self.flush(fence)
-        self._fence_target.map_sync(wgpu.MapMode.READ, 0, 4)
-        self._fence_target.unmap()
+        self._device.read_mapped(self._fence_target, 4, self._fence_word)
 
     def _hold(self, slots_used: Sequence[int]) -> None:
         # Referenced before anything is recorded, so an unknown slot (KeyError) leaves

@@ -1,0 +1,104 @@
+"""Reading mapped buffers through wgpu-native directly: the one place jaxwg uses
+wgpu-py's private handles (`obj._internal`, the cffi `lib` and `ffi`).
+
+wgpu-py 0.32's `map_sync(READ)` submits an empty command buffer first (its
+workaround for wgpu-native issue 305) and waits through a promise that its polling
+thread resolves: measured on the H200, a 4-byte read-back took 258 µs that way and
+101-109 µs calling wgpu-native's `wgpuBufferMapAsync`, `wgpuDevicePoll(wait)`,
+`wgpuBufferGetMappedRange` and `wgpuBufferUnmap` on the calling thread (lavapipe: 382
+and 219 µs). `MappedReader` does the latter. wgpu-py never learns of the mapping,
+which is undone before `read` returns, so its own view of the buffer (unmapped)
+stays true.
+
+The private names are checked once: `reader(device)` returns None unless wgpu is a
+version this module was written against and every name it calls exists, and
+callers then use the public API.
+
+>>> import numpy as np, wgpu
+>>> from jaxwg.backend.webgpu.device import get_device
+>>> dev = get_device().device
+>>> src = dev.create_buffer_with_data(data=np.arange(4, dtype=np.float32), usage="COPY_SRC")
+>>> staging = dev.create_buffer(size=16, usage="MAP_READ|COPY_DST")
+>>> encoder = dev.create_command_encoder(); encoder.copy_buffer_to_buffer(src, 0, staging, 0, 16)
+>>> dev.queue.submit([encoder.finish()])
+>>> out = np.zeros(8, np.uint8)
+>>> reader(dev)(staging, 16, out, skip=4)   # bytes 4..12: the floats 1.0 and 2.0
+>>> out.view(np.float32)
+array([1., 2.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import wgpu
+
+# wgpu-py releases this module was written and tested against.
+_KNOWN_VERSIONS = ("0.32.",)
+_NAMES = ("wgpuBufferMapAsync", "wgpuDevicePoll", "wgpuBufferGetMappedRange", "wgpuBufferUnmap",
+          "WGPUMapMode_Read", "WGPUCallbackMode_AllowProcessEvents", "WGPUMapAsyncStatus_Success")
+# A map that has not completed after this long means a lost callback: an error, not a hang.
+_TIMEOUT_S = 120.0
+
+
+class MappedReader:
+    """Maps MAP_READ buffers of one device and copies bytes out (see module doc).
+    One read at a time: the backend's lock serializes them."""
+
+    def __init__(self, device: wgpu.GPUDevice, ffi, lib):
+        self._ffi, self._lib = ffi, lib
+        self._device = device  # keeps the handle below alive
+        self._handle = device._internal
+        self._status = [0]
+
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def mapped(status, message, userdata1, userdata2):
+            # Runs inside a poll, on this thread or on wgpu-py's polling thread.
+            self._status[0] = 1 if status == lib.WGPUMapAsyncStatus_Success else -max(1, int(status))
+
+        self._callback = mapped  # created once and kept: cffi frees callbacks it no longer sees
+        self._info = ffi.new("WGPUBufferMapCallbackInfo *")
+        self._info.mode = lib.WGPUCallbackMode_AllowProcessEvents
+        self._info.callback = mapped
+
+    def read(self, buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int = 0) -> None:
+        """Copy `dest.size` bytes from byte `skip` of the first `size` bytes (a multiple
+        of 4) of `buffer` into the uint8 array `dest`, once the GPU is done with it."""
+        lib, ffi = self._lib, self._ffi
+        handle = buffer._internal
+        self._status[0] = 0
+        lib.wgpuBufferMapAsync(handle, lib.WGPUMapMode_Read, 0, size, self._info[0])
+        deadline = time.monotonic() + _TIMEOUT_S
+        while self._status[0] == 0:
+            lib.wgpuDevicePoll(self._handle, True, ffi.NULL)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"mapping a {size}-byte buffer for reading did not complete")
+        if self._status[0] != 1:
+            raise RuntimeError(f"mapping a {size}-byte buffer for reading failed (status {-self._status[0]})")
+        try:
+            mapped = ffi.buffer(lib.wgpuBufferGetMappedRange(handle, 0, size), size)
+            dest[:] = np.frombuffer(mapped, np.uint8, dest.size, skip)
+        finally:
+            lib.wgpuBufferUnmap(handle)
+
+
+def _public_read(buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int = 0) -> None:
+    buffer.map_sync(wgpu.MapMode.READ, 0, size)
+    try:
+        dest[:] = np.frombuffer(buffer.read_mapped(0, size, copy=False), np.uint8, dest.size, skip)
+    finally:
+        buffer.unmap()
+
+
+def reader(device: wgpu.GPUDevice):
+    """`MappedReader(device).read` where this wgpu allows it, else the same through
+    wgpu-py's public `map_sync`."""
+    try:
+        from wgpu.backends.wgpu_native import ffi, lib
+    except ImportError:
+        return _public_read
+    if (not wgpu.__version__.startswith(_KNOWN_VERSIONS) or not hasattr(device, "_internal")
+            or not all(hasattr(lib, name) for name in _NAMES)):
+        return _public_read
+    return MappedReader(device, ffi, lib).read
