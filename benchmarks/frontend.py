@@ -28,7 +28,7 @@ import jaxwg
 import jaxwg.numpy as jnp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import best_time
+from backend import best_time
 
 
 def per_call(fn, sync=lambda: None, target_s: float = 0.3, reps: int = 5) -> float:

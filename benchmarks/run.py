@@ -16,7 +16,8 @@ jaxwg result is checked against NumPy in float64 before it is timed. Sizes follo
 adapter: the GPU sizes of issue 8 (64M elements, 8192^2 matrices) on a hardware
 adapter, about 16x less on a software one; `--scale` multiplies element counts and
 `--quick` (a smoke run, under 3 minutes on 2 cores) divides them by 16 and times less.
-`--plot` (matplotlib: `pip install .[plot]`) draws the ratios.
+`--plot` (matplotlib: `pip install .[plot]`) draws the ratios. JAX runs its float32
+products at precision "highest" (no TF32), as jaxwg computes them.
 """
 
 from __future__ import annotations
@@ -164,6 +165,8 @@ def libraries(use_jax: bool) -> list[Library]:
         try:
             import jax
             import jax.numpy as jjnp
+            # float32 products in float32, as jaxwg computes them (GPUs default to TF32).
+            jax.config.update("jax_default_matmul_precision", "highest")
             found.append(Library("jax", jjnp, jax.jit, jax.device_put, lambda r: r.block_until_ready()))
         except ImportError:
             pass

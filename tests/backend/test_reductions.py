@@ -176,3 +176,13 @@ def test_split_layouts(backend, layout, axis):
     out = run_kernel(backend, second, [x.reshape(-1), partials])
     want = x.sum(axis=axis) * 0.5
     check(out, want.astype(np.float32), Op.ADD, dt.float32, np.moveaxis(x, axis, 1) * 0.5)
+
+
+@pytest.mark.parametrize("unroll", [4, 3])
+def test_row_reductions_read_four_terms_per_load(webgpu, unroll):
+    """Unrolled by 4, contiguous terms are read as one vec4 (the input bound as vec4s)."""
+    x = sample(dt.float32, Op.ADD, (9, 64), np.random.default_rng(8))
+    kernel = row_kernel(Op.ADD, dt.float32, 9, 64)
+    tuning = Tuning(workgroup_size=64, unroll=unroll)
+    check(run_kernel(webgpu, kernel, [x.reshape(-1)], tuning), expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
+    assert ("array<vec4<" in webgpu.prepare(kernel, tuning).shader_sources()[0]) == (unroll == 4)

@@ -93,29 +93,32 @@ class TuningCache:
         return self._entries
 
 
-def fastest(candidates: list[Tile], run) -> Tile:
+def fastest(candidates: list[Tile], run, rounds: int = 2) -> Tile:
     """The candidate whose `run(tile)` (dispatch and wait) takes least time. Each is run
     once to compile and warm, once more to see how long a run takes, then timed over
-    enough runs to fill about 50 ms (at most 20); measuring stops after the first
-    candidate when one of its runs costs more than MAX_TRIAL_SECONDS."""
-    best, best_time = candidates[0], float("inf")
+    enough runs to fill about 20 ms (at most 10); the candidates take turns for
+    `rounds` rounds and each keeps its best, so that a GPU still raising its clocks
+    does not favour the later ones. Measuring stops after the first candidate when one
+    of its runs costs more than MAX_TRIAL_SECONDS."""
+    reps = {}
     for tile in candidates:
         run(tile)
         start = time.perf_counter()
         run(tile)
         once = time.perf_counter() - start
-        if once > MAX_TRIAL_SECONDS:
-            if tile is candidates[0]:
-                return tile
-            continue
-        reps = max(1, min(20, int(0.05 / max(once, 1e-6))))
-        start = time.perf_counter()
-        for _ in range(reps):
-            run(tile)
-        seconds = (time.perf_counter() - start) / reps
-        if seconds < best_time:
-            best, best_time = tile, seconds
-    return best
+        if once > MAX_TRIAL_SECONDS and tile is candidates[0]:
+            return tile
+        if once <= MAX_TRIAL_SECONDS:
+            reps[tile] = max(1, min(10, int(0.02 / max(once, 1e-6))))
+    best: dict[Tile, float] = {}
+    for _ in range(rounds):
+        for tile, count in reps.items():
+            start = time.perf_counter()
+            for _ in range(count):
+                run(tile)
+            seconds = (time.perf_counter() - start) / count
+            best[tile] = min(best.get(tile, float("inf")), seconds)
+    return min(best, key=best.get)
 
 
 _caches: dict[Path, TuningCache] = {}

@@ -46,7 +46,7 @@ from . import matmul
 from .codegen import STORAGE_TYPE, WGSL_TYPE, strip_parens
 from .shader import (GROUP_BUILTINS, THREAD_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField,
                      lift_constants, output_limit, reduced_value)
-from .tuner import Tuning, vector_inputs
+from .tuner import Tuning, quad_inputs, vector_inputs
 
 
 def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
@@ -115,9 +115,14 @@ def _lane_expression(exp: AluExp, vector_args, index: AluExp, lane: int) -> AluE
 
 def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
               uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
-    s = Shader(kernel, tuning, options, uniforms)
-    b, red = s.b, kernel.reduction
+    red = kernel.reduction
     up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
+    # Unrolled by 4, inputs read at four contiguous terms are read one vec4 per step:
+    # lavapipe loads lane by lane, so that doubled its row and full sums (3 to 5-7 GB/s).
+    # (Reading four neighbouring outputs' terms as one vec4 gained nothing for its column sums.)
+    quads = quad_inputs(kernel, alu.ridx(red.size), options.windows) if unroll == 4 else frozenset()
+    s = Shader(kernel, tuning, options, uniforms, quads)
+    b = s.b
     acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
     s.begin_main(THREAD_BUILTINS)
     with b.indent():
@@ -129,21 +134,65 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         body = alu.cast(acc_dtype, kernel.exp)
         steps, tail = divmod(red.size, unroll)
         cache: dict = {}
+
+        def emit_terms(ridxs: list[AluExp], targets) -> None:
+            reads, terms = _quad_terms(body, gidxs, ridxs, quads, cache)
+            g = s.codegen()
+            for name, arg, index in reads:
+                b.emit(f"let {name} = in{arg}[u32({strip_parens(g.run(index))}) >> 2u];")
+            _emit_accumulation(s, red.op, targets, terms)
+
         if steps:
             step = alu.special("r", steps)
-            terms = [[body.substitute({"gidx": g, "ridx": step * unroll + k}).simplify(cache)
-                      for k in range(unroll)] for g in gidxs]
             _emit_cascade(s, red.op, acc_dtype, red.identity, steps, [a.arg for a in accs],
-                          lambda targets: _emit_accumulation(s, red.op, targets, terms))
+                          lambda targets: emit_terms([step * unroll + k for k in range(unroll)], targets))
         if tail:
-            rt = alu.special("rt", tail) + steps * unroll
-            terms = [[body.substitute({"gidx": g, "ridx": rt}).simplify(cache)] for g in gidxs]
             b.emit(f"for (var rt: i32 = 0i; rt < {tail}i; rt++) {{")
             with b.indent():
-                _emit_accumulation(s, red.op, accs, terms)
+                emit_terms([alu.special("rt", tail) + steps * unroll], accs)
             b.emit("}")
         _emit_epilogues(s, accs, gidxs, cache)
     return s.finish(wg * up)
+
+
+def _quad_terms(body: AluExp, gidxs: list[AluExp], ridxs: list[AluExp], quads: frozenset,
+                cache: dict) -> tuple[list, list[list[AluExp]]]:
+    """The terms `ridxs` of the outputs `gidxs` (terms[u][k]), with the inputs `quads`
+    read as one vec4 per output whose lanes are the four terms; also those reads, as
+    (variable name, input, load index at the first term)."""
+    reads, terms = [], []
+    for u, g in enumerate(gidxs):
+        quad_body, quad_reads = _read_quads(body, quads, f"quad{u}_")
+        reads += [(name, arg, index.substitute({"gidx": g, "ridx": ridxs[0]}).simplify(cache))
+                  for name, arg, index in quad_reads]
+        names = {name for name, _, _ in quad_reads}
+        terms.append([_lane_of(quad_body, names, k).substitute({"gidx": g, "ridx": r}).simplify(cache)
+                      for k, r in enumerate(ridxs)])
+    return reads, terms
+
+
+def _read_quads(body: AluExp, quads: frozenset, prefix: str) -> tuple[AluExp, list[tuple[str, int, AluExp]]]:
+    """`body` with each distinct load of a vec4 input replaced by a vec4 variable
+    (`<prefix>0`, ...), and (name, input, load index) of each variable."""
+    reads: dict[AluExp, str] = {}
+
+    def replace_load(node: AluExp):
+        if node.op is Op.LOAD and node.arg in quads:
+            reads.setdefault(node, f"{prefix}{len(reads)}")
+            return alu.variable(node.dtype, reads[node])
+        return None
+
+    return body.rewrite(replace_load), [(name, load.arg, load.src[0]) for load, name in reads.items()]
+
+
+def _lane_of(body: AluExp, names: set[str], lane: int) -> AluExp:
+    """The vec4 variables `names` of `_read_quads` as their component `lane`."""
+    def pick(node: AluExp):
+        if node.op is Op.VARIABLE and node.arg in names:
+            return alu.variable(node.dtype, f"{node.arg}.{_LANES[lane]}")
+        return None
+
+    return body.rewrite(pick)
 
 
 def _thread_outputs(s: Shader, tuning: Tuning) -> list[AluExp]:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from ...core import alu
 from ...core import dtypes as dt
 from ...core.contraction import as_contraction
+from ...core.alu import AluExp
 from ...core.kernel import Kernel, Reduction
 from .codegen import STORAGE_TYPE
 
@@ -215,6 +216,30 @@ def _reads_columns(kernel: Kernel) -> bool:
     loads = kernel.exp.loads()
     return bool(loads) and all(
         _step(ld.src[0], gidx) == 1 and _step(ld.src[0], ridx) not in (0, 1) for ld in loads)
+
+
+def reads_quads(index: AluExp, axis: AluExp) -> bool:
+    """Whether the load index `index` moves by one element as the special index `axis`
+    grows by one and is a multiple of 4 wherever `axis` is: then four consecutive
+    values of `axis` read one aligned vec4."""
+    name, extent = axis.arg
+    if extent % 4 or _step(index, axis) != 1:
+        return False
+    quad = alu.special("quad", extent // 4)
+    return (index.substitute({name: quad * 4}) % 4).simplify() == alu.const(dt.int32, 0)
+
+
+def quad_inputs(kernel: Kernel, axis: AluExp, windows: tuple[int, ...]) -> frozenset[int]:
+    """The inputs a template may bind as vec4 arrays and read four values of `axis` at a
+    time: 4-byte, in one binding window, and read only by loads that `reads_quads`."""
+    loads = [ld for e in kernel.expressions for ld in e.simplify().loads()]
+    epilogue = {ld.arg for ld in kernel.reduction.epilogue.loads()} if kernel.reduction else set()
+    ok: dict[int, bool] = {}
+    for ld in loads:
+        good = (STORAGE_TYPE[ld.dtype] in ("f32", "i32", "u32") and not ld.dtype.is_bool
+                and windows[ld.arg] == 1 and ld.arg not in epilogue and reads_quads(ld.src[0], axis))
+        ok[ld.arg] = ok.get(ld.arg, True) and good
+    return frozenset(arg for arg, good in ok.items() if good)
 
 
 def _step(index, special) -> int | None:
