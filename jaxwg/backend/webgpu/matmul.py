@@ -140,19 +140,20 @@ class _MatrixProduct:
 
     def _rows(self) -> list[str]:
         """The tile-relative output rows of thread ty, in accumulator order."""
-        t = self.tile
-        if not t.staged:
-            return [f"ty * {t.thread_m}i + {r}i" for r in range(t.thread_m)]
-        groups = t.thread_m // 4
-        return [f"{g * t.m // groups}i + ty * 4i + {r}i" for g in range(groups) for r in range(4)]
+        return self._owned("ty", self.tile.thread_m, self.tile.m)
 
     def _columns(self) -> list[str]:
         """The tile-relative output columns of thread tx, lane by lane of each vec4."""
-        t = self.tile
-        if not t.staged:
-            return [f"tx * {t.thread_n}i + {j}i" for j in range(t.thread_n)]
-        groups = t.thread_n // 4
-        return [f"{g * t.n // groups}i + tx * 4i + {j}i" for g in range(groups) for j in range(4)]
+        return self._owned("tx", self.tile.thread_n, self.tile.n)
+
+    def _owned(self, thread: str, count: int, width: int) -> list[str]:
+        """The `count` indices along a tile axis of `width` that a thread owns: one block
+        (unstaged), or groups of four spread `width / groups` apart (staged: neighbouring
+        threads then read neighbouring vec4s of workgroup memory)."""
+        if not self.tile.staged:
+            return [f"{thread} * {count}i + {r}i" for r in range(count)]
+        groups = count // 4
+        return [f"{g * width // groups}i + {thread} * 4i + {r}i" for g in range(groups) for r in range(4)]
 
     # -- operands ----------------------------------------------------------------------
     def _emit_reads(self, reads: list[tuple[str, _Operand, str, str, bool]], assign: bool = False) -> None:
