@@ -38,6 +38,14 @@ def test_an_unreadable_cache_is_empty(tmp_path, text):
     assert TuningCache(path).get("gpu", "key") == Tile(64, 64, 8, 4, 4)
 
 
+def test_an_unwritable_cache_keeps_choices_in_memory(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cache = TuningCache(blocker / "jaxwg" / "tuning.json")  # its parent is a file
+    cache.put("gpu", "key", Tile(64, 64, 8, 4, 4))
+    assert cache.get("gpu", "key") == Tile(64, 64, 8, 4, 4)
+
+
 def test_shape_classes_round_sizes_up_to_powers_of_two():
     c = as_contraction(product_kernel(dt.float32, 3, 100, 33, 64))
     assert shape_class(c, dt.float32) == "float32|1|128x64x64"

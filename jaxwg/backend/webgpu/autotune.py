@@ -71,11 +71,15 @@ class TuningCache:
 
     def put(self, adapter: str, key: str, tile: Tile) -> None:
         self._load().setdefault(adapter, {})[key] = list(astuple(tile))
-        if self.path is not None:
+        if self.path is None:
+            return
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             scratch = self.path.with_suffix(f".{os.getpid()}.tmp")
             scratch.write_text(json.dumps(self._entries, indent=1, sort_keys=True))
             scratch.replace(self.path)  # atomic: readers never see half a file
+        except OSError:
+            pass  # a read-only cache directory: the choice lasts for this process
 
     def clear(self) -> None:
         self._entries = {}
