@@ -1,17 +1,20 @@
 """Measured choice of matrix-product tiles, remembered on disk per adapter.
 
 The tuner's heuristics pick a first tile (`tuner.matmul_tile`); which tile is fastest
-depends on the adapter and on the product's shape (on the H200, a 64 x 64 tile with
-16 terms per step is the fastest at 1024^2 and three times slower than 128 x 128 at
-4096^2). On the first product of a shape class (dtype, batched or not, and m, n, k
+depends on the adapter and on the product's shape (on the H200, 128 x 64 tiles beat
+128 x 128 ones at 1024^2 by 25% and lose to them at 4096^2 by 10%). On the first product of a shape class (dtype, batched or not, and m, n, k
 rounded up to powers of two) the backend times each of `tuner.tile_candidates` on
 scratch inputs and keeps the fastest. The choice is stored in
 `<cache dir>/jaxwg/tuning.json` under the adapter's description, so later processes
 skip the measurement. The cache directory is `JAXWG_CACHE_DIR`, else
 `XDG_CACHE_HOME`, else `~/.cache`.
 
-`JAXWG_AUTOTUNE=0` turns measuring off (the heuristics decide, and the cache is not
-read); `clear()` deletes the stored choices.
+Measuring is off unless `JAXWG_AUTOTUNE=1`: on the H200 it chose 64 x 64 tiles at
+every size, and 4096^2 products through them ran at 0.53-0.57x JAX against 0.69x with
+the heuristics' 128 x 128 (docs/performance.md). Timed one dispatch at a time, after a
+synchronize, the small tiles look faster than they are when products run back to
+back; until the measurement agrees with the steady state, the heuristics decide.
+`clear()` deletes the stored choices.
 
 >>> cache = TuningCache(path=None)   # in memory only
 >>> cache.get("adapter", "float32|1|1024x1024x1024") is None
@@ -40,8 +43,8 @@ MAX_TRIAL_SECONDS = 0.25
 
 
 def enabled() -> bool:
-    """Whether `JAXWG_AUTOTUNE` allows measuring (default: yes)."""
-    return os.environ.get(ENV_VAR, "1").strip().lower() not in ("0", "false", "no", "off")
+    """Whether `JAXWG_AUTOTUNE` asks for measuring (default: no; see the module doc)."""
+    return os.environ.get(ENV_VAR, "0").strip().lower() in ("1", "true", "yes", "on")
 
 
 def cache_path() -> Path:
