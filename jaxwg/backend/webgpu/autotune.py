@@ -143,6 +143,8 @@ def clear() -> None:
     """Forget every stored tile choice (the file under the user cache directory).
 
     >>> import jaxwg.backend.webgpu.autotune as autotune
-    >>> autotune.clear()  # the next product of each shape class is measured again
+    >>> autotune.clear()  # the next product of each class is measured again  # doctest: +SKIP
+    >>> autotune.cache_path().name
+    'tuning.json'
     """
     default_cache().clear()
