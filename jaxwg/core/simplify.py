@@ -303,11 +303,25 @@ def _simplify_divmod(node: AluExp) -> AluExp | None:
         return _drop_small_offset(node)
     if rlo // d != rhi // d:
         if q.op is Op.CONST:  # no term is a multiple of d
-            return _drop_small_offset(node)
+            return _split_through_factor(node) or _drop_small_offset(node)
         # Both parts non-negative: floor division distributes over the multiple of d.
         return q + r // d if node.op is Op.IDIV else r % d
     k = rlo // d
     return q + k if node.op is Op.IDIV else r - k * d
+
+
+def _split_through_factor(node: AluExp) -> AluExp | None:
+    """(c*Q + R) // (c*m) = Q // m and (c*Q + R) % (c*m) = (Q % m)*c + R for R in [0, c)
+    and a non-negative dividend (floor division nests): an index split into axes of
+    sizes c and m, read through a coarser axis ((i*36 + j) // 144 = i // 4, j < 36)."""
+    x, d = node.src[0], node.src[1].arg
+    terms, _ = _affine(x)
+    for c in sorted({k for k in terms.values() if 1 < k < d and d % k == 0}, reverse=True):
+        q, r = _split_by_divisor(x, c)
+        if q.op is not Op.CONST and 0 <= r.range[0] and r.range[1] < c:
+            m = d // c
+            return q // m if node.op is Op.IDIV else (q % m) * c + r
+    return None
 
 
 def _drop_small_offset(node: AluExp) -> AluExp | None:
@@ -451,10 +465,49 @@ def _simplify_quotient_compare(node: AluExp) -> AluExp | None:
     return None
 
 
+def _never_wraps(terms: dict[AluExp, int], constant: int) -> bool:
+    """Whether the sum of `terms` (node -> coefficient) and `constant` stays within int32
+    for every value the terms' ranges allow (user integer code may wrap; indices do not)."""
+    lo = hi = constant
+    for term, k in terms.items():
+        a, b = term.range
+        if not (_fits_int32(a) and _fits_int32(b)):
+            return False
+        lo, hi = lo + min(k * a, k * b), hi + max(k * a, k * b)
+    return _fits_int32(lo) and _fits_int32(hi)
+
+
+def _simplify_split_compare(node: AluExp) -> AluExp | None:
+    """k < d*Q + R  ->  k // d < Q when k % d = d - 1, and d*Q + R < k  ->  Q < k // d
+    when k % d = 0, for R in [0, d) (floor division and modulo): the comparison cannot
+    depend on R. A padded view's mask on an outer axis, tested on the flat output
+    index, becomes a test of that axis alone once the index is split into axes (the
+    operands of a matrix product, core/contraction.py)."""
+    a, b = node.src
+    if (a.op is Op.CONST) == (b.op is Op.CONST):
+        return None
+    x, k = (b, a.arg) if a.op is Op.CONST else (a, b.arg)
+    terms, constant = _affine(x)
+    if not _never_wraps(terms, constant):
+        return None
+    for d in sorted({abs(c) for c in terms.values() if abs(c) > 1}, reverse=True):
+        q, r = _split_by_divisor(x, d)
+        if q.op is Op.CONST or r.range[0] < 0 or r.range[1] >= d:
+            continue
+        if a.op is Op.CONST and k % d == d - 1:
+            return alu.const(dt.int32, k // d).lt(q)
+        if b.op is Op.CONST and k % d == 0:
+            return q.lt(k // d)
+    return None
+
+
 def _index_rules(node: AluExp) -> AluExp | None:
     if node.op is Op.CMPLT and node.src[0].dtype is dt.int32:
-        shifted = _simplify_offset_compare(node)
-        return shifted if shifted is not None else _simplify_quotient_compare(node)
+        for rule in (_simplify_offset_compare, _simplify_quotient_compare, _simplify_split_compare):
+            found = rule(node)
+            if found is not None:
+                return found
+        return None
     if node.dtype is not dt.int32:
         return None
     if node.op in (Op.ADD, Op.SUB, Op.MUL, Op.NEG):

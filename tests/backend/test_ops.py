@@ -115,9 +115,19 @@ def test_float_binary(backend, op, dtype, data):
         # on every float is an integer, so the ulp GPU division may be off by (WGSL
         # allows 2.5) shows in the truncated quotient: 3 / 2.7300987e-07 = 10988614.35
         # came out 10988613 on lavapipe.
+        # A quotient within a few ulp below an integer may round up to it first (native
+        # division is allowed 2.5 ulp, and a residual step rounded without fused fma, as
+        # on lavapipe, can push a correct 2638780.75 to 2638781): there the truncation
+        # may be one more. Exact integer quotients and all others must be exact.
         expected, actual = reference(k, [a, b]), run_kernel(backend, k, [a, b])
         big = np.abs(expected) >= 2.0 ** np.finfo(dtype.np).nmant
-        assert_close_ulps(actual[~big], expected[~big], 0, 0, "idiv exact range")
+        with np.errstate(all="ignore"):
+            exact = a.astype(np.float64) / b.astype(np.float64)
+            gap = np.abs(np.trunc(exact) + np.sign(exact) - exact)  # to the next integer out
+            near = gap <= 3 * np.spacing(np.abs(exact).astype(dtype.np)).astype(np.float64)
+        loose = ~big & near & np.isfinite(exact)
+        assert_close_ulps(actual[~big & ~loose], expected[~big & ~loose], 0, 0, "idiv exact range")
+        assert np.all(np.abs(actual[loose].astype(np.float64) - expected[loose]) <= 1), "idiv near an integer"
         assert_close_ulps(actual[big], expected[big], 2, 0, "idiv beyond integers")
         return
     check(backend, k, [a, b], FLOAT_BINARY[op], 1e-6 if FLOAT_BINARY[op] else 0, f"{op.value} {dtype}")

@@ -193,13 +193,18 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     (i // 24, alu.const(dt.int32, 0)),
     ((x // 2) // 3, x // 6),  # truncating division nests for negative x too
     # an offset below the coefficients' common divisor never reaches the next multiple
-    ((i * 4 + 3) // 8, (i * 4) // 8),
-    ((i * 4 + 3) % 8, (i * 4) % 8 + 3),
+    ((i * 4 + 3) // 8, i // 2),  # and division nests through the factor 4
+    ((i * 4 + 3) % 8, (i % 2) * 4 + 3),
     ((i * 6 + 5) // 4, (i * 6 + 4) // 4),
     ((x * 4 + 3) // 8, (x * 4 + 3) // 8),  # x may be negative: truncation is not floor
     # floor division distributes over a multiple of the divisor (a non-negative rest)
     ((i * 8 + i % 6) // 4, (i % 6) // 4 + i * 2),
     ((i * 8 + i % 6) % 4, (i % 6) % 4),
+    # an index split into axes, read through a coarser axis or compared with an axis bound
+    (((i // 4) * 8 + i % 4) // 16, i // 8),
+    (alu.const(dt.int32, 7).lt((i // 4) * 8 + i % 4), alu.const(dt.int32, 3).lt(i)),
+    (((i // 4) * 8 + i % 4).lt(16), i.lt(8)),
+    (((i // 4) * 8 + i % 4).lt(15), (i % 4 + (i // 4) * 8).lt(15)),  # depends on i % 4
     # ints fold x * 0; floats do not (NaN * 0 and inf * 0 are NaN)
     (x * 0, alu.const(dt.int32, 0)),
     (f * 0.0, f * 0.0),

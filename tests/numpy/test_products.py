@@ -464,3 +464,30 @@ def test_products_take_the_tiled_template(name):
     for software in (False, True):
         assert [p.tuning.tile is not None for k in kernels for p in plan(k, AdapterTraits(software))] == [True]
     check(jitted(*args), f(np, *host))
+
+
+# Products whose operands are views and prologues, not plain buffers: the tiled template
+# evaluates each operand's expression where it loads it.
+VIEW_PRODUCTS = {
+    "strided slices": (lambda m, a, b: a[::2, 1::3] @ b[::3, ::2], [(70, 100), (99, 40)]),
+    "padding": (lambda m, a, b: m.pad(a, ((1, 2), (3, 0))) @ b, [(30, 20), (23, 33)]),
+    "flips": (lambda m, a, b: m.flip(a, 1) @ m.flip(b, 0), [(33, 21), (21, 47)]),
+    "reshaped transpose": (lambda m, a, b: a.reshape(20, 8, 3).transpose(1, 0, 2).reshape(8, 60).T @ b,
+                           [(20, 24), (8, 36)]),
+    "prologue and epilogue": (lambda m, a, b: m.tanh((a * 0.5 + 1.0) @ m.abs(b) - 3.0), [(40, 24), (24, 36)]),
+    "int32": (lambda m, a, b: a.astype(m.int32) @ b.astype(m.int32), [(48, 20), (20, 52)]),
+    "broadcast batch": (lambda m, a, b: m.matmul(a[None], b[:, None]).sum(0), [(17, 16, 18), (3, 18, 20)]),
+}
+
+
+@pytest.mark.parametrize("name", VIEW_PRODUCTS)
+def test_products_of_views_and_prologues(name):
+    from jaxwg.backend.webgpu.tuner import AdapterTraits, plan
+
+    f, shapes = VIEW_PRODUCTS[name]
+    host = [data(s) for s in shapes]
+    jitted = jaxwg.jit(lambda *a: f(jnp, *a))
+    kernels = jitted.lower(*[arr(x) for x in host]).kernels
+    assert any(p.tuning.tile is not None for k in kernels if k.reduction for p in plan(k, AdapterTraits(False)))
+    check(jitted(*[arr(x) for x in host]), f(np, *host))
+    check(f(jnp, *[arr(x) for x in host]), f(np, *host))  # eager too
