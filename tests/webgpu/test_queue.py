@@ -260,6 +260,37 @@ def test_immediates(device, kernels, slots):
     slots.decref(x)
 
 
+def test_repeated_immediates_are_set_once_per_pipeline_run(device, kernels, slots, monkeypatch):
+    """The same immediates on the same pipeline are not sent again; new values, another
+    pipeline in between or a new pass send them (and every sum is still right)."""
+    if kernels.add_immediate is None:
+        pytest.skip(f"{device.describe()} lacks the immediates feature")
+    queue = DispatchQueue(device, slots)
+    x, y = u32_slot(slots, np.zeros(N)), u32_slot(slots, np.zeros(N))
+    add_x = bind(device, kernels.add_immediate, slots, x)
+    increment_y = bind(device, kernels.increment, slots, y)
+    sent = []
+    probe = device.device.create_command_encoder().begin_compute_pass()
+    encoder_class = type(probe)  # the backend's class, not wgpu's abstract one
+    probe.end()
+    original = encoder_class.set_immediates
+    monkeypatch.setattr(encoder_class, "set_immediates",
+                        lambda self, *a: (sent.append(a[1]), original(self, *a))[1])
+    three, five = np.array([3], np.uint32).tobytes(), np.array([5], np.uint32).tobytes()
+    plan = [(kernels.add_immediate, add_x, x, three), (kernels.add_immediate, add_x, x, three),
+            (kernels.add_immediate, add_x, x, five), (kernels.increment, increment_y, y, None),
+            (kernels.add_immediate, add_x, x, five)]
+    for kernel, group, slot, data in plan:
+        queue.record(kernel.pipeline, [(0, group, None)], GRID, [slot], immediates=data)
+    queue.flush()
+    queue.record(kernels.add_immediate.pipeline, [(0, add_x, None)], GRID, [x], immediates=five)
+    np.testing.assert_array_equal(read_u32(slots, x), 3 + 3 + 5 + 5 + 5)
+    np.testing.assert_array_equal(read_u32(slots, y), 1)
+    assert sent == [three, five, five, five]
+    slots.decref(x)
+    slots.decref(y)
+
+
 def test_unknown_slot_records_nothing(device, kernels, slots):
     queue = DispatchQueue(device, slots)
     x = u32_slot(slots, np.zeros(N))

@@ -67,6 +67,7 @@ class DispatchQueue:
         self._encoder: wgpu.GPUCommandEncoder | None = None
         self._pass: wgpu.GPUComputePassEncoder | None = None
         self._pipeline: wgpu.GPUComputePipeline | None = None
+        self._immediates: bytes | None = None  # what the open pass's pipeline last got
         self._held_slots: list[int] = []
         self._pending = 0
         self.dispatches_recorded = 0
@@ -105,11 +106,15 @@ class DispatchQueue:
         if pipeline is not self._pipeline:
             compute_pass.set_pipeline(pipeline)
             self._pipeline = pipeline
+            self._immediates = None  # another layout: its immediates are unset
         for index, bind_group, dynamic_offsets in bind_groups:
             compute_pass.set_bind_group(index, bind_group, dynamic_offsets or ())
-        if immediates is not None:
+        if immediates is not None and immediates != self._immediates:
+            # Immediates persist in the pass while the pipeline stays: a kernel run again
+            # (a jitted function called in a loop) sets them once.
             # wgpu 0.32.0's set_immediates fails unless data_size is given explicitly.
             compute_pass.set_immediates(0, immediates, 0, len(immediates))
+            self._immediates = immediates
         compute_pass.dispatch_workgroups(*grid)
         self._pending += 1
         self.dispatches_recorded += 1
@@ -129,7 +134,7 @@ class DispatchQueue:
             return
         encoder, compute_pass = self._encoder, self._pass
         held, self._held_slots = self._held_slots, []
-        self._encoder = self._pass = self._pipeline = None
+        self._encoder = self._pass = self._pipeline = self._immediates = None
         self._pending = 0
         self._held_bytes = 0
         try:
