@@ -49,9 +49,9 @@ from ...core import dtypes as dt
 from ...core.alu import AluExp, Op
 from ...core.contraction import Contraction, as_contraction
 from ...core.kernel import Kernel
-from .codegen import STORAGE_TYPE, WGSL_TYPE, strip_parens
+from .codegen import WGSL_TYPE, strip_parens
 from .shader import GROUP_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField, reduced_value
-from .tuner import Tuning
+from .tuner import Tuning, reads_quads, vec4_bindable
 
 _LANES = "xyzw"
 
@@ -97,7 +97,7 @@ class _MatrixProduct:
         self.grid = c.batch * self.tiles_m * self.tiles_n
 
     def _operand(self, prefix, factor, free, size, width, origin, kernel, options, only) -> _Operand:
-        axis = _vector_axis(factor, free, size, self.c.k, kernel, options)
+        axis = _vector_axis(factor, free, kernel, options)
         if only is not None and axis != only:
             axis = None
         return _Operand(prefix, factor, free, size, width, origin, axis)
@@ -341,24 +341,18 @@ class _MatrixProduct:
                 s.store(index, value, s.kernel.dtype)
 
 
-def _vector_axis(factor: AluExp, free: str, size: int, k: int, kernel: Kernel,
-                 options: ShaderOptions) -> str | None:
+def _vector_axis(factor: AluExp, free: str, kernel: Kernel, options: ShaderOptions) -> str | None:
     """"free" or "k" if the factor can be read as vec4s along that axis, else None: it
-    is one load of a 4-byte type that the kernel reads nowhere else, bound in one
-    window, with index step 1 along the axis, the axis's extent a multiple of 4, and
-    index ≡ 0 (mod 4) wherever the axis index is."""
-    if factor.op is not Op.LOAD or factor.dtype.is_bool or STORAGE_TYPE[factor.dtype] not in ("f32", "i32", "u32"):
+    is the kernel's only load of a `vec4_bindable` input, and `reads_quads` along the axis."""
+    if factor.op is not Op.LOAD or factor.arg not in vec4_bindable(kernel, options.windows):
         return None
-    arg = factor.arg
-    reads = {ld for e in kernel.expressions for ld in e.simplify().loads() if ld.arg == arg}
-    if len(reads) != 1 or options.windows[arg] != 1:
+    reads = {ld for e in kernel.expressions for ld in e.simplify().loads() if ld.arg == factor.arg}
+    if len(reads) != 1:
         return None
     index = factor.src[0]
-    for axis, extent in ((free, size), ("k", k)):
-        if extent % 4 or not _step_is_unit(factor, axis):
-            continue
-        quads = alu.special("quad", extent // 4)
-        if (index.substitute({axis: quads * 4}) % 4).simplify() == alu.const(dt.int32, 0):
+    for axis in (free, "k"):
+        special = next((n for n in index.toposort() if n.op is Op.SPECIAL and n.arg[0] == axis), None)
+        if special is not None and reads_quads(index, special):
             return "free" if axis == free else "k"
     return None
 

@@ -234,15 +234,21 @@ def reads_quads(index: AluExp, axis: AluExp) -> bool:
 
 def quad_inputs(kernel: Kernel, axis: AluExp, windows: tuple[int, ...]) -> frozenset[int]:
     """The inputs a template may bind as vec4 arrays and read four values of `axis` at a
-    time: 4-byte, in one binding window, and read only by loads that `reads_quads`."""
-    loads = [ld for e in kernel.expressions for ld in e.simplify().loads()]
-    epilogue = {ld.arg for ld in kernel.reduction.epilogue.loads()} if kernel.reduction else set()
+    time: `vec4_bindable`, and read only by loads that `reads_quads`."""
+    bindable = vec4_bindable(kernel, windows)
     ok: dict[int, bool] = {}
-    for ld in loads:
-        good = (STORAGE_TYPE[ld.dtype] in ("f32", "i32", "u32") and not ld.dtype.is_bool
-                and windows[ld.arg] == 1 and ld.arg not in epilogue and reads_quads(ld.src[0], axis))
-        ok[ld.arg] = ok.get(ld.arg, True) and good
+    for ld in (ld for e in kernel.expressions for ld in e.simplify().loads()):
+        ok[ld.arg] = ok.get(ld.arg, True) and ld.arg in bindable and reads_quads(ld.src[0], axis)
     return frozenset(arg for arg, good in ok.items() if good)
+
+
+def vec4_bindable(kernel: Kernel, windows: tuple[int, ...]) -> frozenset[int]:
+    """The inputs that could be bound as vec4 arrays: of a 4-byte type (bool aside), in
+    one binding window, and not read by the epilogue (which reads scalars at `gidx`)."""
+    epilogue = {ld.arg for ld in kernel.reduction.epilogue.loads()} if kernel.reduction else set()
+    return frozenset(ld.arg for e in kernel.expressions for ld in e.simplify().loads()
+                     if STORAGE_TYPE[ld.dtype] in ("f32", "i32", "u32") and not ld.dtype.is_bool
+                     and windows[ld.arg] == 1 and ld.arg not in epilogue)
 
 
 def _step(index, special) -> int | None:
