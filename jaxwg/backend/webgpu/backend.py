@@ -189,8 +189,7 @@ class WebGPUBackend(Backend):
 
             def run(candidate: Tile) -> None:
                 tuning = Tuning(workgroup_size=candidate.threads, tile=candidate)
-                exe = WebGPUExecutable(kernel, [Pass(kernel, tuning, tuple(range(kernel.nargs)))], 0, fast_math)
-                self._dispatch(exe, inputs, [output])
+                self._dispatch(self.prepare(kernel, tuning, fast_math=fast_math), inputs, [output])
                 self.queue.synchronize()
 
             try:

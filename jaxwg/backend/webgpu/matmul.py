@@ -51,7 +51,7 @@ from ...core.contraction import Contraction, as_contraction
 from ...core.kernel import Kernel
 from .codegen import WGSL_TYPE, strip_parens
 from .shader import GROUP_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField, reduced_value
-from .tuner import Tuning, reads_quads, vec4_bindable
+from .tuner import Tuning, index_step, reads_quads, vec4_bindable
 
 _LANES = "xyzw"
 
@@ -351,7 +351,7 @@ def _vector_axis(factor: AluExp, free: str, kernel: Kernel, options: ShaderOptio
         return None
     index = factor.src[0]
     for axis in (free, "k"):
-        special = next((n for n in index.toposort() if n.op is Op.SPECIAL and n.arg[0] == axis), None)
+        special = _special(index, axis)
         if special is not None and reads_quads(index, special):
             return "free" if axis == free else "k"
     return None
@@ -360,15 +360,10 @@ def _vector_axis(factor: AluExp, free: str, kernel: Kernel, options: ShaderOptio
 def _step_is_unit(factor: AluExp, axis: str) -> bool:
     """Whether every load of the factor moves by one element when `axis` grows by one."""
     loads = factor.loads()
-    if not loads:
-        return False
-    for ld in loads:
-        index = ld.src[0]
-        specials = {n for n in index.toposort() if n.op is Op.SPECIAL and n.arg[0] == axis}
-        if len(specials) != 1:
-            return False
-        (special,) = specials
-        delta = (index.substitute({axis: special + 1}) - index).simplify()
-        if not (delta.op is Op.CONST and delta.arg == 1):
-            return False
-    return True
+    return bool(loads) and all(_special(ld.src[0], axis) is not None
+                               and index_step(ld.src[0], _special(ld.src[0], axis)) == 1 for ld in loads)
+
+
+def _special(index: AluExp, name: str) -> AluExp | None:
+    """The special index called `name` that `index` depends on, if any."""
+    return next((n for n in index.toposort() if n.op is Op.SPECIAL and n.arg[0] == name), None)

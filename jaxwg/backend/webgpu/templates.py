@@ -85,10 +85,11 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         b.emit(f"let t = i32(gid.x + gid.y * nwg.x * {wg}u);")
         b.emit(f"if (t >= {threads}i) {{ return; }}")
         t = alu.special("t", threads)
-        for arg in sorted(vector_args):
-            b.emit(f"let v{arg} = in{arg}[t];")
-        exp = kernel.exp.simplify()
-        lanes = [_lane_expression(exp, vector_args, t * 4 + j, j) for j in range(4)]
+        body, reads = _read_quads(kernel.exp.simplify(), vector_args, "v")
+        for name, arg, _ in reads:  # each vector input is read only at gidx, lane 0 of t
+            b.emit(f"let {name} = in{arg}[t];")
+        names = {name for name, _, _ in reads}
+        lanes = [_lane_of(body, names, j).substitute({"gidx": t * 4 + j}).simplify() for j in range(4)]
         g = s.codegen()
         for lane in lanes:
             g.count_references(lane)
@@ -98,19 +99,6 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
             texts = [f"select(0i, 1i, {x})" for x in texts]
         b.emit(f"result[t] = vec4<{out}>({', '.join(texts)});")
     return s.finish(wg * 4)
-
-
-def _lane_expression(exp: AluExp, vector_args, index: AluExp, lane: int) -> AluExp:
-    """`exp` for output `index`, with loads of vector inputs read from lane `lane` of
-    the thread's vec4 (`v<arg>.x` ...)."""
-    def to_lane(node: AluExp):
-        if node.op is Op.LOAD and node.arg in vector_args:
-            stored = dt.int32 if node.dtype.is_bool else node.dtype
-            value = alu.variable(stored, f"v{node.arg}.{_LANES[lane]}")
-            return value.ne(0) if node.dtype.is_bool else value
-        return None
-
-    return exp.rewrite(to_lane).substitute({"gidx": index}).simplify()
 
 
 def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
@@ -173,13 +161,16 @@ def _quad_terms(body: AluExp, gidxs: list[AluExp], ridxs: list[AluExp], quads: f
 
 def _read_quads(body: AluExp, quads: frozenset, prefix: str) -> tuple[AluExp, list[tuple[str, int, AluExp]]]:
     """`body` with each distinct load of a vec4 input replaced by a vec4 variable
-    (`<prefix>0`, ...), and (name, input, load index) of each variable."""
+    (`<prefix>0`, ...), and (name, input, load index) of each variable. The vec4s
+    are read by the templates (elementwise_vec4, reduction), and `_lane_of` picks a lane."""
     reads: dict[AluExp, str] = {}
 
     def replace_load(node: AluExp):
         if node.op is Op.LOAD and node.arg in quads:
             reads.setdefault(node, f"{prefix}{len(reads)}")
-            return alu.variable(node.dtype, reads[node])
+            stored = dt.int32 if node.dtype.is_bool else node.dtype  # bool is stored as i32
+            value = alu.variable(stored, reads[node])
+            return value.ne(0) if node.dtype.is_bool else value
         return None
 
     return body.rewrite(replace_load), [(name, load.arg, load.src[0]) for load, name in reads.items()]

@@ -218,7 +218,7 @@ def _reads_columns(kernel: Kernel) -> bool:
     gidx, ridx = alu.gidx(kernel.size), alu.ridx(kernel.reduction.size)
     loads = kernel.exp.loads()
     return bool(loads) and all(
-        _step(ld.src[0], gidx) == 1 and _step(ld.src[0], ridx) not in (0, 1) for ld in loads)
+        index_step(ld.src[0], gidx) == 1 and index_step(ld.src[0], ridx) not in (0, 1) for ld in loads)
 
 
 def reads_quads(index: AluExp, axis: AluExp) -> bool:
@@ -226,7 +226,7 @@ def reads_quads(index: AluExp, axis: AluExp) -> bool:
     grows by one and is a multiple of 4 wherever `axis` is: then four consecutive
     values of `axis` read one aligned vec4."""
     name, extent = axis.arg
-    if extent % 4 or _step(index, axis) != 1:
+    if extent % 4 or index_step(index, axis) != 1:
         return False
     quad = alu.special("quad", extent // 4)
     return (index.substitute({name: quad * 4}) % 4).simplify() == alu.const(dt.int32, 0)
@@ -251,7 +251,7 @@ def vec4_bindable(kernel: Kernel, windows: tuple[int, ...]) -> frozenset[int]:
                      and windows[ld.arg] == 1 and ld.arg not in epilogue)
 
 
-def _step(index, special) -> int | None:
+def index_step(index: AluExp, special: AluExp) -> int | None:
     """How much `index` moves when `special` grows by one, if that is a constant."""
     delta = (index.substitute({special.arg[0]: special + 1}) - index).simplify()
     return delta.arg if delta.op is alu.Op.CONST else None
