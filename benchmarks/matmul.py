@@ -7,7 +7,8 @@ precision="highest", so both compute in float32), one call then block, best of
 several; TFLOP/s and the ratio JAX time / jaxwg time. `--mlp` adds the forward pass
 of a 2048 x 1024 -> 4096 -> 1024 MLP with bias and relu (the epilogues fuse into the
 products). `--tiles` times the given tiles on the S x S product instead of the
-tuner's choice (a tool for choosing the heuristics). Results are checked against
+tuner's choice (a tool for choosing the heuristics), each run alone (one dispatch and
+a wait) and ten back to back (one wait). Results are checked against
 NumPy in float64.
 """
 
@@ -106,14 +107,16 @@ def tiles(s: int, specs: list[str], rng) -> None:
         tile = eval(spec, {"Tile": Tile})
         exe = be.prepare(kernel, Tuning(workgroup_size=tile.threads, tile=tile))
 
-        def run():
-            be.dispatch(exe, slots, [out])
+        def run(times: int = 1):
+            for _ in range(times):
+                be.dispatch(exe, slots, [out])
             be.synchronize()
 
         seconds = best_seconds(run)
         got = np.frombuffer(be.read(out), np.float32).reshape(s, s)
         check(got, a.astype(np.float64) @ b, spec)
-        report(spec, 2 * s ** 3, seconds, None)
+        report(f"{spec}, one + wait", 2 * s ** 3, seconds, None)
+        report(f"{spec}, 10 back to back", 2 * s ** 3, best_seconds(lambda: run(10)) / 10, None)
     for slot in slots + [out]:
         be.decref(slot)
 

@@ -19,9 +19,10 @@ settings.register_profile("jaxwg", deadline=None, max_examples=25, suppress_heal
 settings.register_profile("thorough", deadline=None, max_examples=300, suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "jaxwg"))
 
-# Matrix-product tiles come from the heuristics (autotuning is off unless JAXWG_AUTOTUNE=1);
-# the autotuning tests turn measuring on themselves, with a cache of their own, and nothing
-# a test does touches the user's cache directory.
+# Matrix-product tiles come from the heuristics on every adapter, GPUs included (the
+# tests choose tiles themselves); the autotuning tests turn measuring on, with a cache of
+# their own, and nothing a test does touches the user's cache directory.
+os.environ.setdefault("JAXWG_AUTOTUNE", "0")
 os.environ["JAXWG_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxwg-test-cache-")
 
 

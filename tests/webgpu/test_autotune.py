@@ -53,17 +53,41 @@ def test_shape_classes_round_sizes_up_to_powers_of_two():
     assert shape_class(c, dt.float16) == "float16|0|1x1x1"
 
 
+@pytest.mark.parametrize("setting, gpu, software", [(None, True, False), ("1", True, True),
+                                                   ("0", False, False), ("off", False, False)])
+def test_measuring_is_on_for_gpus_unless_the_variable_says(monkeypatch, setting, gpu, software):
+    if setting is None:
+        monkeypatch.delenv(autotune.ENV_VAR, raising=False)
+    else:
+        monkeypatch.setenv(autotune.ENV_VAR, setting)
+    assert (autotune.enabled(is_software=False), autotune.enabled(is_software=True)) == (gpu, software)
+
+
 def test_the_fastest_candidate_wins():
     tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8), Tile(32, 32, 8, 4, 4)]
     delay = {tiles[0]: 0.004, tiles[1]: 0.0005, tiles[2]: 0.003}
-    assert fastest(tiles, lambda t: time.sleep(delay[t])) == tiles[1]
+    assert fastest(tiles, lambda t: time.sleep(delay[t]), lambda: None) == tiles[1]
+
+
+def test_runs_are_timed_back_to_back_with_one_wait():
+    # A run records work and the wait pays for all of it: the candidate whose runs
+    # cost least together wins, whatever one run plus a wait costs.
+    tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8)]
+    per_run, per_wait = {tiles[0]: 0.002, tiles[1]: 0.0004}, {tiles[0]: 0.0, tiles[1]: 0.003}
+    queued = []
+
+    def sync():
+        time.sleep(sum(per_run[t] for t in queued) + max((per_wait[t] for t in queued), default=0))
+        queued.clear()
+
+    assert fastest(tiles, queued.append, sync) == tiles[1]
 
 
 def test_a_slow_first_candidate_ends_the_search(monkeypatch):
     monkeypatch.setattr(autotune, "MAX_TRIAL_SECONDS", 0.001)
     tried = []
     tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8)]
-    assert fastest(tiles, lambda t: (tried.append(t), time.sleep(0.002))) == tiles[0]
+    assert fastest(tiles, lambda t: (tried.append(t), time.sleep(0.002)), lambda: None) == tiles[0]
     assert tried == [tiles[0], tiles[0]]  # warm, then one timed run
 
 
@@ -72,7 +96,7 @@ def test_the_backend_measures_once_per_shape_class(webgpu, tmp_path, monkeypatch
     monkeypatch.setattr(webgpu, "tuning_cache", TuningCache(tmp_path / "tuning.json"))
     runs = []
     real = autotune.fastest
-    monkeypatch.setattr(autotune, "fastest", lambda tiles, run: runs.append(tiles) or real(tiles, run))
+    monkeypatch.setattr(autotune, "fastest", lambda tiles, run, sync: runs.append(tiles) or real(tiles, run, sync))
     rng = np.random.default_rng(5)
     for m, k, n in [(40, 24, 36), (33, 20, 60)]:  # one shape class: 64 x 64 x 32
         lhs, rhs, inputs = operands(dt.float32, 1, m, k, n, False, False, rng)

@@ -9,12 +9,13 @@ scratch inputs and keeps the fastest. The choice is stored in
 skip the measurement. The cache directory is `JAXWG_CACHE_DIR`, else
 `XDG_CACHE_HOME`, else `~/.cache`.
 
-Measuring is off unless `JAXWG_AUTOTUNE=1`: on the H200 it chose 64 x 64 tiles at
-every size, and 4096^2 products through them ran at 0.53-0.57x JAX against 0.69x with
-the heuristics' 128 x 128 (docs/performance.md). Timed one dispatch at a time, after a
-synchronize, the small tiles look faster than they are when products run back to
-back; until the measurement agrees with the steady state, the heuristics decide.
-`clear()` deletes the stored choices.
+Measuring is on by default on GPUs and off on software adapters (lavapipe, llvmpipe:
+there the timing runs on the CPU the program itself needs, and the heuristics' tiles
+were chosen by measuring on it); `JAXWG_AUTOTUNE=1` or `0` decides for every adapter.
+Candidates are timed as products run in a program, several dispatches back to back
+and one wait: timed one dispatch at a time, each followed by a wait, small tiles looked
+faster on the H200 than they are (docs/performance.md). `clear()` deletes the stored
+choices.
 
 >>> cache = TuningCache(path=None)   # in memory only
 >>> cache.get("adapter", "float32|1|1024x1024x1024") is None
@@ -42,9 +43,18 @@ ENV_VAR = "JAXWG_AUTOTUNE"
 MAX_TRIAL_SECONDS = 0.25
 
 
-def enabled() -> bool:
-    """Whether `JAXWG_AUTOTUNE` asks for measuring (default: no; see the module doc)."""
-    return os.environ.get(ENV_VAR, "0").strip().lower() in ("1", "true", "yes", "on")
+def enabled(is_software: bool) -> bool:
+    """Whether to measure tiles: `JAXWG_AUTOTUNE` when set, else on GPUs only.
+
+    >>> enabled(is_software=False) == (os.environ.get(ENV_VAR) not in ("0", "off"))
+    True
+    """
+    choice = os.environ.get(ENV_VAR, "").strip().lower()
+    if choice in ("1", "true", "yes", "on"):
+        return True
+    if choice in ("0", "false", "no", "off"):
+        return False
+    return not is_software
 
 
 def cache_path() -> Path:
@@ -100,19 +110,26 @@ class TuningCache:
         return self._entries
 
 
-def fastest(candidates: list[Tile], run, rounds: int = 2) -> Tile:
-    """The candidate whose `run(tile)` (dispatch and wait) takes least time. Each is run
-    once to compile and warm, once more to see how long a run takes, then timed over
-    enough runs to fill about 20 ms (at most 10); the candidates take turns for
+def fastest(candidates: list[Tile], run, sync, rounds: int = 2) -> Tile:
+    """The candidate whose `run(tile)` (record one dispatch) takes least time when
+    products run back to back. Each is run once to compile and warm, once more (with
+    `sync()`, the wait) to see how long a run takes, then timed as a batch of runs
+    filling about 20 ms (at most 10) and one wait. The candidates take turns for
     `rounds` rounds and each keeps its best, so that a GPU still raising its clocks
     does not favour the later ones. Measuring stops after the first candidate when one
     of its runs costs more than MAX_TRIAL_SECONDS."""
+    def seconds_per_run(tile: Tile, count: int) -> float:
+        start = time.perf_counter()
+        for _ in range(count):
+            run(tile)
+        sync()
+        return (time.perf_counter() - start) / count
+
     reps = {}
     for tile in candidates:
         run(tile)
-        start = time.perf_counter()
-        run(tile)
-        once = time.perf_counter() - start
+        sync()
+        once = seconds_per_run(tile, 1)
         if once > MAX_TRIAL_SECONDS and tile is candidates[0]:
             return tile
         if once <= MAX_TRIAL_SECONDS:
@@ -120,11 +137,7 @@ def fastest(candidates: list[Tile], run, rounds: int = 2) -> Tile:
     best: dict[Tile, float] = {}
     for _ in range(rounds):
         for tile, count in reps.items():
-            start = time.perf_counter()
-            for _ in range(count):
-                run(tile)
-            seconds = (time.perf_counter() - start) / count
-            best[tile] = min(best.get(tile, float("inf")), seconds)
+            best[tile] = min(best.get(tile, float("inf")), seconds_per_run(tile, count))
     return min(best, key=best.get)
 
 

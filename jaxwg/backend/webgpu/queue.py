@@ -125,8 +125,11 @@ class DispatchQueue:
         """Submit everything recorded, then release the slots it held (if any).
 
         `then(encoder)` records more commands (a read-back copy) after the compute pass
-        into the same submit: one submit per read instead of two."""
-        if self._encoder is None:
+        into the same submit: one submit per read instead of two. After a submit the
+        next encoder and pass are opened at once, while the GPU runs the work and the
+        caller waits for it: the first dispatch after a wait does not pay for them
+        (23 µs on the H200; docs/performance.md)."""
+        if self._pending == 0:  # nothing recorded; a pass opened in advance stays open
             if then is not None:
                 encoder = self._device.device.create_command_encoder()
                 then(encoder)
@@ -147,6 +150,7 @@ class DispatchQueue:
             # After the submit, any later use of these buffers comes after this work.
             for slot in held:
                 self._slots.release_hold(slot)
+        self._open_pass()
 
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""
