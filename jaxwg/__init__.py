@@ -16,11 +16,14 @@ from .frontend.array import Array
 from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
 from .frontend.jit import jit
+from .frontend import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
+from .frontend.ad import jvp
+from .frontend.reverse import grad, linearize, value_and_grad, vjp
 from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
                       live_arrays, local_devices)
 
 __version__ = "0.1.0"
 
 __all__ = ["Array", "Device", "block_until_ready", "config", "default_backend", "device_count",
-           "device_put", "devices", "jit", "lax", "live_arrays", "local_devices", "make_jaxpr",
-           "numpy", "tree", "tree_util"]
+           "device_put", "devices", "grad", "jit", "jvp", "lax", "linearize", "live_arrays",
+           "local_devices", "make_jaxpr", "numpy", "tree", "tree_util", "value_and_grad", "vjp"]

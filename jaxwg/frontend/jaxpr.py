@@ -114,18 +114,6 @@ class JaxprTracer(Tracer):
     def aval(self):
         return self._aval
 
-    @property
-    def shape(self):
-        return self._aval.shape
-
-    @property
-    def dtype(self):
-        return self._aval.dtype.np
-
-    @property
-    def weak_type(self):
-        return self._aval.weak_type
-
     def __repr__(self):
         return f"Traced<{self._aval.str_short()}>"
 
@@ -241,6 +229,16 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     converted = Jaxpr([v for v, _ in kept], [v for v, _ in moved] + list(jaxpr.invars),
                       jaxpr.eqns, jaxpr.outvars)
     return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
+
+
+def call_staged(fn, args, name: str) -> list:
+    """`fn(*args) -> list of arrays`, traced at the avals of `args` and bound as one `jit`
+    call named `name`: how transformations of a `jit` call stay a call."""
+    from .array import aval_of
+
+    closed = trace_to_jaxpr(fn, [aval_of(a) for a in args], f"{name} traced for a jit call")
+    closed, captured = hoist_tracer_consts(closed)
+    return P.jit_p.bind(*captured, *args, jaxpr=closed, name=name)
 
 
 def make_jaxpr(fun, static_argnums=()):

@@ -372,6 +372,7 @@ def _elementwise_rule(fn):
 for _prim, _fn in ELEMENT_RULES.items():
     lowering_rules[_prim] = _elementwise_rule(_fn)
 lowering_rules[P.copy_p] = lambda aval, x: elementwise(ELEMENT_RULES[P.copy_p], aval, x)
+lowering_rules[P.stop_gradient_p] = lambda aval, x: x
 
 
 # -- movement -------------------------------------------------------------------------------

@@ -420,6 +420,8 @@ def _dot_general_abstract_eval(a, b, *, dimension_numbers, preferred_element_typ
 dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
+# The identity whose derivative is zero (`lax.stop_gradient`).
+stop_gradient_p = _declare("stop_gradient", lambda x: x)
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):

@@ -77,6 +77,18 @@ class Tracer:
     def aval(self):
         raise NotImplementedError
 
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype.np
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
     def full_lower(self):
         return self
 

@@ -459,14 +459,21 @@ def full_like(x, fill_value, dtype=None, shape=None):
 
 
 def stop_gradient(x):
-    """`x` (gradients do not flow through it once transformations exist).
+    """`x`, every array leaf of the pytree, with a zero derivative.
 
-    >>> import jaxwg.numpy as jnp
+    >>> import jaxwg
     >>> from jaxwg import lax
-    >>> lax.stop_gradient(jnp.ones(2)).shape
-    (2,)
+    >>> jaxwg.grad(lambda x: x * lax.stop_gradient(x))(3.0).item()
+    3.0
     """
-    return x
+    from ..frontend import pytree
+
+    def stop(leaf):
+        if avals.is_python_scalar(leaf):
+            return leaf
+        return bind(P.stop_gradient_p, leaf) if _aval_of(leaf).dtype.is_float else leaf
+
+    return pytree.tree_map(stop, x)
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in

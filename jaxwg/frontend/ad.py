@@ -1,0 +1,211 @@
+"""Forward-mode differentiation: the JVP trace, symbolic zero tangents, and `jvp`.
+
+A `JVPTracer` carries a primal value and its tangent. Applying a primitive to JVP
+tracers applies it to the primals and the primitive's JVP rule
+(`primitives.jvp_rules`, filled by `jaxwg.frontend.ad_rules`) to the tangents. A
+tangent that is known to be zero is a `Zero` (only its aval), not an array: inputs
+that are not differentiated, integer values and constants cost nothing, and a rule
+skips their terms. Zeros become arrays only where a result needs one (`instantiate`).
+
+Reverse mode (`jaxwg.frontend.linearize`) is built on this: the JVP of a function
+traced to a jaxpr, split into its primal and its linear part, and the linear part
+transposed.
+
+>>> import jaxwg.numpy as jnp
+>>> primal, tangent = jvp(jnp.sin, (jnp.array(0.0),), (jnp.array(2.0),))
+>>> float(primal), float(tangent)
+(0.0, 2.0)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import primitives as P
+from . import pytree
+from .aval import ShapedArray
+from .trace import Trace, Tracer, describe_traced, full_raise, new_main
+
+# JAX's dtype of the tangents of integer and boolean values: zero bytes per element.
+float0 = np.dtype([("float0", np.void, 0)])
+
+
+class Zero:
+    """A tangent (or cotangent) known to be zero, of aval `aval`."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"Zero({self.aval.str_short()})"
+
+
+def is_differentiable(aval: ShapedArray) -> bool:
+    """Whether values of `aval` have tangents (floating dtypes); others' are float0."""
+    return aval.dtype.is_float
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """The aval of a tangent of a value of `aval`: the same shape and float dtype."""
+    return ShapedArray(aval.shape, aval.dtype)
+
+
+def zeros(aval: ShapedArray):
+    """An array of zeros of `aval` (a broadcast constant: no memory until used)."""
+    from .. import lax
+
+    return lax.full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(tangent, aval: ShapedArray | None = None):
+    """`tangent` as an array: a `Zero` becomes zeros of its aval (or of `aval`)."""
+    if isinstance(tangent, Zero):
+        return zeros(aval or tangent.aval)
+    return tangent
+
+
+def add_tangents(x, y):
+    """The sum of two tangents of one aval, either of which may be a `Zero`."""
+    if isinstance(x, Zero):
+        return y
+    if isinstance(y, Zero):
+        return x
+    return P.add_p.bind(x, y)
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        from .array import aval_of
+
+        return aval_of(self.primal)
+
+    def __repr__(self):
+        return f"JVPTracer<{self.aval.str_short()}>"
+
+
+class JVPTrace(Trace):
+    def pure(self, value):
+        from .array import aval_of
+
+        return JVPTracer(self, value, Zero(tangent_aval(aval_of(value))))
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(isinstance(t, Zero) for t in tangents):
+            outs = primitive.bind(*primals, **params)
+            out_list = outs if primitive.multiple_results else [outs]
+            tracers_out = [self.pure(o) for o in out_list]
+            return tracers_out if primitive.multiple_results else tracers_out[0]
+        rule = P.jvp_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
+        primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return JVPTracer(self, primal_out, tangent_out)
+
+
+def jvp_flat(fun, primals, tangents, debug_info: str | None = None):
+    """Run `fun(*primals) -> list` on JVP tracers: (primal outputs, tangent outputs);
+    tangents in and out may be `Zero`s."""
+    with new_main(JVPTrace, debug_info=debug_info) as main:
+        trace = JVPTrace(main)
+        outs = fun(*[JVPTracer(trace, p, t) for p, t in zip(primals, tangents)])
+        out_tracers = [full_raise(trace, o) for o in outs]
+        return [t.primal for t in out_tracers], [t.tangent for t in out_tracers]
+
+
+def _user_tangent(tangent, aval: ShapedArray):
+    """A tangent handed back to the user: zeros for a float value, float0 otherwise."""
+    if is_differentiable(aval):
+        return instantiate(tangent, tangent_aval(aval))
+    return np.zeros(aval.shape, float0)
+
+
+def _check_tangent(primal_aval: ShapedArray, tangent, what: str) -> None:
+    from .array import aval_of
+
+    if not is_differentiable(primal_aval):
+        if getattr(tangent, "dtype", None) != float0:
+            raise TypeError(f"{what}: the tangent of an integer or boolean primal of dtype "
+                            f"{primal_aval.dtype.name} must have dtype float0, got "
+                            f"{getattr(tangent, 'dtype', type(tangent).__name__)}")
+        return
+    t_aval = aval_of(tangent)
+    if t_aval.shape != primal_aval.shape:
+        raise ValueError(f"{what} called with different primal and tangent shapes; got primal "
+                         f"shape {primal_aval.shape} and tangent shape {t_aval.shape}")
+    if t_aval.dtype is not primal_aval.dtype:
+        raise TypeError(f"primal and tangent arguments to {what} do not match; dtypes must be "
+                        f"equal, got primal dtype {primal_aval.dtype.name} and tangent dtype "
+                        f"{t_aval.dtype.name}")
+
+
+def jvp(fun, primals, tangents, has_aux: bool = False):
+    """The value of `fun(*primals)` and its directional derivative along `tangents`.
+
+    `primals` and `tangents` are tuples (or lists) of pytrees of one structure; the
+    tangent of an integer or boolean primal has dtype `float0`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> y, dy = jvp(lambda x: x ** 3, (jnp.array(2.0),), (jnp.array(1.0),))
+    >>> float(y), float(dy)
+    (8.0, 12.0)
+    """
+    from .array import aval_of
+
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = pytree.tree_flatten(tuple(primals))
+    t_leaves, t_tree = pytree.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {p_tree} whereas tangents have "
+                        f"tree structure {t_tree}.")
+    p_avals = [aval_of(p) for p in p_leaves]
+    for aval, t in zip(p_avals, t_leaves):
+        _check_tangent(aval, t, "jvp")
+    tangents_in = [t if is_differentiable(a) else Zero(tangent_aval(a))
+                   for a, t in zip(p_avals, t_leaves)]
+    out_tree = []
+
+    def flat(*xs):
+        out = fun(*pytree.tree_unflatten(p_tree, xs))
+        if has_aux:
+            out, aux = _split_aux(out, "jvp")
+            out_tree.append(pytree.tree_structure(aux))
+            out_leaves, tree = pytree.tree_flatten(out)
+            out_tree.insert(0, tree)
+            return out_leaves + pytree.tree_leaves(aux)
+        out_leaves, tree = pytree.tree_flatten(out)
+        out_tree.append(tree)
+        return out_leaves
+
+    p_out, t_out = jvp_flat(flat, p_leaves, tangents_in, describe_traced(fun, "jvp"))
+    n = out_tree[0].num_leaves
+    t_user = [_user_tangent(t, aval_of(p)) for p, t in zip(p_out[:n], t_out[:n])]
+    result = (pytree.tree_unflatten(out_tree[0], p_out[:n]), pytree.tree_unflatten(out_tree[0], t_user))
+    if has_aux:
+        return (*result, pytree.tree_unflatten(out_tree[1], p_out[n:]))
+    return result
+
+
+def _split_aux(out, what: str):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise ValueError(f"{what} with has_aux=True requires the function to return a pair "
+                         f"(output, aux), got {type(out).__name__}")
+    return out[0], out[1]

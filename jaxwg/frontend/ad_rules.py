@@ -1,0 +1,494 @@
+"""JVP and transpose rules of every primitive (`primitives.jvp_rules`, `transpose_rules`).
+
+A JVP rule maps `(primals, tangents, **params)` to `(primal_out, tangent_out)`; a
+tangent may be a symbolic `Zero`. Most rules are declared through three shapes:
+
+* `defjvp(prim, *fns)`: the output tangent is the sum over inputs with a nonzero
+  tangent `g` of `fn(g, ans, *primals)` (None: that input has no derivative);
+* `deflinear(prim)`: the primitive is linear in all its inputs, so it applies to the
+  tangents themselves (and its transpose rule says how cotangents flow back);
+* `defzero(prim)`: the output does not vary (integer results, rounding, stop_gradient).
+
+Derivatives follow JAX's (`jax._src.lax.lax`): `max` splits ties evenly between its
+operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs` is
+`sign(x) * g`. Transpose rules `(ct, *inputs, **params)` return one cotangent per input
+(None for inputs that are not linear, given as values; linear ones are
+`UndefinedPrimal`s).
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> jaxwg.grad(lambda x: jnp.max(jnp.array([x, x])))(1.0).item()  # a tie: half each
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from . import primitives as P
+from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
+from .array import aval_of
+from .jaxpr import call_staged, eval_jaxpr
+from .transpose import backward_pass, is_undefined
+
+# -- declaring rules ---------------------------------------------------------------------
+
+
+def _broadcast_to(t, aval):
+    """A rank-0 tangent term broadcast to an elementwise output's shape."""
+    if aval_of(t).shape == aval.shape:
+        return t
+    return lax.broadcast_in_dim(t, aval.shape, ())
+
+
+def defjvp(prim, *fns):
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        out_aval = aval_of(ans)
+        out = Zero(tangent_aval(out_aval))
+        if not is_differentiable(out_aval):
+            return ans, out
+        for fn, t in zip(fns, tangents):
+            if fn is not None and not isinstance(t, Zero):
+                out = add_tangents(out, _broadcast_to(fn(t, ans, *primals, **params), out_aval))
+        return ans, out
+
+    P.jvp_rules[prim] = rule
+
+
+def deflinear(prim, transpose=None):
+    """`prim` applied to the tangents (zeros where an input has none)."""
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        if all(isinstance(t, Zero) for t in tangents):
+            return ans, Zero(tangent_aval(aval_of(ans)))
+        ts = [instantiate(t, tangent_aval(aval_of(p))) for p, t in zip(primals, tangents)]
+        return ans, prim.bind(*ts, **params)
+
+    P.jvp_rules[prim] = rule
+    if transpose is not None:
+        P.transpose_rules[prim] = transpose
+
+
+def defzero(prim):
+    def rule(primals, tangents, **params):
+        ans = prim.bind(*primals, **params)
+        outs = ans if prim.multiple_results else [ans]
+        zeros = [Zero(tangent_aval(aval_of(a))) for a in outs]
+        return ans, zeros if prim.multiple_results else zeros[0]
+
+    P.jvp_rules[prim] = rule
+
+
+def _sum_to(ct, aval):
+    """A cotangent of an elementwise output summed down to a rank-0 operand's shape."""
+    if aval.shape == () and aval_of(ct).shape != ():
+        return lax.reduce_sum(ct, tuple(range(aval_of(ct).ndim)))
+    return ct
+
+
+def _like(x, value):
+    """`value` as a rank-0 constant of `x`'s dtype (weakly typed)."""
+    return lax.convert_element_type(value, aval_of(x).dtype, weak_type=True)
+
+
+def _replace_zero(x):
+    return lax.select(lax.eq(x, _like(x, 0)), lax.full_like(x, 1), x)
+
+
+# -- elementwise ---------------------------------------------------------------------------
+
+for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.not_p, P.and_p, P.or_p,
+           P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
+           P.bitcast_convert_type_p, P.stop_gradient_p, P.argmax_p, P.argmin_p, P.reduce_and_p,
+           P.reduce_or_p, P.iota_p, *P.COMPARISONS):
+    defzero(_p)
+
+defjvp(P.exp_p, lambda g, ans, x: lax.mul(g, ans))
+defjvp(P.exp2_p, lambda g, ans, x: lax.mul(g, lax.mul(ans, math.log(2))))
+defjvp(P.log_p, lambda g, ans, x: lax.div(g, x))
+defjvp(P.log1p_p, lambda g, ans, x: lax.div(g, lax.add(x, 1)))
+defjvp(P.expm1_p, lambda g, ans, x: lax.mul(g, lax.add(ans, 1)))
+defjvp(P.tanh_p, lambda g, ans, x: lax.mul(g, lax.sub(1, lax.mul(ans, ans))))
+defjvp(P.logistic_p, lambda g, ans, x: lax.mul(g, lax.mul(ans, lax.sub(1, ans))))
+defjvp(P.sin_p, lambda g, ans, x: lax.mul(g, lax.cos(x)))
+defjvp(P.cos_p, lambda g, ans, x: lax.neg(lax.mul(g, lax.sin(x))))
+defjvp(P.tan_p, lambda g, ans, x: lax.mul(g, lax.add(1, lax.mul(ans, ans))))
+defjvp(P.asin_p, lambda g, ans, x: lax.mul(g, lax.rsqrt(lax.sub(1, lax.mul(x, x)))))
+defjvp(P.acos_p, lambda g, ans, x: lax.neg(lax.mul(g, lax.rsqrt(lax.sub(1, lax.mul(x, x))))))
+defjvp(P.atan_p, lambda g, ans, x: lax.div(g, lax.add(1, lax.mul(x, x))))
+defjvp(P.sinh_p, lambda g, ans, x: lax.mul(g, lax.cosh(x)))
+defjvp(P.cosh_p, lambda g, ans, x: lax.mul(g, lax.sinh(x)))
+defjvp(P.asinh_p, lambda g, ans, x: lax.mul(g, lax.rsqrt(lax.add(lax.mul(x, x), 1))))
+defjvp(P.acosh_p, lambda g, ans, x: lax.mul(g, lax.rsqrt(lax.mul(lax.sub(x, 1), lax.add(x, 1)))))
+defjvp(P.atanh_p, lambda g, ans, x: lax.div(g, lax.sub(1, lax.mul(x, x))))
+defjvp(P.sqrt_p, lambda g, ans, x: lax.div(g, lax.mul(ans, 2)))
+defjvp(P.rsqrt_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.div(ans, x), -0.5)))
+defjvp(P.cbrt_p, lambda g, ans, x: lax.div(g, lax.mul(lax.mul(ans, ans), 3)))
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+defjvp(P.erf_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.neg(lax.mul(x, x))),
+                                                     _TWO_OVER_SQRT_PI)))
+defjvp(P.erfc_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.neg(lax.mul(x, x))),
+                                                      -_TWO_OVER_SQRT_PI)))
+defjvp(P.square_p, lambda g, ans, x: lax.mul(g, lax.mul(x, 2)))
+defjvp(P.abs_p, lambda g, ans, x: lax.mul(g, lax.sign(x)))
+
+
+def _integer_pow_jacobian(g, ans, x, *, y):
+    if y == 0:
+        return lax.full_like(g, 0)
+    return lax.mul(g, lax.mul(x if y == 2 else lax.integer_pow(x, y - 1), y))
+
+
+defjvp(P.integer_pow_p, _integer_pow_jacobian)
+
+defjvp(P.add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
+defjvp(P.sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: lax.neg(g))
+defjvp(P.mul_p, lambda g, ans, x, y: lax.mul(g, y), lambda g, ans, x, y: lax.mul(x, g))
+defjvp(P.div_p, lambda g, ans, x, y: lax.div(g, y),
+       lambda g, ans, x, y: lax.neg(lax.mul(g, lax.div(ans, y))))
+defjvp(P.rem_p, lambda g, ans, x, y: g,
+       lambda g, ans, x, y: lax.neg(lax.mul(g, lax.mul(lax.sign(lax.div(x, y)),
+                                                       lax.floor(lax.abs(lax.div(x, y)))))))
+
+
+def _pow_jacobian_x(g, ans, x, y):
+    # y * x ** (y - 1), and 0 where y == 0 (x ** 0 is 1 everywhere).
+    jac = lax.mul(_replace_zero(y), lax.pow(x, lax.sub(y, 1)))
+    return lax.mul(g, lax.select(lax.eq(y, _like(y, 0)), lax.full_like(jac, 0), jac))
+
+
+defjvp(P.pow_p, _pow_jacobian_x,
+       lambda g, ans, x, y: lax.mul(g, lax.mul(lax.log(_replace_zero(x)), ans)))
+
+
+def _balanced_eq(x, z, y):
+    """1 where x == z != y, 1/2 where x == z == y (a tie), else 0."""
+    one, half, zero = _like(z, 1), _like(z, 0.5), _like(z, 0)
+    return lax.select(lax.eq(x, z), lax.select(lax.eq(y, z), half, one), zero)
+
+
+defjvp(P.max_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
+       lambda g, ans, x, y: lax.mul(g, _balanced_eq(y, ans, x)))
+defjvp(P.min_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
+       lambda g, ans, x, y: lax.mul(g, _balanced_eq(y, ans, x)))
+defjvp(P.atan2_p,
+       lambda g, ans, x, y: lax.mul(g, lax.div(y, lax.add(lax.mul(x, x), lax.mul(y, y)))),
+       lambda g, ans, x, y: lax.mul(g, lax.div(lax.neg(x), lax.add(lax.mul(x, x), lax.mul(y, y)))))
+defjvp(P.clamp_p,
+       lambda g, ans, lo, x, hi: lax.select(lax.bitwise_and(lax.gt(lo, x), lax.lt(lo, hi)),
+                                            _broadcast_to(g, aval_of(x)), lax.full_like(x, 0)),
+       lambda g, ans, lo, x, hi: lax.select(lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi)),
+                                            g, lax.full_like(x, 0)),
+       lambda g, ans, lo, x, hi: lax.select(lax.lt(hi, x), _broadcast_to(g, aval_of(x)),
+                                            lax.full_like(x, 0)))
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    (x,), (g,) = primals, tangents
+    ans = P.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+    if isinstance(g, Zero) or not new_dtype.is_float:
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    return ans, P.convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
+
+
+P.jvp_rules[P.convert_element_type_p] = _convert_jvp
+P.transpose_rules[P.convert_element_type_p] = lambda ct, x, *, new_dtype, weak_type: [
+    lax.convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    ans = P.select_n_p.bind(which, *cases)
+    if all(isinstance(t, Zero) for t in tangents[1:]):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    ts = [instantiate(t, tangent_aval(aval_of(c))) for c, t in zip(cases, tangents[1:])]
+    return ans, P.select_n_p.bind(which, *ts)
+
+
+def _select_n_transpose(ct, which, *cases):
+    if is_undefined(which):
+        raise ValueError("select_n is not linear in its predicate")
+    zeros = lax.full_like(ct, 0)
+    out = [None]
+    for i, case in enumerate(cases):
+        if not is_undefined(case):
+            out.append(None)
+            continue
+        picked = P.select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
+        out.append(_sum_to(picked, case.aval))
+    return out
+
+
+P.jvp_rules[P.select_n_p] = _select_n_jvp
+P.transpose_rules[P.select_n_p] = _select_n_transpose
+
+
+# -- transposes of the linear elementwise primitives ---------------------------------------
+
+
+def _add_transpose(ct, x, y):
+    return [_sum_to(ct, x.aval) if is_undefined(x) else None,
+            _sum_to(ct, y.aval) if is_undefined(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+    return [_sum_to(ct, x.aval) if is_undefined(x) else None,
+            _sum_to(lax.neg(ct), y.aval) if is_undefined(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+    if is_undefined(x) and is_undefined(y):
+        raise ValueError("mul is not linear in both operands at once")
+    if is_undefined(x):
+        return [_sum_to(lax.mul(ct, y), x.aval), None]
+    return [None, _sum_to(lax.mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+    if is_undefined(y):
+        raise ValueError("div is not linear in its divisor")
+    return [_sum_to(lax.div(ct, y), x.aval), None]
+
+
+P.transpose_rules[P.add_p] = _add_transpose
+P.transpose_rules[P.sub_p] = _sub_transpose
+P.transpose_rules[P.mul_p] = _mul_transpose
+P.transpose_rules[P.div_p] = _div_transpose
+deflinear(P.neg_p, lambda ct, x: [lax.neg(ct)])
+deflinear(P.copy_p, lambda ct, x: [ct])
+
+
+# -- movement --------------------------------------------------------------------------------
+
+
+def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
+    kept = set(broadcast_dimensions)
+    new_axes = [a for a in range(len(shape)) if a not in kept]
+    unit_axes = [a for d, a in zip(x.aval.shape, broadcast_dimensions) if d == 1 and shape[a] != 1]
+    summed = lax.reduce_sum(ct, tuple(sorted(new_axes + unit_axes)))
+    return [lax.reshape(summed, x.aval.shape)]
+
+
+def _reshape_transpose(ct, x, *, new_sizes, dimensions):
+    if dimensions is None:
+        return [lax.reshape(ct, x.aval.shape)]
+    permuted = [x.aval.shape[d] for d in dimensions]
+    return [lax.transpose(lax.reshape(ct, permuted), tuple(np.argsort(dimensions)))]
+
+
+def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    strides = strides or (1,) * x.aval.ndim
+    config = []
+    for n, lo, k, st in zip(x.aval.shape, start_indices, aval_of(ct).shape, strides):
+        if k == 0:
+            config.append((lo, n - lo, 0))
+        else:
+            config.append((lo, n - (lo + (k - 1) * st + 1), st - 1))
+    return [lax.pad(ct, _like(ct, 0), config)]
+
+
+def _unpad(ct, padding_config):
+    """The elements of a padded array's cotangent that came from the operand."""
+    unpadded = lax.pad(ct, _like(ct, 0), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    shape = aval_of(unpadded).shape
+    return lax.slice(unpadded, (0,) * len(shape), shape, tuple(i + 1 for _, _, i in padding_config))
+
+
+def _pad_transpose(ct, x, padding_value, *, padding_config):
+    inner = _unpad(ct, padding_config)
+    ct_v = None
+    if is_undefined(padding_value):  # every element the operand did not fill
+        every = tuple(range(aval_of(ct).ndim))
+        ct_v = lax.sub(lax.reduce_sum(ct, every), lax.reduce_sum(inner, every))
+    return [inner if is_undefined(x) else None, ct_v]
+
+
+def _concatenate_transpose(ct, *xs, dimension):
+    out, start = [], 0
+    shape = aval_of(ct).shape
+    for x in xs:
+        size = (x.aval if is_undefined(x) else aval_of(x)).shape[dimension]
+        if is_undefined(x):
+            lo = [0] * len(shape)
+            hi = list(shape)
+            lo[dimension], hi[dimension] = start, start + size
+            out.append(lax.slice(ct, lo, hi))
+        else:
+            out.append(None)
+        start += size
+    return out
+
+
+deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)
+deflinear(P.reshape_p, _reshape_transpose)
+deflinear(P.transpose_p, lambda ct, x, *, permutation: [
+    lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+deflinear(P.rev_p, lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)])
+deflinear(P.slice_p, _slice_transpose)
+deflinear(P.squeeze_p, lambda ct, x, *, dimensions: [lax.reshape(ct, x.aval.shape)])
+deflinear(P.pad_p, _pad_transpose)
+deflinear(P.concatenate_p, _concatenate_transpose)
+
+
+# -- reductions ------------------------------------------------------------------------------
+
+
+def _kept_axes(ndim: int, axes) -> tuple:
+    return tuple(a for a in range(ndim) if a not in axes)
+
+
+def _reduce_sum_transpose(ct, x, *, axes):
+    return [lax.broadcast_in_dim(ct, x.aval.shape, _kept_axes(x.aval.ndim, axes))]
+
+
+deflinear(P.reduce_sum_p, _reduce_sum_transpose)
+
+
+def _reduce_chooser_jvp(prim):
+    """max/min: the tangent at the chosen elements, averaged over ties (as JAX)."""
+    def rule(primals, tangents, *, axes):
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axes=axes)
+        if isinstance(g, Zero) or not is_differentiable(aval_of(ans)):
+            return ans, Zero(tangent_aval(aval_of(ans)))
+        shape = aval_of(x).shape
+        location = lax.eq(x, lax.broadcast_in_dim(ans, shape, _kept_axes(len(shape), axes)))
+        weights = lax.convert_element_type(location, aval_of(g).dtype)
+        counts = lax.reduce_sum(weights, axes)
+        return ans, lax.div(lax.reduce_sum(lax.mul(g, weights), axes), counts)
+
+    P.jvp_rules[prim] = rule
+
+
+_reduce_chooser_jvp(P.reduce_max_p)
+_reduce_chooser_jvp(P.reduce_min_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    """sum_i g_i * prod_{j != i} x_j, exact where some x_j are zero: the reduced axes
+    are moved last and flattened, and row i of an (n, n) copy has x_i replaced by 1."""
+    (x,), (g,) = primals, tangents
+    ans = P.reduce_prod_p.bind(x, axes=axes)
+    if isinstance(g, Zero):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    shape = aval_of(x).shape
+    kept = _kept_axes(len(shape), axes)
+    perm = kept + tuple(axes)
+    outer = tuple(shape[a] for a in kept)
+    n = math.prod(shape[a] for a in axes)
+    xs = lax.reshape(lax.transpose(x, perm), outer + (n,))
+    gs = lax.reshape(lax.transpose(g, perm), outer + (n,))
+    square = lax.broadcast_in_dim(xs, outer + (n, n), tuple(range(len(outer))) + (len(outer) + 1,))
+    eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0), lax.broadcasted_iota(np.int32, (n, n), 1))
+    eye = lax.broadcast_in_dim(eye, outer + (n, n), (len(outer), len(outer) + 1))
+    others = lax.reduce_prod(lax.select(eye, lax.full_like(square, 1), square), (len(outer) + 1,))
+    return ans, lax.reduce_sum(lax.mul(gs, others), (len(outer),))
+
+
+P.jvp_rules[P.reduce_prod_p] = _reduce_prod_jvp
+
+
+# -- products --------------------------------------------------------------------------------
+
+
+def _ranges_like(*xs):
+    start, out = 0, []
+    for x in xs:
+        out.append(list(range(start, start + len(x))))
+        start += len(x)
+    return out
+
+
+def _dot_transpose_lhs(ct, x_aval, y, dimension_numbers, swap_ans=False):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    y_aval = y.aval if is_undefined(y) else aval_of(y)
+    x_kept = [a for a in range(x_aval.ndim) if a not in x_contract and a not in x_batch]
+    y_kept = [a for a in range(y_aval.ndim) if a not in y_contract and a not in y_batch]
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(x_batch, y_kept, x_kept)
+    else:
+        ans_batch, _, ans_y = _ranges_like(x_batch, x_kept, y_kept)
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
+    x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    if aval_of(ct).dtype is not y_aval.dtype:  # a preferred_element_type wider than the operands
+        y = lax.convert_element_type(y, aval_of(ct).dtype)
+    prod = lax.dot_general(ct, y, dims)
+    return lax.convert_element_type(lax.transpose(prod, out_axes), x_aval.dtype, x_aval.weak_type)
+
+
+def _dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
+    if is_undefined(x) and is_undefined(y):
+        raise ValueError("dot_general is not linear in both operands at once")
+    if is_undefined(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, dimension_numbers), None]
+    (xc, yc), (xb, yb) = dimension_numbers
+    return [None, _dot_transpose_lhs(ct, y.aval, x, ((yc, xc), (yb, xb)), swap_ans=True)]
+
+
+def _dot_general_jvp(primals, tangents, *, dimension_numbers, preferred_element_type):
+    (a, b), (ga, gb) = primals, tangents
+    params = {"dimension_numbers": dimension_numbers,
+              "preferred_element_type": preferred_element_type}
+    ans = P.dot_general_p.bind(a, b, **params)
+    out = Zero(tangent_aval(aval_of(ans)))
+    if not is_differentiable(aval_of(ans)):
+        return ans, out
+    if not isinstance(ga, Zero):
+        out = add_tangents(out, P.dot_general_p.bind(ga, b, **params))
+    if not isinstance(gb, Zero):
+        out = add_tangents(out, P.dot_general_p.bind(a, gb, **params))
+    return ans, out
+
+
+P.jvp_rules[P.dot_general_p] = _dot_general_jvp
+P.transpose_rules[P.dot_general_p] = _dot_general_transpose
+
+
+# -- jit calls -------------------------------------------------------------------------------
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name):
+    nonzero = [not isinstance(t, Zero) for t in tangents]
+    out_avals = jaxpr.out_avals
+    differentiable = [is_differentiable(a) for a in out_avals]
+    n = len(primals)
+
+    def jvp_call(*args):
+        it = iter(args[n:])
+        ts = [next(it) if nz else Zero(tangent_aval(aval_of(p)))
+              for p, nz in zip(args[:n], nonzero)]
+        p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
+                                args[:n], ts)
+        return p_out + [instantiate(t, tangent_aval(a))
+                        for t, a, d in zip(t_out, out_avals, differentiable) if d]
+
+    outs = call_staged(jvp_call, list(primals) + [t for t, nz in zip(tangents, nonzero) if nz],
+                       f"jvp({name})")
+    m = len(out_avals)
+    it = iter(outs[m:])
+    return outs[:m], [next(it) if d else Zero(tangent_aval(a))
+                      for a, d in zip(out_avals, differentiable)]
+
+
+def _jit_transpose(cts, *invals, jaxpr, name):
+    undefined = [is_undefined(x) for x in invals]
+    defined = [x for x in invals if not is_undefined(x)]
+    k = len(defined)
+
+    def transposed_call(*args):
+        it = iter(args[:k])
+        full = [x if u else next(it) for x, u in zip(invals, undefined)]
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(args[k:]))
+        return [instantiate(c, x.aval) for c, x, u in zip(cts_in, invals, undefined) if u]
+
+    ct_values = [instantiate(ct) for ct in cts]
+    outs = iter(call_staged(transposed_call, defined + ct_values, f"transpose({name})"))
+    return [next(outs) if u else None for u in undefined]
+
+
+P.jvp_rules[P.jit_p] = _jit_jvp
+P.transpose_rules[P.jit_p] = _jit_transpose
