@@ -17,6 +17,9 @@ from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
 from .frontend.jit import jit
 from .frontend import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
+from .frontend import batch_rules as _batch_rules  # noqa: F401  (fills the batching table)
+from .frontend.batching import vmap
+from .frontend.jacobians import hessian, jacfwd, jacobian, jacrev
 from .frontend.ad import jvp
 from .frontend.reverse import grad, linearize, value_and_grad, vjp
 from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
@@ -25,5 +28,5 @@ from .devices import (block_until_ready, default_backend, device_count, device_p
 __version__ = "0.1.0"
 
 __all__ = ["Array", "Device", "block_until_ready", "config", "default_backend", "device_count",
-           "device_put", "devices", "grad", "jit", "jvp", "lax", "linearize", "live_arrays",
-           "local_devices", "make_jaxpr", "numpy", "tree", "tree_util", "value_and_grad", "vjp"]
+           "device_put", "devices", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays",
+           "local_devices", "make_jaxpr", "numpy", "tree", "tree_util", "value_and_grad", "vjp", "vmap"]

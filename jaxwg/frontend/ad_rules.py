@@ -492,3 +492,26 @@ def _jit_transpose(cts, *invals, jaxpr, name):
 
 P.jvp_rules[P.jit_p] = _jit_jvp
 P.transpose_rules[P.jit_p] = _jit_transpose
+
+
+# -- collectives -----------------------------------------------------------------------------
+
+deflinear(P.psum_p, lambda ct, x, *, axis_name: [P.psum_p.bind(ct, axis_name=axis_name)])
+
+
+def _chosen_member_jvp(prim):
+    """pmax/pmin: the tangent of the chosen members, averaged over ties."""
+    def rule(primals, tangents, *, axis_name):
+        (x,), (g,) = primals, tangents
+        ans = prim.bind(x, axis_name=axis_name)
+        if isinstance(g, Zero):
+            return ans, Zero(tangent_aval(aval_of(ans)))
+        chosen = lax.convert_element_type(lax.eq(x, ans), aval_of(g).dtype)
+        total = P.psum_p.bind(lax.mul(g, chosen), axis_name=axis_name)
+        return ans, lax.div(total, P.psum_p.bind(chosen, axis_name=axis_name))
+
+    P.jvp_rules[prim] = rule
+
+
+_chosen_member_jvp(P.pmax_p)
+_chosen_member_jvp(P.pmin_p)

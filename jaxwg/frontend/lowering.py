@@ -375,6 +375,14 @@ lowering_rules[P.copy_p] = lambda aval, x: elementwise(ELEMENT_RULES[P.copy_p], 
 lowering_rules[P.stop_gradient_p] = lambda aval, x: x
 
 
+def _unbound_collective(aval, x, *, axis_name):
+    raise NameError(f"unbound axis name: {axis_name}")
+
+
+for _collective in P.COLLECTIVES:
+    lowering_rules[_collective] = _unbound_collective
+
+
 # -- movement -------------------------------------------------------------------------------
 
 

@@ -420,6 +420,13 @@ def _dot_general_abstract_eval(a, b, *, dimension_numbers, preferred_element_typ
 dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
+
+# Collectives over a named vmap axis (param `axis_name`): the sum, max or min over the
+# axis's members, the same for each (`jaxwg.frontend.batching`).
+psum_p = _declare("psum", lambda x, *, axis_name: x)
+pmax_p = _declare("pmax", lambda x, *, axis_name: x)
+pmin_p = _declare("pmin", lambda x, *, axis_name: x)
+COLLECTIVES = (psum_p, pmax_p, pmin_p)
 # The identity whose derivative is zero (`lax.stop_gradient`).
 stop_gradient_p = _declare("stop_gradient", lambda x: x)
 

@@ -458,6 +458,60 @@ def full_like(x, fill_value, dtype=None, shape=None):
                 aval.dtype if dtype is None else dtype)
 
 
+def psum(x, axis_name):
+    """The sum of `x` over the members of the vmap axis `axis_name` (each gets it).
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: v / lax.psum(v, "i"), axis_name="i")(jnp.arange(4.0)).tolist()
+    [0.0, 0.1666666716337204, 0.3333333432674408, 0.5]
+    """
+    from ..frontend import pytree
+
+    return pytree.tree_map(lambda leaf: bind(P.psum_p, leaf, axis_name=axis_name), x)
+
+
+def pmax(x, axis_name):
+    """The maximum of `x` over the members of the vmap axis `axis_name`.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: lax.pmax(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    from ..frontend import pytree
+
+    return pytree.tree_map(lambda leaf: bind(P.pmax_p, leaf, axis_name=axis_name), x)
+
+
+def pmin(x, axis_name):
+    """The minimum of `x` over the members of the vmap axis `axis_name`.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: lax.pmin(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
+    [0.0, 0.0, 0.0]
+    """
+    from ..frontend import pytree
+
+    return pytree.tree_map(lambda leaf: bind(P.pmin_p, leaf, axis_name=axis_name), x)
+
+
+def pmean(x, axis_name):
+    """The mean of `x` over the members of the vmap axis `axis_name`.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    from ..frontend import pytree
+    from ..frontend.batching import bound_axis_size
+
+    size = bound_axis_size(axis_name)
+    return pytree.tree_map(lambda leaf: div(bind(P.psum_p, leaf, axis_name=axis_name), size), x)
+
+
 def stop_gradient(x):
     """`x`, every array leaf of the pytree, with a zero derivative.
 

@@ -17,12 +17,13 @@ NOT_LINEAR = {
     "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
     "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",
-    "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient",
+    "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin",
 }
 NOT_YET = {
     "jvp_rules": set(),
     "transpose_rules": NOT_LINEAR,
-    "batch_rules": {p.name for p in P.ALL_PRIMITIVES},
+    # iota takes no operands, so no batched value ever reaches it.
+    "batch_rules": {"iota"},
 }
 
 

@@ -1,0 +1,178 @@
+"""Batching rules of every primitive (`primitives.batch_rules`).
+
+A rule maps `(vals, dims, **params)` to `(out, out_dim)`: `dims[i]` is the batch axis of
+`vals[i]` (None: not batched; at least one is). Most rules move the batch axis to the
+front (`move_axis`) and shift the primitive's axis parameters by one; elementwise rules
+bring every operand to one batched shape (an unbatched rank-0 operand stays rank 0, as
+primitives broadcast it); `dot_general` turns the batch axis into a batch dimension of
+the product when both operands have it, else into a free dimension, so batches of
+products stay one product.
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> print(jaxwg.make_jaxpr(jaxwg.vmap(lambda a, b: a @ b))(jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4))))
+{ lambda ; a:f32[5,2,3] b:f32[5,3,4]. let
+    c:f32[5,2,4] = dot_general[
+      dimension_numbers=(((2,), (1,)), ((0,), (0,)))
+      preferred_element_type=None
+    ] a b
+  in (c,) }
+"""
+
+from __future__ import annotations
+
+from .. import lax
+from . import primitives as P
+from .array import aval_of
+from .batching import move_axis, vmap_flat
+from .jaxpr import call_staged, eval_jaxpr
+
+
+def _size(vals, dims) -> int:
+    return next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _rank(v, d) -> int:
+    return aval_of(v).ndim - (d is not None)
+
+
+def _unbatched_shape(v, d) -> tuple:
+    shape = aval_of(v).shape
+    return shape if d is None else shape[:d] + shape[d + 1:]
+
+
+def _elementwise(prim):
+    """Operands batched at the front; unbatched ones broadcast unless rank 0."""
+    def rule(vals, dims, **params):
+        size = _size(vals, dims)
+        shape = next((_unbatched_shape(v, d) for v, d in zip(vals, dims) if _rank(v, d) > 0), ())
+        out = []
+        for v, d in zip(vals, dims):
+            if d is None and _rank(v, d) == 0:
+                out.append(v)
+            elif _rank(v, d) == 0:  # a batched scalar meets batched arrays: broadcast it
+                out.append(lax.broadcast_in_dim(v, (size,) + shape, (0,)))
+            else:
+                out.append(move_axis(v, d, 0, size))
+        return prim.bind(*out, **params), 0
+
+    P.batch_rules[prim] = rule
+
+
+def _front(vals, dims):
+    """Every operand batched at axis 0 (broadcast if unbatched), and the batch size."""
+    size = _size(vals, dims)
+    return [move_axis(v, d, 0, size) for v, d in zip(vals, dims)], size
+
+
+def _unary_axes(prim, shift):
+    """A one-operand primitive whose params name axes: batch first, params shifted."""
+    def rule(vals, dims, **params):
+        (x,), size = _front(vals, dims)
+        return prim.bind(x, **shift(size, **params)), 0
+
+    P.batch_rules[prim] = rule
+
+
+def _plus1(axes) -> tuple:
+    return tuple(a + 1 for a in axes)
+
+
+_ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
+    *P.UNARY_FLOAT, *P.COMPARISONS, P.neg_p, P.sign_p, P.abs_p, P.not_p, P.is_finite_p,
+    P.square_p, P.integer_pow_p, P.add_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
+    P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
+    P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p, P.bitcast_convert_type_p,
+    P.clamp_p, P.copy_p, P.stop_gradient_p)]
+for _p in _ELEMENTWISE:
+    _elementwise(_p)
+
+for _p in (P.reduce_sum_p, P.reduce_prod_p, P.reduce_max_p, P.reduce_min_p, P.reduce_and_p,
+           P.reduce_or_p):
+    _unary_axes(_p, lambda size, *, axes: {"axes": _plus1(axes)})
+for _p in (P.argmax_p, P.argmin_p):
+    _unary_axes(_p, lambda size, *, axes, index_dtype: {"axes": _plus1(axes),
+                                                         "index_dtype": index_dtype})
+
+_unary_axes(P.broadcast_in_dim_p, lambda size, *, shape, broadcast_dimensions: {
+    "shape": (size,) + tuple(shape), "broadcast_dimensions": (0,) + _plus1(broadcast_dimensions)})
+_unary_axes(P.transpose_p, lambda size, *, permutation: {"permutation": (0,) + _plus1(permutation)})
+_unary_axes(P.rev_p, lambda size, *, dimensions: {"dimensions": _plus1(dimensions)})
+_unary_axes(P.squeeze_p, lambda size, *, dimensions: {"dimensions": _plus1(dimensions)})
+_unary_axes(P.slice_p, lambda size, *, start_indices, limit_indices, strides: {
+    "start_indices": (0,) + tuple(start_indices), "limit_indices": (size,) + tuple(limit_indices),
+    "strides": None if strides is None else (1,) + tuple(strides)})
+
+
+def _reshape_rule(vals, dims, *, new_sizes, dimensions):
+    (x,), size = _front(vals, dims)
+    if dimensions is not None:
+        x = lax.transpose(x, (0,) + _plus1(dimensions))
+    return lax.reshape(x, (size,) + tuple(new_sizes)), 0
+
+
+def _pad_rule(vals, dims, *, padding_config):
+    (x, value), (dx, dv) = vals, dims
+    size = _size(vals, dims)
+    x = move_axis(x, dx, 0, size)
+    config = ((0, 0, 0),) + tuple(padding_config)
+    if dv is None:
+        return lax.pad(x, value, config), 0
+    # A padding value per member: pad with zeros, then select it where nothing was.
+    padded = lax.pad(x, lax.full((), 0, aval_of(x).dtype), config)
+    filled = lax.pad(lax.full(aval_of(x).shape, True, bool), False, config)
+    per_member = lax.broadcast_in_dim(move_axis(value, dv, 0, size), aval_of(padded).shape, (0,))
+    return lax.select(filled, padded, per_member), 0
+
+
+def _concatenate_rule(vals, dims, *, dimension):
+    xs, _ = _front(vals, dims)
+    return lax.concatenate(xs, dimension + 1), 0
+
+
+def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
+    (a, b), (da, db) = vals, dims
+    (ca, cb), (ba, bb) = dimension_numbers
+    params = {"preferred_element_type": preferred_element_type}
+    if da is not None and db is not None:  # the batch axis is a batch dimension of both
+        a, b = move_axis(a, da, 0, 0), move_axis(b, db, 0, 0)
+        dn = ((_plus1(ca), _plus1(cb)), ((0,) + _plus1(ba), (0,) + _plus1(bb)))
+        return P.dot_general_p.bind(a, b, dimension_numbers=dn, **params), 0
+    if da is not None:  # a free dimension of a: after the batch dims in the result
+        a = move_axis(a, da, 0, 0)
+        dn = ((_plus1(ca), cb), (_plus1(ba), bb))
+        return P.dot_general_p.bind(a, b, dimension_numbers=dn, **params), len(ba)
+    b = move_axis(b, db, 0, 0)  # a free dimension of b: after a's free dims
+    dn = ((ca, _plus1(cb)), (ba, _plus1(bb)))
+    free_a = aval_of(a).ndim - len(ca) - len(ba)
+    return P.dot_general_p.bind(a, b, dimension_numbers=dn, **params), len(ba) + free_a
+
+
+def _jit_rule(vals, dims, *, jaxpr, name):
+    size = _size(vals, dims)
+    in_dims = [None if d is None else 0 for d in dims]
+    moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
+
+    def batched_call(*args):
+        outs, out_dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
+                                   size, args, in_dims)
+        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+
+    outs = call_staged(batched_call, moved, f"vmap({name})")
+    return outs, [0] * len(outs)
+
+
+def _collective_rule(prim):
+    """A collective over another (outer) axis: applied to the whole batch."""
+    def rule(vals, dims, **params):
+        return prim.bind(vals[0], **params), dims[0]
+
+    P.batch_rules[prim] = rule
+
+
+P.batch_rules[P.reshape_p] = _reshape_rule
+P.batch_rules[P.pad_p] = _pad_rule
+P.batch_rules[P.concatenate_p] = _concatenate_rule
+P.batch_rules[P.dot_general_p] = _dot_general_rule
+P.batch_rules[P.jit_p] = _jit_rule
+for _p in P.COLLECTIVES:
+    _collective_rule(_p)

@@ -1,0 +1,227 @@
+"""Vectorization: the batching trace and `vmap`.
+
+A `BatchTracer` is a value with one extra axis, `batch_dim` (None: the value is the
+same for every member of the batch). Applying a primitive to batch tracers applies its
+batching rule (`primitives.batch_rules`, filled by `jaxwg.frontend.batch_rules`), which
+binds the primitive once on whole batches: an elementwise op on the batched operands,
+a reduction over shifted axes, a `dot_general` with one more batch dimension (so a
+batch of products is one tiled product, not a loop). Collectives over a named axis
+(`lax.psum`, `pmean`, `pmax`, `pmin`) reduce over the batch dimension of the level
+with that name and pass through the others.
+
+>>> import jaxwg.numpy as jnp
+>>> vmap(lambda row: jnp.sum(row * row))(jnp.arange(6.0).reshape(2, 3)).tolist()
+[5.0, 50.0]
+"""
+
+from __future__ import annotations
+
+from . import pytree
+from .aval import ShapedArray
+from .trace import Trace, Tracer, _state, describe_traced, full_raise, new_main
+
+
+class BatchInfo:
+    """What a vmap level shares: the batch size and the axis name (or None)."""
+
+    __slots__ = ("axis_name", "size")
+
+    def __init__(self, size: int, axis_name):
+        self.size = size
+        self.axis_name = axis_name
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("batch_dim", "val")
+
+    def __init__(self, trace, val, batch_dim: int | None):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self):
+        from .array import aval_of
+
+        aval = aval_of(self.val)
+        if self.batch_dim is None:
+            return aval
+        shape = aval.shape[:self.batch_dim] + aval.shape[self.batch_dim + 1:]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def full_lower(self):
+        return self.val if self.batch_dim is None else self
+
+    def __repr__(self):
+        return f"BatchTracer<{self.aval.str_short()}, batch_dim={self.batch_dim}>"
+
+
+class BatchTrace(Trace):
+    def pure(self, value):
+        return BatchTracer(self, value, None)
+
+    lift = pure
+
+    def process_primitive(self, primitive, tracers, params):
+        from . import primitives as P
+
+        if primitive in P.COLLECTIVES and params["axis_name"] == self.main.global_data.axis_name:
+            return _reduce_over_batch(self, primitive, tracers[0])
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is None for d in dims):
+            outs = primitive.bind(*vals, **params)
+            out_list = outs if primitive.multiple_results else [outs]
+            wrapped = [BatchTracer(self, o, None) for o in out_list]
+            return wrapped if primitive.multiple_results else wrapped[0]
+        rule = P.batch_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
+        out, out_dim = rule(vals, dims, **params)
+        if primitive.multiple_results:
+            return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+        return BatchTracer(self, out, out_dim)
+
+
+def move_axis(x, src: int | None, dst: int, size: int):
+    """`x` with its batch axis `src` at `dst`; an unbatched `x` (None) is broadcast."""
+    from .. import lax
+    from .array import aval_of
+
+    shape = aval_of(x).shape
+    if src is None:
+        out_shape = shape[:dst] + (size,) + shape[dst:]
+        dims = tuple(i if i < dst else i + 1 for i in range(len(shape)))
+        return lax.broadcast_in_dim(x, out_shape, dims)
+    if src == dst:
+        return x
+    perm = [i for i in range(len(shape)) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, tuple(perm))
+
+
+def vmap_flat(fun, size: int, args, in_dims, axis_name=None, debug_info=None):
+    """`fun(*args) -> list` on batches: (outputs, their batch dims or None)."""
+    with new_main(BatchTrace, BatchInfo(size, axis_name), debug_info=debug_info) as main:
+        trace = BatchTrace(main)
+        outs = fun(*[BatchTracer(trace, a, d) for a, d in zip(args, in_dims)])
+        tracers = [full_raise(trace, o) for o in outs]
+        return [t.val for t in tracers], [t.batch_dim for t in tracers]
+
+
+def _flat_axes(axes, tree, what: str) -> list:
+    """`in_axes`/`out_axes` (an int, None, or a pytree prefix) for each leaf of `tree`."""
+    if axes is None or isinstance(axes, int):
+        return [axes] * tree.num_leaves
+    spec_leaves, spec_tree = pytree.tree_flatten(axes, is_leaf=lambda a: a is None)
+    out = [None] * tree.num_leaves
+    try:
+        # Each spec leaf covers the leaves of the value's subtree at its place.
+        subtrees = spec_tree.flatten_up_to(tree.unflatten(range(tree.num_leaves)))
+        for axis, sub in zip(spec_leaves, subtrees):
+            if axis is not None and not isinstance(axis, int):
+                raise ValueError(f"vmap {what} entries must be ints or None, got {axis!r}")
+            for index in pytree.tree_leaves(sub):
+                out[index] = axis
+        return out
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"vmap {what} specification must be a tree prefix of the "
+                         f"corresponding value, got specification {axes!r} for value tree "
+                         f"{tree}.") from e
+
+
+def _axis_size(leaves, axes, axis_size) -> int:
+    from .array import aval_of
+
+    sizes = {}
+    for leaf, axis in zip(leaves, axes):
+        if axis is None:
+            continue
+        shape = aval_of(leaf).shape
+        if not -len(shape) <= axis < len(shape):
+            raise ValueError(f"vmap was requested to map its argument along axis {axis}, which "
+                             f"implies that its rank should be at least {max(axis, -axis - 1) + 1}, "
+                             f"but is only {len(shape)} (its shape is {shape})")
+        sizes.setdefault(shape[axis], []).append(shape)
+    if axis_size is not None:
+        sizes.setdefault(int(axis_size), [])
+    if not sizes:
+        raise ValueError("vmap must have at least one non-None value in in_axes")
+    if len(sizes) > 1:
+        detail = "\n".join(f"  axis size {n}: shapes {s}" for n, s in sizes.items())
+        raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n{detail}")
+    return next(iter(sizes))
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+    """`fun` mapped over an axis of its arguments, computed on whole batches.
+
+    `in_axes` (an int, None or a pytree prefix of the arguments tuple) says which axis
+    of each argument is mapped (None: not mapped); `out_axes` where the mapped axis
+    goes in the outputs. `axis_name` names the axis for `lax.psum` and friends;
+    `axis_size` gives the size when no argument is mapped.
+
+    >>> import jaxwg.numpy as jnp
+    >>> vmap(jnp.dot, in_axes=(0, None))(jnp.ones((4, 3)), jnp.arange(3.0)).tolist()
+    [3.0, 3.0, 3.0, 3.0]
+    """
+    from .array import aval_of
+
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)  # JAX reads a list in_axes as the tuple of arguments
+
+    def vmapped(*args, **kwargs):
+        leaves, in_tree = pytree.tree_flatten((args, kwargs))
+        spec = (in_axes, {k: 0 for k in kwargs}) if isinstance(in_axes, tuple) else in_axes
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
+                             f"corresponding to the positional arguments passed to the function, "
+                             f"but got len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+        axes = _flat_axes(spec, in_tree, "in_axes")
+        size = _axis_size(leaves, axes, axis_size)
+        axes = [None if a is None else a % aval_of(x).ndim for x, a in zip(leaves, axes)]
+        out_trees = []
+
+        def flat(*xs):
+            a, kw = pytree.tree_unflatten(in_tree, xs)
+            out_leaves, out_tree = pytree.tree_flatten(fun(*a, **kw))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        outs, dims = vmap_flat(flat, size, leaves, axes, axis_name, describe_traced(fun, "vmap"))
+        out_tree = out_trees[0]
+        placed = []
+        for out, dim, want in zip(outs, dims, _flat_axes(out_axes, out_tree, "out_axes")):
+            if want is None:
+                if dim is not None:
+                    raise ValueError("vmap has mapped output but out_axes is None")
+                placed.append(out)
+                continue
+            rank = aval_of(out).ndim + (dim is None)
+            placed.append(move_axis(out, dim, want % rank, size))
+        return pytree.tree_unflatten(out_tree, placed)
+
+    return vmapped
+
+
+def bound_axis_size(axis_name) -> int:
+    """The size of the innermost vmap axis named `axis_name` (NameError if none is)."""
+    for main in reversed(_state.stack):
+        if main.trace_type is BatchTrace and main.global_data.axis_name == axis_name:
+            return main.global_data.size
+    raise NameError(f"unbound axis name: {axis_name}")
+
+
+def _reduce_over_batch(trace: BatchTrace, primitive, tracer: BatchTracer):
+    """A collective over this level's axis: the reduction over the batch dimension,
+    unbatched (every member gets it)."""
+    from .. import lax
+    from . import primitives as P
+
+    x, d = tracer.val, tracer.batch_dim
+    if d is None:  # the same value in every member
+        out = lax.mul(x, trace.main.global_data.size) if primitive is P.psum_p else x
+    else:
+        reduce = {P.psum_p: lax.reduce_sum, P.pmax_p: lax.reduce_max, P.pmin_p: lax.reduce_min}
+        out = reduce[primitive](x, (d,))
+    return BatchTracer(trace, out, None)
