@@ -16,7 +16,9 @@ jaxwg result is checked against NumPy in float64 before it is timed. Sizes follo
 adapter: the GPU sizes of issue 8 (64M elements, 8192^2 matrices) on a hardware
 adapter, about 16x less on a software one; `--scale` multiplies element counts and
 `--quick` (a smoke run, under 3 minutes on 2 cores) divides them by 16 and times less.
-`--plot` (matplotlib: `pip install .[plot]`) draws the ratios. JAX runs its float32
+The training rows time a jitted `grad` + SGD step of a 784-512-512-10 MLP (batch 256)
+and per-example gradient norms through `vmap(grad)` (batch 128); NumPy's column is
+backpropagation written by hand. `--plot` (matplotlib: `pip install .[plot]`) draws the ratios. JAX runs its float32
 products at precision "highest" (no TF32), as jaxwg computes them.
 """
 
@@ -72,6 +74,72 @@ def mlp(m, x, w1, b1, w2, b2):
     return h @ w2 + b2
 
 
+# -- training: a jitted grad + SGD step, and per-example gradients ----------------------
+def _grad(m):
+    """The library's `grad` (jaxwg's or JAX's) for the module `m`."""
+    if m is jnp:
+        return jaxwg.grad
+    import jax
+    return jax.grad
+
+
+def _vmap(m):
+    if m is jnp:
+        return jaxwg.vmap
+    import jax
+    return jax.vmap
+
+
+def _mlp3_loss(m):
+    def loss(params, x, y):
+        w1, b1, w2, b2, w3, b3 = params
+        h = m.maximum(x @ w1 + b1, 0.0)
+        h = m.maximum(h @ w2 + b2, 0.0)
+        z = h @ w3 + b3
+        zmax = m.max(z, axis=-1, keepdims=True)
+        lse = m.log(m.sum(m.exp(z - zmax), axis=-1)) + zmax[..., 0]
+        return -m.mean(m.sum(z * y, axis=-1) - lse)
+    return loss
+
+
+def _mlp3_backprop(params, x, y):
+    """The gradients of `_mlp3_loss` by hand, in NumPy: the reference, and NumPy's time."""
+    w1, b1, w2, b2, w3, b3 = params
+    h1 = np.maximum(x @ w1 + b1, 0.0)
+    h2 = np.maximum(h1 @ w2 + b2, 0.0)
+    z = h2 @ w3 + b3
+    p = np.exp(z - z.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    dz = (p - y) / x.shape[0]
+    dh2 = (dz @ w3.T) * (h2 > 0)
+    dh1 = (dh2 @ w2.T) * (h1 > 0)
+    return [x.T @ dh1, dh1.sum(0), h1.T @ dh2, dh2.sum(0), h2.T @ dz, dz.sum(0)], (x, dh1, h1, dh2, h2, dz)
+
+
+def train_step(m, w1, b1, w2, b2, w3, b3, x, y):
+    """One SGD step of a 784-512-512-10 MLP with softmax cross-entropy: new parameters,
+    raveled and joined (one array to check and wait for)."""
+    params = [w1, b1, w2, b2, w3, b3]
+    grads = _mlp3_backprop(params, x, y)[0] if m is np else _grad(m)(_mlp3_loss(m))(params, x, y)
+    return m.concatenate([(p - 0.01 * g).ravel() for p, g in zip(params, grads)])
+
+
+def per_example_grad_norms(m, w1, b1, w2, b2, w3, b3, x, y):
+    """The norm of each example's gradient (as DP-SGD clips them): `vmap(grad)` over the
+    batch. NumPy: the norms from one backprop (an example's weight gradient is an
+    outer product, whose norm is the product of the factors' norms)."""
+    params = [w1, b1, w2, b2, w3, b3]
+    if m is np:
+        n = x.shape[0]
+        _, (a1, d1, a2, d2, a3, d3) = _mlp3_backprop(params, x, y)
+        sq = lambda v: (v * v).sum(-1)  # noqa: E731
+        # the backprop averaged over the batch: one example's gradient is n times its share
+        return n * np.sqrt(sum(sq(a) * sq(d) + sq(d) for a, d in ((a1, d1), (a2, d2), (a3, d3))))
+    one = lambda params, x, y: _mlp3_loss(m)(params, x[None], y[None])  # noqa: E731
+    grads = _vmap(m)(_grad(m)(one), in_axes=(None, 0, 0))(params, x, y)
+    return m.sqrt(sum(m.sum(g.reshape(g.shape[0], -1) ** 2, axis=1) for g in grads))
+
+
 def small10(m, x):
     """Ten elementwise ops on 64 elements: what a jitted call costs beyond its work."""
     for _ in range(5):
@@ -103,6 +171,17 @@ def workloads(software: bool, scale: float, rng) -> list[Workload]:
         out.append(Workload(f"matmul {s}^2", lambda m, a, b: a @ b, [f32(s, s), f32(s, s)], 2 * s ** 3, "GFLOP/s"))
     w = [f32(batch, d_in), f32(d_in, hidden) / 32, f32(hidden), f32(hidden, d_in) / 64, f32(d_in)]
     out.append(Workload(f"MLP {batch}x{d_in}->{hidden}->{d_in}", mlp, w, 4 * batch * d_in * hidden, "GFLOP/s"))
+    sizes = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
+    params = [f32(*shape) * (0.05 if len(shape) == 2 else 0.01) for shape in sizes]
+    mlp_flops = 2 * sum(a * b for a, b in sizes[::2])  # per example, forward
+
+    def batch(n):
+        return [f32(n, 784), np.eye(10, dtype=np.float32)[rng.integers(0, 10, n)]]
+
+    out.append(Workload("MLP train step 784-512-512-10 b256", train_step, params + batch(256),
+                        3 * 256 * mlp_flops, "GFLOP/s"))
+    out.append(Workload("per-example grads (vmap(grad)) b128", per_example_grad_norms,
+                        params + batch(128), 3 * 128 * mlp_flops, "GFLOP/s"))
     out.append(Workload("small jit, 200 chained calls", small10, [f32(64)], 1, "us", chained=200,
                         columns=("latency",)))
     out.append(Workload("eager 8-op chain", chain8, [f32(n // 4)], 8 * (n // 4), "GB/s", eager=True,

@@ -12,21 +12,29 @@ Array([0, 2, 4], dtype=int32)
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import lax, numpy, tree, tree_util
 from .config import config
+from .devices import (
+                      block_until_ready,
+                      default_backend,
+                      device_count,
+                      device_put,
+                      devices,
+                      live_arrays,
+                      local_devices,
+)
 from .frontend.array import Array
 from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
 from .frontend.jit import jit
-from .frontend import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
-from .frontend import batch_rules as _batch_rules  # noqa: F401  (fills the batching table)
-from .frontend.batching import vmap
-from .frontend.jacobians import hessian, jacfwd, jacobian, jacrev
-from .frontend.ad import jvp
-from .frontend.reverse import grad, linearize, value_and_grad, vjp
-from .devices import (block_until_ready, default_backend, device_count, device_put, devices,
-                      live_arrays, local_devices)
+from .transforms import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
+from .transforms import batch_rules as _batch_rules  # noqa: F401  (fills the batching table)
+from .transforms.ad import jvp
+from .transforms.batching import vmap
+from .transforms.custom import custom_jvp, custom_vjp
+from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
+from .transforms.reverse import grad, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "block_until_ready", "config", "default_backend", "device_count",
+__all__ = ["Array", "Device", "block_until_ready", "config", "custom_jvp", "custom_vjp", "default_backend", "device_count",
            "device_put", "devices", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays",
            "local_devices", "make_jaxpr", "numpy", "tree", "tree_util", "value_and_grad", "vjp", "vmap"]

@@ -16,6 +16,7 @@ ALLOWED = {
     "frontend": {"core", "backend", "frontend", "config", "errors"},
     "lax": {"core", "frontend", "lax", "config", "errors"},
     "numpy": {"core", "frontend", "lax", "numpy", "config", "errors"},
+    "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
 }
 
 

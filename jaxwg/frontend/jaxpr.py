@@ -396,6 +396,8 @@ class _Names:
 
 
 def _pp_param(value) -> str:
+    if callable(value) and hasattr(value, "__name__"):  # a custom rule: by its name
+        return value.__name__
     if isinstance(value, np.dtype):
         return value.name
     if hasattr(value, "itemsize") and hasattr(value, "kind") and hasattr(value, "name"):
@@ -435,6 +437,7 @@ def _pp_eqn(eqn: JaxprEqn, names: _Names) -> tuple:
         if inner not in names.shared:
             names.suggest(inner.invars, eqn.inputs)
             names.suggest(inner.outvars, eqn.out_binders)
+    if "name" in params:
         params = ["name"] + [p for p in params if p != "name"]
     lhs = _pp_vars(eqn.out_binders, names, binders=True)
     rhs = [_text(eqn.primitive.name)]

@@ -168,8 +168,8 @@ def lower_jaxpr(closed: ClosedJaxpr, args, const_node=_as_node) -> list[LazyNode
 
     for eqn in jaxpr.eqns:
         inputs = [read(a) for a in eqn.inputs]
-        if eqn.primitive is P.jit_p:
-            nodes = lower_jaxpr(eqn.params["jaxpr"], inputs, const_node)
+        if eqn.primitive in P.CALLED_JAXPR:
+            nodes = lower_jaxpr(eqn.params[P.CALLED_JAXPR[eqn.primitive]], inputs, const_node)
         else:
             out_avals = [v.aval for v in eqn.out_binders]
             out_aval = out_avals if eqn.primitive.multiple_results else out_avals[0]
@@ -180,12 +180,16 @@ def lower_jaxpr(closed: ClosedJaxpr, args, const_node=_as_node) -> list[LazyNode
     return [read(v) for v in jaxpr.outvars]
 
 
-def _jit_lowering(out_avals, *args, jaxpr, name):
-    """`jit_p` outside a program (eager evaluation of a jaxpr that calls one): inlined."""
-    return lower_jaxpr(jaxpr, args)
+def _call_lowering(prim):
+    """A call outside a program (eager evaluation of a jaxpr that holds one): inlined."""
+    def lowering(out_avals, *args, **params):
+        return lower_jaxpr(params[P.CALLED_JAXPR[prim]], args)
+
+    return lowering
 
 
-P.lowering_rules[P.jit_p] = _jit_lowering
+for _prim in P.CALLED_JAXPR:
+    P.lowering_rules[_prim] = _call_lowering(_prim)
 
 
 def lower_to_program(closed: ClosedJaxpr, device, name: str = "program") -> Program:

@@ -422,7 +422,7 @@ dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 copy_p = _declare("copy", lambda x: x)
 
 # Collectives over a named vmap axis (param `axis_name`): the sum, max or min over the
-# axis's members, the same for each (`jaxwg.frontend.batching`).
+# axis's members, the same for each (`jaxwg.transforms.batching`).
 psum_p = _declare("psum", lambda x, *, axis_name: x)
 pmax_p = _declare("pmax", lambda x, *, axis_name: x)
 pmin_p = _declare("pmin", lambda x, *, axis_name: x)
@@ -445,3 +445,22 @@ def _jit_abstract_eval(*avals, jaxpr, name):
 
 # JAX's `jit` (formerly `pjit`) primitive: params `jaxpr` (a ClosedJaxpr) and `name`.
 jit_p = _declare("jit", _jit_abstract_eval, multiple_results=True)
+
+
+def _call_abstract_eval(*avals, call_jaxpr, **params):
+    return list(call_jaxpr.out_avals)
+
+
+# Functions with their own derivative rules (`jaxwg.transforms.custom`): a call of the
+# traced function (`call_jaxpr`, a ClosedJaxpr) that transformations treat through
+# `jvp` (a function of primals and tangents) or `fwd`/`bwd`.
+custom_jvp_call_p = _declare("custom_jvp_call", _call_abstract_eval, multiple_results=True)
+custom_vjp_call_p = _declare("custom_vjp_call", _call_abstract_eval, multiple_results=True)
+# The linear part of a custom_vjp function under differentiation: residuals and tangents
+# in, output tangents out; only its transpose (`bwd`) is defined.
+custom_lin_p = _declare("custom_lin", lambda *avals, out_avals, **params: list(out_avals),
+                        multiple_results=True)
+
+# Call primitives and the parameter holding the called jaxpr: programs lower the
+# called jaxpr in place.
+CALLED_JAXPR = {jit_p: "jaxpr", custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr"}

@@ -187,6 +187,15 @@ def new_main(trace_type: type, global_data=None, dynamic: bool = False, debug_in
         state.stack.pop()
 
 
+def axis_size(axis_name) -> int:
+    """The size of the innermost active axis named `axis_name`: levels that bind named
+    axes (vmap's) keep `axis_name` and `size` in their `global_data`."""
+    for main in reversed(_state.stack):
+        if axis_name is not None and getattr(main.global_data, "axis_name", None) == axis_name:
+            return main.global_data.size
+    raise NameError(f"unbound axis name: {axis_name}")
+
+
 def describe_traced(fun, purpose: str) -> str:
     """How leak errors name a traced function: its name, where it is defined, and
     the transformation.

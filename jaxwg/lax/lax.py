@@ -506,9 +506,9 @@ def pmean(x, axis_name):
     [1.0, 1.0, 1.0]
     """
     from ..frontend import pytree
-    from ..frontend.batching import bound_axis_size
+    from ..frontend.trace import axis_size
 
-    size = bound_axis_size(axis_name)
+    size = axis_size(axis_name)
     return pytree.tree_map(lambda leaf: div(bind(P.psum_p, leaf, axis_name=axis_name), size), x)
 
 

@@ -18,12 +18,15 @@ NOT_LINEAR = {
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
     "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin",
+    # calls whose JVP rules replace them with the user's rules (the custom functions)
+    "custom_jvp_call", "custom_vjp_call",
 }
 NOT_YET = {
     "jvp_rules": set(),
     "transpose_rules": NOT_LINEAR,
-    # iota takes no operands, so no batched value ever reaches it.
-    "batch_rules": {"iota"},
+    # iota takes no operands, so no batched value ever reaches it; custom_lin is only
+    # transposed (a custom_vjp function's linear part), never evaluated or batched.
+    "batch_rules": {"iota", "custom_lin"},
 }
 
 

@@ -7,102 +7,9 @@ from hypothesis import given, strategies as st
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg import lax
 
 from .helpers import jax, jax_numpy
-
-# Each case: a function of (lax module, numpy module, *args), the shapes of its float
-# arguments and the interval their values are drawn from (away from the points where
-# the function is not differentiable).
-CASES = {
-    "neg": (lambda L, N, x: L.neg(x), [(5,)], (-2, 2)),
-    "abs": (lambda L, N, x: L.abs(x), [(5,)], (0.5, 2)),
-    "square": (lambda L, N, x: L.square(x), [(5,)], (-2, 2)),
-    "exp": (lambda L, N, x: L.exp(x), [(5,)], (-2, 2)),
-    "exp2": (lambda L, N, x: L.exp2(x), [(5,)], (-2, 2)),
-    "log": (lambda L, N, x: L.log(x), [(5,)], (0.5, 3)),
-    "log1p": (lambda L, N, x: L.log1p(x), [(5,)], (-0.5, 2)),
-    "expm1": (lambda L, N, x: L.expm1(x), [(5,)], (-2, 2)),
-    "tanh": (lambda L, N, x: L.tanh(x), [(5,)], (-2, 2)),
-    "logistic": (lambda L, N, x: L.logistic(x), [(5,)], (-3, 3)),
-    "sin": (lambda L, N, x: L.sin(x), [(5,)], (-3, 3)),
-    "cos": (lambda L, N, x: L.cos(x), [(5,)], (-3, 3)),
-    "tan": (lambda L, N, x: L.tan(x), [(5,)], (-1.2, 1.2)),
-    "asin": (lambda L, N, x: L.asin(x), [(5,)], (-0.8, 0.8)),
-    "acos": (lambda L, N, x: L.acos(x), [(5,)], (-0.8, 0.8)),
-    "atan": (lambda L, N, x: L.atan(x), [(5,)], (-3, 3)),
-    "sinh": (lambda L, N, x: L.sinh(x), [(5,)], (-2, 2)),
-    "cosh": (lambda L, N, x: L.cosh(x), [(5,)], (-2, 2)),
-    "asinh": (lambda L, N, x: L.asinh(x), [(5,)], (-2, 2)),
-    "acosh": (lambda L, N, x: L.acosh(x), [(5,)], (1.2, 3)),
-    "atanh": (lambda L, N, x: L.atanh(x), [(5,)], (-0.8, 0.8)),
-    "sqrt": (lambda L, N, x: L.sqrt(x), [(5,)], (0.5, 3)),
-    "rsqrt": (lambda L, N, x: L.rsqrt(x), [(5,)], (0.5, 3)),
-    "cbrt": (lambda L, N, x: L.cbrt(x), [(5,)], (0.5, 3)),
-    "erf": (lambda L, N, x: L.erf(x), [(5,)], (-2, 2)),
-    "erfc": (lambda L, N, x: L.erfc(x), [(5,)], (-2, 2)),
-    "integer_pow 3": (lambda L, N, x: L.integer_pow(x, 3), [(5,)], (-2, 2)),
-    "integer_pow -2": (lambda L, N, x: L.integer_pow(x, -2), [(5,)], (0.5, 2)),
-    "add": (lambda L, N, x, y: L.add(x, y), [(4,), (4,)], (-2, 2)),
-    "add rank 0": (lambda L, N, x, y: L.add(x, y), [(4,), ()], (-2, 2)),
-    "sub": (lambda L, N, x, y: L.sub(x, y), [(4,), (4,)], (-2, 2)),
-    "mul": (lambda L, N, x, y: L.mul(x, y), [(4,), (4,)], (-2, 2)),
-    "mul rank 0": (lambda L, N, x, y: L.mul(x, y), [(), (4,)], (-2, 2)),
-    "div": (lambda L, N, x, y: L.div(x, y), [(4,), (4,)], (0.5, 2)),
-    "rem": (lambda L, N, x, y: L.rem(x, y), [(4,), (4,)], (0.3, 0.45)),
-    "pow": (lambda L, N, x, y: L.pow(x, y), [(4,), (4,)], (0.5, 2)),
-    "max": (lambda L, N, x, y: L.max(x, y), [(4,), (4,)], (-2, 2)),
-    "min": (lambda L, N, x, y: L.min(x, y), [(4,), (4,)], (-2, 2)),
-    "atan2": (lambda L, N, x, y: L.atan2(x, y), [(4,), (4,)], (0.5, 2)),
-    "clamp": (lambda L, N, x: L.clamp(-0.5, x, 0.5), [(6,)], (-1, 1)),
-    "select_n": (lambda L, N, x, y: L.select_n(x > 0, x, y), [(6,), (6,)], (-1, 1)),
-    "convert": (lambda L, N, x: L.convert_element_type(x, N.float16).astype(N.float32) * 1.0,
-                [(4,)], (-1, 1)),
-    "broadcast_in_dim": (lambda L, N, x: L.broadcast_in_dim(x, (2, 3, 4), (0, 2)),
-                         [(2, 4)], (-1, 1)),
-    "broadcast unit axis": (lambda L, N, x: L.broadcast_in_dim(x, (3, 4), (0, 1)),
-                            [(1, 4)], (-1, 1)),
-    "reshape": (lambda L, N, x: L.reshape(x, (3, 4)), [(2, 6)], (-1, 1)),
-    "reshape permuted": (lambda L, N, x: L.reshape(x, (6, 2), (1, 0)), [(3, 4)], (-1, 1)),
-    "transpose": (lambda L, N, x: L.transpose(x, (2, 0, 1)), [(2, 3, 4)], (-1, 1)),
-    "rev": (lambda L, N, x: L.rev(x, (0, 1)), [(3, 4)], (-1, 1)),
-    "pad": (lambda L, N, x, v: L.pad(x, v, [(1, -1, 2), (0, 2, 0)]), [(3, 4), ()], (-1, 1)),
-    "slice": (lambda L, N, x: L.slice(x, (1, 0), (6, 4), (2, 3)), [(7, 5)], (-1, 1)),
-    "squeeze": (lambda L, N, x: L.squeeze(x, (0, 2)), [(1, 4, 1)], (-1, 1)),
-    "concatenate": (lambda L, N, x, y: L.concatenate([x, y, x], 1), [(2, 3), (2, 1)], (-1, 1)),
-    "reduce_sum": (lambda L, N, x: N.sum(x, axis=(0, 2)), [(2, 3, 4)], (-1, 1)),
-    "reduce_prod": (lambda L, N, x: N.prod(x, axis=1), [(3, 4)], (0.5, 1.5)),
-    "reduce_max": (lambda L, N, x: N.max(x, axis=0), [(5, 3)], (-1, 1)),
-    "reduce_min": (lambda L, N, x: N.min(x), [(5, 3)], (-1, 1)),
-    "dot_general": (lambda L, N, x, y: L.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
-                    [(2, 3, 4), (2, 4, 5)], (-1, 1)),
-    "dot_general contract 2": (lambda L, N, x, y: L.dot_general(x, y, (((0, 2), (2, 0)), ((), ()))),
-                               [(3, 2, 4), (4, 5, 3)], (-1, 1)),
-    "matmul": (lambda L, N, x, y: x @ y, [(3, 4), (4, 2)], (-1, 1)),
-    "jit": (lambda L, N, x, y: _jitted(L)(x, y), [(4,), (4,)], (-1, 1)),
-    "stop_gradient": (lambda L, N, x: x * L.stop_gradient(x), [(4,)], (-1, 1)),
-}
-
-
-def _jitted(L):
-    j = jaxwg.jit if L is lax else jax.jit
-    return j(lambda x, y: L.sin(x) * y + x)
-
-
-def _inputs(case, seed, dtype=np.float32):
-    _, shapes, (lo, hi) = CASES[case]
-    rng = np.random.default_rng(seed)
-    return [rng.uniform(lo, hi, s).astype(dtype) for s in shapes]
-
-
-def _f(case):
-    fn = CASES[case][0]
-    return lambda *args: fn(lax, jnp, *args)
-
-
-def _jax_f(case):
-    fn = CASES[case][0]
-    return lambda *args: fn(jax.lax, jax_numpy, *args)
+from .transform_cases import CASES, inputs, ours, theirs
 
 
 @pytest.fixture
@@ -127,12 +34,12 @@ def test_jvp_matches_central_differences_in_float64(case, seed):
     os.environ["JAXWG_PLATFORMS"] = "cpu"
     jaxwg.config.update("jax_enable_x64", True)
     try:
-        xs = _inputs(case, seed, np.float64)
-        ts = _inputs(case, seed + 1, np.float64)
+        xs = inputs(case, seed, np.float64)
+        ts = inputs(case, seed + 1, np.float64)
         ts = [t / max(1.0, np.abs(t).max()) for t in ts]
         if case in ("rem", "clamp", "select_n", "reduce_max", "reduce_min", "max", "min"):
             ts = [t * 1e-3 for t in ts]  # stay on one side of the kinks
-        f = _f(case)
+        f = ours(case)
         args = [jnp.asarray(x) for x in xs]
         _, tangent = jaxwg.jvp(f, args, [jnp.asarray(t) for t in ts])
         h = 1e-6
@@ -150,15 +57,15 @@ def test_jvp_matches_central_differences_in_float64(case, seed):
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_jvp_and_vjp_match_jax(platform, case):
-    xs = _inputs(case, 7)
-    ts = _inputs(case, 8)
-    y, t = jaxwg.jvp(_f(case), [jnp.asarray(x) for x in xs], [jnp.asarray(t) for t in ts])
-    jy, jt = jax.jvp(_jax_f(case), xs, ts)
+    xs = inputs(case, 7)
+    ts = inputs(case, 8)
+    y, t = jaxwg.jvp(ours(case), [jnp.asarray(x) for x in xs], [jnp.asarray(t) for t in ts])
+    jy, jt = jax.jvp(theirs(case), xs, ts)
     np.testing.assert_allclose(np.asarray(y), np.asarray(jy), rtol=2e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(t), np.asarray(jt), rtol=2e-5, atol=1e-5)
     u = np.random.default_rng(9).standard_normal(np.shape(jy)).astype(np.float32)
-    _, f_vjp = jaxwg.vjp(_f(case), *[jnp.asarray(x) for x in xs])
-    _, j_vjp = jax.vjp(_jax_f(case), *xs)
+    _, f_vjp = jaxwg.vjp(ours(case), *[jnp.asarray(x) for x in xs])
+    _, j_vjp = jax.vjp(theirs(case), *xs)
     for got, want in zip(f_vjp(jnp.asarray(u)), j_vjp(u)):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=1e-5)
 
@@ -167,11 +74,11 @@ def test_jvp_and_vjp_match_jax(platform, case):
 @given(seed=st.integers(0, 2 ** 16))
 def test_vjp_is_the_transpose_of_jvp(case, seed):
     """<u, J v> == <J^T u, v> for random u, v: the transpose rules match the JVP rules."""
-    xs = [jnp.asarray(x) for x in _inputs(case, seed)]
-    vs = _inputs(case, seed + 1)
-    y, jv = jaxwg.jvp(_f(case), xs, [jnp.asarray(v) for v in vs])
+    xs = [jnp.asarray(x) for x in inputs(case, seed)]
+    vs = inputs(case, seed + 1)
+    y, jv = jaxwg.jvp(ours(case), xs, [jnp.asarray(v) for v in vs])
     u = np.random.default_rng(seed + 2).standard_normal(np.shape(y)).astype(np.float32)
-    _, f_vjp = jaxwg.vjp(_f(case), *xs)
+    _, f_vjp = jaxwg.vjp(ours(case), *xs)
     jtu = f_vjp(jnp.asarray(u))
     lhs = float(np.sum(u.astype(np.float64) * np.asarray(jv, np.float64)))
     rhs = sum(float(np.sum(np.asarray(a, np.float64) * v)) for a, v in zip(jtu, vs))
@@ -270,7 +177,7 @@ def test_pytrees_has_aux_argnums_and_integer_inputs():
     assert g["w"].tolist() == [6.0, 8.0] and g["b"].tolist() == [2.0, 4.0]
     assert int(aux["n"]) == 2
     (gw, gn) = jaxwg.vjp(lambda w, n: w * n, jnp.array(2.0), jnp.array(3))[1](jnp.array(1.0))
-    assert float(gw) == 3.0 and gn.dtype == jaxwg.frontend.ad.float0
+    assert float(gw) == 3.0 and gn.dtype == jaxwg.transforms.ad.float0
 
 
 def test_errors_match_jax():

@@ -21,8 +21,8 @@ call, so the staged calls stay calls (`grad(jit(f))` holds `jit` equations).
 
 from __future__ import annotations
 
-from . import primitives as P
-from .jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from ..frontend import primitives as P
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool]):

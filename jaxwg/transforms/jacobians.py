@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pytree
+from ..frontend import pytree
 from .ad import instantiate, jvp_flat, tangent_aval
 from .batching import move_axis, vmap_flat
 from .reverse import _check_inputs, split_args, vjp
@@ -22,14 +22,14 @@ from .reverse import _check_inputs, split_args, vjp
 
 def _basis(avals) -> tuple[list, int]:
     """One-hot vectors over all elements of `avals`, one array (total, *shape) per aval."""
-    import jaxwg.numpy as jnp
+    from ..frontend.array import asarray_for_bind
 
     total = sum(a.size for a in avals)
     eye = np.eye(total, dtype=np.float32)
     out, start = [], 0
     for a in avals:
         block = eye[:, start:start + a.size].reshape((total,) + a.shape).astype(a.dtype.np)
-        out.append(jnp.asarray(block))
+        out.append(asarray_for_bind(block))
         start += a.size
     return out, total
 
@@ -51,7 +51,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     >>> jacfwd(lambda x, y: x * y, argnums=1)(2.0, jnp.ones(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     def jac(*args):
         partial, dyn = split_args(fun, args, argnums, "jacfwd")
@@ -103,7 +103,7 @@ def _column(t, start: int, in_aval):
     """The columns of one input leaf in a Jacobian block (out..., total), shaped
     (out..., in...)."""
     from .. import lax
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     shape = aval_of(t).shape
     lo = (0,) * (len(shape) - 1) + (start,)
@@ -120,7 +120,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     [[2.0, 0.0], [0.0, 2.0]]
     """
     from .. import lax
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     def jac(*args):
         partial, dyn = split_args(fun, args, argnums, "jacrev")

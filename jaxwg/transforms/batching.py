@@ -2,7 +2,7 @@
 
 A `BatchTracer` is a value with one extra axis, `batch_dim` (None: the value is the
 same for every member of the batch). Applying a primitive to batch tracers applies its
-batching rule (`primitives.batch_rules`, filled by `jaxwg.frontend.batch_rules`), which
+batching rule (`primitives.batch_rules`, filled by `jaxwg.transforms.batch_rules`), which
 binds the primitive once on whole batches: an elementwise op on the batched operands,
 a reduction over shifted axes, a `dot_general` with one more batch dimension (so a
 batch of products is one tiled product, not a loop). Collectives over a named axis
@@ -16,9 +16,9 @@ with that name and pass through the others.
 
 from __future__ import annotations
 
-from . import pytree
-from .aval import ShapedArray
-from .trace import Trace, Tracer, _state, describe_traced, full_raise, new_main
+from ..frontend import pytree
+from ..frontend.aval import ShapedArray
+from ..frontend.trace import Trace, Tracer, describe_traced, full_raise, new_main
 
 
 class BatchInfo:
@@ -41,7 +41,7 @@ class BatchTracer(Tracer):
 
     @property
     def aval(self):
-        from .array import aval_of
+        from ..frontend.array import aval_of
 
         aval = aval_of(self.val)
         if self.batch_dim is None:
@@ -63,7 +63,7 @@ class BatchTrace(Trace):
     lift = pure
 
     def process_primitive(self, primitive, tracers, params):
-        from . import primitives as P
+        from ..frontend import primitives as P
 
         if primitive in P.COLLECTIVES and params["axis_name"] == self.main.global_data.axis_name:
             return _reduce_over_batch(self, primitive, tracers[0])
@@ -86,7 +86,7 @@ class BatchTrace(Trace):
 def move_axis(x, src: int | None, dst: int, size: int):
     """`x` with its batch axis `src` at `dst`; an unbatched `x` (None) is broadcast."""
     from .. import lax
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     shape = aval_of(x).shape
     if src is None:
@@ -131,7 +131,7 @@ def _flat_axes(axes, tree, what: str) -> list:
 
 
 def _axis_size(leaves, axes, axis_size) -> int:
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     sizes = {}
     for leaf, axis in zip(leaves, axes):
@@ -165,7 +165,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     >>> vmap(jnp.dot, in_axes=(0, None))(jnp.ones((4, 3)), jnp.arange(3.0)).tolist()
     [3.0, 3.0, 3.0, 3.0]
     """
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # JAX reads a list in_axes as the tuple of arguments
@@ -204,19 +204,11 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     return vmapped
 
 
-def bound_axis_size(axis_name) -> int:
-    """The size of the innermost vmap axis named `axis_name` (NameError if none is)."""
-    for main in reversed(_state.stack):
-        if main.trace_type is BatchTrace and main.global_data.axis_name == axis_name:
-            return main.global_data.size
-    raise NameError(f"unbound axis name: {axis_name}")
-
-
 def _reduce_over_batch(trace: BatchTrace, primitive, tracer: BatchTracer):
     """A collective over this level's axis: the reduction over the batch dimension,
     unbatched (every member gets it)."""
     from .. import lax
-    from . import primitives as P
+    from ..frontend import primitives as P
 
     x, d = tracer.val, tracer.batch_dim
     if d is None:  # the same value in every member

@@ -19,12 +19,20 @@ import operator
 
 import numpy as np
 
-from . import pytree
-from .ad import (Zero, _split_aux, _user_tangent, float0, instantiate, is_differentiable,
-                 jvp_flat, tangent_aval)
-from .jaxpr import eval_jaxpr, trace_to_jaxpr
+from ..frontend import pytree
+from ..frontend.jaxpr import eval_jaxpr, trace_to_jaxpr
+from ..frontend.trace import describe_traced
+from .ad import (
+    Zero,
+    _split_aux,
+    _user_tangent,
+    float0,
+    instantiate,
+    is_differentiable,
+    jvp_flat,
+    tangent_aval,
+)
 from .partial_eval import partial_eval_jaxpr
-from .trace import describe_traced
 from .transpose import UndefinedPrimal, backward_pass
 
 
@@ -32,7 +40,7 @@ class _Linearized:
     """A function's primal outputs and the linear map of its tangents, as data."""
 
     def __init__(self, fun, primals, debug_info: str):
-        from .array import aval_of
+        from ..frontend.array import aval_of
 
         self.in_avals = [aval_of(p) for p in primals]
         self.diff = [is_differentiable(a) for a in self.in_avals]
@@ -140,7 +148,7 @@ def vjp(fun, *primals, has_aux: bool = False):
     >>> [float(c) for c in f_vjp(jnp.array(1.0))]
     [5.0, 2.0]
     """
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     lin, in_tree, out_tree, n, aux = _linearize_tree(fun, primals, has_aux, "vjp")
 
@@ -195,7 +203,7 @@ def split_args(fun, args: tuple, argnums, what: str):
 
 
 def _check_inputs(dyn_args, what: str, allow_int: bool, holomorphic: bool) -> None:
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     for leaf in pytree.tree_leaves(dyn_args):
         aval = aval_of(leaf)
@@ -218,7 +226,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
     >>> float(v), g.tolist()
     (5.0, [2.0, 4.0])
     """
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     single = not isinstance(argnums, (tuple, list))
 

@@ -27,10 +27,10 @@ import math
 import numpy as np
 
 from .. import lax
-from . import primitives as P
+from ..frontend import primitives as P
+from ..frontend.array import aval_of
+from ..frontend.jaxpr import call_staged, eval_jaxpr
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
-from .array import aval_of
-from .jaxpr import call_staged, eval_jaxpr
 from .transpose import backward_pass, is_undefined
 
 # -- declaring rules ---------------------------------------------------------------------

@@ -21,10 +21,10 @@ products stay one product.
 from __future__ import annotations
 
 from .. import lax
-from . import primitives as P
-from .array import aval_of
+from ..frontend import primitives as P
+from ..frontend.array import aval_of
+from ..frontend.jaxpr import call_staged, eval_jaxpr
 from .batching import move_axis, vmap_flat
-from .jaxpr import call_staged, eval_jaxpr
 
 
 def _size(vals, dims) -> int:

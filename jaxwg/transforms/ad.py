@@ -2,12 +2,12 @@
 
 A `JVPTracer` carries a primal value and its tangent. Applying a primitive to JVP
 tracers applies it to the primals and the primitive's JVP rule
-(`primitives.jvp_rules`, filled by `jaxwg.frontend.ad_rules`) to the tangents. A
+(`primitives.jvp_rules`, filled by `jaxwg.transforms.ad_rules`) to the tangents. A
 tangent that is known to be zero is a `Zero` (only its aval), not an array: inputs
 that are not differentiated, integer values and constants cost nothing, and a rule
 skips their terms. Zeros become arrays only where a result needs one (`instantiate`).
 
-Reverse mode (`jaxwg.frontend.linearize`) is built on this: the JVP of a function
+Reverse mode (`jaxwg.transforms.reverse`) is built on this: the JVP of a function
 traced to a jaxpr, split into its primal and its linear part, and the linear part
 transposed.
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import primitives as P
-from . import pytree
-from .aval import ShapedArray
-from .trace import Trace, Tracer, describe_traced, full_raise, new_main
+from ..frontend import primitives as P
+from ..frontend import pytree
+from ..frontend.aval import ShapedArray
+from ..frontend.trace import Trace, Tracer, describe_traced, full_raise, new_main
 
 # JAX's dtype of the tangents of integer and boolean values: zero bytes per element.
 float0 = np.dtype([("float0", np.void, 0)])
@@ -85,7 +85,7 @@ class JVPTracer(Tracer):
 
     @property
     def aval(self):
-        from .array import aval_of
+        from ..frontend.array import aval_of
 
         return aval_of(self.primal)
 
@@ -95,7 +95,7 @@ class JVPTracer(Tracer):
 
 class JVPTrace(Trace):
     def pure(self, value):
-        from .array import aval_of
+        from ..frontend.array import aval_of
 
         return JVPTracer(self, value, Zero(tangent_aval(aval_of(value))))
 
@@ -136,7 +136,7 @@ def _user_tangent(tangent, aval: ShapedArray):
 
 
 def _check_tangent(primal_aval: ShapedArray, tangent, what: str) -> None:
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     if not is_differentiable(primal_aval):
         if getattr(tangent, "dtype", None) != float0:
@@ -165,7 +165,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     >>> float(y), float(dy)
     (8.0, 12.0)
     """
-    from .array import aval_of
+    from ..frontend.array import aval_of
 
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "

@@ -4,7 +4,7 @@
 arguments given as `UndefinedPrimal`s backwards: from the cotangents of its outputs it
 accumulates the cotangent of every linear variable, equation by equation in reverse,
 through each primitive's transpose rule (`primitives.transpose_rules`, filled by
-`jaxwg.frontend.ad_rules`). A rule receives the output cotangent and the inputs, the
+`jaxwg.transforms.ad_rules`). A rule receives the output cotangent and the inputs, the
 linear ones as `UndefinedPrimal`s, and returns one cotangent per input (None for the
 non-linear ones). Equations with no linear input are evaluated forward first: they
 are the residual computations of the linear function. Zero cotangents stay `Zero`.
@@ -18,10 +18,10 @@ are the residual computations of the linear function. Zero cotangents stay `Zero
 
 from __future__ import annotations
 
-from . import primitives as P
+from ..frontend import primitives as P
+from ..frontend.aval import ShapedArray
+from ..frontend.jaxpr import Jaxpr, Literal
 from .ad import Zero, add_tangents, instantiate
-from .aval import ShapedArray
-from .jaxpr import Jaxpr, Literal
 
 
 class UndefinedPrimal:

@@ -1,0 +1,281 @@
+"""Functions with their own derivatives: `custom_jvp` and `custom_vjp`.
+
+A call of a decorated function binds one primitive holding the traced function
+(`call_jaxpr`): evaluated, it runs that jaxpr; differentiated, the JVP trace calls the
+user's rule instead. For `custom_jvp` that is the JVP rule itself. For `custom_vjp`
+the JVP rule runs `fwd` (outputs and residuals) and emits `custom_lin`, linear in the
+tangents, whose transpose is `bwd`: reverse mode works, forward mode of a custom_vjp
+function is an error, as in JAX. Under `vmap` the call, the rule and `fwd`/`bwd` are
+batched together.
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> @custom_jvp
+... def softplus(x):
+...     return jnp.log1p(jnp.exp(x))
+>>> @softplus.defjvp
+... def _(primals, tangents):
+...     (x,), (t,) = primals, tangents
+...     return softplus(x), t / (1 + jnp.exp(-x))  # finite where exp(x) overflows
+>>> jaxwg.grad(softplus)(100.0).item()
+1.0
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..frontend import primitives as P
+from ..frontend import pytree
+from ..frontend.jaxpr import eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
+from ..frontend.trace import describe_traced
+from .ad import Zero, instantiate, tangent_aval
+
+
+def _trace_call(fun, args, kwargs, what: str):
+    """`fun(*args, **kwargs)` traced at the leaves' avals: (closed jaxpr, captured
+    outer tracers, leaves, input tree, output tree)."""
+    from ..frontend.array import aval_of
+
+    leaves, in_tree = pytree.tree_flatten((args, kwargs))
+    out_trees = []
+
+    def flat(*xs):
+        a, kw = pytree.tree_unflatten(in_tree, xs)
+        out_leaves, out_tree = pytree.tree_flatten(fun(*a, **kw))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, what))
+    closed, captured = hoist_tracer_consts(closed)
+    return closed, captured, leaves, in_tree, out_trees[0]
+
+
+class custom_jvp:
+    """`fun` with the derivative given by `defjvp` (or `defjvps`), as `jax.custom_jvp`.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> f = custom_jvp(lambda x: jnp.sin(x))
+    >>> f.defjvps(lambda t, ans, x: 2.0 * t)  # a deliberately different derivative
+    >>> jaxwg.grad(f)(0.0).item()
+    2.0
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.jvp = None
+        if nondiff_argnums:
+            raise NotImplementedError("custom_jvp nondiff_argnums is not supported yet; close "
+                                      "over the value instead")
+
+    def defjvp(self, jvp, symbolic_zeros: bool = False):
+        """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)`."""
+        if symbolic_zeros:
+            raise NotImplementedError("custom_jvp symbolic_zeros is not supported")
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set the rule from one function per argument, `jvp_i(tangent, ans, *primals)`
+        (None: no dependence), whose terms are summed."""
+        def jvp(primals, tangents):
+            ans = self(*primals)
+            out = None
+            for rule, t in zip(jvps, tangents):
+                if rule is None:
+                    continue
+                term = rule(t, ans, *primals)
+                out = term if out is None else pytree.tree_map(lambda a, b: a + b, out, term)
+            return ans, out if out is not None else pytree.tree_map(lambda a: a * 0, ans)
+
+        self.jvp = jvp
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} "
+                                 "using defjvp.")
+        if kwargs:
+            raise TypeError("custom_jvp functions take positional arguments only here")
+        closed, captured, leaves, in_tree, out_tree = _trace_call(self.fun, args, {}, "custom_jvp")
+        n_captured = len(captured)
+
+        def jvp_flat(primals, tangents):
+            # The user's rule sees the original pytrees; captured values are constants.
+            p = pytree.tree_unflatten(in_tree, primals[n_captured:])[0]
+            t = pytree.tree_unflatten(in_tree, tangents[n_captured:])[0]
+            out, t_out = self.jvp(tuple(p), tuple(t))
+            return pytree.tree_leaves(out), pytree.tree_leaves(t_out)
+
+        jvp_flat.__name__ = getattr(self.jvp, "__name__", "jvp")
+        outs = P.custom_jvp_call_p.bind(*captured, *leaves, call_jaxpr=closed, jvp=jvp_flat,
+                                        name=self.__name__)
+        return pytree.tree_unflatten(out_tree, outs)
+
+
+class custom_vjp:
+    """`fun` whose reverse-mode derivative is given by `defvjp(fwd, bwd)`, as
+    `jax.custom_vjp`: `fwd(*args) -> (out, residuals)`, `bwd(residuals, ct_out) ->`
+    a tuple of cotangents, one per argument.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> @custom_vjp
+    ... def clip_gradient(x):
+    ...     return x
+    >>> clip_gradient.defvjp(lambda x: (x, None), lambda res, g: (jnp.clip(g, -1.0, 1.0),))
+    >>> jaxwg.grad(lambda x: 5.0 * clip_gradient(x))(2.0).item()
+    1.0
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.fwd = self.bwd = None
+        if nondiff_argnums:
+            raise NotImplementedError("custom_vjp nondiff_argnums is not supported yet; close "
+                                      "over the value instead")
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} "
+                                 "using defvjp.")
+        if kwargs:
+            raise TypeError("custom_vjp functions take positional arguments only here")
+        closed, captured, leaves, in_tree, out_tree = _trace_call(self.fun, args, {}, "custom_vjp")
+        n_captured = len(captured)
+        res_tree = []
+
+        def fwd_flat(*primals):
+            out, res = self.fwd(*pytree.tree_unflatten(in_tree, primals[n_captured:])[0])
+            res_leaves, tree = pytree.tree_flatten(res)
+            res_tree[:] = [tree]
+            return pytree.tree_leaves(out), res_leaves
+
+        def bwd_flat(res_leaves, cts):
+            """Cotangents of every input leaf, arrays (zeros for the captured values and
+            for an argument whose cotangent `bwd` gives as None)."""
+            res = pytree.tree_unflatten(res_tree[0], res_leaves)
+            cts_in = self.bwd(res, pytree.tree_unflatten(out_tree, cts))
+            if not isinstance(cts_in, tuple) or len(cts_in) != len(args):
+                raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to "
+                                f"the number of primal inputs ({len(args)}), got {cts_in!r}")
+            out = []
+            for arg, ct in zip(args, cts_in):
+                arg_leaves = pytree.tree_leaves(arg)
+                out += ([None] * len(arg_leaves) if ct is None else pytree.tree_leaves(ct))
+            avals = closed.in_avals
+            return [instantiate(Zero(tangent_aval(a))) if c is None else c
+                    for a, c in zip(avals, [None] * n_captured + out)]
+
+        outs = P.custom_vjp_call_p.bind(*captured, *leaves, call_jaxpr=closed, fwd=fwd_flat,
+                                        bwd=bwd_flat, name=self.__name__)
+        return pytree.tree_unflatten(out_tree, outs)
+
+
+# -- rules ----------------------------------------------------------------------------------
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name):
+    from ..frontend.array import aval_of
+
+    return jvp(list(primals), [instantiate(t, tangent_aval(aval_of(p)))
+                               for p, t in zip(primals, tangents)])
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name):
+    from ..frontend.array import aval_of
+
+    out, res = fwd(*primals)
+    nonzero = tuple(not isinstance(t, Zero) for t in tangents)
+    out_avals = tuple(tangent_aval(aval_of(o)) for o in out)
+    t_out = P.custom_lin_p.bind(*res, *[t for t, nz in zip(tangents, nonzero) if nz],
+                                num_res=len(res), nonzero=nonzero, bwd=bwd, out_avals=out_avals)
+    return out, t_out
+
+
+def _custom_lin_transpose(cts, *args, num_res, nonzero, bwd, out_avals):
+    cts_out = [instantiate(c, a) for c, a in zip(cts, out_avals)]
+    cts_in = [c for c, nz in zip(bwd(list(args[:num_res]), cts_out), nonzero) if nz]
+    return [None] * num_res + cts_in
+
+
+def _forward_mode_error(*args, **params):
+    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+def _batched(fun, size: int, in_dims):
+    """`fun(*xs) -> list` mapped over axis 0 of the arguments `in_dims` marks (0) with
+    every output batched at axis 0."""
+    from .batching import move_axis, vmap_flat
+
+    def batched(*xs):
+        outs, out_dims = vmap_flat(fun, size, xs, in_dims)
+        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+
+    return batched
+
+
+def _batch_call(vals, dims, call_jaxpr, name):
+    """The operands with their batch axis first, and the call's jaxpr batched so."""
+    from ..frontend.array import aval_of
+    from .batching import move_axis
+
+    size = next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+    in_dims = [None if d is None else 0 for d in dims]
+    moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
+    fun = _batched(lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, xs), size, in_dims)
+    closed = trace_to_jaxpr(fun, [aval_of(v) for v in moved], f"vmap({name})")
+    return moved, closed, size, in_dims
+
+
+def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, name):
+    moved, closed, size, in_dims = _batch_call(vals, dims, call_jaxpr, name)
+    n = len(vals)
+
+    def batched_jvp(primals, tangents):
+        def both(*xs):
+            out, t_out = jvp(list(xs[:n]), list(xs[n:]))
+            return list(out) + list(t_out)
+
+        outs = _batched(both, size, in_dims + in_dims)(*primals, *tangents)
+        return outs[:len(outs) // 2], outs[len(outs) // 2:]
+
+    outs = P.custom_jvp_call_p.bind(*moved, call_jaxpr=closed, jvp=batched_jvp, name=name)
+    return outs, [0] * len(outs)
+
+
+def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, name):
+    from .. import lax
+
+    moved, closed, size, in_dims = _batch_call(vals, dims, call_jaxpr, name)
+    num_out = len(call_jaxpr.out_avals)
+
+    def batched_fwd(*primals):
+        def joined(*xs):
+            out, res = fwd(*xs)
+            return [*out, *res]
+
+        outs = _batched(joined, size, in_dims)(*primals)
+        return outs[:num_out], outs[num_out:]
+
+    def batched_bwd(res, cts):
+        k = len(res)
+        cts_in = _batched(lambda *xs: bwd(list(xs[:k]), list(xs[k:])), size,
+                          [0] * (k + len(cts)))(*res, *cts)
+        # An input shared by the whole batch gets the sum of the members' cotangents.
+        return [c if d == 0 else lax.reduce_sum(c, (0,)) for c, d in zip(cts_in, in_dims)]
+
+    outs = P.custom_vjp_call_p.bind(*moved, call_jaxpr=closed, fwd=batched_fwd, bwd=batched_bwd,
+                                    name=name)
+    return outs, [0] * len(outs)
+
+
+P.jvp_rules[P.custom_jvp_call_p] = _custom_jvp_call_jvp
+P.jvp_rules[P.custom_vjp_call_p] = _custom_vjp_call_jvp
+P.jvp_rules[P.custom_lin_p] = _forward_mode_error
+P.transpose_rules[P.custom_lin_p] = _custom_lin_transpose
+P.lowering_rules[P.custom_lin_p] = _forward_mode_error
+P.batch_rules[P.custom_jvp_call_p] = _custom_jvp_call_batch
+P.batch_rules[P.custom_vjp_call_p] = _custom_vjp_call_batch

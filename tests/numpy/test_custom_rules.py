@@ -1,0 +1,106 @@
+"""`custom_jvp` and `custom_vjp` against JAX: the rules are used under grad, jvp, vmap
+and jit, and evaluation runs the function itself."""
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+
+from .helpers import jax, jax_numpy
+
+
+def _softplus(custom_jvp, N):
+    @custom_jvp
+    def softplus(x):
+        return N.log1p(N.exp(x))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return softplus(x), t / (1 + N.exp(-x))
+
+    return softplus
+
+
+def _clip_gradient(custom_vjp, N):
+    @custom_vjp
+    def clip(x, scale):
+        return x * scale
+
+    def fwd(x, scale):
+        return x * scale, (scale,)
+
+    def bwd(res, g):
+        return (N.clip(g * res[0], -1.0, 1.0), None)
+
+    clip.defvjp(fwd, bwd)
+    return clip
+
+
+X = np.array([-3.0, 0.0, 2.0, 100.0], np.float32)
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap_grad", "jit_grad", "grad_vmap"])
+def test_custom_jvp_matches_jax(platform, transform):
+    ours, theirs = _softplus(jaxwg.custom_jvp, jnp), _softplus(jax.custom_jvp, jax_numpy)
+
+    def apply(lib, f, N):
+        scalar_grad = lib.grad(f)
+        return {"grad": lambda x: lib.grad(lambda v: N.sum(f(v)))(x),
+                "vmap_grad": lambda x: lib.vmap(scalar_grad)(x),
+                "jit_grad": lambda x: lib.jit(lib.vmap(scalar_grad))(x),
+                "grad_vmap": lambda x: lib.grad(lambda v: N.sum(lib.vmap(f)(v)))(x)}[transform]
+
+    got = apply(jaxwg, ours, jnp)(jnp.asarray(X))
+    want = apply(jax, theirs, jax_numpy)(X)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    assert np.all(np.isfinite(np.asarray(got)))  # the rule, not exp(100) / (1 + exp(100))
+    np.testing.assert_allclose(np.asarray(ours(jnp.asarray(X))), np.asarray(theirs(X)), rtol=1e-6)
+
+
+def test_custom_jvp_forward_mode_and_defjvps():
+    ours = _softplus(jaxwg.custom_jvp, jnp)
+    _, t = jaxwg.jvp(ours, (jnp.asarray(X),), (jnp.ones(4),))
+    _, want = jax.jvp(_softplus(jax.custom_jvp, jax_numpy), (X,), (np.ones(4, np.float32),))
+    np.testing.assert_allclose(np.asarray(t), np.asarray(want), rtol=1e-6)
+    f = jaxwg.custom_jvp(lambda x, y: x * y)
+    f.defjvps(lambda t, ans, x, y: t * 10.0, None)  # a made-up derivative in x only
+    assert jaxwg.grad(f, argnums=(0, 1))(2.0, 3.0)[0].item() == 10.0
+    assert jaxwg.grad(f, argnums=(0, 1))(2.0, 3.0)[1].item() == 0.0
+
+
+@pytest.mark.parametrize("transform", ["grad", "vmap_grad", "jit_grad", "grad_vmap"])
+def test_custom_vjp_matches_jax(platform, transform):
+    ours, theirs = _clip_gradient(jaxwg.custom_vjp, jnp), _clip_gradient(jax.custom_vjp, jax_numpy)
+    scale = np.float32(0.3)
+
+    def apply(lib, f, N):
+        loss = lambda x: 10.0 * f(x, scale)  # noqa: E731
+        return {"grad": lambda x: lib.grad(lambda v: N.sum(loss(v)))(x),
+                "vmap_grad": lambda x: lib.vmap(lib.grad(loss))(x),
+                "jit_grad": lambda x: lib.jit(lib.grad(lambda v: N.sum(loss(v))))(x),
+                "grad_vmap": lambda x: lib.grad(lambda v: N.sum(lib.vmap(loss)(v)))(x)}[transform]
+
+    got = apply(jaxwg, ours, jnp)(jnp.asarray(X))
+    want = apply(jax, theirs, jax_numpy)(X)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ours(jnp.asarray(X), scale)), X * scale, rtol=1e-6)
+
+
+def test_custom_vjp_errors():
+    f = _clip_gradient(jaxwg.custom_vjp, jnp)
+    with pytest.raises(TypeError, match="can't apply forward-mode autodiff"):
+        jaxwg.jvp(lambda x: f(x, 2.0), (jnp.array(1.0),), (jnp.array(1.0),))
+    bad = jaxwg.custom_vjp(lambda x: x)
+    bad.defvjp(lambda x: (x, None), lambda res, g: g)  # not a tuple
+    with pytest.raises(TypeError, match="must produce a tuple"):
+        jaxwg.grad(bad)(1.0)
+    undefined = jaxwg.custom_jvp(lambda x: x)
+    with pytest.raises(AttributeError, match="No JVP defined"):
+        undefined(1.0)
+
+
+def test_custom_jvp_prints_as_a_call():
+    text = str(jaxwg.make_jaxpr(_softplus(jaxwg.custom_jvp, jnp))(1.0))
+    assert "custom_jvp_call[" in text and "name=softplus" in text and "jvp=softplus_jvp" in text
