@@ -462,9 +462,14 @@ def _pp_jaxpr_doc(jaxpr: Jaxpr, names: _Names, by_name: bool = True) -> tuple:
         _nest(2, _concat(_brk(), eqns)), _brk(), _text("in "), outs))), _text(" }"))
 
 
-def _called_jaxprs(eqn: JaxprEqn) -> list:
-    return [v.jaxpr if isinstance(v, ClosedJaxpr) else v for v in eqn.params.values()
-            if isinstance(v, (Jaxpr, ClosedJaxpr))]
+def called_jaxprs(eqn: JaxprEqn) -> list:
+    """The jaxprs an equation calls (a jit's, a scan's body, a cond's branches...)."""
+    found = []
+    for value in eqn.params.values():
+        for v in (value if isinstance(value, tuple) else (value,)):
+            if isinstance(v, (Jaxpr, ClosedJaxpr)):
+                found.append(v.jaxpr if isinstance(v, ClosedJaxpr) else v)
+    return found
 
 
 def _shared_jaxprs(top: Jaxpr) -> dict:
@@ -476,7 +481,7 @@ def _shared_jaxprs(top: Jaxpr) -> dict:
     for jaxpr in queue:  # breadth first; a jaxpr called twice is walked twice
         counts[jaxpr] = counts.get(jaxpr, 0) + 1 + (jaxpr is not top and len(jaxpr.eqns) > 10)
         for eqn in jaxpr.eqns:
-            called = _called_jaxprs(eqn)
+            called = called_jaxprs(eqn)
             queue += called
             if "name" in eqn.params:
                 for sub in called:

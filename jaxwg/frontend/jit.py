@@ -44,9 +44,10 @@ from ..config import config
 from . import debug, pytree
 from . import primitives as P
 from .array import Array, asarray_for_bind, aval_of
+from .control_flow import needs_values
 from .device import Device, default_device
 from .execute import Program, counters, realize
-from .jaxpr import ClosedJaxpr, Literal, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
+from .jaxpr import ClosedJaxpr, Literal, eval_jaxpr, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
 from .trace import Tracer, _dynamic, describe_traced
 
@@ -192,9 +193,43 @@ for _prim in P.CALLED_JAXPR:
     P.lowering_rules[_prim] = _call_lowering(_prim)
 
 
-def lower_to_program(closed: ClosedJaxpr, device, name: str = "program") -> Program:
+class StepwiseProgram:
+    """A program whose path depends on values (a cond, a while loop): each run evaluates
+    its jaxpr equation by equation, eagerly (lazily fused), reading back only the
+    branch indices and loop predicates (`jaxwg.frontend.control_flow`)."""
+
+    kernels = ()  # no fixed list: what runs depends on the values
+
+    def __init__(self, closed: ClosedJaxpr, device, name: str):
+        self.closed = closed
+        self.device = device
+        self.label = f"jit {name}"
+
+    def run(self, arg_slots: list[int]) -> list[Buffer]:
+        backend = self.device.backend
+        args = []
+        for slot, var in zip(arg_slots, self.closed.jaxpr.invars):
+            backend.incref(slot)  # the caller's arrays keep theirs
+            node = LazyNode.from_buffer(Buffer(backend, slot), var.aval.shape, var.aval.dtype,
+                                        self.device)
+            args.append(Array(node, var.aval))
+        outs = [_as_node(o) for o in eval_jaxpr(self.closed.jaxpr, self.closed.consts, args)]
+        with GRAPH_LOCK:
+            for node in outs:
+                node.device = node.device or self.device
+            realize(outs)
+        return [node.buffer for node in outs]
+
+    def __len__(self) -> int:
+        return 0
+
+
+def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
     """Lower a jaxpr's equations into lazy nodes over placeholders, then schedule them.
-    Constants (of called jaxprs too) are realized on `device` and held by the program."""
+    Constants (of called jaxprs too) are realized on `device` and held by the program.
+    A jaxpr whose path depends on values becomes a `StepwiseProgram`."""
+    if needs_values(closed.jaxpr):
+        return StepwiseProgram(closed, device, name)
     arg_nodes = [LazyNode.from_buffer(Buffer(None, None), v.aval.shape, v.aval.dtype, device)
                  for v in closed.jaxpr.invars]
     consts: dict[int, LazyNode] = {}  # each distinct constant once, in first-use order

@@ -461,6 +461,40 @@ custom_vjp_call_p = _declare("custom_vjp_call", _call_abstract_eval, multiple_re
 custom_lin_p = _declare("custom_lin", lambda *avals, out_avals, **params: list(out_avals),
                         multiple_results=True)
 
+# -- control flow ----------------------------------------------------------------------------
+#
+# Bodies are ClosedJaxprs; values a body closes over from an enclosing trace are passed
+# as leading operands (`num_consts`, `cond_nconsts`, `body_nconsts`), as in JAX.
+
+
+def _cond_abstract_eval(index, *operands, branches):
+    if index.shape != () or index.dtype is not dt.int32:
+        raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}")
+    outs = [list(b.out_avals) for b in branches]
+    for other in outs[1:]:
+        if [(a.shape, a.dtype) for a in other] != [(a.shape, a.dtype) for a in outs[0]]:
+            raise TypeError("branches of cond must have the same output types, got "
+                            + " and ".join(str([a.str_short() for a in o]) for o in outs))
+    return outs[0]
+
+
+def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    return list(args[cond_nconsts + body_nconsts:])
+
+
+def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    carry = list(args[num_consts:num_consts + num_carry])
+    ys = jaxpr.out_avals[num_carry:]
+    return carry + [ShapedArray((length,) + y.shape, y.dtype, y.weak_type) for y in ys]
+
+
+cond_p = _declare("cond", _cond_abstract_eval, multiple_results=True)
+while_p = _declare("while", _while_abstract_eval, multiple_results=True)
+scan_p = _declare("scan", _scan_abstract_eval, multiple_results=True)
+# The control flow whose path depends on values: a program holding one runs its jaxpr
+# step by step (`jaxwg.frontend.control_flow`).
+DATA_DEPENDENT = (cond_p, while_p)
+
 # Call primitives and the parameter holding the called jaxpr: programs lower the
 # called jaxpr in place.
 CALLED_JAXPR = {jit_p: "jaxpr", custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr"}

@@ -12,5 +12,9 @@ Array([3., 3.], dtype=float32)
 (3, 2)
 """
 
+from .control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop
 from .lax import *
-from .lax import __all__
+from .lax import __all__ as _lax_all
+
+__all__ = _lax_all + ["associative_scan", "cond", "fori_loop", "map", "scan", "switch",
+                      "while_loop"]

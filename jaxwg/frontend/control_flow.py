@@ -1,0 +1,113 @@
+"""Evaluating control flow: the lowering rules of `cond`, `while` and `scan`.
+
+`scan` has a trip count known when it is traced, so it lowers by unrolling: each step's
+body is lowered into the lazy graph over the previous step's carry, with no read-back;
+a program (jit) holding a scan is still one dispatch list, and fusion may join steps.
+`cond` and `while` choose their path from values: their rules read the branch index, or
+the loop predicate, back from the device (one scalar each time) and lower the chosen
+body. That needs values, so a program holding them (`needs_values`) is run by
+evaluating its jaxpr equation by equation (`jit` does so) instead of as a fixed list.
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(4.0))[1].tolist()
+[0.0, 0.0, 2.0, 9.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as dt
+from . import primitives as P
+from .aval import ShapedArray
+from .lazy import CONST, LazyNode
+
+
+def needs_values(jaxpr) -> bool:
+    """Whether `jaxpr` (or a jaxpr it calls) holds a cond or a while loop."""
+    from .jaxpr import called_jaxprs
+
+    return any(eqn.primitive in P.DATA_DEPENDENT or any(needs_values(j) for j in called_jaxprs(eqn))
+               for eqn in jaxpr.eqns)
+
+
+def _read_scalar(node: LazyNode, dtype) -> object:
+    """The value of a rank-0 node, computed and read back (eager evaluation only)."""
+    from .array import Array
+
+    if node.kind == CONST:
+        return node.arg
+    return np.asarray(Array(node, ShapedArray((), dtype))).item()
+
+
+def _lower(closed, args):
+    from .jit import lower_jaxpr
+
+    return lower_jaxpr(closed, args)
+
+
+def _cond_lowering(out_avals, index, *operands, branches):
+    i = int(_read_scalar(index, dt.int32))
+    return _lower(branches[min(max(i, 0), len(branches) - 1)], list(operands))
+
+
+def _while_lowering(out_avals, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    from .execute import realize
+
+    cond_consts = list(args[:cond_nconsts])
+    body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
+    carry = list(args[cond_nconsts + body_nconsts:])
+    while True:
+        (pred,) = _lower(cond_jaxpr, cond_consts + carry)
+        realize(carry)  # keeps the graph one step deep
+        if not _read_scalar(pred, dt.bool_):
+            return carry
+        carry = _lower(body_jaxpr, body_consts + carry)
+
+
+def _step(node: LazyNode, aval: ShapedArray, i: int) -> LazyNode:
+    """Element `i` along the leading axis of a node of aval `aval`."""
+    row = ShapedArray((1,) + aval.shape[1:], aval.dtype)
+    start = (i,) + (0,) * (len(aval.shape) - 1)
+    sliced = P.lowering_rules[P.slice_p](row, node, start_indices=start,
+                                         limit_indices=(i + 1,) + aval.shape[1:], strides=None)
+    return P.lowering_rules[P.reshape_p](ShapedArray(aval.shape[1:], aval.dtype), sliced,
+                                         new_sizes=aval.shape[1:], dimensions=None)
+
+
+def _stack(nodes: list, aval: ShapedArray) -> LazyNode:
+    """`nodes` (each of `aval`'s shape without its leading axis) stacked along it."""
+    item = ShapedArray(aval.shape[1:], aval.dtype)
+    row = ShapedArray((1,) + item.shape, aval.dtype)
+    if not nodes:
+        zero = LazyNode.const(0, aval.dtype)
+        return P.lowering_rules[P.broadcast_in_dim_p](aval, zero, shape=aval.shape,
+                                                      broadcast_dimensions=())
+    rows = [P.lowering_rules[P.reshape_p](row, n, new_sizes=row.shape, dimensions=None)
+            for n in nodes]
+    if len(rows) == 1:
+        return rows[0]
+    return P.lowering_rules[P.concatenate_p](aval, *rows, dimension=0)
+
+
+def _scan_lowering(out_avals, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    consts = list(args[:num_consts])
+    carry = list(args[num_consts:num_consts + num_carry])
+    xs = list(args[num_consts + num_carry:])
+    x_avals = jaxpr.in_avals[num_consts + num_carry:]
+    xs_avals = [ShapedArray((length,) + a.shape, a.dtype) for a in x_avals]
+    ys = []
+    for i in (reversed(range(length)) if reverse else range(length)):
+        outs = _lower(jaxpr, consts + carry + [_step(x, a, i) for x, a in zip(xs, xs_avals)])
+        carry, y = outs[:num_carry], outs[num_carry:]
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    stacked = [_stack([y[k] for y in ys], a) for k, a in enumerate(out_avals[num_carry:])]
+    return carry + stacked
+
+
+P.lowering_rules[P.cond_p] = _cond_lowering
+P.lowering_rules[P.while_p] = _while_lowering
+P.lowering_rules[P.scan_p] = _scan_lowering

@@ -1,0 +1,285 @@
+"""Control flow as primitives: `cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`,
+and `associative_scan`, as in `jax.lax`.
+
+Each body is traced once to a jaxpr (so its operations fuse inside it), and values it
+closes over from an enclosing trace become leading operands. Evaluation is in
+`jaxwg.frontend.control_flow`; differentiation and batching rules are in
+`jaxwg.transforms.control_flow_rules`. `fori_loop` with bounds known at trace time
+is a `scan` (so it can be differentiated in reverse), otherwise a `while_loop`.
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> lax.fori_loop(0, 5, lambda i, acc: acc + i, 0)
+Array(10, dtype=int32, weak_type=True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..frontend import primitives as P
+from ..frontend import pytree
+from ..frontend.array import aval_of
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, Var, hoist_tracer_consts, trace_to_jaxpr
+from ..frontend.trace import Tracer, bind, describe_traced
+from . import lax
+
+
+def _trace(fun, in_tree, in_avals, what: str):
+    """`fun(*args)` traced at flat `in_avals`, `in_tree` the tree of the `args` tuple:
+    (closed jaxpr, captured values, out tree)."""
+    out_trees = []
+
+    def flat(*xs):
+        out_leaves, out_tree = pytree.tree_flatten(fun(*pytree.tree_unflatten(in_tree, xs)))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, list(in_avals), describe_traced(fun, what))
+    closed, captured = hoist_tracer_consts(closed)
+    return closed, captured, out_trees[0]
+
+
+def _types(avals) -> list:
+    return [(a.shape, a.dtype) for a in avals]
+
+
+def _type_text(avals) -> str:
+    return "[" + ", ".join(a.str_short() for a in avals) + "]"
+
+
+# -- cond and switch -----------------------------------------------------------------------
+
+
+def switch(index, branches, *operands):
+    """`branches[index](*operands)`, the index clamped to the branches' range.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.switch(5, [lambda x: x + 1, lambda x: x * 10], jnp.array(2.0)).item()
+    20.0
+    """
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    index_aval = aval_of(index)
+    if index_aval.shape != () or index_aval.dtype.is_float:
+        raise TypeError(f"Branch index must be scalar integer, got {index_aval.str_short()}")
+    index = lax.clamp(0, lax.convert_element_type(index, dt.int32), len(branches) - 1)
+    return _bind_cond(index, branches, operands, "switch")
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`; both are traced.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.cond(jnp.array(3) > 2, lambda x: x * 2, lambda x: x - 1, jnp.array(5.0)).item()
+    10.0
+    """
+    pred_aval = aval_of(pred)
+    if pred_aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {pred_aval.shape}.")
+    if pred_aval.dtype is not dt.bool_ and not pred_aval.dtype.is_int:
+        raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype.name}.")
+    index = lax.convert_element_type(lax.ne(pred, lax.full_like(pred, 0)), dt.int32)
+    return _bind_cond(index, (false_fun, true_fun), operands, "cond")
+
+
+def _bind_cond(index, branches, operands, what: str):
+    leaves, in_tree = pytree.tree_flatten(tuple(operands))
+    in_avals = [aval_of(x) for x in leaves]
+    traced = [_trace(b, in_tree, in_avals, what) for b in branches]
+    out_trees = [t[2] for t in traced]
+    if any(t != out_trees[0] for t in out_trees[1:]):
+        raise TypeError(f"{what} branches must return the same pytree structure, got "
+                        + " and ".join(str(t) for t in out_trees))
+    outs = [t[0].out_avals for t in traced]
+    if any(_types(o) != _types(outs[0]) for o in outs[1:]):
+        raise TypeError(f"{what} branches must return the same types, got "
+                        + " and ".join(_type_text(o) for o in outs))
+    # Every branch takes every branch's captured values (ignoring the others').
+    captured = [c for t in traced for c in t[1]]
+    cap_avals = [aval_of(c) for c in captured]
+    joined, start = [], 0
+    for closed, caps, _ in traced:
+        own = len(caps)
+        before, after = cap_avals[:start], cap_avals[start + own:]
+        jaxpr = closed.jaxpr
+        invars = ([Var(a) for a in before] + jaxpr.invars[:own] + [Var(a) for a in after]
+                  + jaxpr.invars[own:])
+        joined.append(ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.eqns, jaxpr.outvars),
+                                  closed.consts))
+        start += own
+    out = bind(P.cond_p, index, *captured, *leaves, branches=tuple(joined))
+    return pytree.tree_unflatten(out_trees[0], out)
+
+
+# -- loops ----------------------------------------------------------------------------------
+
+
+def _check_carry(what: str, in_tree, out_tree, in_avals, out_avals):
+    if in_tree != out_tree:
+        raise TypeError(f"{what} must have identical pytree structure: input {in_tree}, "
+                        f"output {out_tree}")
+    if _types(in_avals) != _types(out_avals):
+        raise TypeError(f"{what} must have identical types: input {_type_text(in_avals)}, "
+                        f"output {_type_text(out_avals)}")
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """Apply `body_fun` to the carry while `cond_fun(carry)` holds; reads back only the
+    predicate each step.
+
+    >>> from jaxwg import lax
+    >>> lax.while_loop(lambda c: c < 100, lambda c: c * 3, 1)
+    Array(243, dtype=int32, weak_type=True)
+    """
+    leaves, in_tree = pytree.tree_flatten(init_val)
+    in_avals = [aval_of(x) for x in leaves]
+    args_tree = pytree.tree_structure((init_val,))
+    cond_closed, cond_caps, _ = _trace(cond_fun, args_tree, in_avals, "while_loop")
+    pred = cond_closed.out_avals
+    if len(pred) != 1 or pred[0].shape != () or pred[0].dtype is not dt.bool_:
+        raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
+                        f"{_type_text(pred)}.")
+    body_closed, body_caps, body_tree = _trace(body_fun, args_tree, in_avals, "while_loop")
+    _check_carry("body_fun output and input", in_tree, body_tree, in_avals, body_closed.out_avals)
+    out = bind(P.while_p, *cond_caps, *body_caps, *leaves, cond_jaxpr=cond_closed,
+               body_jaxpr=body_closed, cond_nconsts=len(cond_caps), body_nconsts=len(body_caps))
+    return pytree.tree_unflatten(in_tree, out)
+
+
+def _concrete_int(x):
+    """`x` as a Python int when known at trace time, else None."""
+    if isinstance(x, Tracer):
+        return None
+    try:
+        return int(np.asarray(x))
+    except (TypeError, ValueError):
+        return None
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """`body_fun(i, val)` for i in [lower, upper): a `scan` when the bounds are known at
+    trace time (differentiable in reverse), else a `while_loop`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.fori_loop(0, 3, lambda i, x: x * 2.0, jnp.ones(2)).tolist()
+    [8.0, 8.0]
+    """
+    lo, hi = _concrete_int(lower), _concrete_int(upper)
+    if lo is not None and hi is not None:
+        def step(carry, _):
+            i, val = carry
+            return (lax.add(i, 1), body_fun(i, val)), None
+
+        (_, out), _ = scan(step, (lax.convert_element_type(lo, dt.int32), init_val), None,
+                           length=max(hi - lo, 0), unroll=unroll or 1)
+        return out
+
+    def cond_fun(carry):
+        return lax.lt(carry[0], carry[1])
+
+    def body(carry):
+        i, stop, val = carry
+        return lax.add(i, 1), stop, body_fun(i, val)
+
+    i0 = lax.convert_element_type(lower, dt.int32)
+    return while_loop(cond_fun, body, (i0, lax.convert_element_type(upper, dt.int32), init_val))[2]
+
+
+def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1):
+    """Loop `f(carry, x) -> (carry, y)` over the leading axis of `xs`, stacking the ys.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> carry, ys = lax.scan(lambda c, x: (c + x, c), 0.0, jnp.arange(3.0))
+    >>> carry.item(), ys.tolist()
+    (3.0, [0.0, 0.0, 1.0])
+    """
+    x_leaves, x_tree = pytree.tree_flatten(xs)
+    lengths = {aval_of(x).shape[0] if aval_of(x).shape else None for x in x_leaves}
+    if None in lengths:
+        raise ValueError("scan got value with no leading axis to scan over: "
+                         + ", ".join(aval_of(x).str_short() for x in x_leaves))
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise ValueError(f"scan got inconsistent lengths for the scanned axis: {sorted(lengths)}")
+    if not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    n = lengths.pop()
+    c_leaves, c_tree = pytree.tree_flatten(init)
+    c_avals = [aval_of(c) for c in c_leaves]
+    x_avals = [aval_of(x) for x in x_leaves]
+    x_avals = [a.update(shape=a.shape[1:]) for a in x_avals]
+    in_tree = pytree.tree_structure((init, xs))
+    pair_trees = []
+
+    def body(carry, x):
+        out = f(carry, x)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError("scan body output must be a pair, got "
+                            f"{type(out).__name__}")
+        pair_trees.append((pytree.tree_structure(out[0]), pytree.tree_structure(out[1])))
+        return out
+
+    closed, captured, out_tree = _trace(body, in_tree, c_avals + x_avals, "scan")
+    carry_tree, y_tree = pair_trees[0]
+    n_carry = len(c_leaves)
+    _check_carry("scan body function carry input and carry output", c_tree, carry_tree, c_avals,
+                 closed.out_avals[:n_carry])
+    outs = bind(P.scan_p, *captured, *c_leaves, *x_leaves, jaxpr=closed, length=n, reverse=bool(reverse),
+                num_consts=len(captured), num_carry=n_carry, unroll=int(unroll) if unroll is not True else n)
+    return (pytree.tree_unflatten(c_tree, outs[:n_carry]),
+            pytree.tree_unflatten(y_tree, outs[n_carry:]))
+
+
+def map(f, xs):
+    """`f` applied to each slice of `xs` along its leading axis, stacked (a scan).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.map(lambda x: x * x, jnp.arange(3.0)).tolist()
+    [0.0, 1.0, 4.0]
+    """
+    return scan(lambda _, x: ((), f(x)), (), xs)[1]
+
+
+def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
+    """Inclusive scan of the associative `fn` along `axis`, in log2(n) parallel steps
+    (each combines every element with the one 2^k before it).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.associative_scan(lambda a, b: a + b, jnp.arange(5)).tolist()
+    [0, 1, 3, 6, 10]
+    """
+    leaves, tree = pytree.tree_flatten(elems)
+    if not leaves:
+        return elems
+    ndim = aval_of(leaves[0]).ndim
+    axis = axis % ndim
+    n = aval_of(leaves[0]).shape[axis]
+    if any(aval_of(x).shape[axis] != n for x in leaves):
+        raise ValueError("associative_scan: all elements must have the same size along axis")
+
+    def part(x, lo, hi):
+        shape = aval_of(x).shape
+        return lax.slice(x, tuple(lo if d == axis else 0 for d in range(ndim)),
+                         tuple(hi if d == axis else s for d, s in enumerate(shape)))
+
+    if reverse:
+        leaves = [lax.rev(x, (axis,)) for x in leaves]
+    shift = 1
+    while shift < n:
+        earlier = pytree.tree_unflatten(tree, [part(x, 0, n - shift) for x in leaves])
+        later = pytree.tree_unflatten(tree, [part(x, shift, n) for x in leaves])
+        combined = pytree.tree_leaves(fn(earlier, later) if not reverse else fn(later, earlier))
+        leaves = [lax.concatenate([part(x, 0, shift), c], axis) for x, c in zip(leaves, combined)]
+        shift *= 2
+    if reverse:
+        leaves = [lax.rev(x, (axis,)) for x in leaves]
+    return pytree.tree_unflatten(tree, leaves)
