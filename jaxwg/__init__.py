@@ -27,6 +27,7 @@ from .frontend.jaxpr import make_jaxpr
 from .frontend.jit import jit
 from .transforms import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
 from .transforms import batch_rules as _batch_rules  # noqa: F401  (fills the batching table)
+from .transforms import control_flow_rules as _control_flow_rules  # noqa: F401
 from .transforms.ad import jvp
 from .transforms.batching import vmap
 from .transforms.custom import custom_jvp, custom_vjp

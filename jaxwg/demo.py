@@ -7,8 +7,9 @@ adapter's name chooses the WebGPU adapter) and checks every result against NumPy
 * an eager expression, `jnp.sum(jnp.exp(x) * 2 + 1)` over 1M float32: the operations
   build a lazy graph and run as one kernel when the result is read;
 * a row-wise softmax: three kernels (max, sum, divide), eagerly and under `jit`;
-* logistic regression trained by a jitted step (matrix products, a sigmoid, a mean):
-  the program is traced and compiled once, then each call replays its kernels;
+* logistic regression trained by a jitted step whose gradient is `jaxwg.grad` of the
+  loss (checked against the gradient written out in NumPy): the step is traced and
+  compiled once, then each call replays its kernels;
 * the jaxpr of a small function, printed as JAX prints it.
 
 It prints the device, one line per check ("ok" or "MISMATCH" with the largest error,
@@ -68,17 +69,24 @@ def _softmax(m, x):
     return e / m.sum(e, axis=1, keepdims=True)
 
 
-def _train(m, step, w, features, labels, steps):
+def _train(step, w, features, labels, steps):
     for _ in range(steps):
-        w = step(m, w, features, labels)
+        w = step(w, features, labels)
     return w
 
 
-def _logistic_step(m, w, features, labels):
-    """One gradient step of logistic regression (the gradient written out by hand)."""
-    p = 1 / (1 + m.exp(-(features @ w)))
-    grad = features.T @ (p - labels) / features.shape[0]
-    return w - 0.5 * grad
+def _logistic_loss(w, features, labels):
+    """Binary cross-entropy of logits, in the stable form max(z, 0) - y z + log(1 + e^-|z|)."""
+    import jaxwg.numpy as jnp
+
+    z = features @ w
+    return jnp.mean(jnp.maximum(z, 0) - labels * z + jnp.log1p(jnp.exp(-jnp.abs(z))))
+
+
+def _logistic_step_numpy(w, features, labels):
+    """The same step with the gradient written out: X^T (sigmoid(z) - y) / n."""
+    p = 1 / (1 + np.exp(-(features @ w)))
+    return w - 0.5 * features.T @ (p - labels) / features.shape[0]
 
 
 def main() -> int:
@@ -114,14 +122,14 @@ def main() -> int:
     features_host = rng.standard_normal((2048, 32), dtype=np.float32)
     true_w = rng.standard_normal(32, dtype=np.float32)
     labels_host = (features_host @ true_w > 0).astype(np.float32)
-    step = jaxwg.jit(_logistic_step, static_argnums=0)
+    step = jaxwg.jit(lambda w, f, y: w - 0.5 * jaxwg.grad(_logistic_loss)(w, f, y))
     features, labels = jnp.asarray(features_host), jnp.asarray(labels_host)
     w0 = np.zeros(32, np.float32)
-    want_w = _train(np, _logistic_step, w0, features_host, labels_host, 20)
-    check("jit logistic regression, 20 steps", lambda: _train(
-        jnp, step, jnp.asarray(w0), features, labels, 20), want_w, rtol=1e-4, atol=1e-5)
+    want_w = _train(_logistic_step_numpy, w0.astype(np.float64), features_host, labels_host, 20)
+    check("jit grad logistic regression, 20 steps", lambda: _train(
+        step, jnp.asarray(w0), features, labels, 20), want_w, rtol=1e-4, atol=1e-5)
     accuracy = float(jnp.mean((features @ jnp.asarray(want_w) > 0) == (labels > 0.5)))
-    per_step = len(step.lower(jnp, jnp.asarray(w0), features, labels).kernels)
+    per_step = len(step.lower(jnp.asarray(w0), features, labels).kernels)
     print(f"  training accuracy {accuracy:.3f}; {per_step} kernels per step")
 
     # 4. What jit sees.

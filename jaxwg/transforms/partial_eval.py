@@ -22,31 +22,36 @@ call, so the staged calls stay calls (`grad(jit(f))` holds `jit` equations).
 from __future__ import annotations
 
 from ..frontend import primitives as P
-from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from ..frontend.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr,
+                              hoist_tracer_consts, trace_to_jaxpr)
 
 
-def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool]):
+def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool], instantiate=None):
     """Split `jaxpr` given which invars are unknown (constvars are known).
 
     Returns `(known, unknown, out_unknown, num_res)`: `known` takes the constvars and
     the known invars and returns the known outputs, then `num_res` residuals;
     `unknown` takes the residuals, then the unknown invars, and returns the unknown
-    outputs; `out_unknown[i]` says on which side output `i` is."""
+    outputs; `out_unknown[i]` says on which side output `i` is. Outputs marked in
+    `instantiate` go to the unknown side even when known (the unknown jaxpr returns
+    them from residuals): loops and branches need one split for every path."""
     unknown_vars = {id(v) for v, u in zip(jaxpr.invars, unknown_in) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in jaxpr.eqns:
         flags = [_is_unknown(a, unknown_vars) for a in eqn.inputs]
         if not any(flags):
             known_eqns.append(eqn)
-        elif eqn.primitive is P.jit_p:
-            k_eqn, u_eqn = _split_call(eqn, flags, unknown_vars)
+        elif eqn.primitive in SPLIT_RULES:
+            k_eqn, u_eqn = SPLIT_RULES[eqn.primitive](eqn, flags)
             if k_eqn is not None:
                 known_eqns.append(k_eqn)
             unknown_eqns.append(u_eqn)
+            unknown_vars.update(id(v) for v in u_eqn.out_binders)
         else:
             unknown_eqns.append(eqn)
             unknown_vars.update(id(v) for v in eqn.out_binders)
-    out_unknown = [_is_unknown(v, unknown_vars) for v in jaxpr.outvars]
+    out_unknown = [_is_unknown(v, unknown_vars) or bool(instantiate and instantiate[i])
+                   for i, v in enumerate(jaxpr.outvars)]
     residuals = _residuals(unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknown) if u],
                            unknown_vars)
     known = Jaxpr(list(jaxpr.constvars), [v for v, u in zip(jaxpr.invars, unknown_in) if not u],
@@ -72,7 +77,7 @@ def _residuals(unknown_eqns, unknown_outs, unknown_vars: set) -> list:
     return out
 
 
-def _split_call(eqn: JaxprEqn, flags: list[bool], unknown_vars: set):
+def _split_call(eqn: JaxprEqn, flags: list[bool]):
     """A `jit` equation with some unknown inputs as a known call (None if it has no
     known outputs or residuals) and an unknown call."""
     closed: ClosedJaxpr = eqn.params["jaxpr"]
@@ -88,5 +93,125 @@ def _split_call(eqn: JaxprEqn, flags: list[bool], unknown_vars: set):
     u_outs = [v for v, u in zip(eqn.out_binders, out_unknown) if u]
     u_eqn = JaxprEqn(P.jit_p, residuals + [a for a, f in zip(eqn.inputs, flags) if f],
                      {"jaxpr": ClosedJaxpr(unknown, []), "name": name}, u_outs)
-    unknown_vars.update(id(v) for v in u_outs)
     return k_eqn, u_eqn
+
+
+def _split_cond(eqn: JaxprEqn, flags: list[bool]):
+    """A cond with unknown operands: a known cond computing the known outputs and every
+    branch's residuals (zeros in the slots of the other branches), and an unknown cond
+    of the branches' unknown parts, which reads the index and the residuals."""
+    from .. import lax
+
+    if flags[0]:
+        raise ValueError("cond: the branch index cannot depend on what is differentiated")
+    branches = eqn.params["branches"]
+    op_flags = flags[1:]
+    out_unknown = [False] * len(eqn.out_binders)
+    for b in branches:
+        out_unknown = [a or b for a, b in
+                       zip(out_unknown, partial_eval_jaxpr(b.jaxpr, op_flags)[2])]
+    splits = [partial_eval_jaxpr(b.jaxpr, op_flags, out_unknown) for b in branches]
+    res_avals = [[v.aval for v in known.outvars[len(known.outvars) - n:]]
+                 for known, _, _, n in splits]
+    all_res = [a for avals in res_avals for a in avals]
+    known_ops = [a for a, f in zip(eqn.inputs[1:], op_flags) if not f]
+    unknown_ops = [a for a, f in zip(eqn.inputs[1:], op_flags) if f]
+    n_known_out = out_unknown.count(False)
+    known_branches, unknown_branches, start = [], [], 0
+    for b, (known, unknown, _, n), avals in zip(branches, splits, res_avals):
+        def known_fn(*ops, known=known, b=b, start=start, n=n):
+            outs = eval_jaxpr(known, b.consts, ops)
+            zeros = [lax.full(a.shape, 0, a.dtype) for a in all_res]
+            return outs[:n_known_out] + zeros[:start] + outs[n_known_out:] + zeros[start + n:]
+
+        def unknown_fn(*args, unknown=unknown, start=start, n=n):
+            res, ops = args[:len(all_res)], args[len(all_res):]
+            return eval_jaxpr(unknown, [], list(res[start:start + n]) + list(ops))
+
+        known_branches.append(_traced(known_fn, [a.aval for a in known_ops]))
+        unknown_branches.append(_traced(unknown_fn, all_res + [a.aval for a in unknown_ops]))
+        start += n
+    residuals = [Var(a) for a in all_res]
+    index = eqn.inputs[0]
+    k_eqn = JaxprEqn(P.cond_p, [index] + known_ops, {"branches": tuple(known_branches)},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + residuals)
+    u_eqn = JaxprEqn(P.cond_p, [index] + residuals + unknown_ops,
+                     {"branches": tuple(unknown_branches)},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if u])
+    return k_eqn, u_eqn
+
+
+def _split_scan(eqn: JaxprEqn, flags: list[bool]):
+    """A scan with unknown inputs: a known scan computing the known carries and ys and,
+    as extra ys, the residuals of each step; and an unknown scan reading them. Residuals
+    that do not change across steps (known consts, the body's constants) are passed
+    once, not stacked."""
+    p = eqn.params
+    body, nc, ncar = p["jaxpr"], p["num_consts"], p["num_carry"]
+    c_unk, carry_unk, x_unk = flags[:nc], flags[nc:nc + ncar], flags[nc + ncar:]
+    while True:  # a carry is unknown if it is unknown on the way in or on the way out
+        out = partial_eval_jaxpr(body.jaxpr, c_unk + carry_unk + x_unk)[2][:ncar]
+        grown = [a or b for a, b in zip(carry_unk, out)]
+        if grown == carry_unk:
+            break
+        carry_unk = grown
+    ny = len(body.out_avals) - ncar
+    known, unknown, out_unknown, n_res = partial_eval_jaxpr(
+        body.jaxpr, c_unk + carry_unk + x_unk, carry_unk + [False] * ny)
+    n_known_out = len(known.outvars) - n_res
+    residuals = known.outvars[n_known_out:]
+    known_consts = [v for v, u in zip(body.jaxpr.invars[:nc], c_unk) if not u]
+    const_values = {id(v): c for v, c in zip(body.jaxpr.constvars, body.consts)}
+    outer_of = {id(v): a for v, a in zip(body.jaxpr.invars[:nc], eqn.inputs[:nc])}
+    body_consts = [r for r in residuals if id(r) in const_values]
+    invariant = [r for r in residuals if id(r) in {id(v) for v in known_consts}]
+    stacked = [r for r in residuals if id(r) not in const_values and
+               id(r) not in {id(v) for v in invariant}]
+    length = p["length"]
+    # the known scan: known consts, carries and xs; known carries, ys, stacked residuals
+    known_body = ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.eqns,
+                                   known.outvars[:n_known_out] + stacked), body.consts)
+    stacked_outer = [Var(r.aval.update(shape=(length,) + r.aval.shape)) for r in stacked]
+    n_kcarry = carry_unk.count(False)
+    k_eqn = JaxprEqn(P.scan_p, [a for a, f in zip(eqn.inputs, flags[:nc] + carry_unk + x_unk) if not f],
+                     {**p, "jaxpr": known_body, "num_consts": c_unk.count(False),
+                      "num_carry": n_kcarry},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + stacked_outer)
+    # the unknown scan: consts (invariant residuals, unknown consts), unknown carries, xs
+    # (stacked residuals, unknown xs); the body's constants stay its constants
+    res_in = unknown.invars[:n_res]
+    by_residual = {id(r): v for r, v in zip(residuals, res_in)}
+    u_in = unknown.invars[n_res:]
+    n_uc, n_ucar = sum(c_unk), sum(carry_unk)
+    invars = ([by_residual[id(r)] for r in invariant] + u_in[:n_uc] + u_in[n_uc:n_uc + n_ucar]
+              + [by_residual[id(r)] for r in stacked] + u_in[n_uc + n_ucar:])
+    unknown_body = ClosedJaxpr(Jaxpr([by_residual[id(r)] for r in body_consts], invars,
+                                     unknown.eqns, unknown.outvars),
+                               [const_values[id(r)] for r in body_consts])
+    unknown_inputs = ([outer_of[id(r)] for r in invariant]
+                      + [a for a, f in zip(eqn.inputs[:nc], c_unk) if f]
+                      + [a for a, f in zip(eqn.inputs[nc:nc + ncar], carry_unk) if f]
+                      + stacked_outer
+                      + [a for a, f in zip(eqn.inputs[nc + ncar:], x_unk) if f])
+    u_eqn = JaxprEqn(P.scan_p, unknown_inputs,
+                     {**p, "jaxpr": unknown_body, "num_consts": len(invariant) + n_uc,
+                      "num_carry": n_ucar},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if u])
+    return k_eqn, u_eqn
+
+
+def _split_while(eqn: JaxprEqn, flags: list[bool]):
+    raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                     "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
+                     "using fori_loop with static start/stop.")
+
+
+def _traced(fn, avals) -> ClosedJaxpr:
+    closed = trace_to_jaxpr(fn, list(avals), "a partially evaluated body")
+    closed, captured = hoist_tracer_consts(closed)
+    assert not captured, "partially evaluated bodies close over concrete values only"
+    return closed
+
+
+SPLIT_RULES = {P.jit_p: _split_call, P.cond_p: _split_cond, P.scan_p: _split_scan,
+               P.while_p: _split_while}

@@ -1,0 +1,313 @@
+"""JVP, transpose and batching rules of `cond`, `while` and `scan`.
+
+Bodies are transformed as jaxprs and the primitive is bound again with the new bodies,
+so a differentiated or batched loop is still one loop:
+
+* JVP: the body's JVP as a jaxpr (`jvp_jaxpr`); loop carries of float dtype carry
+  tangents (zeros where none came in), so every iteration has one structure.
+* Transpose (reverse mode; partial evaluation is in `partial_eval.py`): a cond of the
+  branches' transposes; a scan run the other way whose carry holds the cotangents of the
+  carry and of the loop-invariant linear inputs. `while` has no transpose, as in JAX.
+* Batching: a cond whose index is batched computes every branch and selects, per member;
+  a while loop whose predicate is batched runs until no member's holds and leaves the
+  finished members unchanged; a scan batches its body (xs keep the scanned axis first).
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> jaxwg.grad(lambda x: lax.fori_loop(0, 3, lambda i, v: v * x, 1.0))(2.0).item()
+12.0
+"""
+
+from __future__ import annotations
+
+from .. import lax
+from ..frontend import primitives as P
+from ..frontend.array import aval_of
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
+from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
+from .batching import move_axis, vmap_flat
+from .transpose import UndefinedPrimal, backward_pass, is_undefined
+
+
+def _trace(fn, avals, what: str) -> ClosedJaxpr:
+    closed = trace_to_jaxpr(fn, list(avals), what)
+    closed, captured = hoist_tracer_consts(closed)
+    if captured:  # bodies are closed over concrete values only (captures are operands)
+        raise AssertionError(f"{what}: a transformed body captured a tracer")
+    return closed
+
+
+def _permuted(closed: ClosedJaxpr, in_order, out_order) -> ClosedJaxpr:
+    """`closed` with its invars and outvars reordered by index lists."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], j.eqns,
+                             [j.outvars[i] for i in out_order]), closed.consts)
+
+
+def _run(closed: ClosedJaxpr):
+    return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs)
+
+
+# -- JVP --------------------------------------------------------------------------------------
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, nonzero: list[bool], what: str):
+    """`closed`'s JVP as a jaxpr of (primals, tangents of the `nonzero` inputs) returning
+    (primal outputs, tangents of the float outputs); and which outputs have tangents."""
+    avals = closed.in_avals
+    n = len(avals)
+    out_diff = [is_differentiable(a) for a in closed.out_avals]
+
+    def fn(*args):
+        it = iter(args[n:])
+        ts = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(avals, nonzero)]
+        p_out, t_out = jvp_flat(_run(closed), args[:n], ts)
+        return p_out + [instantiate(t, tangent_aval(a))
+                        for t, a, d in zip(t_out, closed.out_avals, out_diff) if d]
+
+    t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzero) if nz]
+    return _trace(fn, avals + t_avals, f"jvp of {what}"), out_diff
+
+
+def _split_out(outs, avals, diff):
+    """Primal outputs, then tangents: a `Zero` where an output has none."""
+    m = len(avals)
+    it = iter(outs[m:])
+    return outs[:m], [next(it) if d else Zero(tangent_aval(a)) for a, d in zip(avals, diff)]
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, *ops = primals
+    nonzero = [not isinstance(t, Zero) for t in tangents[1:]]
+    new = [jvp_jaxpr(b, nonzero, "cond") for b in branches]
+    op_ts = [t for t, nz in zip(tangents[1:], nonzero) if nz]
+    outs = P.cond_p.bind(index, *ops, *op_ts, branches=tuple(b for b, _ in new))
+    return _split_out(outs, branches[0].out_avals, new[0][1])
+
+
+def _carry_tangents(carry, tangents):
+    """Tangents of the carries: instantiated for float carries, none for the others."""
+    return [instantiate(t, tangent_aval(aval_of(c))) for c, t in zip(carry, tangents)
+            if is_differentiable(aval_of(c))]
+
+
+def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    cc, bc, carry = primals[:nc], primals[nc:nc + nb], primals[nc + nb:]
+    bc_nz = [not isinstance(t, Zero) for t in tangents[nc:nc + nb]]
+    carry_nz = [is_differentiable(aval_of(c)) for c in carry]
+    body, _ = jvp_jaxpr(body_jaxpr, bc_nz + carry_nz, "while_loop")
+    k, m, kt = len(bc), len(carry), sum(bc_nz)
+    # invars (bc, carry, bc_t, carry_t) -> (bc, bc_t, carry, carry_t)
+    order = (list(range(k)) + list(range(k + m, k + m + kt)) + list(range(k, k + m))
+             + list(range(k + m + kt, k + m + kt + sum(carry_nz))))
+    body = _permuted(body, order, range(len(body.jaxpr.outvars)))
+    t_avals = [tangent_aval(aval_of(c)) for c, nz in zip(carry, carry_nz) if nz]
+    cond = _trace(lambda *xs: _run(cond_jaxpr)(*xs[:nc + m]), cond_jaxpr.in_avals + t_avals,
+                  "jvp of while_loop's cond")
+    bc_t = [t for t, nz in zip(tangents[nc:nc + nb], bc_nz) if nz]
+    outs = P.while_p.bind(*cc, *bc, *bc_t, *carry, *_carry_tangents(carry, tangents[nc + nb:]),
+                          cond_jaxpr=cond, body_jaxpr=body, cond_nconsts=nc, body_nconsts=k + kt)
+    return _split_out(outs, [aval_of(c) for c in carry], carry_nz)
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    nc, ncar = num_consts, num_carry
+    consts, carry, xs = primals[:nc], primals[nc:nc + ncar], primals[nc + ncar:]
+    c_nz = [not isinstance(t, Zero) for t in tangents[:nc]]
+    carry_nz = [is_differentiable(aval_of(c)) for c in carry]
+    x_nz = [not isinstance(t, Zero) for t in tangents[nc + ncar:]]
+    body, out_diff = jvp_jaxpr(jaxpr, c_nz + carry_nz + x_nz, "scan")
+    nx, kc, kcar, kx = len(xs), sum(c_nz), sum(carry_nz), sum(x_nz)
+    base = nc + ncar + nx
+    order = (list(range(nc)) + list(range(base, base + kc))
+             + list(range(nc, nc + ncar)) + list(range(base + kc, base + kc + kcar))
+             + list(range(nc + ncar, base)) + list(range(base + kc + kcar, base + kc + kcar + kx)))
+    ny = len(jaxpr.out_avals) - ncar
+    y_diff = out_diff[ncar:]
+    m = ncar + ny
+    out_order = (list(range(ncar)) + list(range(m, m + kcar)) + list(range(ncar, m))
+                 + list(range(m + kcar, m + kcar + sum(y_diff))))
+    body = _permuted(body, order, out_order)
+    outs = P.scan_p.bind(*consts, *[t for t, nz in zip(tangents[:nc], c_nz) if nz],
+                         *carry, *_carry_tangents(carry, tangents[nc:nc + ncar]),
+                         *xs, *[t for t, nz in zip(tangents[nc + ncar:], x_nz) if nz],
+                         jaxpr=body, length=length, reverse=reverse, num_consts=nc + kc,
+                         num_carry=ncar + kcar, unroll=unroll)
+    carry_out, carry_t = outs[:ncar], outs[ncar:ncar + kcar]
+    ys, ys_t = outs[ncar + kcar:ncar + kcar + ny], outs[ncar + kcar + ny:]
+    it_c, it_y = iter(carry_t), iter(ys_t)
+    y_avals = [aval_of(y) for y in ys]
+    return (carry_out + ys,
+            [next(it_c) if d else Zero(tangent_aval(aval_of(c))) for c, d in zip(carry_out, carry_nz)]
+            + [next(it_y) if d else Zero(tangent_aval(a)) for a, d in zip(y_avals, y_diff)])
+
+
+# -- transpose ---------------------------------------------------------------------------------
+
+
+def _cond_transpose(cts, index, *ops, branches):
+    undefined = [is_undefined(x) for x in ops]
+    defined = [x for x in ops if not is_undefined(x)]
+    out_avals = branches[0].out_avals
+    ct_values = [instantiate(ct, a) for ct, a in zip(cts, out_avals)]
+    k = len(defined)
+
+    def transposed(branch):
+        def fn(*args):
+            it = iter(args[:k])
+            full = [x if u else next(it) for x, u in zip(ops, undefined)]
+            cts_in = backward_pass(branch.jaxpr, branch.consts, full, list(args[k:]))
+            return [instantiate(c, x.aval) for c, x, u in zip(cts_in, ops, undefined) if u]
+
+        return _trace(fn, [aval_of(d) for d in defined] + list(out_avals), "transpose of cond")
+
+    outs = iter(P.cond_p.bind(index, *defined, *ct_values,
+                              branches=tuple(transposed(b) for b in branches)))
+    return [None] + [next(outs) if u else None for u in undefined]
+
+
+def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    nc, ncar = num_consts, num_carry
+    consts, carry, xs = args[:nc], args[nc:nc + ncar], args[nc + ncar:]
+    # A carry given as a value starts from known zeros (a tangent that only the loop
+    # makes nonzero): it is transposed as linear, and its cotangent dropped.
+    res_consts = [c for c in consts if not is_undefined(c)]
+    lin_consts = [c for c in consts if is_undefined(c)]
+    res_xs = [x for x in xs if not is_undefined(x)]
+    x_avals = jaxpr.in_avals[nc + ncar:]
+    carry_avals = [c.aval if is_undefined(c) else aval_of(c) for c in carry]
+    y_avals = jaxpr.out_avals[ncar:]
+    ct_carry = [instantiate(c, a) for c, a in zip(cts[:ncar], carry_avals)]
+    ct_ys = [instantiate(c, a.update(shape=(length,) + a.shape))
+             for c, a in zip(cts[ncar:], y_avals)]
+    acc0 = [instantiate(Zero(c.aval)) for c in lin_consts]
+    nr, nl, nrx = len(res_consts), len(lin_consts), len(res_xs)
+
+    def body_t(*a):
+        rc, acc, ctc = a[:nr], a[nr:nr + nl], a[nr + nl:nr + nl + ncar]
+        rx, cty = a[nr + nl + ncar:nr + nl + ncar + nrx], a[nr + nl + ncar + nrx:]
+        it_rc, it_rx = iter(rc), iter(rx)
+        full = ([UndefinedPrimal(c.aval) if is_undefined(c) else next(it_rc) for c in consts]
+                + [UndefinedPrimal(aval) for aval in carry_avals]
+                + [UndefinedPrimal(xa) if is_undefined(x) else next(it_rx)
+                   for x, xa in zip(xs, x_avals)])
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(ctc) + list(cty))
+        ct_c = [instantiate(c, x.aval) for c, x in zip(cts_in[:nc], consts) if is_undefined(x)]
+        ct_car = [instantiate(c, aval) for c, aval in zip(cts_in[nc:nc + ncar], carry_avals)]
+        ct_x = [instantiate(c, xa) for c, x, xa in zip(cts_in[nc + ncar:], xs, x_avals)
+                if is_undefined(x)]
+        return [lax.add(s, c) for s, c in zip(acc, ct_c)] + ct_car + ct_x
+
+    avals = ([aval_of(c) for c in res_consts] + [c.aval for c in lin_consts] + carry_avals
+             + [xa for x, xa in zip(xs, x_avals) if not is_undefined(x)] + list(y_avals))
+    body = _trace(body_t, avals, "transpose of scan")
+    outs = P.scan_p.bind(*res_consts, *acc0, *ct_carry, *res_xs, *ct_ys, jaxpr=body,
+                         length=length, reverse=not reverse, num_consts=nr,
+                         num_carry=nl + ncar, unroll=unroll)
+    it_c, ct_init, it_x = iter(outs[:nl]), outs[nl:nl + ncar], iter(outs[nl + ncar:])
+    return ([next(it_c) if is_undefined(c) else None for c in consts]
+            + [ct if is_undefined(c) else None for ct, c in zip(ct_init, carry)]
+            + [next(it_x) if is_undefined(x) else None for x in xs])
+
+
+# -- batching ----------------------------------------------------------------------------------
+
+
+def _size(vals, dims) -> int:
+    return next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def _batched_body(closed: ClosedJaxpr, size: int, in_dims, what: str) -> ClosedJaxpr:
+    """`closed` over batches: the inputs `in_dims` marks (0) batched at axis 0, every
+    output batched at axis 0."""
+    def fn(*xs):
+        outs, dims = vmap_flat(_run(closed), size, xs, in_dims)
+        return [move_axis(o, d, 0, size) for o, d in zip(outs, dims)]
+
+    avals = [a.update(shape=(size,) + a.shape) if d is not None else a
+             for a, d in zip(closed.in_avals, in_dims)]
+    return _trace(fn, avals, f"vmap of {what}")
+
+
+def _front(vals, dims, size):
+    return [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
+
+
+def _cond_batch(vals, dims, *, branches):
+    size = _size(vals, dims)
+    index, ops = vals[0], _front(vals[1:], dims[1:], size)
+    op_dims = [None if d is None else 0 for d in dims[1:]]
+    if dims[0] is None:
+        new = tuple(_batched_body(b, size, op_dims, "cond") for b in branches)
+        outs = P.cond_p.bind(index, *ops, branches=new)
+        return outs, [0] * len(outs)
+    # A per-member index: every branch runs, each member takes its branch's results.
+    index = move_axis(index, dims[0], 0, size)
+    per_branch = [_batched_body(b, size, op_dims, "cond") for b in branches]
+    results = [eval_jaxpr(b.jaxpr, b.consts, ops) for b in per_branch]
+    outs = []
+    for k, aval in enumerate(per_branch[0].out_avals):
+        which = lax.broadcast_in_dim(index, aval.shape, (0,))
+        outs.append(lax.select_n(which, *[r[k] for r in results]))
+    return outs, [0] * len(outs)
+
+
+def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    size = _size(vals, dims)
+    nc, nb = cond_nconsts, body_nconsts
+    cond_consts = _front(vals[:nc], dims[:nc], size)
+    body_consts = _front(vals[nc:nc + nb], dims[nc:nc + nb], size)
+    carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc + nb:], dims[nc + nb:])]
+    c_dims = [None if d is None else 0 for d in dims[:nc]]
+    b_dims = [None if d is None else 0 for d in dims[nc:nc + nb]]
+    carry_dims = [0] * (len(vals) - nc - nb)
+    cond = _batched_body(cond_jaxpr, size, c_dims + carry_dims, "while_loop's cond")
+    body = _batched_body(body_jaxpr, size, b_dims + carry_dims, "while_loop's body")
+    m = len(carry_dims)
+
+    def any_cond(*a):  # cond consts, carry
+        (pred,) = _run(cond)(*a)
+        return [lax.reduce_or(pred, (0,))]
+
+    def masked_body(*a):  # cond consts, body consts, carry: finished members keep theirs
+        carry = a[nc + nb:]
+        (pred,) = _run(cond)(*a[:nc], *carry)
+        new = _run(body)(*a[nc:nc + nb], *carry)
+        return [lax.select(lax.broadcast_in_dim(pred, aval_of(c).shape, (0,)), n, c)
+                for n, c in zip(new, carry)]
+
+    carry_avals = body.out_avals
+    new_cond = _trace(any_cond, cond.in_avals, "vmap of while_loop's cond")
+    new_body = _trace(masked_body, cond.in_avals[:nc] + body.in_avals[:nb] + list(carry_avals),
+                      "vmap of while_loop's body")
+    outs = P.while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry,
+                          cond_jaxpr=new_cond, body_jaxpr=new_body, cond_nconsts=nc,
+                          body_nconsts=nc + nb)
+    return outs, [0] * m
+
+
+def _scan_batch(vals, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    size = _size(vals, dims)
+    nc, ncar = num_consts, num_carry
+    consts = _front(vals[:nc], dims[:nc], size)
+    carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc:nc + ncar], dims[nc:nc + ncar])]
+    # xs keep the scanned axis first; their batch axis goes second
+    xs = [v if d is None else move_axis(v, d, 1, size)
+          for v, d in zip(vals[nc + ncar:], dims[nc + ncar:])]
+    in_dims = ([None if d is None else 0 for d in dims[:nc]] + [0] * ncar
+               + [None if d is None else 0 for d in dims[nc + ncar:]])
+    body = _batched_body(jaxpr, size, in_dims, "scan")
+    outs = P.scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
+                         num_consts=nc, num_carry=ncar, unroll=unroll)
+    return outs, [0] * ncar + [1] * (len(outs) - ncar)
+
+
+P.jvp_rules[P.cond_p] = _cond_jvp
+P.jvp_rules[P.while_p] = _while_jvp
+P.jvp_rules[P.scan_p] = _scan_jvp
+P.transpose_rules[P.cond_p] = _cond_transpose
+P.transpose_rules[P.scan_p] = _scan_transpose
+P.batch_rules[P.cond_p] = _cond_batch
+P.batch_rules[P.while_p] = _while_batch
+P.batch_rules[P.scan_p] = _scan_batch

@@ -1,0 +1,180 @@
+"""Control flow (`lax.cond`, `switch`, `while_loop`, `fori_loop`, `scan`, `map`,
+`associative_scan`) against JAX: values eagerly and under jit, gradients, vmap, JVPs,
+read-backs, and JAX's errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg import lax
+
+from .helpers import jax, jax_numpy
+
+
+def _close(got, want, rtol=1e-5, atol=1e-6):
+    got_leaves = jaxwg.tree_util.tree_leaves(got)
+    want_leaves = jax.tree_util.tree_leaves(want)
+    assert len(got_leaves) == len(want_leaves)
+    for a, b in zip(got_leaves, want_leaves):
+        assert np.shape(a) == np.shape(b)
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def _rnn(L, N):
+    def loss(w, h0, xs):
+        def step(h, x):
+            h = N.tanh(h @ w + x)
+            return h, N.sum(h * h)
+        h, ys = L.scan(step, h0, xs)
+        return N.sum(h) + N.sum(ys)
+    return loss
+
+
+def _rnn_inputs(seed=0, steps=6, width=4):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((width, width)).astype(np.float32) * 0.5,
+            rng.standard_normal(width).astype(np.float32),
+            rng.standard_normal((steps, width)).astype(np.float32))
+
+
+PROGRAMS = {
+    "cond": (lambda L, N: lambda x: L.cond(N.sum(x) > 0, lambda v: N.sin(v) * v,
+                                           lambda v: v ** 3, x), [(3,)]),
+    "switch": (lambda L, N: lambda x: L.switch(N.argmax(x), [lambda v: v + 1.0, lambda v: v * v,
+                                                             lambda v: -v], x), [(3,)]),
+    "cond with closure": (lambda L, N: lambda x, y: L.cond(x[0] > y[0], lambda: x * y,
+                                                           lambda: x - y), [(2,), (2,)]),
+    "fori static": (lambda L, N: lambda x: L.fori_loop(0, 4, lambda i, v: N.sin(v) * 1.5 + i, x),
+                    [(3,)]),
+    "scan pytree reverse": (lambda L, N: lambda x, y: L.scan(
+        lambda c, xy: ((c[0] * xy[0] + 1.0, c[1] + xy[1]), c[0] - xy[1]), (1.0, x[0]), (x, y),
+        reverse=True), [(5,), (5,)]),
+    "scan rnn": (lambda L, N: _rnn(L, N), None),
+    "map": (lambda L, N: lambda x: L.map(lambda r: N.sum(N.exp(r)), x), [(4, 3)]),
+    # the composition of affine maps v -> a v + b (associative), over a pytree
+    "associative_scan": (lambda L, N: lambda a, b: L.associative_scan(
+        lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b)), [(7,), (7,)]),
+}
+
+
+def _program_inputs(name, seed):
+    shapes = PROGRAMS[name][1]
+    if shapes is None:
+        return _rnn_inputs(seed)
+    rng = np.random.default_rng(seed)
+    return tuple(rng.uniform(-1, 1, s).astype(np.float32) for s in shapes)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@settings(max_examples=5)
+@given(seed=st.integers(0, 1000))
+def test_programs_and_their_gradients_match_jax(name, seed):
+    make = PROGRAMS[name][0]
+    args = _program_inputs(name, seed)
+    ours, theirs = make(lax, jnp), make(jax.lax, jax_numpy)
+    want = theirs(*args)
+    _close(ours(*[jnp.asarray(a) for a in args]), want)
+    _close(jaxwg.jit(ours)(*[jnp.asarray(a) for a in args]), want)
+
+    def loss(f, N):
+        return lambda *a: sum(N.sum(leaf) for leaf in jax.tree_util.tree_leaves(f(*a)))
+
+    argnums = tuple(range(len(args)))
+    want_g = jax.grad(loss(theirs, jax_numpy), argnums)(*args)
+    _close(jaxwg.grad(loss(ours, jnp), argnums)(*[jnp.asarray(a) for a in args]), want_g,
+           rtol=2e-5, atol=2e-6)
+    _close(jaxwg.jit(jaxwg.grad(loss(ours, jnp), argnums))(*[jnp.asarray(a) for a in args]),
+           want_g, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_vmap_and_jvp_of_programs_match_jax(platform, name):
+    make = PROGRAMS[name][0]
+    batch = [_program_inputs(name, s) for s in range(3)]
+    stacked = tuple(np.stack(a) for a in zip(*batch))
+    ours, theirs = make(lax, jnp), make(jax.lax, jax_numpy)
+    _close(jaxwg.vmap(ours)(*[jnp.asarray(a) for a in stacked]), jax.vmap(theirs)(*stacked))
+    args = batch[0]
+    tangents = tuple(np.ones_like(a) for a in args)
+    got = jaxwg.jvp(ours, tuple(jnp.asarray(a) for a in args),
+                    tuple(jnp.asarray(t) for t in tangents))
+    _close(got, jax.jvp(theirs, args, tangents), rtol=2e-5, atol=2e-6)
+
+
+def _dynamic_loop(L, N):
+    def f(n, x):
+        return L.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, N.sin(c[1]) * 2.0), (0, x))[1]
+    return f
+
+
+def test_while_loops_with_batched_predicates_and_jvps_match_jax():
+    ns, xs = np.array([0, 2, 5], np.int32), np.array([0.5, -0.3, 1.2], np.float32)
+    ours, theirs = _dynamic_loop(lax, jnp), _dynamic_loop(jax.lax, jax_numpy)
+    _close(jaxwg.vmap(ours)(jnp.asarray(ns), jnp.asarray(xs)), jax.vmap(theirs)(ns, xs))
+    _close(jaxwg.jit(jaxwg.vmap(ours))(jnp.asarray(ns), jnp.asarray(xs)), jax.vmap(theirs)(ns, xs))
+    _close(jaxwg.jvp(lambda x: ours(4, x), (jnp.asarray(xs),), (jnp.ones(3),)),
+           jax.jvp(lambda x: theirs(4, x), (xs,), (np.ones(3, np.float32),)))
+    fori = lambda L: lambda n, x: L.fori_loop(0, n, lambda i, v: v * 0.5 + i, x)  # noqa: E731
+    _close(jaxwg.jit(fori(lax))(jnp.array(5), jnp.asarray(xs)), fori(jax.lax)(5, xs))
+
+
+def test_reverse_mode_through_a_dynamic_loop_is_jaxs_error():
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
+                                         "lax.while_loop"):
+        jaxwg.grad(lambda x: _dynamic_loop(lax, jnp)(3, x))(1.0)
+
+
+def test_a_static_loop_records_its_steps_without_reading_back(monkeypatch):
+    backend = jaxwg.devices()[0].backend
+    reads = []
+    real = backend.read
+    monkeypatch.setattr(backend, "read", lambda *a, **k: reads.append(a) or real(*a, **k))
+    f = jaxwg.jit(lambda x: lax.fori_loop(0, 200, lambda i, v: jnp.tanh(v * 1.01 + 0.1), x))
+    x = jnp.ones(1000)
+    f(x).block_until_ready()
+    assert reads == []  # 200 steps, not one read-back
+    program = f.lower(x)
+    assert 0 < len(program.kernels) < 200  # steps fuse
+    reads.clear()
+    loop = _dynamic_loop(lax, jnp)
+    out = jaxwg.jit(loop)(jnp.array(7), jnp.array(0.3)).block_until_ready()
+    # one read per test of the loop condition, of the predicate only (one word)
+    assert len(reads) == 8 and all(r[1:] == (0, 4) for r in reads), reads
+    want = _dynamic_loop(jax.lax, jax_numpy)(7, np.float32(0.3))
+    np.testing.assert_allclose(float(out), float(want), rtol=1e-6)
+
+
+def test_cond_under_vmap_selects_and_keeps_untaken_branches_harmless():
+    f = lambda L, N: lambda x: L.cond(x > 0, lambda v: N.log(v), lambda v: v * 0.0, x)  # noqa: E731
+    x = np.array([-1.0, 2.0, 0.0], np.float32)
+    _close(jaxwg.vmap(f(lax, jnp))(jnp.asarray(x)), jax.vmap(f(jax.lax, jax_numpy))(x))
+
+
+def test_long_scans_under_jit_and_eagerly():
+    step = lambda i, v: jnp.tanh(v * 1.01 + 0.1)  # noqa: E731
+    x = np.linspace(-1, 1, 1000).astype(np.float32)
+    want = x.astype(np.float64)
+    for _ in range(1000):
+        want = np.tanh(want * 1.01 + 0.1)
+    for run in (jaxwg.jit(lambda v: lax.fori_loop(0, 1000, step, v)),
+                lambda v: lax.fori_loop(0, 1000, step, v)):
+        np.testing.assert_allclose(np.asarray(run(jnp.asarray(x))), want, rtol=1e-5, atol=1e-6)
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="must return the same types"):
+        lax.cond(True, lambda: jnp.ones(2), lambda: jnp.ones(3))
+    with pytest.raises(TypeError, match="must return the same pytree structure"):
+        lax.cond(True, lambda: (1.0, 2.0), lambda: 1.0)
+    with pytest.raises(TypeError, match="body_fun output and input must have identical types"):
+        lax.while_loop(lambda c: c < 3, lambda c: c * jnp.ones(2), 1.0)
+    with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+        lax.while_loop(lambda c: c, lambda c: c, 1.0)
+    with pytest.raises(ValueError, match="inconsistent lengths"):
+        lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))
+    with pytest.raises(TypeError, match="carry input and carry output must have identical types"):
+        lax.scan(lambda c, x: (jnp.ones(2), x), 0.0, jnp.ones(3))
+    with pytest.raises(TypeError, match="Pred must be a scalar"):
+        lax.cond(jnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
