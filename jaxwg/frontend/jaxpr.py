@@ -231,14 +231,17 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
 
 
-def call_staged(fn, args, name: str) -> list:
-    """`fn(*args) -> list of arrays`, traced at the avals of `args` and bound as one `jit`
-    call named `name`: how transformations of a `jit` call stay a call."""
+def call_staged(fn, args, primitive=None, **params) -> list:
+    """`fn(*args) -> list of arrays`, traced at the avals of `args` and bound as one call
+    of `primitive` (default: `jit`) with `params`: how transformations of a call (a
+    `jit`, a `checkpoint`) stay a call."""
     from .array import aval_of
 
-    closed = trace_to_jaxpr(fn, [aval_of(a) for a in args], f"{name} traced for a jit call")
+    primitive = primitive or P.jit_p
+    what = f"{params.get('name', primitive.name)} traced for a call"
+    closed = trace_to_jaxpr(fn, [aval_of(a) for a in args], what)
     closed, captured = hoist_tracer_consts(closed)
-    return P.jit_p.bind(*captured, *args, jaxpr=closed, name=name)
+    return primitive.bind(*captured, *args, jaxpr=closed, **params)
 
 
 def make_jaxpr(fun, static_argnums=()):

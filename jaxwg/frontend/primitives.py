@@ -495,6 +495,16 @@ scan_p = _declare("scan", _scan_abstract_eval, multiple_results=True)
 # step by step (`jaxwg.frontend.control_flow`).
 DATA_DEPENDENT = (cond_p, while_p)
 
+
+def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):
+    return list(jaxpr.out_avals)
+
+
+# `checkpoint`/`remat` (JAX's `remat2`): a call whose intermediate values are recomputed
+# in the backward pass instead of saved, except those `policy` saves.
+remat_p = _declare("remat2", _remat_abstract_eval, multiple_results=True)
+
 # Call primitives and the parameter holding the called jaxpr: programs lower the
 # called jaxpr in place.
-CALLED_JAXPR = {jit_p: "jaxpr", custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr"}
+CALLED_JAXPR = {jit_p: "jaxpr", custom_jvp_call_p: "call_jaxpr", custom_vjp_call_p: "call_jaxpr",
+                remat_p: "jaxpr"}

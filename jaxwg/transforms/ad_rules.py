@@ -448,50 +448,66 @@ P.jvp_rules[P.dot_general_p] = _dot_general_jvp
 P.transpose_rules[P.dot_general_p] = _dot_general_transpose
 
 
-# -- jit calls -------------------------------------------------------------------------------
+# -- calls (jit, checkpoint) -------------------------------------------------------------
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name):
-    nonzero = [not isinstance(t, Zero) for t in tangents]
-    out_avals = jaxpr.out_avals
-    differentiable = [is_differentiable(a) for a in out_avals]
-    n = len(primals)
-
-    def jvp_call(*args):
-        it = iter(args[n:])
-        ts = [next(it) if nz else Zero(tangent_aval(aval_of(p)))
-              for p, nz in zip(args[:n], nonzero)]
-        p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
-                                args[:n], ts)
-        return p_out + [instantiate(t, tangent_aval(a))
-                        for t, a, d in zip(t_out, out_avals, differentiable) if d]
-
-    outs = call_staged(jvp_call, list(primals) + [t for t, nz in zip(tangents, nonzero) if nz],
-                       f"jvp({name})")
-    m = len(out_avals)
-    it = iter(outs[m:])
-    return outs[:m], [next(it) if d else Zero(tangent_aval(a))
-                      for a, d in zip(out_avals, differentiable)]
+def _renamed(params: dict, how: str) -> dict:
+    """A call's params for its JVP or transpose: a jit's name says so (as JAX's does);
+    a checkpoint is marked differentiated."""
+    if "name" in params:
+        return {**params, "name": f"{how}({params['name']})"}
+    return {**params, "differentiated": True}
 
 
-def _jit_transpose(cts, *invals, jaxpr, name):
-    undefined = [is_undefined(x) for x in invals]
-    defined = [x for x in invals if not is_undefined(x)]
-    k = len(defined)
+def _call_jvp(prim):
+    def rule(primals, tangents, *, jaxpr, **params):
+        nonzero = [not isinstance(t, Zero) for t in tangents]
+        out_avals = jaxpr.out_avals
+        differentiable = [is_differentiable(a) for a in out_avals]
+        n = len(primals)
 
-    def transposed_call(*args):
-        it = iter(args[:k])
-        full = [x if u else next(it) for x, u in zip(invals, undefined)]
-        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(args[k:]))
-        return [instantiate(c, x.aval) for c, x, u in zip(cts_in, invals, undefined) if u]
+        def jvp_call(*args):
+            it = iter(args[n:])
+            ts = [next(it) if nz else Zero(tangent_aval(aval_of(p)))
+                  for p, nz in zip(args[:n], nonzero)]
+            p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
+                                    args[:n], ts)
+            return p_out + [instantiate(t, tangent_aval(a))
+                            for t, a, d in zip(t_out, out_avals, differentiable) if d]
 
-    ct_values = [instantiate(ct) for ct in cts]
-    outs = iter(call_staged(transposed_call, defined + ct_values, f"transpose({name})"))
-    return [next(outs) if u else None for u in undefined]
+        args = list(primals) + [t for t, nz in zip(tangents, nonzero) if nz]
+        outs = call_staged(jvp_call, args, prim, **_renamed(params, "jvp"))
+        m = len(out_avals)
+        it = iter(outs[m:])
+        return outs[:m], [next(it) if d else Zero(tangent_aval(a))
+                          for a, d in zip(out_avals, differentiable)]
+
+    return rule
 
 
-P.jvp_rules[P.jit_p] = _jit_jvp
-P.transpose_rules[P.jit_p] = _jit_transpose
+def _call_transpose(prim):
+    def rule(cts, *invals, jaxpr, **params):
+        undefined = [is_undefined(x) for x in invals]
+        defined = [x for x in invals if not is_undefined(x)]
+        k = len(defined)
+
+        def transposed_call(*args):
+            it = iter(args[:k])
+            full = [x if u else next(it) for x, u in zip(invals, undefined)]
+            cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(args[k:]))
+            return [instantiate(c, x.aval) for c, x, u in zip(cts_in, invals, undefined) if u]
+
+        ct_values = [instantiate(ct) for ct in cts]
+        outs = iter(call_staged(transposed_call, defined + ct_values, prim,
+                                **_renamed(params, "transpose")))
+        return [next(outs) if u else None for u in undefined]
+
+    return rule
+
+
+for _call in (P.jit_p, P.remat_p):
+    P.jvp_rules[_call] = _call_jvp(_call)
+    P.transpose_rules[_call] = _call_transpose(_call)
 
 
 # -- collectives -----------------------------------------------------------------------------

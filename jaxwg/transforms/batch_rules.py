@@ -147,18 +147,24 @@ def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
     return P.dot_general_p.bind(a, b, dimension_numbers=dn, **params), len(ba) + free_a
 
 
-def _jit_rule(vals, dims, *, jaxpr, name):
-    size = _size(vals, dims)
-    in_dims = [None if d is None else 0 for d in dims]
-    moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
+def _call_rule(prim):
+    """A call (jit, checkpoint) of the batched jaxpr, every output batched at axis 0."""
+    def rule(vals, dims, *, jaxpr, **params):
+        size = _size(vals, dims)
+        in_dims = [None if d is None else 0 for d in dims]
+        moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
 
-    def batched_call(*args):
-        outs, out_dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
-                                   size, args, in_dims)
-        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+        def batched_call(*args):
+            outs, out_dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
+                                       size, args, in_dims)
+            return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
-    outs = call_staged(batched_call, moved, f"vmap({name})")
-    return outs, [0] * len(outs)
+        if "name" in params:
+            params = {**params, "name": f"vmap({params['name']})"}
+        outs = call_staged(batched_call, moved, prim, **params)
+        return outs, [0] * len(outs)
+
+    P.batch_rules[prim] = rule
 
 
 def _collective_rule(prim):
@@ -173,6 +179,7 @@ P.batch_rules[P.reshape_p] = _reshape_rule
 P.batch_rules[P.pad_p] = _pad_rule
 P.batch_rules[P.concatenate_p] = _concatenate_rule
 P.batch_rules[P.dot_general_p] = _dot_general_rule
-P.batch_rules[P.jit_p] = _jit_rule
+_call_rule(P.jit_p)
+_call_rule(P.remat_p)
 for _p in P.COLLECTIVES:
     _collective_rule(_p)

@@ -200,6 +200,48 @@ def _split_scan(eqn: JaxprEqn, flags: list[bool]):
     return k_eqn, u_eqn
 
 
+def _split_remat(eqn: JaxprEqn, flags: list[bool]):
+    """A checkpointed call with unknown inputs: the known call returns the known outputs
+    and only the residuals its `policy` saves (and inputs); the unknown call takes the
+    known inputs too and recomputes every other residual (lazy evaluation computes only
+    what the unknown outputs need)."""
+    p = eqn.params
+    closed = p["jaxpr"]
+    inner = closed.jaxpr
+    known, unknown, out_unknown, n_res = partial_eval_jaxpr(inner, flags)
+    # Save what the policy allows among the values the residuals are computed from
+    # (walking back from the residuals, a saved value ends the walk).
+    needed = {id(r) for r in known.outvars[len(known.outvars) - n_res:]}
+    policy = p["policy"]
+    saved = []
+    for e in reversed(known.eqns):
+        if not any(id(v) in needed for v in e.out_binders):
+            continue
+        if policy is not None and policy(e.primitive, **e.params):
+            saved += [v for v in e.out_binders if id(v) in needed]
+            continue
+        needed.update(id(a) for a in e.inputs if isinstance(a, Var))
+    saved.reverse()
+    saved_ids = {id(v) for v in saved}
+    known_in = [v for v, f in zip(inner.invars, flags) if not f]
+    unknown_in = [v for v, f in zip(inner.invars, flags) if f]
+    n_known_out = len(known.outvars) - n_res
+    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.eqns,
+                                 known.outvars[:n_known_out] + saved), closed.consts)
+    saved_outer = [Var(v.aval) for v in saved]
+    k_eqn = JaxprEqn(P.remat_p, [a for a, f in zip(eqn.inputs, flags) if not f],
+                     {**p, "jaxpr": k_closed},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + saved_outer)
+    recompute = [e for e in known.eqns if not all(id(v) in saved_ids for v in e.out_binders)]
+    u_inner = Jaxpr(inner.constvars, saved + known_in + unknown_in, recompute + unknown.eqns,
+                    unknown.outvars)
+    u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, f in zip(eqn.inputs, flags) if not f]
+                     + [a for a, f in zip(eqn.inputs, flags) if f],
+                     {**p, "jaxpr": ClosedJaxpr(u_inner, closed.consts), "differentiated": True},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if u])
+    return k_eqn, u_eqn
+
+
 def _split_while(eqn: JaxprEqn, flags: list[bool]):
     raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
                      "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
@@ -214,4 +256,4 @@ def _traced(fn, avals) -> ClosedJaxpr:
 
 
 SPLIT_RULES = {P.jit_p: _split_call, P.cond_p: _split_cond, P.scan_p: _split_scan,
-               P.while_p: _split_while}
+               P.while_p: _split_while, P.remat_p: _split_remat}
