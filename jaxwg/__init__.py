@@ -31,13 +31,14 @@ from .transforms import control_flow_rules as _control_flow_rules  # noqa: F401
 from .transforms.ad import jvp
 from .transforms.batching import vmap
 from .transforms.checkpoint import checkpoint, checkpoint_policies, remat
-from .transforms.custom import custom_jvp, custom_vjp
+from .transforms.custom import closure_convert, custom_jvp, custom_vjp
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "block_until_ready", "checkpoint", "checkpoint_policies", "config",
+__all__ = ["Array", "Device", "block_until_ready", "checkpoint", "checkpoint_policies",
+           "closure_convert", "config",
            "custom_jvp", "custom_vjp", "default_backend", "device_count", "device_put", "devices",
            "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linearize",
            "live_arrays", "local_devices", "make_jaxpr", "numpy", "remat", "tree", "tree_util",

@@ -279,3 +279,42 @@ P.transpose_rules[P.custom_lin_p] = _custom_lin_transpose
 P.lowering_rules[P.custom_lin_p] = _forward_mode_error
 P.batch_rules[P.custom_jvp_call_p] = _custom_jvp_call_batch
 P.batch_rules[P.custom_vjp_call_p] = _custom_vjp_call_batch
+
+
+def closure_convert(fun, *example_args):
+    """`fun` with the floating-point values it closes over made explicit: returns
+    `(converted, consts)` with `converted(*args, *consts) == fun(*args)`, as
+    `jax.closure_convert` (for custom rules that must differentiate closed-over values).
+
+    >>> import jaxwg.numpy as jnp
+    >>> w = jnp.array([2.0, 3.0])
+    >>> converted, consts = closure_convert(lambda x: x * w, jnp.ones(2))
+    >>> converted(jnp.ones(2), *consts).tolist(), len(consts)
+    ([2.0, 3.0], 1)
+    """
+    from ..frontend.array import aval_of
+    from ..frontend.jaxpr import ClosedJaxpr, Jaxpr
+
+    leaves, in_tree = pytree.tree_flatten(example_args)
+    out_trees = []
+
+    def flat(*xs):
+        out_leaves, out_tree = pytree.tree_flatten(fun(*pytree.tree_unflatten(in_tree, xs)))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, "closure_convert"))
+    jaxpr = closed.jaxpr
+    hoist = [aval_of(c).dtype.is_float for c in closed.consts]
+    kept = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if not h]
+    moved = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if h]
+    converted_jaxpr = ClosedJaxpr(Jaxpr([v for v, _ in kept], list(jaxpr.invars) + [v for v, _ in moved],
+                                        jaxpr.eqns, jaxpr.outvars), [c for _, c in kept])
+
+    def converted(*args):
+        arg_leaves = pytree.tree_leaves(args[:len(example_args)])
+        outs = eval_jaxpr(converted_jaxpr.jaxpr, converted_jaxpr.consts,
+                          arg_leaves + list(args[len(example_args):]))
+        return pytree.tree_unflatten(out_trees[0], outs)
+
+    return converted, [c for _, c in moved]

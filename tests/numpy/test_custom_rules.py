@@ -104,3 +104,17 @@ def test_custom_vjp_errors():
 def test_custom_jvp_prints_as_a_call():
     text = str(jaxwg.make_jaxpr(_softplus(jaxwg.custom_jvp, jnp))(1.0))
     assert "custom_jvp_call[" in text and "name=softplus" in text and "jvp=softplus_jvp" in text
+
+
+def test_closure_convert_makes_closed_over_values_arguments():
+    w = jnp.array([2.0, 3.0])
+    n = jnp.array([1, 2])
+
+    def f(x):
+        return x * w + n
+
+    converted, consts = jaxwg.closure_convert(f, jnp.ones(2))
+    assert len(consts) == 1  # the float value only; the integers stay constants
+    np.testing.assert_allclose(np.asarray(converted(jnp.ones(2), *consts)), [3.0, 5.0])
+    g = jaxwg.grad(lambda c: jnp.sum(converted(jnp.ones(2), c)))(consts[0])
+    np.testing.assert_allclose(np.asarray(g), [1.0, 1.0])
