@@ -31,6 +31,22 @@ from ..frontend.trace import describe_traced
 from .ad import Zero, instantiate, tangent_aval
 
 
+class _Nondiff:
+    """The arguments `nondiff_argnums` names: passed to the rules first, never
+    differentiated (closed over by the traced function)."""
+
+    def __init__(self, nums, args):
+        self.nums = {i % len(args) for i in nums} if args else set()
+        self.static = [args[i] for i in sorted(self.nums)]
+        self.args = args
+        self.diff = tuple(a for i, a in enumerate(args) if i not in self.nums)
+
+    def merge(self, diff) -> list:
+        """All arguments, with `diff` in the differentiated places."""
+        it = iter(diff)
+        return [a if i in self.nums else next(it) for i, a in enumerate(self.args)]
+
+
 def _trace_call(fun, args, kwargs, what: str):
     """`fun(*args, **kwargs)` traced at the leaves' avals: (closed jaxpr, captured
     outer tracers, leaves, input tree, output tree)."""
@@ -64,12 +80,10 @@ class custom_jvp:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.jvp = None
-        if nondiff_argnums:
-            raise NotImplementedError("custom_jvp nondiff_argnums is not supported yet; close "
-                                      "over the value instead")
+        self.nondiff_argnums = tuple(nondiff_argnums)
 
     def defjvp(self, jvp, symbolic_zeros: bool = False):
-        """Set the rule `jvp(primals, tangents) -> (primal_out, tangent_out)`."""
+        """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
         if symbolic_zeros:
             raise NotImplementedError("custom_jvp symbolic_zeros is not supported")
         self.jvp = jvp
@@ -96,14 +110,16 @@ class custom_jvp:
                                  "using defjvp.")
         if kwargs:
             raise TypeError("custom_jvp functions take positional arguments only here")
-        closed, captured, leaves, in_tree, out_tree = _trace_call(self.fun, args, {}, "custom_jvp")
+        nd = _Nondiff(self.nondiff_argnums, args)
+        closed, captured, leaves, in_tree, out_tree = _trace_call(
+            lambda *d: self.fun(*nd.merge(d)), nd.diff, {}, "custom_jvp")
         n_captured = len(captured)
 
         def jvp_flat(primals, tangents):
             # The user's rule sees the original pytrees; captured values are constants.
             p = pytree.tree_unflatten(in_tree, primals[n_captured:])[0]
             t = pytree.tree_unflatten(in_tree, tangents[n_captured:])[0]
-            out, t_out = self.jvp(tuple(p), tuple(t))
+            out, t_out = self.jvp(*nd.static, tuple(p), tuple(t))
             return pytree.tree_leaves(out), pytree.tree_leaves(t_out)
 
         jvp_flat.__name__ = getattr(self.jvp, "__name__", "jvp")
@@ -130,11 +146,11 @@ class custom_vjp:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.fwd = self.bwd = None
-        if nondiff_argnums:
-            raise NotImplementedError("custom_vjp nondiff_argnums is not supported yet; close "
-                                      "over the value instead")
+        self.nondiff_argnums = tuple(nondiff_argnums)
 
     def defvjp(self, fwd, bwd):
+        """Set `fwd(*args) -> (out, residuals)` and `bwd(*nondiff_args, residuals, ct)
+        -> cotangents of the other arguments`."""
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args, **kwargs):
@@ -143,12 +159,15 @@ class custom_vjp:
                                  "using defvjp.")
         if kwargs:
             raise TypeError("custom_vjp functions take positional arguments only here")
-        closed, captured, leaves, in_tree, out_tree = _trace_call(self.fun, args, {}, "custom_vjp")
+        nd = _Nondiff(self.nondiff_argnums, args)
+        closed, captured, leaves, in_tree, out_tree = _trace_call(
+            lambda *d: self.fun(*nd.merge(d)), nd.diff, {}, "custom_vjp")
         n_captured = len(captured)
         res_tree = []
 
         def fwd_flat(*primals):
-            out, res = self.fwd(*pytree.tree_unflatten(in_tree, primals[n_captured:])[0])
+            diff = pytree.tree_unflatten(in_tree, primals[n_captured:])[0]
+            out, res = self.fwd(*nd.merge(diff))
             res_leaves, tree = pytree.tree_flatten(res)
             res_tree[:] = [tree]
             return pytree.tree_leaves(out), res_leaves
@@ -157,12 +176,12 @@ class custom_vjp:
             """Cotangents of every input leaf, arrays (zeros for the captured values and
             for an argument whose cotangent `bwd` gives as None)."""
             res = pytree.tree_unflatten(res_tree[0], res_leaves)
-            cts_in = self.bwd(res, pytree.tree_unflatten(out_tree, cts))
-            if not isinstance(cts_in, tuple) or len(cts_in) != len(args):
+            cts_in = self.bwd(*nd.static, res, pytree.tree_unflatten(out_tree, cts))
+            if not isinstance(cts_in, tuple) or len(cts_in) != len(nd.diff):
                 raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to "
-                                f"the number of primal inputs ({len(args)}), got {cts_in!r}")
+                                f"the number of primal inputs ({len(nd.diff)}), got {cts_in!r}")
             out = []
-            for arg, ct in zip(args, cts_in):
+            for arg, ct in zip(nd.diff, cts_in):
                 arg_leaves = pytree.tree_leaves(arg)
                 out += ([None] * len(arg_leaves) if ct is None else pytree.tree_leaves(ct))
             avals = closed.in_avals

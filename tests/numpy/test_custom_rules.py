@@ -1,6 +1,8 @@
 """`custom_jvp` and `custom_vjp` against JAX: the rules are used under grad, jvp, vmap
 and jit, and evaluation runs the function itself."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -118,3 +120,27 @@ def test_closure_convert_makes_closed_over_values_arguments():
     np.testing.assert_allclose(np.asarray(converted(jnp.ones(2), *consts)), [3.0, 5.0])
     g = jaxwg.grad(lambda c: jnp.sum(converted(jnp.ones(2), c)))(consts[0])
     np.testing.assert_allclose(np.asarray(g), [1.0, 1.0])
+
+
+def test_nondiff_argnums_match_jax():
+    def make(custom_jvp, custom_vjp, N):
+        @functools.partial(custom_jvp, nondiff_argnums=(0,))
+        def scaled(k, x):
+            return N.sin(x) * k
+
+        @scaled.defjvp
+        def scaled_jvp(k, primals, tangents):
+            (x,), (t,) = primals, tangents
+            return scaled(k, x), N.cos(x) * t * k * 10.0  # deliberately 10x
+
+        @functools.partial(custom_vjp, nondiff_argnums=(1,))
+        def power(x, n):
+            return x ** n
+
+        power.defvjp(lambda x, n: (x ** n, x), lambda n, x, g: (g * n * x ** (n - 1) * 2.0,))
+        return lambda x: scaled(3.0, x) + power(x, 3)
+
+    x = np.float32(0.7)
+    got = jaxwg.grad(make(jaxwg.custom_jvp, jaxwg.custom_vjp, jnp))(x)
+    want = jax.grad(make(jax.custom_jvp, jax.custom_vjp, jax_numpy))(x)
+    np.testing.assert_allclose(float(got), float(want), rtol=1e-6)
