@@ -419,8 +419,14 @@ def _pp_literal(lit: Literal) -> str:
     return f"{text}:{lit.aval.str_short()}"
 
 
-def _pp_vars(atoms, names: _Names, sep: str = "", binders: bool = False) -> tuple:
-    docs = [_text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in atoms]
+def _pp_vars(atoms, names: _Names, sep: str = "", binders: bool = False, used=None) -> tuple:
+    """Variables (`binders`: with their types); a binder nothing reads (not in `used`)
+    prints as `_`, as JAX prints it."""
+    def binder(v) -> str:
+        name = names(v) if used is None or id(v) in used else "_"
+        return f"{name}:{v.aval.str_short()}"
+
+    docs = [_text(binder(v) if binders else names(v)) for v in atoms]
     return _nest(2, _group(_join(_concat(_text(sep), _group(_brk())), docs)))
 
 
@@ -433,7 +439,7 @@ def _pp_value(value, names: _Names) -> tuple:
     return _text(_pp_param(value))
 
 
-def _pp_eqn(eqn: JaxprEqn, names: _Names) -> tuple:
+def _pp_eqn(eqn: JaxprEqn, names: _Names, used: set) -> tuple:
     params = sorted(eqn.params)
     if eqn.primitive is P.jit_p:  # the called jaxpr's variables take the caller's names
         inner = eqn.params["jaxpr"].jaxpr
@@ -442,7 +448,7 @@ def _pp_eqn(eqn: JaxprEqn, names: _Names) -> tuple:
             names.suggest(inner.outvars, eqn.out_binders)
     if "name" in params:
         params = ["name"] + [p for p in params if p != "name"]
-    lhs = _pp_vars(eqn.out_binders, names, binders=True)
+    lhs = _pp_vars(eqn.out_binders, names, binders=True, used=used)
     rhs = [_text(eqn.primitive.name)]
     if params:
         pairs = [_concat(_text(f"{k}="), _pp_value(eqn.params[k], names)) for k in params]
@@ -457,7 +463,8 @@ def _pp_jaxpr_doc(jaxpr: Jaxpr, names: _Names, by_name: bool = True) -> tuple:
         return _text(names.shared[jaxpr])
     consts = _pp_vars(jaxpr.constvars, names, binders=True)
     args = _pp_vars(jaxpr.invars, names, binders=True)
-    eqns = _join(_brk("; "), [_pp_eqn(e, names) for e in jaxpr.eqns])
+    used = {id(a) for e in jaxpr.eqns for a in e.inputs} | {id(v) for v in jaxpr.outvars}
+    eqns = _join(_brk("; "), [_pp_eqn(e, names, used) for e in jaxpr.eqns])
     outs = _concat(_text("("), _pp_vars(jaxpr.outvars, names, sep=","),
                    _text(",)" if len(jaxpr.outvars) == 1 else ")"))
     return _concat(_group(_nest(2, _concat(

@@ -326,6 +326,7 @@ ELEMENT_RULES = {
     P.square_p: lambda x: x * x,
     P.integer_pow_p: _integer_pow,
     P.add_p: lambda x, y: x + y,
+    P.add_any_p: lambda x, y: x + y,
     P.sub_p: lambda x, y: x - y,
     P.mul_p: lambda x, y: x * y,
     P.div_p: _div,

@@ -157,6 +157,8 @@ square_p = _unary("square", "num")
 integer_pow_p = _unary("integer_pow", "num")  # y: int
 
 add_p = _binary("add")
+# The sum of two tangents or cotangents (what differentiation accumulates with), as JAX's.
+add_any_p = _binary("add_any")
 sub_p = _binary("sub")
 mul_p = _binary("mul")
 div_p = _binary("div")

@@ -72,7 +72,7 @@ def add_tangents(x, y):
         return y
     if isinstance(y, Zero):
         return x
-    return P.add_p.bind(x, y)
+    return P.add_any_p.bind(x, y)
 
 
 class JVPTracer(Tracer):

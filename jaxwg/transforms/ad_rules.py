@@ -254,6 +254,7 @@ def _div_transpose(ct, x, y):
 
 
 P.transpose_rules[P.add_p] = _add_transpose
+deflinear(P.add_any_p, _add_transpose)
 P.transpose_rules[P.sub_p] = _sub_transpose
 P.transpose_rules[P.mul_p] = _mul_transpose
 P.transpose_rules[P.div_p] = _div_transpose

@@ -79,7 +79,7 @@ def _plus1(axes) -> tuple:
 
 _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     *P.UNARY_FLOAT, *P.COMPARISONS, P.neg_p, P.sign_p, P.abs_p, P.not_p, P.is_finite_p,
-    P.square_p, P.integer_pow_p, P.add_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
+    P.square_p, P.integer_pow_p, P.add_p, P.add_any_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
     P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p, P.bitcast_convert_type_p,
     P.clamp_p, P.copy_p, P.stop_gradient_p)]

@@ -93,12 +93,12 @@ def test_jit_equation_layout():
     closed = jaxwg.make_jaxpr(lambda x: jaxwg.jit(lambda y: (y, y + 1))(x) [1] * 2.0)(jnp.ones(3))
     assert str(closed) == (
         "{ lambda ; a:f32[3]. let\n"
-        "    c:f32[3] b:f32[3] = jit[\n"
+        "    _:f32[3] b:f32[3] = jit[\n"
         "      name=<lambda>\n"
         "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = add a 1.0:f32[] in (a, b) }\n"
         "    ] a\n"
-        "    d:f32[3] = mul b 2.0:f32[]\n"
-        "  in (d,) }")
+        "    c:f32[3] = mul b 2.0:f32[]\n"
+        "  in (c,) }")
 
 
 def test_one_line_and_multi_line_forms():
