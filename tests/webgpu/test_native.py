@@ -45,3 +45,23 @@ def test_an_unknown_wgpu_falls_back_to_the_public_api(device, monkeypatch):
     out = np.zeros(8, np.uint8)
     read(staged(device, data), 16, out, 8)
     np.testing.assert_array_equal(out, data[8:])
+
+
+@pytest.mark.parametrize("make", [native.recorder, native.PublicPassRecorder])
+def test_dispatches_recorded_either_way_compute_the_same(make, monkeypatch):
+    import jaxwg
+    import jaxwg.numpy as jnp
+
+    backend = jaxwg.devices("webgpu")[0].backend
+    monkeypatch.setattr(backend.queue, "_record", make())
+    x = np.linspace(-3, 3, 70001).astype(np.float32)
+    f = jaxwg.jit(lambda v: jnp.sum(jnp.tanh(v) * 2.0 + v[::-1]) + v.reshape(7, 10001)[:, :5].T)
+    out = np.asarray(f(jnp.asarray(x)))
+    want = np.sum(np.tanh(x.astype(np.float64)) * 2 + x[::-1]) + x.reshape(7, 10001)[:, :5].T
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-3)
+
+
+def test_the_known_wgpu_records_through_wgpu_native(monkeypatch):
+    assert isinstance(native.recorder(), native.PassRecorder)
+    monkeypatch.setattr(wgpu, "__version__", "9.9.9")
+    assert isinstance(native.recorder(), native.PublicPassRecorder)

@@ -1,5 +1,5 @@
-"""Reading mapped buffers through wgpu-native directly: the one place jaxwg uses
-wgpu-py's private handles (`obj._internal`, the cffi `lib` and `ffi`).
+"""Reading mapped buffers and recording dispatches through wgpu-native directly: the one
+place jaxwg uses wgpu-py's private handles (`obj._internal`, the cffi `lib` and `ffi`).
 
 wgpu-py 0.32's `map_sync(READ)` submits an empty command buffer first (its
 workaround for wgpu-native issue 305) and waits through a promise that its polling
@@ -10,9 +10,16 @@ and 219 µs). `MappedReader` does the latter. wgpu-py never learns of the mappin
 which is undone before `read` returns, so its own view of the buffer (unmapped)
 stays true.
 
-The private names are checked once: `reader(device)` returns None unless wgpu is a
-version this module was written against and every name it calls exists, and
-callers then use the public API.
+Recording a dispatch into an open compute pass (`recorder()`) calls
+`wgpuComputePassEncoderSetPipeline`, `...SetBindGroup` and `...DispatchWorkgroups`
+directly: wgpu-py wraps each call in an error-capturing proxy and copies the dynamic
+offsets, several µs a call, three calls per dispatch. Recording errors are deferred by
+WebGPU to the end of the pass in any case, which still goes through wgpu-py and raises.
+The pass keeps what it references alive (wgpu-native counts the references).
+
+The private names are checked once: `reader(device)` and `recorder()` return the
+public API's equivalents unless wgpu is a version this module was written against and
+every name they call exists.
 
 >>> import numpy as np, wgpu
 >>> from jaxwg.backend.webgpu.device import get_device
@@ -38,6 +45,8 @@ import wgpu
 _KNOWN_VERSIONS = ("0.32.",)
 _NAMES = ("wgpuBufferMapAsync", "wgpuDevicePoll", "wgpuBufferGetMappedRange", "wgpuBufferUnmap",
           "WGPUMapMode_Read", "WGPUCallbackMode_AllowProcessEvents", "WGPUMapAsyncStatus_Success")
+_RECORD_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
+                 "wgpuComputePassEncoderDispatchWorkgroups")
 # A map that has not completed after this long means a lost callback: an error, not a hang.
 _TIMEOUT_S = 120.0
 
@@ -91,14 +100,68 @@ def _public_read(buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int 
         buffer.unmap()
 
 
-def reader(device: wgpu.GPUDevice):
-    """`MappedReader(device).read` where this wgpu allows it, else the same through
-    wgpu-py's public `map_sync`."""
+class PassRecorder:
+    """Pipeline, bind group 0 (no dynamic offsets) and dispatch on an open compute pass,
+    through wgpu-native (see the module doc)."""
+
+    def __init__(self, ffi, lib):
+        self._set_pipeline = lib.wgpuComputePassEncoderSetPipeline
+        self._set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
+        self._dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
+        self._null = ffi.NULL
+
+    def set_pipeline(self, compute_pass, pipeline) -> None:
+        self._set_pipeline(compute_pass._internal, pipeline._internal)
+
+    def set_bind_group(self, compute_pass, group) -> None:
+        self._set_bind_group(compute_pass._internal, 0, group._internal, 0, self._null)
+
+    def dispatch(self, compute_pass, x: int, y: int, z: int) -> None:
+        self._dispatch(compute_pass._internal, x, y, z)
+
+
+class PublicPassRecorder:
+    """The same through wgpu-py's public API."""
+
+    def set_pipeline(self, compute_pass, pipeline) -> None:
+        compute_pass.set_pipeline(pipeline)
+
+    def set_bind_group(self, compute_pass, group) -> None:
+        compute_pass.set_bind_group(0, group)
+
+    def dispatch(self, compute_pass, x: int, y: int, z: int) -> None:
+        compute_pass.dispatch_workgroups(x, y, z)
+
+
+def _native():
+    """wgpu-native's cffi `(ffi, lib)` when this wgpu is a known version, else None."""
+    if not wgpu.__version__.startswith(_KNOWN_VERSIONS):
+        return None
     try:
         from wgpu.backends.wgpu_native import ffi, lib
     except ImportError:
+        return None
+    return ffi, lib
+
+
+def recorder():
+    """A `PassRecorder` where this wgpu allows it, else a `PublicPassRecorder`.
+
+    >>> hasattr(recorder(), "dispatch")
+    True
+    """
+    found = _native()
+    if found is None or not all(hasattr(found[1], name) for name in _RECORD_NAMES):
+        return PublicPassRecorder()
+    return PassRecorder(*found)
+
+
+def reader(device: wgpu.GPUDevice):
+    """`MappedReader(device).read` where this wgpu allows it, else the same through
+    wgpu-py's public `map_sync`."""
+    found = _native()
+    if found is None or not hasattr(device, "_internal") or \
+            not all(hasattr(found[1], name) for name in _NAMES):
         return _public_read
-    if (not wgpu.__version__.startswith(_KNOWN_VERSIONS) or not hasattr(device, "_internal")
-            or not all(hasattr(lib, name) for name in _NAMES)):
-        return _public_read
+    ffi, lib = found
     return MappedReader(device, ffi, lib).read

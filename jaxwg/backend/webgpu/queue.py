@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import wgpu
 
+from jaxwg.backend.webgpu import native
 from jaxwg.backend.webgpu.buffers import READ_STAGING_USAGE, SlotTable
 from jaxwg.backend.webgpu.device import WebGPUDevice
 
@@ -80,6 +81,7 @@ class DispatchQueue:
             label="jaxwg-fence-read", size=4, usage=READ_STAGING_USAGE
         )
         self._fence_word = np.zeros(4, np.uint8)
+        self._record = native.recorder()
 
     @property
     def pending(self) -> int:
@@ -103,19 +105,23 @@ class DispatchQueue:
         self._check_grid(grid)
         self._hold(slots_used)
         compute_pass = self._open_pass()
+        record = self._record
         if pipeline is not self._pipeline:
-            compute_pass.set_pipeline(pipeline)
+            record.set_pipeline(compute_pass, pipeline)
             self._pipeline = pipeline
             self._immediates = None  # another layout: its immediates are unset
         for index, bind_group, dynamic_offsets in bind_groups:
-            compute_pass.set_bind_group(index, bind_group, dynamic_offsets or ())
+            if index == 0 and not dynamic_offsets:
+                record.set_bind_group(compute_pass, bind_group)
+            else:
+                compute_pass.set_bind_group(index, bind_group, dynamic_offsets or ())
         if immediates is not None and immediates != self._immediates:
             # Immediates persist in the pass while the pipeline stays: a kernel run again
             # (a jitted function called in a loop) sets them once.
             # wgpu 0.32.0's set_immediates fails unless data_size is given explicitly.
             compute_pass.set_immediates(0, immediates, 0, len(immediates))
             self._immediates = immediates
-        compute_pass.dispatch_workgroups(*grid)
+        record.dispatch(compute_pass, *grid)
         self._pending += 1
         self.dispatches_recorded += 1
         if self._pending >= self.max_pending or self._held_bytes >= self.max_held_bytes:
