@@ -354,6 +354,25 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     return treedef.unflatten(leaves)
 
 
+def flatten_fun(fun: Callable, in_tree: PyTreeDef):
+    """`fun(*args)` as a function of the leaves of the `args` tuple `in_tree` describes,
+    returning the leaves of its result; and a function giving the result's tree (after
+    a call): how tracing sees a function of pytrees.
+
+    >>> flat, out_tree = flatten_fun(lambda a, b: {"s": a + b[0]}, tree_structure((1, (2,))))
+    >>> flat(1, 2), out_tree()
+    ([3], PyTreeDef({'s': *}))
+    """
+    trees = []
+
+    def flat(*leaves):
+        out_leaves, tree = tree_flatten(fun(*tree_unflatten(in_tree, leaves)))
+        trees[:] = [tree]
+        return out_leaves
+
+    return flat, lambda: trees[0]
+
+
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of `tree` in flattening order (None is a node, not a leaf).
 

@@ -29,16 +29,10 @@ from . import lax
 def _trace(fun, in_tree, in_avals, what: str):
     """`fun(*args)` traced at flat `in_avals`, `in_tree` the tree of the `args` tuple:
     (closed jaxpr, captured values, out tree)."""
-    out_trees = []
-
-    def flat(*xs):
-        out_leaves, out_tree = pytree.tree_flatten(fun(*pytree.tree_unflatten(in_tree, xs)))
-        out_trees.append(out_tree)
-        return out_leaves
-
+    flat, out_tree = pytree.flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat, list(in_avals), describe_traced(fun, what))
     closed, captured = hoist_tracer_consts(closed)
-    return closed, captured, out_trees[0]
+    return closed, captured, out_tree()
 
 
 def _types(avals) -> list:

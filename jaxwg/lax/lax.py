@@ -458,43 +458,24 @@ def full_like(x, fill_value, dtype=None, shape=None):
                 aval.dtype if dtype is None else dtype)
 
 
-def psum(x, axis_name):
-    """The sum of `x` over the members of the vmap axis `axis_name` (each gets it).
+def _collective(prim, what: str, example: str):
+    def fn(x, axis_name):
+        from ..frontend import pytree
 
-    >>> import jaxwg, jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> jaxwg.vmap(lambda v: v / lax.psum(v, "i"), axis_name="i")(jnp.arange(4.0)).tolist()
-    [0.0, 0.1666666716337204, 0.3333333432674408, 0.5]
-    """
-    from ..frontend import pytree
+        return pytree.tree_map(lambda leaf: bind(prim, leaf, axis_name=axis_name), x)
 
-    return pytree.tree_map(lambda leaf: bind(P.psum_p, leaf, axis_name=axis_name), x)
-
-
-def pmax(x, axis_name):
-    """The maximum of `x` over the members of the vmap axis `axis_name`.
-
-    >>> import jaxwg, jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> jaxwg.vmap(lambda v: lax.pmax(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
-    [2.0, 2.0, 2.0]
-    """
-    from ..frontend import pytree
-
-    return pytree.tree_map(lambda leaf: bind(P.pmax_p, leaf, axis_name=axis_name), x)
+    fn.__name__ = prim.name
+    fn.__doc__ = (f"The {what} of `x` over the members of the vmap axis `axis_name` (each "
+                  "member gets it).\n\n"
+                  "    >>> import jaxwg, jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
+                  f"    >>> jaxwg.vmap(lambda v: lax.{prim.name}(v, 'i'), axis_name='i')"
+                  f"(jnp.arange(3.0)).tolist()\n    {example}\n")
+    return fn
 
 
-def pmin(x, axis_name):
-    """The minimum of `x` over the members of the vmap axis `axis_name`.
-
-    >>> import jaxwg, jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> jaxwg.vmap(lambda v: lax.pmin(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
-    [0.0, 0.0, 0.0]
-    """
-    from ..frontend import pytree
-
-    return pytree.tree_map(lambda leaf: bind(P.pmin_p, leaf, axis_name=axis_name), x)
+psum = _collective(P.psum_p, "sum", "[3.0, 3.0, 3.0]")
+pmax = _collective(P.pmax_p, "maximum", "[2.0, 2.0, 2.0]")
+pmin = _collective(P.pmin_p, "minimum", "[0.0, 0.0, 0.0]")
 
 
 def pmean(x, axis_name):

@@ -24,11 +24,7 @@ from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
-from .batching import move_axis, vmap_flat
-
-
-def _size(vals, dims) -> int:
-    return next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+from .batching import batch_fun, batch_size, batched_first, move_axis
 
 
 def _rank(v, d) -> int:
@@ -43,7 +39,7 @@ def _unbatched_shape(v, d) -> tuple:
 def _elementwise(prim):
     """Operands batched at the front; unbatched ones broadcast unless rank 0."""
     def rule(vals, dims, **params):
-        size = _size(vals, dims)
+        size = batch_size(vals, dims)
         shape = next((_unbatched_shape(v, d) for v, d in zip(vals, dims) if _rank(v, d) > 0), ())
         out = []
         for v, d in zip(vals, dims):
@@ -60,7 +56,7 @@ def _elementwise(prim):
 
 def _front(vals, dims):
     """Every operand batched at axis 0 (broadcast if unbatched), and the batch size."""
-    size = _size(vals, dims)
+    size = batch_size(vals, dims)
     return [move_axis(v, d, 0, size) for v, d in zip(vals, dims)], size
 
 
@@ -112,7 +108,7 @@ def _reshape_rule(vals, dims, *, new_sizes, dimensions):
 
 def _pad_rule(vals, dims, *, padding_config):
     (x, value), (dx, dv) = vals, dims
-    size = _size(vals, dims)
+    size = batch_size(vals, dims)
     x = move_axis(x, dx, 0, size)
     config = ((0, 0, 0),) + tuple(padding_config)
     if dv is None:
@@ -150,15 +146,10 @@ def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
 def _call_rule(prim):
     """A call (jit, checkpoint) of the batched jaxpr, every output batched at axis 0."""
     def rule(vals, dims, *, jaxpr, **params):
-        size = _size(vals, dims)
-        in_dims = [None if d is None else 0 for d in dims]
-        moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
-
-        def batched_call(*args):
-            outs, out_dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs),
-                                       size, args, in_dims)
-            return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
-
+        size = batch_size(vals, dims)
+        moved, in_dims = batched_first(vals, dims, size)
+        batched_call = batch_fun(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs), size,
+                                 in_dims)
         if "name" in params:
             params = {**params, "name": f"vmap({params['name']})"}
         outs = call_staged(batched_call, moved, prim, **params)

@@ -100,6 +100,44 @@ def move_axis(x, src: int | None, dst: int, size: int):
     return lax.transpose(x, tuple(perm))
 
 
+def batch_size(vals, dims) -> int:
+    """The batch size of a rule's operands (at least one is batched)."""
+    from ..frontend.array import aval_of
+
+    return next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def batched_first(vals, dims, size: int) -> tuple[list, list]:
+    """The operands with their batch axis first (unbatched ones as they are), and their
+    new batch dims (0 or None)."""
+    moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
+    return moved, [None if d is None else 0 for d in dims]
+
+
+def batch_fun(fun, size: int, in_dims):
+    """`fun(*xs) -> list` over batches: the arguments `in_dims` marks (0) batched at axis
+    0, every output batched at axis 0 (broadcast if `fun` leaves it unbatched)."""
+    def batched(*xs):
+        outs, out_dims = vmap_flat(fun, size, xs, in_dims)
+        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+
+    return batched
+
+
+def batch_jaxpr(closed, size: int, in_dims, what: str):
+    """`closed` over batches as a closed jaxpr (see `batch_fun`); it closes over concrete
+    values only."""
+    from ..frontend.jaxpr import eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
+
+    fun = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs), size, in_dims)
+    avals = [a.update(shape=(size,) + a.shape) if d is not None else a
+             for a, d in zip(closed.in_avals, in_dims)]
+    batched, captured = hoist_tracer_consts(trace_to_jaxpr(fun, avals, f"vmap of {what}"))
+    if captured:
+        raise AssertionError(f"vmap of {what}: a batched body captured a tracer")
+    return batched
+
+
 def vmap_flat(fun, size: int, args, in_dims, axis_name=None, debug_info=None):
     """`fun(*args) -> list` on batches: (outputs, their batch dims or None)."""
     with new_main(BatchTrace, BatchInfo(size, axis_name), debug_info=debug_info) as main:

@@ -25,7 +25,7 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
 from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
-from .batching import move_axis, vmap_flat
+from .batching import batch_jaxpr, batch_size, batched_first, move_axis
 from .transpose import UndefinedPrimal, backward_pass, is_undefined
 
 
@@ -214,37 +214,17 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 # -- batching ----------------------------------------------------------------------------------
 
 
-def _size(vals, dims) -> int:
-    return next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-
-
-def _batched_body(closed: ClosedJaxpr, size: int, in_dims, what: str) -> ClosedJaxpr:
-    """`closed` over batches: the inputs `in_dims` marks (0) batched at axis 0, every
-    output batched at axis 0."""
-    def fn(*xs):
-        outs, dims = vmap_flat(_run(closed), size, xs, in_dims)
-        return [move_axis(o, d, 0, size) for o, d in zip(outs, dims)]
-
-    avals = [a.update(shape=(size,) + a.shape) if d is not None else a
-             for a, d in zip(closed.in_avals, in_dims)]
-    return _trace(fn, avals, f"vmap of {what}")
-
-
-def _front(vals, dims, size):
-    return [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
-
-
 def _cond_batch(vals, dims, *, branches):
-    size = _size(vals, dims)
-    index, ops = vals[0], _front(vals[1:], dims[1:], size)
-    op_dims = [None if d is None else 0 for d in dims[1:]]
+    size = batch_size(vals, dims)
+    index = vals[0]
+    ops, op_dims = batched_first(vals[1:], dims[1:], size)
     if dims[0] is None:
-        new = tuple(_batched_body(b, size, op_dims, "cond") for b in branches)
+        new = tuple(batch_jaxpr(b, size, op_dims, "cond") for b in branches)
         outs = P.cond_p.bind(index, *ops, branches=new)
         return outs, [0] * len(outs)
     # A per-member index: every branch runs, each member takes its branch's results.
     index = move_axis(index, dims[0], 0, size)
-    per_branch = [_batched_body(b, size, op_dims, "cond") for b in branches]
+    per_branch = [batch_jaxpr(b, size, op_dims, "cond") for b in branches]
     results = [eval_jaxpr(b.jaxpr, b.consts, ops) for b in per_branch]
     outs = []
     for k, aval in enumerate(per_branch[0].out_avals):
@@ -254,16 +234,14 @@ def _cond_batch(vals, dims, *, branches):
 
 
 def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    size = _size(vals, dims)
+    size = batch_size(vals, dims)
     nc, nb = cond_nconsts, body_nconsts
-    cond_consts = _front(vals[:nc], dims[:nc], size)
-    body_consts = _front(vals[nc:nc + nb], dims[nc:nc + nb], size)
+    cond_consts, c_dims = batched_first(vals[:nc], dims[:nc], size)
+    body_consts, b_dims = batched_first(vals[nc:nc + nb], dims[nc:nc + nb], size)
     carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc + nb:], dims[nc + nb:])]
-    c_dims = [None if d is None else 0 for d in dims[:nc]]
-    b_dims = [None if d is None else 0 for d in dims[nc:nc + nb]]
     carry_dims = [0] * (len(vals) - nc - nb)
-    cond = _batched_body(cond_jaxpr, size, c_dims + carry_dims, "while_loop's cond")
-    body = _batched_body(body_jaxpr, size, b_dims + carry_dims, "while_loop's body")
+    cond = batch_jaxpr(cond_jaxpr, size, c_dims + carry_dims, "while_loop's cond")
+    body = batch_jaxpr(body_jaxpr, size, b_dims + carry_dims, "while_loop's body")
     m = len(carry_dims)
 
     def any_cond(*a):  # cond consts, carry
@@ -288,16 +266,15 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 
 def _scan_batch(vals, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
-    size = _size(vals, dims)
+    size = batch_size(vals, dims)
     nc, ncar = num_consts, num_carry
-    consts = _front(vals[:nc], dims[:nc], size)
+    consts, const_dims = batched_first(vals[:nc], dims[:nc], size)
     carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc:nc + ncar], dims[nc:nc + ncar])]
     # xs keep the scanned axis first; their batch axis goes second
     xs = [v if d is None else move_axis(v, d, 1, size)
           for v, d in zip(vals[nc + ncar:], dims[nc + ncar:])]
-    in_dims = ([None if d is None else 0 for d in dims[:nc]] + [0] * ncar
-               + [None if d is None else 0 for d in dims[nc + ncar:]])
-    body = _batched_body(jaxpr, size, in_dims, "scan")
+    in_dims = const_dims + [0] * ncar + [None if d is None else 0 for d in dims[nc + ncar:]]
+    body = batch_jaxpr(jaxpr, size, in_dims, "scan")
     outs = P.scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
                          num_consts=nc, num_carry=ncar, unroll=unroll)
     return outs, [0] * ncar + [1] * (len(outs) - ncar)

@@ -29,6 +29,7 @@ from ..frontend import pytree
 from ..frontend.jaxpr import eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
 from ..frontend.trace import describe_traced
 from .ad import Zero, instantiate, tangent_aval
+from .batching import batch_fun, batch_jaxpr, batch_size, batched_first
 
 
 class _Nondiff:
@@ -47,23 +48,20 @@ class _Nondiff:
         return [a if i in self.nums else next(it) for i, a in enumerate(self.args)]
 
 
-def _trace_call(fun, args, kwargs, what: str):
-    """`fun(*args, **kwargs)` traced at the leaves' avals: (closed jaxpr, captured
-    outer tracers, leaves, input tree, output tree)."""
+def _trace_call(fun, nondiff_argnums, args, kwargs, what: str):
+    """`fun(*args)` traced at the avals of its differentiated arguments' leaves:
+    (the `_Nondiff` split, closed jaxpr, captured outer tracers, leaves, their tree,
+    the output tree)."""
     from ..frontend.array import aval_of
 
-    leaves, in_tree = pytree.tree_flatten((args, kwargs))
-    out_trees = []
-
-    def flat(*xs):
-        a, kw = pytree.tree_unflatten(in_tree, xs)
-        out_leaves, out_tree = pytree.tree_flatten(fun(*a, **kw))
-        out_trees.append(out_tree)
-        return out_leaves
-
+    if kwargs:
+        raise TypeError(f"{what} functions take positional arguments only here")
+    nd = _Nondiff(nondiff_argnums, args)
+    leaves, in_tree = pytree.tree_flatten(nd.diff)
+    flat, out_tree = pytree.flatten_fun(lambda *d: fun(*nd.merge(d)), in_tree)
     closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, what))
     closed, captured = hoist_tracer_consts(closed)
-    return closed, captured, leaves, in_tree, out_trees[0]
+    return nd, closed, captured, leaves, in_tree, out_tree()
 
 
 class custom_jvp:
@@ -108,17 +106,14 @@ class custom_jvp:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} "
                                  "using defjvp.")
-        if kwargs:
-            raise TypeError("custom_jvp functions take positional arguments only here")
-        nd = _Nondiff(self.nondiff_argnums, args)
-        closed, captured, leaves, in_tree, out_tree = _trace_call(
-            lambda *d: self.fun(*nd.merge(d)), nd.diff, {}, "custom_jvp")
+        nd, closed, captured, leaves, in_tree, out_tree = _trace_call(
+            self.fun, self.nondiff_argnums, args, kwargs, "custom_jvp")
         n_captured = len(captured)
 
         def jvp_flat(primals, tangents):
             # The user's rule sees the original pytrees; captured values are constants.
-            p = pytree.tree_unflatten(in_tree, primals[n_captured:])[0]
-            t = pytree.tree_unflatten(in_tree, tangents[n_captured:])[0]
+            p = pytree.tree_unflatten(in_tree, primals[n_captured:])
+            t = pytree.tree_unflatten(in_tree, tangents[n_captured:])
             out, t_out = self.jvp(*nd.static, tuple(p), tuple(t))
             return pytree.tree_leaves(out), pytree.tree_leaves(t_out)
 
@@ -157,16 +152,13 @@ class custom_vjp:
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} "
                                  "using defvjp.")
-        if kwargs:
-            raise TypeError("custom_vjp functions take positional arguments only here")
-        nd = _Nondiff(self.nondiff_argnums, args)
-        closed, captured, leaves, in_tree, out_tree = _trace_call(
-            lambda *d: self.fun(*nd.merge(d)), nd.diff, {}, "custom_vjp")
+        nd, closed, captured, leaves, in_tree, out_tree = _trace_call(
+            self.fun, self.nondiff_argnums, args, kwargs, "custom_vjp")
         n_captured = len(captured)
         res_tree = []
 
         def fwd_flat(*primals):
-            diff = pytree.tree_unflatten(in_tree, primals[n_captured:])[0]
+            diff = pytree.tree_unflatten(in_tree, primals[n_captured:])
             out, res = self.fwd(*nd.merge(diff))
             res_leaves, tree = pytree.tree_flatten(res)
             res_tree[:] = [tree]
@@ -224,29 +216,11 @@ def _forward_mode_error(*args, **params):
     raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
 
-def _batched(fun, size: int, in_dims):
-    """`fun(*xs) -> list` mapped over axis 0 of the arguments `in_dims` marks (0) with
-    every output batched at axis 0."""
-    from .batching import move_axis, vmap_flat
-
-    def batched(*xs):
-        outs, out_dims = vmap_flat(fun, size, xs, in_dims)
-        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
-
-    return batched
-
-
 def _batch_call(vals, dims, call_jaxpr, name):
     """The operands with their batch axis first, and the call's jaxpr batched so."""
-    from ..frontend.array import aval_of
-    from .batching import move_axis
-
-    size = next(aval_of(v).shape[d] for v, d in zip(vals, dims) if d is not None)
-    in_dims = [None if d is None else 0 for d in dims]
-    moved = [v if d is None else move_axis(v, d, 0, size) for v, d in zip(vals, dims)]
-    fun = _batched(lambda *xs: eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, xs), size, in_dims)
-    closed = trace_to_jaxpr(fun, [aval_of(v) for v in moved], f"vmap({name})")
-    return moved, closed, size, in_dims
+    size = batch_size(vals, dims)
+    moved, in_dims = batched_first(vals, dims, size)
+    return moved, batch_jaxpr(call_jaxpr, size, in_dims, name), size, in_dims
 
 
 def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, name):
@@ -258,7 +232,7 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, name):
             out, t_out = jvp(list(xs[:n]), list(xs[n:]))
             return list(out) + list(t_out)
 
-        outs = _batched(both, size, in_dims + in_dims)(*primals, *tangents)
+        outs = batch_fun(both, size, in_dims + in_dims)(*primals, *tangents)
         return outs[:len(outs) // 2], outs[len(outs) // 2:]
 
     outs = P.custom_jvp_call_p.bind(*moved, call_jaxpr=closed, jvp=batched_jvp, name=name)
@@ -276,12 +250,12 @@ def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, name):
             out, res = fwd(*xs)
             return [*out, *res]
 
-        outs = _batched(joined, size, in_dims)(*primals)
+        outs = batch_fun(joined, size, in_dims)(*primals)
         return outs[:num_out], outs[num_out:]
 
     def batched_bwd(res, cts):
         k = len(res)
-        cts_in = _batched(lambda *xs: bwd(list(xs[:k]), list(xs[k:])), size,
+        cts_in = batch_fun(lambda *xs: bwd(list(xs[:k]), list(xs[k:])), size,
                           [0] * (k + len(cts)))(*res, *cts)
         # An input shared by the whole batch gets the sum of the members' cotangents.
         return [c if d == 0 else lax.reduce_sum(c, (0,)) for c, d in zip(cts_in, in_dims)]
@@ -315,13 +289,7 @@ def closure_convert(fun, *example_args):
     from ..frontend.jaxpr import ClosedJaxpr, Jaxpr
 
     leaves, in_tree = pytree.tree_flatten(example_args)
-    out_trees = []
-
-    def flat(*xs):
-        out_leaves, out_tree = pytree.tree_flatten(fun(*pytree.tree_unflatten(in_tree, xs)))
-        out_trees.append(out_tree)
-        return out_leaves
-
+    flat, out_tree = pytree.flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, "closure_convert"))
     jaxpr = closed.jaxpr
     hoist = [aval_of(c).dtype.is_float for c in closed.consts]
@@ -334,6 +302,6 @@ def closure_convert(fun, *example_args):
         arg_leaves = pytree.tree_leaves(args[:len(example_args)])
         outs = eval_jaxpr(converted_jaxpr.jaxpr, converted_jaxpr.consts,
                           arg_leaves + list(args[len(example_args):]))
-        return pytree.tree_unflatten(out_trees[0], outs)
+        return pytree.tree_unflatten(out_tree(), outs)
 
     return converted, [c for _, c in moved]

@@ -22,8 +22,16 @@ call, so the staged calls stay calls (`grad(jit(f))` holds `jit` equations).
 from __future__ import annotations
 
 from ..frontend import primitives as P
-from ..frontend.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr,
-                              hoist_tracer_consts, trace_to_jaxpr)
+from ..frontend.jaxpr import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    eval_jaxpr,
+    hoist_tracer_consts,
+    trace_to_jaxpr,
+)
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool], instantiate=None):
