@@ -61,6 +61,18 @@ class _Pipeline:
     spec: ShaderSpec
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """What recording one pass needs besides the buffers, for given input sizes:
+    the pipeline, each input binding's (argument, offset, size), and per output window
+    its (byte offset, byte size, immediates, grid)."""
+
+    pipeline: wgpu.GPUComputePipeline
+    layout: wgpu.GPUBindGroupLayout
+    inputs: tuple
+    outputs: tuple
+
+
 @dataclass
 class WebGPUExecutable:
     """A planned kernel: its passes, and compiled pipelines per binding layout."""
@@ -70,6 +82,7 @@ class WebGPUExecutable:
     scratch_bytes: int
     fast_math: bool = False
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
+    launches: dict = field(default_factory=dict)  # (pass index, input sizes) -> _Launch
 
     def shader_sources(self) -> list[str]:
         """The WGSL of each distinct shader compiled so far, in pass order."""
@@ -290,25 +303,39 @@ class WebGPUBackend(Backend):
                 self.slots.decref(scratch)  # the queue holds it until the submit
 
     def _record_pass(self, exe: WebGPUExecutable, index: int, inputs: list[int], output: int) -> None:
-        p = exe.passes[index]
-        windows = tuple(max(1, -(-self.slots.nbytes(s) // self.window_bytes)) for s in inputs)
+        slots = self.slots
+        sizes = tuple(slots.nbytes(s) for s in inputs)
+        launch = exe.launches.get((index, sizes)) or self._launch_for(exe, index, sizes)
+        bindings = [(slots.buffer(inputs[arg]), offset, size) for arg, offset, size in launch.inputs]
+        out_buffer = slots.buffer(output)
+        used = inputs + [output]
+        for offset, size, immediates, grid in launch.outputs:
+            group = self._bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
+            self.queue.record(launch.pipeline, [(0, group, None)], grid, used, immediates)
+
+    def _launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
+        """The pass's `_Launch` for inputs of `sizes` bytes (cached on the executable:
+        a program's kernels look it up on every call)."""
+        windows = tuple(max(1, -(-n // self.window_bytes)) for n in sizes)
         options, compiled = self._pipeline_for(exe, index, windows)
-        spec, kernel = compiled.spec, p.kernel
+        spec, kernel = compiled.spec, exe.passes[index].kernel
         out_item = self.storage_dtype(kernel.dtype).itemsize
-        bindings = [self._window(inputs[arg], w) for arg, w in spec.input_bindings]
+        inputs = tuple((arg,) + self._window(sizes[arg], w) for arg, w in spec.input_bindings)
         window = options.output_window or kernel.size
+        outputs = []
         for base in range(0, kernel.size, window):
             count = min(window, kernel.size - base)
-            out_binding = (self.slots.buffer(output), base * out_item, _align4(count * out_item))
-            group = self._bind_group(compiled.layout, bindings + [out_binding])
-            immediates = spec.uniform_bytes(base) if spec.uniforms else None
-            self.queue.record(compiled.pipeline, [(0, group, None)], self._grid(spec.workgroups(count)),
-                              inputs + [output], immediates)
+            outputs.append((base * out_item, _align4(count * out_item),
+                            spec.uniform_bytes(base) if spec.uniforms else None,
+                            self._grid(spec.workgroups(count))))
+        launch = exe.launches[(index, sizes)] = _Launch(compiled.pipeline, compiled.layout,
+                                                        inputs, tuple(outputs))
+        return launch
 
-    def _window(self, slot: int, w: int) -> tuple:
-        buffer, nbytes = self.slots.buffer(slot), _align4(self.slots.nbytes(slot))
+    def _window(self, nbytes: int, w: int) -> tuple[int, int]:
+        """(offset, size) of window `w` of an input of `nbytes` bytes."""
         offset = w * self.window_bytes
-        return (buffer, offset, max(4, min(self.window_bytes, nbytes - offset)))
+        return (offset, max(4, min(self.window_bytes, _align4(nbytes) - offset)))
 
     def _bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
         # Keyed by object identities; the cached value keeps those objects alive, so
