@@ -7,6 +7,7 @@ import pytest
 import jaxwg
 import jaxwg.lax
 import jaxwg.numpy
+import jaxwg.random
 
 
 def _public(module):
@@ -18,7 +19,7 @@ def _public(module):
             yield f"{module.__name__}.{name}", obj
 
 
-FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy) for f in _public(m))
+FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy, jaxwg.random) for f in _public(m))
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

@@ -66,8 +66,8 @@ def _via_float64(fn) -> Callable:
     """Apply a scalar `math` function elementwise in float64 (erf has no NumPy ufunc)."""
     ufunc = np.frompyfunc(fn, 1, 1)
 
-    def apply(a, dtype: DType):
-        return ufunc(a.astype(np.float64)).astype(np.float64)
+    def apply(a, dtype: DType):  # `a` may be a NumPy scalar or a Python float (folding)
+        return np.asarray(ufunc(np.asarray(a, np.float64)), np.float64)
 
     return apply
 

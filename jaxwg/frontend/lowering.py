@@ -376,6 +376,14 @@ lowering_rules[P.copy_p] = lambda aval, x: elementwise(ELEMENT_RULES[P.copy_p], 
 lowering_rules[P.stop_gradient_p] = lambda aval, x: x
 
 
+def _threefry_word(k0, k1, x0, x1, *, word):
+    return alu.threefry2x32(k0, k1, x0, x1, word)
+
+
+lowering_rules[P.threefry2x32_p] = lambda avals, *nodes: [
+    elementwise(_threefry_word, aval, *nodes, word=w) for w, aval in enumerate(avals)]
+
+
 def _unbound_collective(aval, x, *, axis_name):
     raise NameError(f"unbound axis name: {axis_name}")
 

@@ -423,6 +423,20 @@ dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
 
+
+def _threefry_abstract_eval(k0, k1, x0, x1):
+    avals = (k0, k1, x0, x1)
+    if any(a.dtype is not dt.uint32 for a in avals):
+        raise TypeError("threefry2x32 requires uint32 arguments, got "
+                        f"{[a.dtype.name for a in avals]}")
+    shape = _broadcast_shape("threefry2x32", avals)
+    return [ShapedArray(shape, dt.uint32)] * 2
+
+
+# The Threefry-2x32 block cipher (20 rounds), elementwise: key (k0, k1), counters
+# (x0, x1) -> the two output words, as JAX's `threefry2x32` primitive.
+threefry2x32_p = _declare("threefry2x32", _threefry_abstract_eval, multiple_results=True)
+
 # Collectives over a named vmap axis (param `axis_name`): the sum, max or min over the
 # axis's members, the same for each (`jaxwg.transforms.batching`).
 psum_p = _declare("psum", lambda x, *, axis_name: x)

@@ -49,7 +49,8 @@ def _elementwise(prim):
                 out.append(lax.broadcast_in_dim(v, (size,) + shape, (0,)))
             else:
                 out.append(move_axis(v, d, 0, size))
-        return prim.bind(*out, **params), 0
+        result = prim.bind(*out, **params)
+        return result, ([0] * len(result) if prim.multiple_results else 0)
 
     P.batch_rules[prim] = rule
 
@@ -78,7 +79,7 @@ _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     P.square_p, P.integer_pow_p, P.add_p, P.add_any_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
     P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p, P.bitcast_convert_type_p,
-    P.clamp_p, P.copy_p, P.stop_gradient_p)]
+    P.clamp_p, P.copy_p, P.stop_gradient_p, P.threefry2x32_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
 

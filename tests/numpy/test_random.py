@@ -1,0 +1,109 @@
+"""`jaxwg.random` against `jax.random`: keys, split, fold_in, bits, uniform, randint,
+bernoulli and rademacher bit for bit; the other distributions within stated ulps."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg import random
+
+from .helpers import jax
+
+SHAPES = st.lists(st.integers(0, 6), min_size=0, max_size=3).map(tuple)
+SEEDS = st.integers(-2 ** 31, 2 ** 32 - 1)
+
+
+def _exact(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=10)
+@given(seed=SEEDS, shape=SHAPES, data=st.integers(0, 2 ** 32 - 1))
+def test_keys_split_fold_in_and_bits_are_jaxs(platform, seed, shape, data):
+    key, jkey = random.PRNGKey(seed), jax.random.PRNGKey(seed)
+    _exact(key, jkey)
+    _exact(random.split(key), jax.random.split(jkey))
+    _exact(random.split(key, shape or 3), jax.random.split(jkey, shape or 3))
+    _exact(random.fold_in(key, data), jax.random.fold_in(jkey, data))
+    _exact(random.bits(key, shape), jax.random.bits(jkey, shape))
+
+
+@settings(max_examples=10)
+@given(seed=st.integers(0, 2 ** 31 - 1), shape=SHAPES)
+def test_uniform_randint_bernoulli_rademacher_are_jaxs(platform, seed, shape):
+    key, jkey = random.PRNGKey(seed), jax.random.PRNGKey(seed)
+    _exact(random.uniform(key, shape), jax.random.uniform(jkey, shape))
+    _exact(random.uniform(key, shape, jnp.float16), jax.random.uniform(jkey, shape, np.float16))
+    for lo, hi in [(0, 10), (-3, 5), (-2 ** 31, 2 ** 31 - 1), (5, 5), (7, 3)]:
+        _exact(random.randint(key, shape, lo, hi), jax.random.randint(jkey, shape, lo, hi))
+    _exact(random.bernoulli(key, 0.3, shape), jax.random.bernoulli(jkey, 0.3, shape))
+    _exact(random.rademacher(key, shape), jax.random.rademacher(jkey, shape))
+
+
+def test_bits_past_65535_workgroups_and_one_binding_stay_jaxs():
+    key, jkey = random.PRNGKey(7), jax.random.PRNGKey(7)
+    n = 70000 * 256 + 3  # more workgroups than one grid dimension holds
+    _exact(random.bits(key, (n,)), jax.random.bits(jkey, (n,)))
+
+
+def _ulps(got, want):
+    got, want = np.asarray(got, np.float64), np.asarray(want)
+    return np.abs(got - want) / np.spacing(np.abs(want).astype(want.dtype)).astype(np.float64)
+
+
+# XLA fuses the multiply-adds of uniform's scaling and erf_inv's polynomial; WGSL need
+# not: relative error of a few ulp, and an absolute error of a few ulp of 1 where the
+# result is near zero (its cancellation makes the relative error meaningless there).
+@pytest.mark.parametrize("name, ulps", [("normal", 3), ("exponential", 2), ("laplace", 2),
+                                        ("cauchy", 3), ("logistic", 3), ("gumbel", 3)])
+def test_distributions_are_jaxs_within_a_few_ulp(platform, name, ulps):
+    key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
+    got = getattr(random, name)(key, (20000,))
+    want = getattr(jax.random, name)(jkey, (20000,))
+    err = np.abs(np.asarray(got, np.float64) - np.asarray(want, np.float64))
+    bound = ulps * np.spacing(np.maximum(np.abs(np.asarray(want)), np.float32(1)))
+    assert np.all(err <= bound), float(np.max(_ulps(got, want)))
+
+
+def test_ranges_and_truncation_are_jaxs_within_an_ulp_of_the_bounds(platform):
+    key, jkey = random.PRNGKey(5), jax.random.PRNGKey(5)
+    got = random.uniform(key, (5000,), minval=-2.0, maxval=3.0)
+    want = jax.random.uniform(jkey, (5000,), minval=-2.0, maxval=3.0)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=0, atol=np.spacing(np.float32(3)))
+    got = random.truncated_normal(key, -1.0, 2.0, (5000,))
+    want = jax.random.truncated_normal(jkey, -1.0, 2.0, (5000,))
+    assert float(np.min(got)) > -1.0 and float(np.max(got)) < 2.0
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=4e-7, atol=4e-7)
+
+
+def test_a_million_normals_have_the_normal_moments():
+    x = np.asarray(random.normal(random.PRNGKey(11), (1 << 20,)), np.float64)
+    n = x.size
+    assert abs(x.mean()) < 5 / np.sqrt(n)
+    assert abs(x.var() - 1) < 5 * np.sqrt(2 / n)
+    assert abs(np.mean(x ** 3)) < 5 * np.sqrt(15 / n)
+
+
+def test_random_under_jit_and_vmap_is_jaxs():
+    keys = random.split(random.PRNGKey(9), 4)
+    jkeys = jax.random.split(jax.random.PRNGKey(9), 4)
+    _exact(jaxwg.jit(lambda k: random.uniform(k, (6,)))(keys[0]), jax.random.uniform(jkeys[0], (6,)))
+    _exact(jaxwg.vmap(lambda k: random.bits(k, (5,)))(keys), jax.vmap(lambda k: jax.random.bits(k, (5,)))(jkeys))
+    _exact(jaxwg.vmap(random.split)(keys), jax.vmap(jax.random.split)(jkeys))
+    _exact(jaxwg.jit(lambda k, d: random.fold_in(k, d))(keys[1], jnp.array(12, jnp.uint32)),
+           jax.random.fold_in(jkeys[1], 12))
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="PRNG key seed must be an integer"):
+        random.PRNGKey(1.5)
+    with pytest.raises(TypeError, match="requires a PRNG key"):
+        random.uniform(jnp.zeros(3, jnp.uint32), (2,))
+    with pytest.raises(OverflowError):
+        random.fold_in(random.PRNGKey(0), -1)
+    with pytest.raises(TypeError, match="only float32 and float16"):
+        random.uniform(random.PRNGKey(0), (2,), jnp.int32)
