@@ -17,6 +17,7 @@ ALLOWED = {
     "lax": {"core", "frontend", "lax", "config", "errors"},
     "numpy": {"core", "frontend", "lax", "numpy", "config", "errors"},
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
+    "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
 }
 
 

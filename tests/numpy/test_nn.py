@@ -1,0 +1,87 @@
+"""`jaxwg.nn` against `jax.nn`: activations and their gradients (JAX's at the kinks),
+softmax family, one_hot, standardize, attention, and the initializers."""
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg import nn, random
+
+from .helpers import jax
+
+X = np.array([-100.0, -6.5, -3.0, -1.0, -0.5, -1e-3, 0.0, 1e-3, 0.5, 1.0, 3.0, 6.0, 6.5, 100.0],
+             np.float32)
+ACTIVATIONS = ["relu", "relu6", "sigmoid", "softplus", "log_sigmoid", "silu", "swish", "mish",
+               "elu", "celu", "selu", "leaky_relu", "hard_tanh", "hard_sigmoid", "hard_silu"]
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS + ["gelu", "gelu exact"])
+def test_activations_and_gradients_match_jax(platform, name):
+    kw = {"approximate": False} if name == "gelu exact" else {}
+    fn = name.split()[0]
+    ours, theirs = (lambda x: getattr(nn, fn)(x, **kw)), (lambda x: getattr(jax.nn, fn)(x, **kw))
+    np.testing.assert_allclose(np.asarray(ours(jnp.asarray(X))), np.asarray(theirs(X)),
+                               rtol=2e-6, atol=1e-7)
+    grad = jaxwg.vmap(jaxwg.grad(lambda v: ours(v)))(jnp.asarray(X))
+    want = jax.vmap(jax.grad(lambda v: theirs(v)))(X)
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(want), rtol=2e-6, atol=1e-7)
+
+
+def test_softmax_family_and_glu_match_jax(platform):
+    x = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32) * 5
+    for fn in ("softmax", "log_softmax"):
+        for axis in (-1, 0):
+            np.testing.assert_allclose(np.asarray(getattr(nn, fn)(jnp.asarray(x), axis=axis)),
+                                       np.asarray(getattr(jax.nn, fn)(x, axis=axis)), rtol=2e-6,
+                                       atol=1e-7)
+    np.testing.assert_allclose(np.asarray(nn.logsumexp(jnp.asarray(x), axis=1)),
+                               np.asarray(jax.nn.logsumexp(x, axis=1)), rtol=2e-6)
+    np.testing.assert_allclose(np.asarray(nn.glu(jnp.asarray(x))), np.asarray(jax.nn.glu(x)),
+                               rtol=2e-6)
+    w = np.random.default_rng(1).standard_normal((4, 6)).astype(np.float32)
+    g = jaxwg.grad(lambda v: jnp.sum(nn.softmax(v) * w))(jnp.asarray(x))
+    gj = jax.grad(lambda v: (jax.nn.softmax(v) * w).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(gj), rtol=1e-5, atol=1e-7)
+    assert "custom_jvp_call" in str(jaxwg.make_jaxpr(nn.softmax)(jnp.asarray(x)))
+
+
+def test_one_hot_and_standardize_match_jax():
+    labels = np.array([[0, 3], [2, 1]])
+    for axis in (-1, 0, 1):
+        np.testing.assert_array_equal(np.asarray(nn.one_hot(jnp.asarray(labels), 4, axis=axis)),
+                                      np.asarray(jax.nn.one_hot(labels, 4, axis=axis)))
+    x = np.random.default_rng(2).standard_normal((3, 5)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(nn.standardize(jnp.asarray(x))),
+                               np.asarray(jax.nn.standardize(x)), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", ["plain", "mask", "bias", "causal", "unbatched"])
+def test_dot_product_attention_matches_jax(platform, case):
+    rng = np.random.default_rng(3)
+    q, k, v = (rng.standard_normal((2, 5, 3, 8)).astype(np.float32) for _ in range(3))
+    kw = {}
+    if case == "mask":
+        kw["mask"] = rng.random((2, 3, 5, 5)) > 0.3
+    if case == "bias":
+        kw["bias"] = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    if case == "causal":
+        kw["is_causal"] = True
+    if case == "unbatched":
+        q, k, v = q[0], k[0], v[0]
+    got = nn.dot_product_attention(jnp.asarray(q), jnp.asarray(k), jnp.asarray(v),
+                                   **{k_: (jnp.asarray(v_) if k_ != "is_causal" else v_)
+                                      for k_, v_ in kw.items()})
+    want = jax.nn.dot_product_attention(q, k, v, **kw)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", ["glorot_normal", "glorot_uniform", "lecun_normal",
+                                  "lecun_uniform", "he_normal", "he_uniform"])
+def test_initializers_match_jax(name):
+    shape = (64, 32)
+    got = getattr(nn.initializers, name)()(random.PRNGKey(4), shape)
+    want = getattr(jax.nn.initializers, name)()(jax.random.PRNGKey(4), shape)
+    # a few ulp (see jaxwg.random): relative, and absolute where values are near zero
+    scale = float(np.max(np.abs(np.asarray(want))))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=4e-7, atol=4e-7 * scale)
