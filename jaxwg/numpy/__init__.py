@@ -17,7 +17,8 @@ from .indexing import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .products import *  # noqa: F403
-from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min,
+from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
+                         cumulative_prod, cumulative_sum, max, mean, min, nancumprod, nancumsum,
                          nansum, prod, ptp, std, sum, var)
 from .shape import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,

@@ -341,3 +341,108 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     if aval_of(x).dtype.is_float:
         x = lax.select(isnan(x), lax.full_like(x, 0), x)
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+# -- cumulative ----------------------------------------------------------------------------
+
+
+def _cumulative(name: str, a, axis, dtype, nan_identity=None):
+    """The running `name` ("sum" or "prod") along `axis` (all elements, flattened, when
+    None); bools and small integers accumulate in the default int, as in JAX; with
+    `nan_identity`, NaNs count as it (the nancum* functions)."""
+    from ..lax import cumulative
+
+    x = to_array(a)
+    if axis is None:
+        x = lax.reshape(x, (aval_of(x).size,))
+        axis = 0
+    aval = aval_of(x)
+    (axis,) = canonicalize_axes(axis, builtins.max(aval.ndim, 1)) if aval.ndim else (0,)
+    out_dtype = avals.canonical_dtype(dtype) if dtype is not None else _sum_dtype(aval.dtype)
+    if out_dtype is not aval.dtype:
+        x = lax.convert_element_type(x, out_dtype)
+    if nan_identity is not None and out_dtype.is_float:
+        x = lax.select(lax.ne(x, x), lax.full_like(x, nan_identity), x)
+    return getattr(cumulative, "cum" + name)(x, axis)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along `axis` (flattened when None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.cumsum(jnp.array([[1, 2], [3, 4]])).tolist()
+    [1, 3, 6, 10]
+    """
+    reject_out("cumsum", out)
+    return _cumulative("sum", a, axis, dtype)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running product along `axis` (flattened when None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.cumprod(jnp.array([1.0, 2.0, 3.0])).tolist()
+    [1.0, 2.0, 6.0]
+    """
+    reject_out("cumprod", out)
+    return _cumulative("prod", a, axis, dtype)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along `axis`, NaNs counted as zero.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nancumsum(jnp.array([1.0, jnp.nan, 3.0])).tolist()
+    [1.0, 1.0, 4.0]
+    """
+    reject_out("nancumsum", out)
+    return _cumulative("sum", a, axis, dtype, nan_identity=0)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running product along `axis`, NaNs counted as one.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nancumprod(jnp.array([2.0, jnp.nan, 3.0])).tolist()
+    [2.0, 2.0, 6.0]
+    """
+    reject_out("nancumprod", out)
+    return _cumulative("prod", a, axis, dtype, nan_identity=1)
+
+
+def _cumulative_with_initial(name: str, x, axis, dtype, include_initial: bool):
+    x = to_array(x)
+    ndim = aval_of(x).ndim
+    if axis is None:
+        if ndim > 1:
+            raise ValueError(f"cumulative_{name}: axis must be specified for an array of "
+                             f"dimension {ndim}")
+        axis = 0
+    out = _cumulative(name, x, axis, dtype) if ndim else lax.reshape(x, (1,))
+    if include_initial:
+        axis = canonicalize_axes(axis, builtins.max(ndim, 1))[0]
+        shape = list(aval_of(out).shape)
+        shape[axis] = 1
+        first = lax.full(shape, 0 if name == "sum" else 1, aval_of(out).dtype)
+        out = lax.concatenate([first, out], axis)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The Array API's running sum (`include_initial` prepends the zero).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.cumulative_sum(jnp.array([1, 2, 3]), include_initial=True).tolist()
+    [0, 1, 3, 6]
+    """
+    return _cumulative_with_initial("sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The Array API's running product (`include_initial` prepends the one).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.cumulative_prod(jnp.array([1, 2, 3]), include_initial=True).tolist()
+    [1, 1, 2, 6]
+    """
+    return _cumulative_with_initial("prod", x, axis, dtype, include_initial)

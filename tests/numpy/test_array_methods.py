@@ -19,7 +19,7 @@ from .helpers import jax, jax_numpy
 # Names of jax.Array that jaxwg does not have yet.
 MISSING = {
     # functions jaxwg.numpy does not have yet (sorting and scans need routines)
-    "argpartition", "argsort", "choose", "compress", "cumprod", "cumsum", "nonzero",
+    "argpartition", "argsort", "choose", "compress", "nonzero",
     "searchsorted", "sort", "take",
     # functional updates (x.at[i].set(v))
     "at",
@@ -77,6 +77,8 @@ CALLS = {
     "astype": lambda m, x: x.astype(m.int32),
     "clip": lambda m, x: x.clip(-1, 2),
     "copy": lambda m, x: x.copy(),
+    "cumprod": lambda m, x: x.cumprod(axis=1),
+    "cumsum": lambda m, x: x.cumsum(),
     "device": lambda m, x: x.device is not None,
     "diagonal": lambda m, x: x.diagonal(1),
     "dot": lambda m, x: x.dot(x.T),
