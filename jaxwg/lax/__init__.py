@@ -14,8 +14,10 @@ Array([3., 3.], dtype=float32)
 
 from .control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop
 from .cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
+from .sorting import sort, sort_key_val, top_k
 from .lax import *
 from .lax import __all__ as _lax_all
 
 __all__ = _lax_all + ["associative_scan", "cond", "cumlogsumexp", "cummax", "cummin", "cumprod",
-                      "cumsum", "fori_loop", "map", "scan", "switch", "while_loop"]
+                      "cumsum", "fori_loop", "map", "scan", "sort", "sort_key_val", "switch",
+                      "top_k", "while_loop"]

@@ -21,6 +21,7 @@ from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cu
                          cumulative_prod, cumulative_sum, max, mean, min, nancumprod, nancumsum,
                          nansum, prod, ptp, std, sum, var)
 from .shape import *  # noqa: F403
+from .sorting import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                      bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,

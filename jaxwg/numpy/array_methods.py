@@ -6,7 +6,7 @@ not import it. `attach(cls)` gives a class everything here, each calling the
 the same eagerly and under any transformation; `jaxwg.numpy` attaches them to `Array`
 and to `Tracer` (every tracer type). Reflected operators swap the operands.
 
-Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`sort`, `take`,
+Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`take`,
 `at`, ...) are absent, so that calling them raises an honest AttributeError;
 `tests/numpy/test_array_methods.py` lists them.
 
@@ -18,7 +18,7 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`sort`, `take`,
 
 from __future__ import annotations
 
-from . import indexing, products, reductions, shape, ufuncs
+from . import indexing, products, reductions, shape, sorting, ufuncs
 
 # Binary operators: `__op__(self, other)` is fn(self, other) and `__rop__` is fn(other, self).
 _BINARY = {
@@ -39,11 +39,11 @@ _UNARY = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute
 _FORWARDED = {
     "all": reductions.all, "any": reductions.any, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "astype": shape.astype, "clip": ufuncs.clip,
-    "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
+    "argsort": sorting.argsort, "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
     "diagonal": products.diagonal, "dot": products.dot, "flatten": shape.ravel,
     "max": reductions.max, "mean": reductions.mean, "min": reductions.min,
     "prod": reductions.prod, "ptp": reductions.ptp, "ravel": shape.ravel,
-    "repeat": shape.repeat, "round": ufuncs.round, "squeeze": shape.squeeze,
+    "repeat": shape.repeat, "round": ufuncs.round, "sort": sorting.sort, "squeeze": shape.squeeze,
     "std": reductions.std, "sum": reductions.sum, "swapaxes": shape.swapaxes,
     "trace": products.trace, "var": reductions.var,
 }

@@ -19,8 +19,7 @@ from .helpers import jax, jax_numpy
 # Names of jax.Array that jaxwg does not have yet.
 MISSING = {
     # functions jaxwg.numpy does not have yet (sorting and scans need routines)
-    "argpartition", "argsort", "choose", "compress", "nonzero",
-    "searchsorted", "sort", "take",
+    "argpartition", "choose", "compress", "nonzero", "searchsorted", "take",
     # functional updates (x.at[i].set(v))
     "at",
     # complex numbers (jaxwg has no complex dtype yet), bit views and byte order
@@ -76,9 +75,11 @@ CALLS = {
     "argmin": lambda m, x: x.argmin(),
     "astype": lambda m, x: x.astype(m.int32),
     "clip": lambda m, x: x.clip(-1, 2),
+    "argsort": lambda m, x: x.argsort(axis=0),
     "copy": lambda m, x: x.copy(),
     "cumprod": lambda m, x: x.cumprod(axis=1),
     "cumsum": lambda m, x: x.cumsum(),
+    "sort": lambda m, x: x.sort(axis=1),
     "device": lambda m, x: x.device is not None,
     "diagonal": lambda m, x: x.diagonal(1),
     "dot": lambda m, x: x.dot(x.T),

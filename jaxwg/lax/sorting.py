@@ -1,0 +1,175 @@
+"""Sorting on the device: `lax.sort` (several operands, `num_keys`), `sort_key_val` and
+`top_k`, as a bitonic sorting network.
+
+The sorted axis is padded to a power of two m and sorted in log2(m) (log2(m) + 1) / 2
+compare-exchange steps; in a step each element meets its partner i ^ j (a view: no
+copy) and keeps the smaller or the larger of the two, by its place in the pair and the
+direction of its block, which alternates with k, the size of the sequences being
+merged. A step is a kernel for the choice and one per array. Elements are
+compared by JAX's order: floats with -0 as 0 and NaN last, compared as total-order
+integers; ties go by the keys after them and then by position, so every sort is
+stable. Differentiation and batching come from the operations it is made of.
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> lax.sort(jnp.array([3.0, jnp.nan, -1.0, 2.0])).tolist()
+[-1.0, 2.0, 3.0, nan]
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..frontend.array import aval_of
+from ..frontend.jit import jit
+from . import lax
+
+
+def _order_key(x, equal_zeros: bool = True):
+    """An array that compares (as integers) in JAX's sort order of `x`: -0 equals 0
+    unless not `equal_zeros` (top_k's total order puts -0 first)."""
+    dtype = aval_of(x).dtype
+    if dtype.is_bool:
+        return lax.convert_element_type(x, np.int32)
+    if not dtype.is_float:
+        return x
+    if dtype is not dt.float32:
+        x = lax.convert_element_type(x, np.float32)  # exact for float16
+    if equal_zeros:
+        x = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(x, 0), x)
+    x = lax.select(lax.ne(x, x), lax.full_like(x, float("nan")), x)
+    bits = lax.bitcast_convert_type(x, np.int32)
+    # negative floats: flip the magnitude bits, so larger magnitudes compare smaller
+    return lax.select(lax.lt(bits, lax.full_like(bits, 0)),
+                      lax.bitwise_xor(bits, lax.full_like(bits, 0x7FFFFFFF)), bits)
+
+
+def _largest(dtype):
+    return {"int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}[dtype.name]
+
+
+def _lex_less(a_keys, b_keys):
+    """Whether the tuple `a_keys` sorts before `b_keys` (lexicographically)."""
+    less = None
+    for a, b in zip(reversed(a_keys), reversed(b_keys)):
+        here = lax.lt(a, b)
+        less = here if less is None else lax.bitwise_or(here, lax.bitwise_and(lax.eq(a, b), less))
+    return less
+
+
+def _partner(x, j: int):
+    """Element i ^ j of each row of `x` (batch, m): a view (the row as (m / 2j, 2, j)
+    with its middle axis reversed), so a step stays one fused kernel."""
+    batch, m = aval_of(x).shape
+    pairs = lax.reshape(x, (batch, m // (2 * j), 2, j))
+    return lax.reshape(lax.rev(pairs, (2,)), (batch, m))
+
+
+def _network(arrays: list, num_keys: int) -> list:
+    """`arrays` (each (batch, m), m a power of two) sorted along axis 1 by their first
+    `num_keys` (the last of which makes ties impossible)."""
+    batch, m = aval_of(arrays[0]).shape
+    index = lax.broadcasted_iota(np.int32, (batch, m), 1)
+    zero = lax.full_like(index, 0)
+    k = 2
+    while k <= m:
+        j = k // 2
+        while j >= 1:
+            partners = [_partner(a, j) for a in arrays]
+            # the lower element of a pair keeps the smaller one in an ascending block
+            lower = lax.eq(lax.bitwise_and(index, j), zero)
+            ascending = lax.eq(lax.bitwise_and(index, k), zero)
+            partner_first = _lex_less(partners[:num_keys], arrays[:num_keys])
+            self_first = _lex_less(arrays[:num_keys], partners[:num_keys])
+            take = lax.select(lax.eq(lower, ascending), partner_first, self_first)
+            arrays = [lax.select(take, p, a) for a, p in zip(arrays, partners)]
+            j //= 2
+        k *= 2
+    return arrays
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    """`operand` (an array, or a sequence sorted together by its first `num_keys`)
+    sorted along `dimension`, NaNs last; always stable.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> keys, vals = lax.sort((jnp.array([2, 1, 2, 0]), jnp.arange(4)), num_keys=1)
+    >>> keys.tolist(), vals.tolist()
+    ([0, 1, 2, 2], [3, 1, 0, 2])
+    """
+    single = not isinstance(operand, (tuple, list))
+    operands = [operand] if single else list(operand)
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
+    shape = aval_of(operands[0]).shape
+    if any(aval_of(o).shape != shape for o in operands):
+        raise TypeError("sort: all operands must have the same shape, got "
+                        + ", ".join(str(aval_of(o).shape) for o in operands))
+    if not shape:
+        raise TypeError("sort: operand must have at least one dimension")
+    axis = dimension % len(shape)
+    if shape[axis] <= 1:
+        return operands[0] if single else tuple(operands)
+    # One traced program per signature: eager sorts replay it instead of growing the
+    # lazy graph step by step.
+    out = _sorted(*operands, axis=axis, num_keys=num_keys)
+    return out[0] if single else tuple(out)
+
+
+@functools.partial(jit, static_argnames=("axis", "num_keys"))
+def _sorted(*operands, axis: int, num_keys: int):
+    shape = aval_of(operands[0]).shape
+    n = shape[axis]
+    perm = [d for d in range(len(shape)) if d != axis] + [axis]
+    moved_shape = tuple(shape[d] for d in perm)
+    batch = int(np.prod(moved_shape[:-1], dtype=np.int64))
+    m = 1 << (n - 1).bit_length()
+    position = lax.broadcasted_iota(np.int32, (batch, m), 1)
+    flat = [lax.reshape(lax.transpose(o, perm), (batch, n)) for o in operands]
+    # Padding takes the largest key, so it sorts after every element (ties: position).
+    keys = [lax.pad(k, lax.full((), _largest(aval_of(k).dtype), aval_of(k).dtype),
+                    [(0, 0, 0), (0, m - n, 0)]) for k in (_order_key(f) for f in flat[:num_keys])]
+    values = [lax.pad(a, lax.full((), 0, aval_of(a).dtype), [(0, 0, 0), (0, m - n, 0)])
+              for a in flat]
+    arrays = _network(keys + [position] + values, num_keys + 1)
+    inverse = [int(i) for i in np.argsort(perm)]
+    return [lax.transpose(lax.reshape(lax.slice(a, (0, 0), (batch, n)), moved_shape), inverse)
+            for a in arrays[num_keys + 1:]]
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """`keys` sorted along `dimension`, and `values` permuted the same way.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [a.tolist() for a in lax.sort_key_val(jnp.array([3, 1, 2]), jnp.array([30, 10, 20]))]
+    [[1, 2, 3], [10, 20, 30]]
+    """
+    return sort((keys, values), dimension, is_stable, num_keys=1)
+
+
+def top_k(operand, k: int, *, axis: int = -1):
+    """The `k` largest entries along `axis`, largest first (in total order: NaN largest,
+    0 before -0; ties by position), and their int32 indices.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> values, indices = lax.top_k(jnp.array([1.0, 5.0, 3.0, 5.0]), 2)
+    >>> values.tolist(), indices.tolist()
+    ([5.0, 5.0], [1, 3])
+    """
+    shape = aval_of(operand).shape
+    axis = axis % len(shape)
+    if not 0 <= k <= shape[axis]:
+        raise ValueError(f"top_k: k={k} must be in [0, {shape[axis]}] for axis of size "
+                         f"{shape[axis]}")
+    index = lax.broadcasted_iota(np.int32, shape, axis)
+    descending = lax.bitwise_not(_order_key(operand, equal_zeros=False))
+    _, values, indices = sort((descending, operand, index), axis, num_keys=1)
+    start, stop = [0] * len(shape), list(shape)
+    stop[axis] = k
+    return lax.slice(values, start, stop), lax.slice(indices, start, stop)

@@ -1,0 +1,88 @@
+"""Sorting (`jnp.sort`, `argsort`, `lax.sort`, `sort_key_val`, `top_k`) against JAX:
+dtypes, NaN, -0.0 and inf, ties (stability), descending, axes, several operands,
+gradients and vmap, and a length that is not a power of two past 100000."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg import lax
+
+from .helpers import jax, jax_numpy
+
+
+def _values(rng, shape, dtype):
+    if dtype == "float32":
+        x = rng.choice(np.array([-np.inf, -2.5, -0.0, 0.0, 1.0, 1.0, 3.5, np.inf, np.nan],
+                                np.float32), shape)
+        return np.where(rng.random(shape) < 0.5, rng.standard_normal(shape), x).astype(np.float32)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    return rng.integers(0, 4, shape).astype(dtype)  # many ties
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    # bitwise: -0.0 and 0.0 keep their places, NaNs compare equal
+    np.testing.assert_array_equal(got.view(np.uint8) if got.dtype.kind == "f" else got,
+                                  want.view(np.uint8) if want.dtype.kind == "f" else want)
+
+
+@settings(max_examples=12)
+@given(shape=st.lists(st.integers(1, 9), min_size=1, max_size=3).map(tuple),
+       dtype=st.sampled_from(["float32", "int32", "uint32", "bool", "float16"]),
+       descending=st.booleans(), data=st.data())
+def test_sort_and_argsort_match_jax(platform, shape, dtype, descending, data):
+    x = _values(np.random.default_rng(sum(shape)), shape, "float32" if dtype == "float16" else dtype)
+    x = x.astype(dtype)
+    axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))), label="axis")
+    _same(jnp.sort(jnp.asarray(x), axis=axis, descending=descending),
+          jax_numpy.sort(x, axis=axis, descending=descending))
+    _same(jnp.argsort(jnp.asarray(x), axis=axis, descending=descending),
+          jax_numpy.argsort(x, axis=axis, descending=descending))
+
+
+def test_multi_operand_sort_sort_key_val_and_top_k_match_jax(platform):
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(0, 3, (4, 10)).astype(np.int32), rng.integers(0, 3, (4, 10)).astype(np.int32)
+    c = rng.standard_normal((4, 10)).astype(np.float32)
+    for num_keys in (1, 2):
+        for got, want in zip(lax.sort((jnp.asarray(a), jnp.asarray(b), jnp.asarray(c)), 1, True,
+                                      num_keys),
+                             jax.lax.sort((a, b, c), dimension=1, num_keys=num_keys)):
+            _same(got, want)
+    for got, want in zip(lax.sort_key_val(jnp.asarray(a), jnp.asarray(c), 0),
+                         jax.lax.sort_key_val(a, c, 0)):
+        _same(got, want)
+    x = _values(rng, (3, 17), "float32")
+    for k in (1, 5, 17):
+        for got, want in zip(lax.top_k(jnp.asarray(x), k), jax.lax.top_k(x, k)):
+            _same(got, want)
+
+
+def test_gradients_and_vmap_match_jax():
+    x = np.random.default_rng(2).standard_normal((3, 7)).astype(np.float32)
+    w = np.arange(7, dtype=np.float32)
+    g = jaxwg.grad(lambda v: jnp.sum(jnp.sort(v, axis=1) * w))(jnp.asarray(x))
+    gj = jax.grad(lambda v: (jax_numpy.sort(v, axis=1) * w).sum())(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(gj))
+    _same(jaxwg.vmap(jnp.argsort)(jnp.asarray(x)), jax.vmap(jax_numpy.argsort)(x))
+    _same(jaxwg.vmap(lambda r: lax.top_k(r, 3)[1], in_axes=1)(jnp.asarray(x)),
+          jax.vmap(lambda r: jax.lax.top_k(r, 3)[1], in_axes=1)(x))
+
+
+def test_a_long_sort_that_is_not_a_power_of_two():
+    x = np.random.default_rng(3).integers(-1000, 1000, 100003).astype(np.int32)
+    _same(jnp.argsort(jnp.asarray(x)), np.argsort(x, kind="stable").astype(np.int32))
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="'kind' argument to sort is not supported"):
+        jnp.sort(jnp.ones(3), kind="quicksort")
+    with pytest.raises(ValueError, match="top_k: k=4"):
+        lax.top_k(jnp.ones(3), 4)
+    with pytest.raises(TypeError, match="same shape"):
+        lax.sort((jnp.ones(3), jnp.ones(4)))
