@@ -22,6 +22,8 @@ from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cu
                          nansum, prod, ptp, std, sum, var)
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .more_math import *  # noqa: F403
+from .structure import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                      bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
