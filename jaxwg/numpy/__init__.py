@@ -23,6 +23,7 @@ from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cu
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .more_math import *  # noqa: F403
+from .statistics import *  # noqa: F403
 from .structure import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
