@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import lax
 from . import ufuncs
-from ._util import canonicalize_axis, to_array
+from ._util import canonicalize_axis, reject_out, to_array
 from .reductions import any as _any
 from .reductions import sum as _sum
 from .shape import expand_dims, ravel
@@ -38,6 +38,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     >>> jnp.quantile(jnp.arange(5.0), jnp.array([0.25, 0.9])).tolist()
     [1.0, 3.5999999046325684]
     """
+    reject_out("quantile", out)
     if method not in _METHODS:
         raise ValueError(f"method can only be one of {_METHODS}, got {method!r}")
     x = to_array(a)
@@ -91,7 +92,8 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     >>> jnp.percentile(jnp.arange(5.0), 50).item()
     2.0
     """
-    return quantile(a, np.asarray(q, np.float32) * np.float32(0.01), axis, out, overwrite_input,
+    reject_out("percentile", out)
+    return quantile(a, np.asarray(q, np.float32) * np.float32(0.01), axis, None, overwrite_input,
                     method, keepdims)
 
 
@@ -102,6 +104,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> jnp.median(jnp.array([[1.0, 5.0, 2.0]]), axis=1).tolist()
     [2.0]
     """
+    reject_out("median", out)
     return quantile(a, 0.5, axis=axis, keepdims=keepdims)
 
 

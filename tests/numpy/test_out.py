@@ -28,6 +28,8 @@ WITH_OUT = sorted(n for n in dir(jnp) if not n.startswith("_") and _takes_out(n)
 ARGS = {
     "einsum": lambda m, x: ("ij->j", x),
     "outer": lambda m, x: (x, x),
+    "percentile": lambda m, x: (x, 50.0),
+    "quantile": lambda m, x: (x, 0.5),
     "stack": lambda m, x: ([x, x],),
 }
 # Functions whose JAX name in the message is another one's (aliases).
