@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import lax
 from . import ufuncs
-from ._util import canonicalize_axis, reject_out, to_array
+from ._util import canonicalize_axis, to_array
 from .reductions import any as _any
 from .reductions import sum as _sum
 from .shape import expand_dims, ravel
@@ -21,6 +21,12 @@ from .sorting import sort
 __all__ = ["average", "median", "percentile", "quantile", "searchsorted"]
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _reject_out_and_overwrite(out, overwrite_input) -> None:
+    # JAX's message names quantile for median and percentile too
+    if out is not None or overwrite_input:
+        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or out != None")
 
 
 def _take(x, i: int, axis: int):
@@ -38,7 +44,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     >>> jnp.quantile(jnp.arange(5.0), jnp.array([0.25, 0.9])).tolist()
     [1.0, 3.5999999046325684]
     """
-    reject_out("quantile", out)
+    _reject_out_and_overwrite(out, overwrite_input)
     if method not in _METHODS:
         raise ValueError(f"method can only be one of {_METHODS}, got {method!r}")
     x = to_array(a)
@@ -92,7 +98,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     >>> jnp.percentile(jnp.arange(5.0), 50).item()
     2.0
     """
-    reject_out("percentile", out)
+    _reject_out_and_overwrite(out, overwrite_input)
     return quantile(a, np.asarray(q, np.float32) * np.float32(0.01), axis, None, overwrite_input,
                     method, keepdims)
 
@@ -104,7 +110,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     >>> jnp.median(jnp.array([[1.0, 5.0, 2.0]]), axis=1).tolist()
     [2.0]
     """
-    reject_out("median", out)
+    _reject_out_and_overwrite(out, overwrite_input)
     return quantile(a, 0.5, axis=axis, keepdims=keepdims)
 
 
