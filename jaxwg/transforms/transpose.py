@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..frontend import primitives as P
 from ..frontend.aval import ShapedArray
 from ..frontend.jaxpr import Jaxpr, Literal
-from .ad import Zero, add_tangents, instantiate
+from .ad import Zero, add_tangents
 
 
 class UndefinedPrimal:
@@ -96,8 +96,3 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out) -> list:
             write_ct(atom, ct)
     return [ct_env.get(id(v), Zero(v.aval)) if is_undefined(a) else None
             for v, a in zip(jaxpr.invars, args)]
-
-
-def instantiate_cts(cts, avals) -> list:
-    """Cotangents as arrays (zeros for `Zero`s)."""
-    return [instantiate(ct, aval) for ct, aval in zip(cts, avals)]
