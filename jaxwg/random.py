@@ -33,9 +33,9 @@ from .config import config
 from .frontend.array import aval_of
 from .frontend.trace import Tracer
 
-__all__ = ["PRNGKey", "bernoulli", "bits", "cauchy", "exponential", "fold_in", "gumbel", "key",
-           "key_data", "laplace", "logistic", "normal", "rademacher", "randint", "split",
-           "truncated_normal", "uniform", "wrap_key_data"]
+__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "cauchy", "choice", "exponential",
+           "fold_in", "gumbel", "key", "key_data", "laplace", "logistic", "normal", "permutation",
+           "rademacher", "randint", "split", "truncated_normal", "uniform", "wrap_key_data"]
 
 _MASK = 0xFFFFFFFF
 
@@ -346,3 +346,98 @@ def _step_up(i):
 def _step_down(i):
     """The float32 bits of the next value towards -inf (finite)."""
     return jnp.where(i > 0, i - 1, jnp.where(i == 0, np.int32(-2 ** 31) + 1, i + 1))
+
+
+def _shuffle(key, x, axis: int):
+    """`x` shuffled along `axis` as JAX does: sorted by fresh random 32-bit keys, in as
+    many rounds as make colliding keys unlikely (3 ln(size) / ln(2^32 - 1))."""
+    rounds = int(np.ceil(3 * np.log(max(1, math.prod(jnp.shape(x)))) / np.log(_MASK)))
+    for _ in range(rounds):
+        key, subkey = split(key)
+        _, x = lax.sort_key_val(bits(subkey, jnp.shape(x)), x, axis)
+    return x
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False):
+    """A random permutation of `range(x)` (an int), or of `x` along `axis` (with
+    `independent`, each slice on its own), bit for bit as JAX's.
+
+    >>> from jaxwg import random
+    >>> sorted(random.permutation(random.PRNGKey(0), 5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    _check_key(key, "permutation")
+    if np.ndim(x) == 0 and not hasattr(x, "aval"):
+        if not isinstance(x, (int, np.integer)):
+            raise TypeError(f"x must be an integer or at least 1-dimensional, got {x!r}")
+        return _shuffle(key, jnp.arange(int(x)), 0)
+    x = jnp.asarray(x)
+    axis = axis % x.ndim
+    if independent or x.ndim == 1:
+        return _shuffle(key, x, axis)
+    order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
+    # x[order] along axis, without a gather: sort x's slices by where each one goes
+    rank = jnp.argsort(order)
+    keys = lax.broadcast_in_dim(rank, x.shape, (axis,))
+    return lax.sort_key_val(keys, x, axis)[1]
+
+
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
+    """Samples of category indices from unnormalized log-probabilities `logits`: the
+    Gumbel-max trick with replacement, Gumbel-top-k without (as JAX).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import random
+    >>> random.categorical(random.PRNGKey(0), jnp.log(jnp.array([0.0, 1.0, 0.0])), shape=(3,)).tolist()
+    [1, 1, 1]
+    """
+    logits = jnp.asarray(logits)
+    axis = axis % logits.ndim
+    batch_shape = logits.shape[:axis] + logits.shape[axis + 1:]
+    shape = batch_shape if shape is None else _shape(shape)
+    if shape[len(shape) - len(batch_shape):] != batch_shape:
+        raise ValueError(f"categorical: shape {shape} must end with the batch shape {batch_shape}")
+    prefix = shape[:len(shape) - len(batch_shape)]
+    if replace:
+        logits_shape = list(batch_shape)
+        logits_shape.insert(axis, logits.shape[axis])
+        noise = gumbel(key, (*prefix, *logits_shape), logits.dtype)
+        return jnp.argmax(noise + jnp.expand_dims(logits, tuple(range(len(prefix)))),
+                          axis=axis + len(prefix))
+    k = math.prod(prefix)
+    if k > logits.shape[axis]:
+        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number of "
+                         f"categories ({logits.shape[axis]}).")
+    noisy = logits + gumbel(key, logits.shape, logits.dtype)
+    _, indices = lax.top_k(jnp.moveaxis(noisy, axis, -1), k)
+    return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
+
+
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
+    """Random draws from `range(a)` (an int; drawing from an array's elements needs a
+    gather, which jaxwg does not have yet), uniformly or with probabilities `p`, as JAX.
+
+    >>> from jaxwg import random
+    >>> x = random.choice(random.PRNGKey(0), 10, (4,), replace=False)
+    >>> len(set(x.tolist()))
+    4
+    """
+    if np.ndim(a) != 0 or hasattr(a, "aval"):
+        raise NotImplementedError("choice from an array's elements needs a gather, which "
+                                  "jaxwg does not have yet: draw indices with choice(key, n)")
+    n, shape = int(a), _shape(shape)
+    draws = math.prod(shape)
+    if not replace and draws > n:
+        raise ValueError(f"Cannot take a larger sample (size {draws}) than population (size {n}) "
+                         "when 'replace=False'")
+    if p is None:
+        if replace:
+            return randint(key, shape, 0, n)
+        return lax.reshape(lax.slice(permutation(key, n), (0,), (draws,)), shape)
+    p = jnp.asarray(p)
+    if replace:
+        cumulative = jnp.cumsum(p)
+        r = cumulative[-1] * (1 - uniform(key, shape, p.dtype))
+        return jnp.searchsorted(cumulative, r)
+    noisy = gumbel(key, (n,), p.dtype) + jnp.log(p)
+    return lax.reshape(lax.top_k(noisy, draws)[1], shape)

@@ -107,3 +107,28 @@ def test_errors():
         random.fold_in(random.PRNGKey(0), -1)
     with pytest.raises(TypeError, match="only float32 and float16"):
         random.uniform(random.PRNGKey(0), (2,), jnp.int32)
+
+
+def test_permutation_categorical_and_choice_are_jaxs(platform):
+    key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
+    x = np.arange(24).reshape(4, 6).astype(np.int32)
+    _exact(random.permutation(key, 20), jax.random.permutation(jkey, 20))
+    for axis in (0, 1):
+        _exact(random.permutation(key, jnp.asarray(x), axis=axis), jax.random.permutation(jkey, x, axis=axis))
+        _exact(random.permutation(key, jnp.asarray(x), axis=axis, independent=True),
+               jax.random.permutation(jkey, x, axis=axis, independent=True))
+    logits = np.random.default_rng(0).standard_normal((3, 7)).astype(np.float32)
+    # argmax over Gumbel noise a few ulp from JAX's: equal unless two scores are that close
+    _exact(random.categorical(key, jnp.asarray(logits)), jax.random.categorical(jkey, logits))
+    _exact(random.categorical(key, jnp.asarray(logits), axis=0, shape=(5, 7)),
+           jax.random.categorical(jkey, logits, axis=0, shape=(5, 7)))
+    _exact(random.categorical(key, jnp.asarray(logits), shape=(2, 3), replace=False),
+           jax.random.categorical(jkey, logits, shape=(2, 3), replace=False))
+    p = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    _exact(random.choice(key, 10, (5,)), jax.random.choice(jkey, 10, (5,)))
+    _exact(random.choice(key, 10, (2, 3), replace=False), jax.random.choice(jkey, 10, (2, 3), replace=False))
+    _exact(random.choice(key, 4, (50,), p=jnp.asarray(p)), jax.random.choice(jkey, 4, (50,), p=p))
+    _exact(random.choice(key, 4, (3,), replace=False, p=jnp.asarray(p)),
+           jax.random.choice(jkey, 4, (3,), replace=False, p=p))
+    with pytest.raises(ValueError, match="Cannot take a larger sample"):
+        random.choice(key, 3, (4,), replace=False)
