@@ -10,7 +10,7 @@ Array([0, 2, 4], dtype=int32)
 """
 
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
-from . import lax, nn, numpy, random, tree, tree_util
+from . import lax, nn, numpy, random, scipy, tree, tree_util
 from .config import config
 from .devices import (
                       block_until_ready,
@@ -38,9 +38,8 @@ from .transforms.reverse import grad, linearize, value_and_grad, vjp
 __version__ = "0.1.0"
 
 __all__ = ["Array", "Device", "block_until_ready", "checkpoint", "checkpoint_policies",
-           "closure_convert", "config",
-           "custom_jvp", "custom_vjp", "default_backend", "device_count", "device_put", "devices",
-           "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "linearize",
-           "live_arrays", "local_devices", "make_jaxpr", "nn", "numpy", "random", "remat", "tree",
-           "tree_util",
+           "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
+           "device_count", "device_put", "devices", "grad", "hessian", "jacfwd", "jacobian",
+           "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
+           "make_jaxpr", "nn", "numpy", "random", "remat", "scipy", "tree", "tree_util",
            "value_and_grad", "vjp", "vmap"]

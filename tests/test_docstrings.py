@@ -7,7 +7,10 @@ import pytest
 import jaxwg
 import jaxwg.lax
 import jaxwg.numpy
+import jaxwg.nn
+import jaxwg.nn.initializers
 import jaxwg.random
+import jaxwg.scipy.special
 
 
 def _public(module):
@@ -19,7 +22,8 @@ def _public(module):
             yield f"{module.__name__}.{name}", obj
 
 
-FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy, jaxwg.random) for f in _public(m))
+FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy, jaxwg.random, jaxwg.nn,
+                             jaxwg.nn.initializers, jaxwg.scipy.special) for f in _public(m))
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

@@ -18,6 +18,7 @@ ALLOWED = {
     "numpy": {"core", "frontend", "lax", "numpy", "config", "errors"},
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
     "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
+    "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "config", "errors"},
 }
 
 

@@ -230,6 +230,29 @@ def _pow(x: AluExp, y: AluExp) -> AluExp:
     return _select(unit, _c(x, 1), result)
 
 
+# erf_inv as XLA computes it in float32 (Giles, "Approximating the erfinv function",
+# 2010): w = -log1p(-x^2); a polynomial in w - 2.5 below 5, in sqrt(w) - 3 above.
+_ERF_INV_CENTRAL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                    0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _erf_inv(x: AluExp) -> AluExp:
+    def poly(coefficients, t):
+        p = _c(t, coefficients[0])
+        for c in coefficients[1:]:
+            p = p * t + _c(t, c)
+        return p
+
+    w = -_log1p(-(x * x))
+    central = poly(_ERF_INV_CENTRAL, w - _c(w, 2.5))
+    tail = poly(_ERF_INV_TAIL, alu.unary(Op.SQRT, w) - _c(w, 3.0))
+    p = _select(w.lt(_c(w, 5.0)), central, tail)
+    inf = _select(x.lt(_c(x, 0)), _c(x, float("-inf")), _c(x, float("inf")))
+    return _select(_eq(alu.unary(Op.ABS, x), _c(x, 1.0)), inf, p * x)
+
+
 def _in_float32(rule):
     """`rule` computed in float32 for float16 operands, rounded once at the end (as XLA
     does): the multi-step formulas above would otherwise round at every step."""
@@ -304,6 +327,7 @@ ELEMENT_RULES = {
     P.exp2_p: _unary(Op.EXP2),
     P.log_p: _unary(Op.LOG),
     P.log1p_p: _in_float32(_log1p),
+    P.erf_inv_p: _in_float32(_erf_inv),
     P.expm1_p: _in_float32(_expm1),
     P.tanh_p: _unary(Op.TANH),
     P.logistic_p: _in_float32(_logistic),

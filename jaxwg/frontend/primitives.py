@@ -153,6 +153,7 @@ rsqrt_p = _unary("rsqrt")
 cbrt_p = _unary("cbrt")
 erf_p = _unary("erf")
 erfc_p = _unary("erfc")
+erf_inv_p = _unary("erf_inv")
 square_p = _unary("square", "num")
 integer_pow_p = _unary("integer_pow", "num")  # y: int
 
@@ -182,7 +183,7 @@ ge_p = _binary("ge", "any", dt.bool_)
 
 UNARY_FLOAT = (floor_p, ceil_p, round_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p,
                logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,
-               asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, erf_p, erfc_p)
+               asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, erf_p, erfc_p, erf_inv_p)
 COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 
 

@@ -132,6 +132,8 @@ defjvp(P.erf_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.neg(lax.mul(x, 
                                                      _TWO_OVER_SQRT_PI)))
 defjvp(P.erfc_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.neg(lax.mul(x, x))),
                                                       -_TWO_OVER_SQRT_PI)))
+defjvp(P.erf_inv_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.mul(ans, ans)),
+                                                         math.sqrt(math.pi) / 2)))
 defjvp(P.square_p, lambda g, ans, x: lax.mul(g, lax.mul(x, 2)))
 defjvp(P.abs_p, lambda g, ans, x: lax.mul(g, lax.sign(x)))
 

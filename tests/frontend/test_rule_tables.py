@@ -13,7 +13,8 @@ from jaxwg.frontend import primitives as P
 NOT_LINEAR = {
     "sign", "abs", "not", "floor", "ceil", "round", "is_finite", "exp", "exp2", "log", "log1p",
     "expm1", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-    "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "square", "integer_pow",
+    "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "erf", "erfc", "erf_inv", "square",
+    "integer_pow",
     "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
     "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",

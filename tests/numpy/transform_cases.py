@@ -38,6 +38,7 @@ CASES = {
     "cbrt": (lambda L, N, x: L.cbrt(x), [(5,)], (0.5, 3)),
     "erf": (lambda L, N, x: L.erf(x), [(5,)], (-2, 2)),
     "erfc": (lambda L, N, x: L.erfc(x), [(5,)], (-2, 2)),
+    "erf_inv": (lambda L, N, x: L.erf_inv(x), [(5,)], (-0.9, 0.9)),
     "integer_pow 3": (lambda L, N, x: L.integer_pow(x, 3), [(5,)], (-2, 2)),
     "integer_pow -2": (lambda L, N, x: L.integer_pow(x, -2), [(5,)], (0.5, 2)),
     "add": (lambda L, N, x, y: L.add(x, y), [(4,), (4,)], (-2, 2)),

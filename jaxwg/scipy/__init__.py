@@ -1,0 +1,10 @@
+"""`jaxwg.scipy`: the parts of `jax.scipy` jaxwg has (`special`).
+
+>>> from jaxwg.scipy import special
+>>> special.expit(0.0).item()
+0.5
+"""
+
+from . import special
+
+__all__ = ["special"]
