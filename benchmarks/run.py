@@ -156,6 +156,7 @@ def workloads(software: bool, scale: float, rng) -> list[Workload]:
     mm = [256, 1024] if software else [1024, 4096]
     batch, d_in, hidden = (256, 256, 1024) if software else (2048, 1024, 4096)
     v, x2 = f32(n), f32(side, side)
+    sort_n = int((1 << 16 if software else 1 << 20) * scale)
     out = [
         Workload("v * 2 + 1", lambda m, v: v * 2.0 + 1.0, [v], 8 * n, "GB/s"),
         Workload("exp(v)", lambda m, v: m.exp(v), [v], 8 * n, "GB/s"),
@@ -166,6 +167,8 @@ def workloads(software: bool, scale: float, rng) -> list[Workload]:
         Workload("column sum", lambda m, x: m.sum(x, axis=0), [x2], 4 * side * side, "GB/s"),
         Workload("full sum", lambda m, v: m.sum(v), [v], 4 * n, "GB/s", rtol=1e-3),
         Workload("softmax", softmax, [x2], 8 * side * side, "GB/s"),
+        Workload("cumsum", lambda m, v: m.cumsum(v), [v[:n // 4]], 8 * (n // 4), "GB/s", rtol=1e-3),
+        Workload(f"sort {sort_n}", lambda m, v: m.sort(v), [v[:sort_n]], 8 * sort_n, "GB/s"),
     ]
     for s in mm:
         out.append(Workload(f"matmul {s}^2", lambda m, a, b: a @ b, [f32(s, s), f32(s, s)], 2 * s ** 3, "GFLOP/s"))
