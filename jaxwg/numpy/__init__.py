@@ -19,7 +19,8 @@ from .padding import *  # noqa: F403
 from .products import *  # noqa: F403
 from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
                          cumulative_prod, cumulative_sum, max, mean, min, nancumprod, nancumsum,
-                         nansum, prod, ptp, std, sum, var)
+                         nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std,
+                         sum, var)
 from .shape import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .more_math import *  # noqa: F403

@@ -343,6 +343,96 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
+def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **kw):
+    """`reduce` of `a` with NaNs replaced by `identity`; NaN where a slice is all NaN
+    when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
+    x = to_array(a)
+    if not aval_of(x).dtype.is_float:
+        return reduce(x, axis, keepdims=keepdims, **kw)
+    nan = isnan(x)
+    out = reduce(lax.select(nan, lax.full_like(x, identity), x), axis, keepdims=keepdims, **kw)
+    if nan_if_all_nan:
+        out = lax.select(all(nan, axis, keepdims=keepdims), lax.full_like(out, float("nan")), out)
+    return out
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Largest element over `axis`, ignoring NaN (NaN where all are NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanmax(jnp.array([1.0, jnp.nan, 3.0])).item()
+    3.0
+    """
+    reject_out("nanmax", out)
+    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True,
+                          initial=initial, where=where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Smallest element over `axis`, ignoring NaN (NaN where all are NaN).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanmin(jnp.array([1.0, jnp.nan, 3.0])).item()
+    1.0
+    """
+    reject_out("nanmin", out)
+    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True,
+                          initial=initial, where=where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product over `axis`, NaN counted as one.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanprod(jnp.array([2.0, jnp.nan, 3.0])).item()
+    6.0
+    """
+    reject_out("nanprod", out)
+    return _nan_reduction("nanprod", prod, a, axis, keepdims, 1, False, dtype=dtype,
+                          initial=initial, where=where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """Mean over `axis` of the elements that are not NaN (NaN where all are).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 3.0])).item()
+    2.0
+    """
+    reject_out("nanmean", out)
+    x = to_array(a)
+    if not aval_of(x).dtype.is_float:
+        return mean(x, axis, dtype, keepdims=keepdims, where=where)
+    keep = ~isnan(x) if where is None else (~isnan(x)) & to_array(where)
+    return mean(x, axis, dtype, keepdims=keepdims, where=keep)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """Variance over `axis` of the elements that are not NaN.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanvar(jnp.array([1.0, jnp.nan, 3.0])).item()
+    1.0
+    """
+    reject_out("nanvar", out)
+    x = to_array(a)
+    if not aval_of(x).dtype.is_float:
+        return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=where)
+    keep = ~isnan(x) if where is None else (~isnan(x)) & to_array(where)
+    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=keep)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """Standard deviation over `axis` of the elements that are not NaN.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanstd(jnp.array([1.0, jnp.nan, 3.0])).item()
+    1.0
+    """
+    reject_out("nanstd", out)
+    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where))
+
+
 # -- cumulative ----------------------------------------------------------------------------
 
 

@@ -60,3 +60,20 @@ def test_searchsorted_matches_jax(platform, side):
     ints = np.array([0, 3, 3, 9], np.int32)
     np.testing.assert_array_equal(np.asarray(jnp.searchsorted(jnp.asarray(ints), 3, side=side)),
                                   np.asarray(jax_numpy.searchsorted(ints, 3, side=side)))
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin", "nanprod", "nanmean", "nanvar", "nanstd",
+                                  "nansum"])
+def test_nan_reductions_match_jax(platform, name):
+    x = np.random.default_rng(5).standard_normal((4, 5)).astype(np.float32)
+    x[0, 1] = x[2, :2] = np.nan
+    x[3, :] = np.nan  # an all-NaN row
+    for axis in (None, 0, 1):
+        for keepdims in (False, True):
+            got = getattr(jnp, name)(jnp.asarray(x), axis=axis, keepdims=keepdims)
+            want = getattr(jax_numpy, name)(x, axis=axis, keepdims=keepdims)
+            _close(got, want)
+    ints = np.arange(6, dtype=np.int32).reshape(2, 3)
+    if name not in ("nanvar", "nanstd", "nanmean"):
+        np.testing.assert_array_equal(np.asarray(getattr(jnp, name)(jnp.asarray(ints), axis=1)),
+                                      np.asarray(getattr(jax_numpy, name)(ints, axis=1)))
