@@ -17,7 +17,7 @@ from ._util import elementwise_operands, to_array
 from .reductions import all as _all
 
 __all__ = ["allclose", "array_equal", "array_equiv", "copysign", "hypot", "isclose",
-           "logaddexp", "logaddexp2", "nan_to_num"]
+           "logaddexp", "logaddexp2", "modf", "nan_to_num"]
 
 
 def copysign(x1, x2, /):
@@ -150,3 +150,18 @@ def array_equiv(a1, a2):
     except ValueError:
         return to_array(False)
     return _all(a == b)
+
+
+def modf(x, /, out=None):
+    """The fractional and whole parts of `x`, both with its sign (as JAX computes them:
+    infinities give a NaN fraction).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [a.tolist() for a in jnp.modf(jnp.array([2.5, -1.25]))]
+    [[0.5, -0.25], [2.0, -1.0]]
+    """
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    (x,) = elementwise_operands("modf", x, to_inexact=True)
+    whole = ufuncs.where(x >= 0, ufuncs.floor(x), ufuncs.ceil(x))
+    return x - whole, whole

@@ -17,8 +17,8 @@ from .joining import concatenate, stack
 from .products import diagonal
 from .shape import expand_dims, moveaxis, ravel, reshape
 
-__all__ = ["cross", "diag", "diagflat", "diff", "indices", "kron", "meshgrid", "roll", "tril",
-           "triu"]
+__all__ = ["cross", "diag", "diagflat", "diff", "ediff1d", "indices", "kron", "meshgrid", "roll",
+           "tril", "triu", "unstack", "vander"]
 
 
 def roll(a, shift, axis=None):
@@ -222,3 +222,56 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         earlier = lax.slice(x, lo, hi)
         x = ufuncs.not_equal(later, earlier) if x.dtype == np.bool_ else later - earlier
     return x
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened `ary`, with `to_begin` and `to_end` around them.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.ediff1d(jnp.array([1, 2, 4]), to_begin=0).tolist()
+    [0, 1, 2]
+    """
+    x = ravel(to_array(ary))
+    out = diff(x) if x.shape[0] else x
+    parts = [ravel(to_array(to_begin)).astype(out.dtype)] if to_begin is not None else []
+    parts.append(out)
+    if to_end is not None:
+        parts.append(ravel(to_array(to_end)).astype(out.dtype))
+    return concatenate(parts) if len(parts) > 1 else out
+
+
+def vander(x, N=None, increasing=False):
+    """Columns of powers of `x`: x^(N-1), ..., x^0 (or increasing).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.vander(jnp.array([1, 2, 3]), 3).tolist()
+    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
+    """
+    x = to_array(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise ValueError("N must be nonnegative")
+    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    return ufuncs.power(expand_dims(x, 1), to_array(powers.astype(np.int32)))
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of `x` along `axis`, as a tuple.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [a.tolist() for a in jnp.unstack(jnp.arange(4).reshape(2, 2))]
+    [[0, 1], [2, 3]]
+    """
+    x = to_array(x)
+    if x.ndim == 0:
+        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
+                         "passed.")
+    axis = canonicalize_axis(axis, x.ndim)
+    out = []
+    for i in range(x.shape[axis]):
+        lo, hi = [0] * x.ndim, list(x.shape)
+        lo[axis], hi[axis] = i, i + 1
+        out.append(lax.squeeze(lax.slice(x, lo, hi), (axis,)))
+    return tuple(out)

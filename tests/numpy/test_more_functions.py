@@ -74,3 +74,21 @@ def test_structure_functions_match_jax(platform):
     _same(jnp.indices((2, 3)), jax_numpy.indices((2, 3)))
     for g, w in zip(jnp.indices((2, 3), sparse=True), jax_numpy.indices((2, 3), sparse=True)):
         _same(g, w)
+
+
+def test_ediff1d_vander_unstack_and_modf_match_jax(platform):
+    x = np.array([[1, 4], [9, 16]], np.int32)
+    _same(jnp.ediff1d(jnp.asarray(x)), jax_numpy.ediff1d(x))
+    _same(jnp.ediff1d(jnp.asarray(x), to_end=jnp.array([100]), to_begin=0),
+          jax_numpy.ediff1d(x, to_end=np.array([100]), to_begin=0))
+    v = np.array([1.5, -2.0, 3.0], np.float32)
+    for n in (None, 2, 4):
+        for increasing in (False, True):
+            _same(jnp.vander(jnp.asarray(v), n, increasing), jax_numpy.vander(v, n, increasing))
+    _same(jnp.vander(jnp.array([1, 2, 3]), 3), jax_numpy.vander(np.array([1, 2, 3]), 3))
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for axis in (0, 1, -1):
+        for got, want in zip(jnp.unstack(jnp.asarray(m), axis=axis), jax_numpy.unstack(m, axis=axis)):
+            _same(got, want)
+    for got, want in zip(jnp.modf(jnp.asarray(SPECIAL)), jax_numpy.modf(SPECIAL)):
+        _same(got, want)
