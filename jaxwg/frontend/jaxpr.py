@@ -231,6 +231,15 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
 
 
+def trace_body(fn, avals, what: str) -> ClosedJaxpr:
+    """`fn` traced at `avals` into a jaxpr for a transformed body, which closes over
+    concrete values only (values of enclosing traces are its operands already)."""
+    closed, captured = hoist_tracer_consts(trace_to_jaxpr(fn, list(avals), what))
+    if captured:
+        raise AssertionError(f"{what}: a transformed body captured a tracer")
+    return closed
+
+
 def call_staged(fn, args, primitive=None, **params) -> list:
     """`fn(*args) -> list of arrays`, traced at the avals of `args` and bound as one call
     of `primitive` (default: `jit`) with `params`: how transformations of a call (a

@@ -343,7 +343,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
-def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **kw):
+def _nan_reduction(reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **kw):
     """`reduce` of `a` with NaNs replaced by `identity`; NaN where a slice is all NaN
     when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
     x = to_array(a)
@@ -356,6 +356,15 @@ def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_na
     return out
 
 
+def _not_nan(x, where):
+    """The `where` mask of the elements of `x` that count: not NaN (floats), and in
+    `where` when given."""
+    if not aval_of(x).dtype.is_float:
+        return where
+    keep = ~isnan(x)
+    return keep if where is None else keep & to_array(where)
+
+
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Largest element over `axis`, ignoring NaN (NaN where all are NaN).
 
@@ -364,7 +373,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     3.0
     """
     reject_out("nanmax", out)
-    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True,
+    return _nan_reduction(max, a, axis, keepdims, float("-inf"), True,
                           initial=initial, where=where)
 
 
@@ -376,7 +385,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     1.0
     """
     reject_out("nanmin", out)
-    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True,
+    return _nan_reduction(min, a, axis, keepdims, float("inf"), True,
                           initial=initial, where=where)
 
 
@@ -388,7 +397,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     6.0
     """
     reject_out("nanprod", out)
-    return _nan_reduction("nanprod", prod, a, axis, keepdims, 1, False, dtype=dtype,
+    return _nan_reduction(prod, a, axis, keepdims, 1, False, dtype=dtype,
                           initial=initial, where=where)
 
 
@@ -401,10 +410,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """
     reject_out("nanmean", out)
     x = to_array(a)
-    if not aval_of(x).dtype.is_float:
-        return mean(x, axis, dtype, keepdims=keepdims, where=where)
-    keep = ~isnan(x) if where is None else (~isnan(x)) & to_array(where)
-    return mean(x, axis, dtype, keepdims=keepdims, where=keep)
+    return mean(x, axis, dtype, keepdims=keepdims, where=_not_nan(x, where))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -416,10 +422,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     reject_out("nanvar", out)
     x = to_array(a)
-    if not aval_of(x).dtype.is_float:
-        return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=where)
-    keep = ~isnan(x) if where is None else (~isnan(x)) & to_array(where)
-    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=keep)
+    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=_not_nan(x, where))
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):

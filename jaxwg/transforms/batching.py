@@ -127,15 +127,12 @@ def batch_fun(fun, size: int, in_dims):
 def batch_jaxpr(closed, size: int, in_dims, what: str):
     """`closed` over batches as a closed jaxpr (see `batch_fun`); it closes over concrete
     values only."""
-    from ..frontend.jaxpr import eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
+    from ..frontend.jaxpr import eval_jaxpr, trace_body
 
     fun = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs), size, in_dims)
     avals = [a.update(shape=(size,) + a.shape) if d is not None else a
              for a, d in zip(closed.in_avals, in_dims)]
-    batched, captured = hoist_tracer_consts(trace_to_jaxpr(fun, avals, f"vmap of {what}"))
-    if captured:
-        raise AssertionError(f"vmap of {what}: a batched body captured a tracer")
-    return batched
+    return trace_body(fun, avals, f"vmap of {what}")
 
 
 def vmap_flat(fun, size: int, args, in_dims, axis_name=None, debug_info=None):

@@ -23,18 +23,10 @@ from __future__ import annotations
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
-from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, trace_body
 from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .batching import batch_jaxpr, batch_size, batched_first, move_axis
 from .transpose import UndefinedPrimal, backward_pass, is_undefined
-
-
-def _trace(fn, avals, what: str) -> ClosedJaxpr:
-    closed = trace_to_jaxpr(fn, list(avals), what)
-    closed, captured = hoist_tracer_consts(closed)
-    if captured:  # bodies are closed over concrete values only (captures are operands)
-        raise AssertionError(f"{what}: a transformed body captured a tracer")
-    return closed
 
 
 def _permuted(closed: ClosedJaxpr, in_order, out_order) -> ClosedJaxpr:
@@ -66,7 +58,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzero: list[bool], what: str):
                         for t, a, d in zip(t_out, closed.out_avals, out_diff) if d]
 
     t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzero) if nz]
-    return _trace(fn, avals + t_avals, f"jvp of {what}"), out_diff
+    return trace_body(fn, avals + t_avals, f"jvp of {what}"), out_diff
 
 
 def _split_out(outs, avals, diff):
@@ -103,7 +95,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
              + list(range(k + m + kt, k + m + kt + sum(carry_nz))))
     body = _permuted(body, order, range(len(body.jaxpr.outvars)))
     t_avals = [tangent_aval(aval_of(c)) for c, nz in zip(carry, carry_nz) if nz]
-    cond = _trace(lambda *xs: _run(cond_jaxpr)(*xs[:nc + m]), cond_jaxpr.in_avals + t_avals,
+    cond = trace_body(lambda *xs: _run(cond_jaxpr)(*xs[:nc + m]), cond_jaxpr.in_avals + t_avals,
                   "jvp of while_loop's cond")
     bc_t = [t for t, nz in zip(tangents[nc:nc + nb], bc_nz) if nz]
     outs = P.while_p.bind(*cc, *bc, *bc_t, *carry, *_carry_tangents(carry, tangents[nc + nb:]),
@@ -160,7 +152,7 @@ def _cond_transpose(cts, index, *ops, branches):
             cts_in = backward_pass(branch.jaxpr, branch.consts, full, list(args[k:]))
             return [instantiate(c, x.aval) for c, x, u in zip(cts_in, ops, undefined) if u]
 
-        return _trace(fn, [aval_of(d) for d in defined] + list(out_avals), "transpose of cond")
+        return trace_body(fn, [aval_of(d) for d in defined] + list(out_avals), "transpose of cond")
 
     outs = iter(P.cond_p.bind(index, *defined, *ct_values,
                               branches=tuple(transposed(b) for b in branches)))
@@ -201,7 +193,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 
     avals = ([aval_of(c) for c in res_consts] + [c.aval for c in lin_consts] + carry_avals
              + [xa for x, xa in zip(xs, x_avals) if not is_undefined(x)] + list(y_avals))
-    body = _trace(body_t, avals, "transpose of scan")
+    body = trace_body(body_t, avals, "transpose of scan")
     outs = P.scan_p.bind(*res_consts, *acc0, *ct_carry, *res_xs, *ct_ys, jaxpr=body,
                          length=length, reverse=not reverse, num_consts=nr,
                          num_carry=nl + ncar, unroll=unroll)
@@ -256,8 +248,8 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
                 for n, c in zip(new, carry)]
 
     carry_avals = body.out_avals
-    new_cond = _trace(any_cond, cond.in_avals, "vmap of while_loop's cond")
-    new_body = _trace(masked_body, cond.in_avals[:nc] + body.in_avals[:nb] + list(carry_avals),
+    new_cond = trace_body(any_cond, cond.in_avals, "vmap of while_loop's cond")
+    new_body = trace_body(masked_body, cond.in_avals[:nc] + body.in_avals[:nb] + list(carry_avals),
                       "vmap of while_loop's body")
     outs = P.while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry,
                           cond_jaxpr=new_cond, body_jaxpr=new_body, cond_nconsts=nc,

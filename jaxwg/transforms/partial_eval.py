@@ -29,8 +29,7 @@ from ..frontend.jaxpr import (
     Literal,
     Var,
     eval_jaxpr,
-    hoist_tracer_consts,
-    trace_to_jaxpr,
+    trace_body,
 )
 
 
@@ -136,8 +135,9 @@ def _split_cond(eqn: JaxprEqn, flags: list[bool]):
             res, ops = args[:len(all_res)], args[len(all_res):]
             return eval_jaxpr(unknown, [], list(res[start:start + n]) + list(ops))
 
-        known_branches.append(_traced(known_fn, [a.aval for a in known_ops]))
-        unknown_branches.append(_traced(unknown_fn, all_res + [a.aval for a in unknown_ops]))
+        known_branches.append(trace_body(known_fn, [a.aval for a in known_ops], "a known branch"))
+        unknown_branches.append(trace_body(unknown_fn, all_res + [a.aval for a in unknown_ops],
+                                           "an unknown branch"))
         start += n
     residuals = [Var(a) for a in all_res]
     index = eqn.inputs[0]
@@ -254,13 +254,6 @@ def _split_while(eqn: JaxprEqn, flags: list[bool]):
     raise ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
                      "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
                      "using fori_loop with static start/stop.")
-
-
-def _traced(fn, avals) -> ClosedJaxpr:
-    closed = trace_to_jaxpr(fn, list(avals), "a partially evaluated body")
-    closed, captured = hoist_tracer_consts(closed)
-    assert not captured, "partially evaluated bodies close over concrete values only"
-    return closed
 
 
 SPLIT_RULES = {P.jit_p: _split_call, P.cond_p: _split_cond, P.scan_p: _split_scan,
