@@ -325,3 +325,26 @@ def test_synchronize_on_empty_queue(device, slots):
     queue = DispatchQueue(device, slots)
     queue.synchronize()
     assert queue.submits == 0
+
+
+def test_held_bytes_count_each_slot_once(device, kernels, slots):
+    """The early submit bounds the bytes of distinct slots held: dispatches that read
+    the same slot again do not count it again; new slots each count."""
+    bound = 3 * N * 4  # room for three of the test arrays
+    queue = DispatchQueue(device, slots, max_held_bytes=bound)
+    x = u32_slot(slots, np.zeros(N))
+    group = bind(device, kernels.increment, slots, x)
+    for _ in range(10):
+        queue.record(kernels.increment.pipeline, [(0, group, None)], GRID, [x])
+    assert (queue.submits, queue.pending) == (0, 10)
+    others = [u32_slot(slots, np.zeros(N)) for _ in range(2)]
+    for y in others:
+        queue.record(kernels.increment.pipeline,
+                     [(0, bind(device, kernels.increment, slots, y), None)], GRID, [y])
+    assert (queue.submits, queue.pending) == (1, 0)  # x and two others: three arrays held
+    queue.record(kernels.increment.pipeline, [(0, group, None)], GRID, [x])
+    assert (queue.submits, queue.pending) == (1, 1)  # the count restarts after a submit
+    queue.flush()
+    np.testing.assert_array_equal(read_u32(slots, x), 11)
+    for s in [x] + others:
+        slots.decref(s)
