@@ -18,7 +18,9 @@ Which nodes get their own buffer (are *materialized*):
    up to one materialized node fuses into that node's kernel as the reduction
    epilogue: `sum(x) / n` is one kernel;
 6. the costliest inlined source of a node whose kernel would inline more than
-   `MAX_PENDING_COST` computing nodes (long traced chains).
+   `MAX_PENDING_COST` computing nodes (long traced chains);
+7. the operand of a gather, which is read at positions computed from the indices
+   (the indices themselves inline).
 
 Everything else is inlined: element `i` of a node is an AluExp built from its sources'
 elements (`_KernelBuilder.value`), movement ops map `i` through their ShapeTracker, and
@@ -43,7 +45,8 @@ from ..core import alu
 from ..core import dtypes as dt
 from ..core.alu import AluExp
 from ..core.kernel import Kernel, Reduction
-from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, IOTA, MAX_PENDING_COST, MOVE, REDUCE, LazyNode
+from .gather import element_coordinates
+from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, REDUCE, LazyNode
 from ..core.view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
@@ -78,7 +81,7 @@ def _pending_graph(targets) -> list[LazyNode]:
 
 def _is_computed(node: LazyNode) -> bool:
     """Whether inlining the node twice costs arithmetic (not just an index or a load)."""
-    return node.kind in (ELEMENTWISE, REDUCE, CONCAT) or (
+    return node.kind in (ELEMENTWISE, REDUCE, CONCAT, GATHER) or (
         node.kind == MOVE and _is_computed(node.srcs[0]))
 
 
@@ -124,6 +127,9 @@ class _Planner:
             if node.kind == REDUCE:
                 self.materialize.add(id(node))
                 self._mark_broadcast_reuse(node)
+            if node.kind == GATHER and node.srcs[0].kind != BUFFER:
+                # Rule 7: a gather reads its operand at positions known only when it runs.
+                self.materialize.add(id(node.srcs[0]))
         self._bound_kernel_cost()
         self._mark_shared()
         return [n for n in self.order if id(n) in self.materialize]
@@ -136,7 +142,7 @@ class _Planner:
         inlined: dict[int, int] = {}  # id(node) -> cost of computing it inline
 
         def cost_of(node: LazyNode) -> int:
-            own = 1 if node.kind in (ELEMENTWISE, CONCAT) else 0
+            own = 1 if node.kind in (ELEMENTWISE, CONCAT, GATHER) else 0
             return own + sum(inlined.get(id(s), 0) for s in node.srcs
                              if id(s) not in self.materialize)
 
@@ -162,7 +168,7 @@ class _Planner:
                     self.materialize.add(id(node))
                 continue
             seen.add((id(node), under_broadcast))
-            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT):
+            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT, GATHER):
                 self.materialize.add(id(node))
                 continue
             stack.extend((s, under_broadcast or _is_broadcast(node)) for s in node.srcs)
@@ -271,6 +277,8 @@ class _KernelBuilder:
             return [(src, MultiIndex.flat(flat, src.shape))], valid
         if node.kind == CONCAT:
             return self._concat_sources(node, index)
+        if node.kind == GATHER:
+            return self._gather_sources(node, index)
         raise AssertionError(f"reduction {node} must be materialized or fused")
 
     def _combine(self, node: LazyNode, index: MultiIndex, values: list, extra) -> AluExp:
@@ -292,7 +300,35 @@ class _KernelBuilder:
             # Without a fill value the padding is never read (strided slices pad, then
             # crop): any constant will do.
             return alu.where(valid, values[0], alu.const(node.dtype, 0 if fill is None else fill))
+        if node.kind == GATHER:
+            return self._gather(node, index, values, extra)
         return self._concat(node, values, extra)
+
+    def _gather_sources(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
+        """Each entry of the index vector of the output element's batch position."""
+        indices = node.srcs[1]
+        dnums = node.arg.dimension_numbers
+        batch = [index.axis(d) for d in range(len(node.shape)) if d not in dnums.offset_dims]
+        entries = [MultiIndex(indices.shape, tuple((b, 1) for b in batch) + ((alu.const(dt.int32, j), 1),))
+                   for j in range(indices.shape[-1])]
+        return [(indices, e) for e in entries], batch
+
+    def _gather(self, node: LazyNode, index: MultiIndex, starts: list, batch: list) -> AluExp:
+        """A load of the operand at the element's coordinates (`gather.element_coordinates`),
+        or the fill value where the mode fills and the slice is out of bounds."""
+        operand, arg = node.srcs[0], node.arg
+        dnums = arg.dimension_numbers
+        dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
+        window_axes = [a for a in range(len(operand.shape)) if a not in dropped]
+        windows = {a: index.axis(d) for a, d in zip(window_axes, dnums.offset_dims)}
+        batching = {a: batch[j] for a, j in zip(dnums.operand_batching_dims, dnums.start_indices_batching_dims)}
+        coords, valid = element_coordinates(
+            operand.shape, arg.slice_sizes, {a: alu.cast(dt.int32, v) for a, v in zip(dnums.start_index_map, starts)},
+            windows, batching)
+        value = self._load(operand, MultiIndex(tuple(operand.shape), tuple((c, 1) for c in coords)))
+        if arg.fill is None:
+            return value
+        return alu.where(valid, value, alu.const(node.dtype, arg.fill))
 
     def _concat_sources(self, node: LazyNode, index: MultiIndex) -> tuple[list, object]:
         """Each non-empty piece at the position along the axis shifted by its start."""

@@ -14,7 +14,9 @@ Eager operations and jit programs both lower primitives (`jaxwg.frontend.lowerin
   `ShapeTracker` from this node's shape to its source's flat index, and the value
   read where the tracker says "padding" (`arg`: `Move`);
 * `REDUCE`: a reduction op over some axes (`arg`: `Reduce`);
-* `CONCAT`: its sources side by side along one axis (`arg`: `Concat`).
+* `CONCAT`: its sources side by side along one axis (`arg`: `Concat`);
+* `GATHER`: slices of its first source at positions read from its second
+  (`arg`: `Gather`, the primitive's parameters; see `gather.py`).
 
 `jaxwg.frontend.fusion` schedules a set of nodes into kernels: elementwise chains and
 movement ops fuse into one expression, a reduction absorbs its producers and its
@@ -52,6 +54,7 @@ ELEMENTWISE = "elementwise"
 MOVE = "move"
 REDUCE = "reduce"
 CONCAT = "concat"
+GATHER = "gather"
 
 
 
@@ -95,11 +98,22 @@ class Concat:
     axis: int
 
 
-_ARG_TYPES = {IOTA: Iota, ELEMENTWISE: Elementwise, MOVE: Move, REDUCE: Reduce, CONCAT: Concat}
+@dataclass(frozen=True)
+class Gather:
+    """A GATHER node's parameters: `gather.GatherDimensionNumbers`, slice sizes, and
+    the fill value where the mode fills out-of-bounds slices (None: clamp)."""
+
+    dimension_numbers: object
+    slice_sizes: tuple[int, ...]
+    fill: object = None
+
+
+_ARG_TYPES = {IOTA: Iota, ELEMENTWISE: Elementwise, MOVE: Move, REDUCE: Reduce, CONCAT: Concat,
+              GATHER: Gather}
 
 # A node's `cost` counts the arithmetic nodes a kernel computing it would inline
 # (reductions below it become their own kernels; movement ops are index arithmetic).
-_COMPUTING = (ELEMENTWISE, CONCAT, REDUCE)
+_COMPUTING = (ELEMENTWISE, CONCAT, REDUCE, GATHER)
 # An eager value whose pending expression grows past this cost, or whose chain of
 # pending nodes grows past this depth, is realized, so that loops building long chains
 # make neither ever larger kernels nor deep recursion.

@@ -28,7 +28,9 @@ from ..core import dtypes as dt
 from . import primitives as P
 from ..core.alu import AluExp, Op
 from .aval import ShapedArray
-from .lazy import CONCAT, ELEMENTWISE, IOTA, MOVE, REDUCE, Concat, Elementwise, Iota, LazyNode, Move, Reduce
+from .gather import GatherScatterMode, default_fill
+from .lazy import (CONCAT, ELEMENTWISE, GATHER, IOTA, MOVE, REDUCE, Concat, Elementwise, Gather, Iota,
+                   LazyNode, Move, Reduce)
 from .primitives import lowering_rules
 from ..core.view import ShapeTracker
 
@@ -553,7 +555,17 @@ def _iota(aval, *, dtype, shape, dimension):
     return LazyNode(IOTA, shape, dtype, (), Iota(dimension))
 
 
+def _gather(aval, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
+            indices_are_sorted, unique_indices):
+    fill = None
+    if GatherScatterMode.from_any(mode) is GatherScatterMode.FILL_OR_DROP:
+        fill = default_fill(aval.dtype) if fill_value is None else fill_value
+    return LazyNode(GATHER, aval.shape, aval.dtype, (operand, indices),
+                    Gather(dimension_numbers, tuple(slice_sizes), fill))
+
+
 lowering_rules.update({
+    P.gather_p: _gather,
     P.broadcast_in_dim_p: _broadcast_in_dim,
     P.reshape_p: _reshape,
     P.transpose_p: _transpose,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ..core import dtypes as dt
 from .aval import ShapedArray
+from .gather import gather_abstract_eval
 
 
 class Primitive:
@@ -423,6 +424,10 @@ def _dot_general_abstract_eval(a, b, *, dimension_numbers, preferred_element_typ
 dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
+
+# Slices of an operand at positions read from an index array (`gather.py`: JAX's
+# dimension numbers, slice sizes and out-of-bounds modes).
+gather_p = _declare("gather", gather_abstract_eval)
 
 
 def _threefry_abstract_eval(k0, k1, x0, x1):

@@ -14,10 +14,16 @@ Array([3., 3.], dtype=float32)
 
 from .control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop
 from .cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
+from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
+                      dynamic_slice, dynamic_update_slice, gather, scatter, scatter_add, scatter_max,
+                      scatter_min, scatter_mul)
 from .sorting import sort, sort_key_val, top_k
 from .lax import *
 from .lax import __all__ as _lax_all
 
-__all__ = _lax_all + ["associative_scan", "cond", "cumlogsumexp", "cummax", "cummin", "cumprod",
-                      "cumsum", "fori_loop", "map", "scan", "sort", "sort_key_val", "switch",
+__all__ = _lax_all + ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
+                      "dynamic_update_slice", "scatter", "scatter_add", "scatter_max", "scatter_min",
+                      "scatter_mul", "associative_scan", "cond",
+                      "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim",
+                      "dynamic_slice", "fori_loop", "gather", "map", "scan", "sort", "sort_key_val", "switch",
                       "top_k", "while_loop"]

@@ -325,6 +325,29 @@ def _concatenate_transpose(ct, *xs, dimension):
     return out
 
 
+def _gather_jvp(primals, tangents, **params):
+    """Linear in the operand; the tangent's out-of-bounds slices are 0, not the fill."""
+    operand, indices = primals
+    ans = P.gather_p.bind(operand, indices, **params)
+    if isinstance(tangents[0], Zero):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    return ans, P.gather_p.bind(tangents[0], indices, **{**params, "fill_value": 0})
+
+
+def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
+                      indices_are_sorted, unique_indices):
+    """Each slice's cotangent added back where the slice was read (`lax.scatter_add`)."""
+    d = dimension_numbers
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,
+        scatter_dims_to_operand_dims=d.start_index_map, operand_batching_dims=d.operand_batching_dims,
+        scatter_indices_batching_dims=d.start_indices_batching_dims)
+    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
+    return [lax.scatter_add(zeros, indices, ct, dnums, mode=mode), None]
+
+
+P.jvp_rules[P.gather_p] = _gather_jvp
+P.transpose_rules[P.gather_p] = _gather_transpose
 deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)
 deflinear(P.reshape_p, _reshape_transpose)
 deflinear(P.transpose_p, lambda ct, x, *, permutation: [

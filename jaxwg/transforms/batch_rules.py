@@ -126,6 +126,43 @@ def _concatenate_rule(vals, dims, *, dimension):
     return lax.concatenate(xs, dimension + 1), 0
 
 
+def _gather_rule(vals, dims, *, dimension_numbers, slice_sizes, **params):
+    """A batched operand gains a leading window axis taken whole; batched indices a
+    leading batch axis; when both are batched, the index vector gains the batch position
+    as its first entry, which selects the operand's batch."""
+    (operand, indices), (do, di) = vals, dims
+    d = dimension_numbers
+    shifted = dict(collapsed_slice_dims=_plus1(d.collapsed_slice_dims),
+                   start_index_map=_plus1(d.start_index_map),
+                   operand_batching_dims=_plus1(d.operand_batching_dims))
+    if di is None:  # the operand's batch is one more (whole) window axis, the output's first
+        operand = move_axis(operand, do, 0, 0)
+        d = lax.GatherDimensionNumbers(offset_dims=(0,) + _plus1(d.offset_dims),
+                                       start_indices_batching_dims=d.start_indices_batching_dims, **shifted)
+        sizes = (aval_of(operand).shape[0],) + tuple(slice_sizes)
+        return lax.gather(operand, indices, d, sizes, **params), 0
+    indices = move_axis(indices, di, 0, 0)
+    batching = _plus1(d.start_indices_batching_dims)
+    if do is None:  # the indices' batch is the output's first batch axis
+        d = lax.GatherDimensionNumbers(offset_dims=_plus1(d.offset_dims), collapsed_slice_dims=d.collapsed_slice_dims,
+                                       start_index_map=d.start_index_map,
+                                       operand_batching_dims=d.operand_batching_dims,
+                                       start_indices_batching_dims=batching)
+        return lax.gather(operand, indices, d, slice_sizes, **params), 0
+    operand = move_axis(operand, do, 0, 0)
+    shape = aval_of(indices).shape
+    position = lax.broadcasted_iota(aval_of(indices).dtype, shape[:-1] + (1,), 0)
+    indices = lax.concatenate([position, indices], len(shape) - 1)
+    d = lax.GatherDimensionNumbers(
+        offset_dims=_plus1(d.offset_dims), collapsed_slice_dims=(0,) + shifted["collapsed_slice_dims"],
+        start_index_map=(0,) + shifted["start_index_map"], operand_batching_dims=shifted["operand_batching_dims"],
+        start_indices_batching_dims=batching)
+    return lax.gather(operand, indices, d, (1,) + tuple(slice_sizes), **params), 0
+
+
+P.batch_rules[P.gather_p] = _gather_rule
+
+
 def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
     (a, b), (da, db) = vals, dims
     (ca, cb), (ba, bb) = dimension_numbers

@@ -1,0 +1,257 @@
+"""Gathers, scatters and the slices whose start is an array: `gather`, `scatter`,
+`scatter_add` (`_mul`, `_min`, `_max`), `dynamic_slice`, `dynamic_index_in_dim`,
+`dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
+
+`gather` is a primitive, fused into the kernels that read it. The scatters are built
+from primitives: each operand element reduces, over every index vector, the update
+element that lands on it (masked where none does), so colliding indices combine
+exactly as the op says and the result is the same on every device, but the work is
+(operand size) x (number of index vectors). A scatter kernel with atomic updates is
+the faster route that remains to be written.
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg import lax
+>>> x = jnp.arange(10)
+>>> lax.dynamic_slice(x, (jnp.int32(7),), (4,)).tolist()   # the start clamps so the slice fits
+[6, 7, 8, 9]
+"""
+
+from __future__ import annotations
+
+from ..core import dtypes as dt
+from ..frontend import primitives as P
+from ..frontend.array import aval_of
+from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
+                               scatter_abstract_eval)
+from ..frontend.trace import bind
+from . import lax
+
+__all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
+           "dynamic_index_in_dim", "dynamic_slice", "dynamic_update_slice", "gather", "scatter",
+           "scatter_add", "scatter_max", "scatter_min", "scatter_mul"]
+
+
+def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, slice_sizes, *,
+           unique_indices: bool = False, indices_are_sorted: bool = False, mode=None,
+           fill_value=None):
+    """Slices of `operand` of `slice_sizes`, starting where `start_indices` says
+    (XLA's gather; the index vector is the last axis of `start_indices`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> dnums = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+    ...                                    start_index_map=(0,))
+    >>> lax.gather(jnp.arange(6.).reshape(3, 2), jnp.array([[2], [0]]), dnums, (1, 2)).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    return bind(P.gather_p, operand, start_indices, dimension_numbers=dimension_numbers,
+                slice_sizes=tuple(int(s) for s in slice_sizes), mode=GatherScatterMode.from_any(mode),
+                fill_value=fill_value, indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The slice of `slice_sizes` starting at `start_indices` (scalars, traced or not;
+    negative ones count from the end), each start clamped so the slice fits, as in JAX.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_slice(jnp.arange(12).reshape(3, 4), (1, 2), (2, 2)).tolist()
+    [[6, 7], [10, 11]]
+    """
+    shape = aval_of(operand).shape
+    if len(start_indices) != len(shape) or len(slice_sizes) != len(shape):
+        raise TypeError(f"dynamic_slice needs one start index and one slice size per axis of "
+                        f"an operand of shape {shape}, got {len(start_indices)} and {len(slice_sizes)}")
+    starts = _index_vector(start_indices, shape)
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(len(shape))), collapsed_slice_dims=(),
+                                   start_index_map=tuple(range(len(shape))))
+    return gather(operand, starts, dnums, slice_sizes, mode=GatherScatterMode.CLIP)
+
+
+def _index_vector(scalars, shape):
+    """Scalar start indices (Python ints or rank-0 integer arrays) as one int32 vector,
+    negative ones counted from the end of their axis of `shape` (as JAX does)."""
+    parts = []
+    for s, n in zip(scalars, shape):
+        s = lax.convert_element_type(lax.full((), s, dt.int32) if isinstance(s, int) else s, dt.int32)
+        s = lax.select(lax.lt(s, lax.full((), 0, dt.int32)), lax.add(s, lax.full((), n, dt.int32)), s)
+        parts.append(lax.reshape(s, (1,)))
+    return lax.concatenate(parts, 0) if parts else lax.full((0,), 0, dt.int32)
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """Element `index` along `axis` (a traced index is fine), as a slice of size 1 that
+    `keepdims` keeps.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_index_in_dim(jnp.arange(6).reshape(2, 3), 1, axis=1, keepdims=False).tolist()
+    [1, 4]
+    """
+    shape = aval_of(operand).shape
+    axis = axis + len(shape) if axis < 0 else axis
+    starts = [0] * len(shape)
+    starts[axis] = index
+    sizes = list(shape)
+    sizes[axis] = 1
+    out = dynamic_slice(operand, starts, sizes)
+    return out if keepdims else lax.squeeze(out, (axis,))
+
+
+def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers, mode):
+    """`operand` with `updates` combined in (see the module docstring); `combine` is
+    "add", "mul", "min", "max" or "set" (the last update to land wins)."""
+    d = dimension_numbers
+    op_aval, idx_aval, upd_aval = aval_of(operand), aval_of(scatter_indices), aval_of(updates)
+    scatter_abstract_eval(op_aval, idx_aval, upd_aval, dimension_numbers=d, mode=mode,
+                          indices_are_sorted=False, unique_indices=False)
+    if d.operand_batching_dims:
+        raise NotImplementedError("scatter with operand_batching_dims is not supported yet")
+    mode = GatherScatterMode.from_any(mode)
+    shape, n = op_aval.shape, op_aval.ndim
+    batch_shape, k = idx_aval.shape[:-1], idx_aval.shape[-1]
+    count = 1
+    for size in batch_shape:
+        count *= size
+    if count == 0 or op_aval.size == 0:
+        return operand
+    window_axes = [a for a in range(n) if a not in d.inserted_window_dims]
+    window = [upd_aval.shape[u] for u in d.update_window_dims]
+    batch_axes = [i for i in range(upd_aval.ndim) if i not in d.update_window_dims]
+    flat_updates = lax.reshape(lax.transpose(updates, tuple(batch_axes) + tuple(d.update_window_dims)),
+                               (count,) + tuple(window))
+    flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
+    full = tuple(shape) + (count,)  # every operand element against every index vector
+    which = lax.broadcasted_iota(dt.int32, full, n)
+    valid, offsets = None, []
+    for axis in range(n):
+        size = window[window_axes.index(axis)] if axis in window_axes else 1
+        start = None
+        if axis in d.scatter_dims_to_operand_dims:
+            column = lax.slice(flat_indices, (0, d.scatter_dims_to_operand_dims.index(axis)),
+                               (count, d.scatter_dims_to_operand_dims.index(axis) + 1))
+            start = lax.broadcast_in_dim(lax.reshape(column, (count,)), full, (n,))
+            limit = lax.full(full, shape[axis] - size, dt.int32)
+            if mode is GatherScatterMode.FILL_OR_DROP:
+                valid = _and(valid, lax.bitwise_and(lax.ge(start, lax.full(full, 0, dt.int32)),
+                                                    lax.le(start, limit)))
+            else:
+                start = lax.clamp(lax.full(full, 0, dt.int32), start, limit)
+        position = lax.broadcasted_iota(dt.int32, full, axis)
+        offset = position if start is None else lax.sub(position, start)
+        if axis in window_axes:
+            valid = _and(valid, lax.bitwise_and(lax.ge(offset, lax.full(full, 0, dt.int32)),
+                                                lax.lt(offset, lax.full(full, size, dt.int32))))
+            offsets.append(offset)
+        else:
+            valid = _and(valid, lax.eq(offset, lax.full(full, 0, dt.int32)))
+    vector = lax.concatenate([lax.reshape(i, full + (1,)) for i in [which] + offsets], n + 1)
+    picked = len(offsets) + 1
+    term = gather(flat_updates, vector, GatherDimensionNumbers(
+        offset_dims=(), collapsed_slice_dims=tuple(range(picked)), start_index_map=tuple(range(picked))),
+        (1,) * picked, mode=GatherScatterMode.CLIP)
+    return _COMBINE[combine](operand, term, valid, which, n)
+
+
+def _and(a, b):
+    return b if a is None else lax.bitwise_and(a, b)
+
+
+def _masked_reduce(term, valid, reducer, identity, axis):
+    return reducer(lax.select(valid, term, lax.full_like(term, identity)), (axis,))
+
+
+def _extreme(dtype, largest: bool):
+    """+-inf for floats, the dtype's bounds for integers, True / False for bool."""
+    if dtype.is_float:
+        return float("inf") if largest else float("-inf")
+    return dt.bounds(dtype)[1 if largest else 0]
+
+
+def _combine_add(operand, term, valid, which, axis):
+    if aval_of(operand).dtype.is_bool:
+        return lax.bitwise_or(operand, _masked_reduce(term, valid, lax.reduce_or, False, axis))
+    return lax.add(operand, _masked_reduce(term, valid, lax.reduce_sum, 0, axis))
+
+
+def _combine_mul(operand, term, valid, which, axis):
+    if aval_of(operand).dtype.is_bool:
+        return lax.bitwise_and(operand, _masked_reduce(term, valid, lax.reduce_and, True, axis))
+    return lax.mul(operand, _masked_reduce(term, valid, lax.reduce_prod, 1, axis))
+
+
+def _combine_min(operand, term, valid, which, axis):
+    dtype = aval_of(operand).dtype
+    return lax.min(operand, _masked_reduce(term, valid, lax.reduce_min, _extreme(dtype, True), axis))
+
+
+def _combine_max(operand, term, valid, which, axis):
+    dtype = aval_of(operand).dtype
+    return lax.max(operand, _masked_reduce(term, valid, lax.reduce_max, _extreme(dtype, False), axis))
+
+
+def _combine_set(operand, term, valid, which, axis):
+    """The update of the last index vector that lands on each element (NumPy's rule
+    for repeated indices; JAX leaves the order unspecified)."""
+    last = _masked_reduce(which, valid, lax.reduce_max, -1, axis)
+    chosen = lax.bitwise_and(valid, lax.eq(which, lax.broadcast_in_dim(last, aval_of(which).shape,
+                                                                        tuple(range(axis)))))
+    dtype = aval_of(operand).dtype
+    value = _masked_reduce(term, chosen, lax.reduce_or if dtype.is_bool else lax.reduce_max,
+                           False if dtype.is_bool else _extreme(dtype, False), axis)
+    return lax.select(lax.ge(last, lax.full_like(last, 0)), value, operand)
+
+
+_COMBINE = {"add": _combine_add, "mul": _combine_mul, "min": _combine_min, "max": _combine_max,
+            "set": _combine_set}
+
+
+def _scatter_fn(combine: str, verb: str):
+    def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
+           indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+        return _scatter(combine, operand, scatter_indices, updates, dimension_numbers, mode)
+
+    fn.__name__ = "scatter" if combine == "set" else f"scatter_{combine}"
+    fn.__doc__ = f"""`operand` with `updates` {verb} at the windows `scatter_indices` start
+    (XLA's scatter; out-of-bounds windows are dropped unless `mode` is "clip").
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+    ...                                     scatter_dims_to_operand_dims=(0,))
+    >>> lax.{fn.__name__}(jnp.ones(4), jnp.array([[1], [1], [3]]), jnp.array([2., 3., 4.]), dnums).tolist()
+    {{result}}
+    """
+    return fn
+
+
+scatter_add = _scatter_fn("add", "added")
+scatter_mul = _scatter_fn("mul", "multiplied in")
+scatter_min = _scatter_fn("min", "combined by minimum")
+scatter_max = _scatter_fn("max", "combined by maximum")
+scatter = _scatter_fn("set", "written (the last of repeated indices wins)")
+for _fn, _result in ((scatter_add, "[1.0, 6.0, 1.0, 5.0]"), (scatter_mul, "[1.0, 6.0, 1.0, 4.0]"),
+                     (scatter_min, "[1.0, 1.0, 1.0, 1.0]"), (scatter_max, "[1.0, 3.0, 1.0, 4.0]"),
+                     (scatter, "[1.0, 3.0, 1.0, 4.0]")):
+    _fn.__doc__ = _fn.__doc__.replace("{result}", _result)
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """`operand` with `update` written at `start_indices` (each clamped so the update
+    fits, as in JAX).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_update_slice(jnp.zeros(5), jnp.ones(2), (jnp.int32(4),)).tolist()
+    [0.0, 0.0, 0.0, 1.0, 1.0]
+    """
+    ndim = aval_of(operand).ndim
+    if len(start_indices) != ndim or aval_of(update).ndim != ndim:
+        raise TypeError(f"dynamic_update_slice needs an update of the operand's rank {ndim} and "
+                        f"one start index per axis, got {aval_of(update).shape} and {len(start_indices)}")
+    dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(1, ndim + 1)), inserted_window_dims=(),
+                                    scatter_dims_to_operand_dims=tuple(range(ndim)))
+    starts = lax.reshape(_index_vector(start_indices, aval_of(operand).shape), (1, ndim))
+    return scatter(operand, starts, lax.reshape(update, (1,) + aval_of(update).shape), dnums,
+                   mode=GatherScatterMode.CLIP)
