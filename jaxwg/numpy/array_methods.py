@@ -18,7 +18,7 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`take`,
 
 from __future__ import annotations
 
-from . import indexing, products, reductions, shape, sorting, ufuncs
+from . import indexing, products, reductions, shape, sorting, ufuncs, updates
 
 # Binary operators: `__op__(self, other)` is fn(self, other) and `__rop__` is fn(other, self).
 _BINARY = {
@@ -127,6 +127,7 @@ _PROPERTIES = {
     "nbytes": lambda self: self.aval.size * self.aval.dtype.np.itemsize,
     "T": lambda self: shape.transpose(self),
     "mT": lambda self: shape.matrix_transpose(self),
+    "at": lambda self: updates.IndexUpdateHelper(self),
 }
 
 

@@ -1,13 +1,19 @@
-"""Basic indexing: integers, slices (with steps, negative too), `None`, `...` and scalar
-booleans, with NumPy's result shapes and JAX's rules for the rest.
+"""Indexing: integers, slices (with steps, negative too), `None`, `...`, scalar booleans,
+and integer and boolean arrays, with NumPy's result shapes and JAX's rules for the rest.
 
-An index becomes movement ops only: `slice` for the ranges, `rev` for negative steps,
+Basic indices become movement ops only: `slice` for the ranges, `rev` for negative steps,
 `reshape` to drop integer-indexed axes and add `None` axes. Slices follow Python's rules
 (bounds past the ends clip, empty ranges give empty axes). As in JAX, an out-of-bounds
 integer index clamps to the nearest end instead of raising (`jnp.arange(3)[5]` is 2);
 indexing an axis of size 0 with an integer is an IndexError. A scalar boolean adds an
-axis of size 1 (`True`) or 0 (`False`), as NumPy does. Integer indices must be concrete
-(a traced index would need a dynamic slice, which is not a primitive yet).
+axis of size 1 (`True`) or 0 (`False`), as NumPy does.
+
+Array indices (and traced integer scalars) become one `lax.gather` after the slices:
+the arrays broadcast together, negative entries count from the end, out-of-bounds ones
+clamp, and their axes go where NumPy puts them (in place if they are adjacent, else in
+front). Boolean arrays must be concrete (the result's shape depends on their values)
+and become the integer arrays of their true positions. `None` or a scalar boolean
+beside array indices is not supported yet.
 
 >>> import jaxwg.numpy as jnp
 >>> x = jnp.arange(12).reshape(3, 4)
@@ -47,24 +53,25 @@ def _normalize(item, whole: bool):
     if isinstance(item, (bool, np.bool_)):
         return _Bool(bool(item))
     if isinstance(item, Tracer) and item.aval.ndim == 0 and not item.aval.dtype.is_float:
-        raise TypeError(
-            "jaxwg does not support indexing with a traced scalar yet (it needs "
-            "dynamic_slice); pass the index as a static argument (static_argnums) or "
-            f"index with a Python int. Got a traced {item.aval.str_short()} index.")
+        if item.aval.dtype.is_bool:
+            raise TypeError("jaxwg cannot index with a traced boolean scalar: its result's "
+                            "shape would depend on its value")
+        return _Array(item)
     if isinstance(item, (list, tuple)):
         if whole:
             raise TypeError("Using a non-tuple sequence for multidimensional indexing is not "
                             "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
-        raise NotImplementedError("advanced (integer array or boolean array) indexing is not "
-                                  "supported yet")
+        item = np.asarray(item)
     if isinstance(item, str):
         raise TypeError(f"jaxwg does not support string indexing; got idx={item!r}")
     dtype = getattr(item, "dtype", None)
     if dtype is not None:
-        if getattr(item, "ndim", 0) > 0:
-            raise NotImplementedError("advanced (integer array or boolean array) indexing is "
-                                      "not supported yet")
         dtype = np.dtype(getattr(dtype, "np", dtype))
+        if getattr(item, "ndim", 0) > 0:
+            if dtype.kind not in "iub":
+                raise TypeError("Indexer must have integer or boolean type, got indexer with "
+                                f"type {dtype.name}")
+            return _Array(item)
         if dtype.kind == "b":
             return _Bool(bool(item))
         if dtype.kind not in "iu":
@@ -77,6 +84,15 @@ def _normalize(item, whole: bool):
                         f"{type(item).__name__}") from None
 
 
+class _Array:
+    """An integer or boolean array index (advanced indexing)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
 def _advanced_position(items: tuple, dims_before: dict) -> int:
     """Where NumPy puts the axis of the advanced indices (ints and scalar booleans, when a
     boolean is present): where the first one is, if they stand next to each other in the
@@ -86,8 +102,10 @@ def _advanced_position(items: tuple, dims_before: dict) -> int:
     return dims_before[positions[0]] if adjacent else 0
 
 
-def getitem(a, index):
-    """`a[index]` for basic indices (see the module docstring).
+def getitem(a, index, fill_value=None):
+    """`a[index]` (see the module docstring). With a `fill_value`, integer indices count
+    as arrays and out-of-bounds ones read `fill_value` instead of clamping (`.at[].get`
+    with `mode="fill"`, and the coordinates of `.at[]` updates).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.arange(5)[-2:]
@@ -99,6 +117,10 @@ def getitem(a, index):
     items = tuple(_normalize(item, whole) for item in ((index,) if whole else index))
     if sum(1 for item in items if item is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    if fill_value is not None:
+        items = tuple(_Array(np.int32(i)) if isinstance(i, int) else i for i in items)
+    if any(isinstance(item, _Array) for item in items):
+        return _advanced(x, items, fill_value)
     used = sum(1 for item in items if isinstance(item, (int, slice)))
     if used > len(shape):
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {used} "
@@ -164,3 +186,62 @@ def getitem(a, index):
         limits[position] = 0
         x = lax.slice(x, [0] * len(out_shape), limits)
     return x
+
+
+def _expand_booleans(items: tuple, shape) -> list:
+    """Boolean array indices replaced by the integer arrays of their true positions (their
+    values must be concrete: the result's shape depends on them), axis by axis."""
+    out, axis = [], 0
+    for item in items:
+        if isinstance(item, _Array) and aval_of(item.value).dtype.is_bool:
+            if isinstance(item.value, Tracer):
+                raise TypeError("jaxwg cannot index with a traced boolean array: the result's "
+                                "shape would depend on its values (NonConcreteBooleanIndexError "
+                                "in JAX); use jnp.where instead")
+            mask = np.asarray(item.value)
+            if mask.shape != tuple(shape[axis:axis + mask.ndim]):
+                raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
+                                 f"axes {tuple(shape[axis:axis + mask.ndim])}")
+            out += [_Array(np.asarray(p, np.int32)) for p in np.nonzero(mask)]
+            axis += mask.ndim
+        else:
+            out.append(item)
+            axis += item is not None and item is not Ellipsis and not isinstance(item, _Bool)
+    return out
+
+
+def _advanced(x, items: tuple, fill_value=None):
+    """`x[items]` with integer arrays among the items: the slices first, then one gather
+    over the array-indexed axes (NumPy's rules for where their axes go). Integers count
+    as 0-d arrays here, as in NumPy. Out-of-bounds indices clamp (JAX's default), unless
+    `fill_value` is given: then they read it."""
+    from .. import numpy as jnp  # this module is part of jaxwg.numpy
+
+    shape = aval_of(x).shape
+    items = _expand_booleans(items, shape)
+    if any(item is None or isinstance(item, _Bool) for item in items):
+        raise NotImplementedError("jaxwg does not support None or scalar booleans mixed with "
+                                  "array indices yet; index in two steps")
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items = items[:k] + [slice(None)] * (len(shape) - len(items) + 1) + items[k + 1:]
+    if len(items) > len(shape):
+        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
+                         f"{len(items)} were indexed")
+    items += [slice(None)] * (len(shape) - len(items))
+    x = getitem(x, tuple(item if isinstance(item, slice) else slice(None) for item in items))
+    shape = aval_of(x).shape
+    advanced = [k for k, item in enumerate(items) if not isinstance(item, slice)]
+    arrays = jnp.broadcast_arrays(*[jnp.asarray(items[k].value if isinstance(items[k], _Array)
+                                                 else items[k]) for k in advanced])
+    arrays = [jnp.where(i < 0, i + shape[k], i).astype("int32") for i, k in zip(arrays, advanced)]
+    batch = aval_of(arrays[0]).shape
+    rest = len(shape) - len(advanced)
+    adjacent = advanced[-1] - advanced[0] == len(advanced) - 1
+    first = advanced[0] if adjacent else 0
+    offset_dims = tuple(range(first)) + tuple(range(first + len(batch), len(batch) + rest))
+    dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(advanced),
+                                       start_index_map=tuple(advanced))
+    sizes = tuple(1 if k in advanced else n for k, n in enumerate(shape))
+    mode = "promise_in_bounds" if fill_value is None else "fill"
+    return lax.gather(x, jnp.stack(arrays, axis=-1), dnums, sizes, mode=mode, fill_value=fill_value)

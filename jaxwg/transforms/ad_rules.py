@@ -336,13 +336,17 @@ def _gather_jvp(primals, tangents, **params):
 
 def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
                       indices_are_sorted, unique_indices):
-    """Each slice's cotangent added back where the slice was read (`lax.scatter_add`)."""
+    """Each slice's cotangent added back where the slice was read (`lax.scatter_add`).
+    Out-of-bounds starts that PROMISE_IN_BOUNDS clamped on the way in are dropped on the
+    way back, as JAX's derivatives of `x[i]` do."""
     d = dimension_numbers
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,
         scatter_dims_to_operand_dims=d.start_index_map, operand_batching_dims=d.operand_batching_dims,
         scatter_indices_batching_dims=d.start_indices_batching_dims)
     zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
+    if mode is lax.GatherScatterMode.PROMISE_IN_BOUNDS:
+        mode = lax.GatherScatterMode.FILL_OR_DROP
     return [lax.scatter_add(zeros, indices, ct, dnums, mode=mode), None]
 
 

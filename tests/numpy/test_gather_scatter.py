@@ -144,3 +144,80 @@ def test_gather_errors_name_the_problem():
         lax.gather(jnp.ones((3, 2)), jnp.zeros((2, 1), "int32"), d, (1, 5))
     with pytest.raises(TypeError, match="index vector"):
         lax.gather(jnp.ones((3, 2)), jnp.zeros((2, 2), "int32"), d, (1, 2))
+
+
+INDICES = [
+    (slice(None), np.array([0, 2]), np.array([1, 3])),
+    (np.array([0, 1]), slice(None), np.array([1, 3])),  # separated arrays: their axis goes first
+    (np.array([True, False]),),
+    (np.array([[0, 1], [1, 0]]), 1),
+    (Ellipsis, np.array([-1, 0])),
+    (1, slice(0, 2), np.array([[3], [0]])),
+    (np.array([5, -7]),),  # out of bounds: clamps on reads
+    ([0, 1], [2, 2]),
+    (np.array([[True, False, True], [False, False, True]]),),
+]
+
+
+@pytest.mark.parametrize("index", INDICES, ids=str)
+def test_array_indexing_matches_jax(run, index):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    want = jax.numpy.asarray(x)[index]
+    _same(run(lambda a: a[index], jnp.asarray(x)), want)
+
+
+UPDATE_INDICES = [(1,), (10,), (-1,), (slice(None), 1), (np.array([0, 0, 1]),),
+                  (np.array([1, 5, -1]), slice(1, 3)), (Ellipsis, np.array([3, 3])),
+                  (0, slice(None), np.array([[1], [2]])), (np.array([[True, False, True], [False, True, True]]),)]
+
+
+@pytest.mark.parametrize("index", UPDATE_INDICES, ids=str)
+@pytest.mark.parametrize("op", ["set", "add", "subtract", "multiply", "divide", "min", "max"])
+def test_at_updates_match_jax(run, index, op):
+    """Repeated indices combine (the last wins for set), out-of-bounds ones drop."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 5
+    got = run(lambda a, v: getattr(a.at[index], op)(v), jnp.asarray(x), jnp.float32(2.5))
+    _same(got, getattr(jax.numpy.asarray(x).at[index], op)(2.5))
+
+
+@pytest.mark.parametrize("position", range(len(UPDATE_INDICES)))
+def test_at_get_fill_and_apply_match_jax(platform, position):
+    index = UPDATE_INDICES[position]
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    _same(jnp.asarray(x).at[index].get(mode="fill", fill_value=-7.0),
+          jax.numpy.asarray(x).at[index].get(mode="fill", fill_value=-7.0))
+    if position not in (4, 5, 6):  # apply and power act once per element where indices repeat
+        _same(jnp.asarray(x).at[index].apply(jnp.sqrt), jax.numpy.asarray(x).at[index].apply(jax.numpy.sqrt))
+        _same(jnp.asarray(x).at[index].power(2.0), jax.numpy.asarray(x).at[index].power(2.0))
+
+
+def test_indexing_under_transformations_matches_jax():
+    x = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    i = np.array([0, 3, 3, 9], np.int32)
+
+    def f(m):
+        def loss(x, i):
+            return (m.sin(x[i, 1:]) ** 2).sum() + (x.at[i, 0].add(x[i, 2]) ** 2).sum()
+        return loss
+
+    jx = jax.numpy.asarray(x)
+    _same(jaxwg.jit(jaxwg.grad(f(jnp)))(jnp.asarray(x), jnp.asarray(i)), jax.grad(f(jax.numpy))(jx, i))
+    _same(jaxwg.vmap(f(jnp), in_axes=(None, 0))(jnp.asarray(x), jnp.asarray(np.stack([i, i[::-1]]))),
+          jax.vmap(f(jax.numpy), in_axes=(None, 0))(jx, np.stack([i, i[::-1]])))
+
+
+def test_traced_scalar_index_reads_dynamically(platform):
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    f = jaxwg.jit(lambda a, i: a[i] + a[:, i])
+    for i in (0, 2, -1):
+        _same(f(jnp.asarray(x), jnp.int32(i)), x[i] + x[:, i])
+
+
+def test_bad_array_indices_raise_like_jax():
+    x = jnp.ones((2, 3))
+    with pytest.raises(TypeError, match="integer or boolean"):
+        x[jnp.array([0.5])]
+    with pytest.raises(IndexError, match="boolean index"):
+        x[np.array([True, False, True])]
+    with pytest.raises(TypeError, match="traced boolean"):
+        jaxwg.jit(lambda a, m: a[m])(x, jnp.array([True, False]))
