@@ -16,10 +16,9 @@ all contribute to `add`, `multiply`, `min` and `max`, and the last one wins for 
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import lax
 from ..core import dtypes as dt
+from ..frontend.gather import default_fill
 from ._util import aval_of, to_array
 from . import indexing
 
@@ -63,8 +62,7 @@ class IndexUpdateRef:
         value = _gather_elements(self.array, coords)
         dtype = aval_of(value).dtype
         if fill_value is None:
-            fill_value = np.nan if dtype.is_float else (True if dtype.is_bool else dt.bounds(dtype)[
-                1 if dtype.is_unsigned else 0])
+            fill_value = default_fill(dtype)
         return lax.select(valid, value, lax.full_like(value, fill_value))
 
     def set(self, values, **kwargs):
