@@ -12,7 +12,9 @@ from ..frontend.trace import Tracer as _Tracer
 from . import array_methods as _array_methods
 from .creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
                        linspace, ones, ones_like, zeros, zeros_like)
+from .array_api import *  # noqa: F403
 from .dtypes import *  # noqa: F403
+from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .padding import *  # noqa: F403
@@ -21,7 +23,10 @@ from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cu
                          cumulative_prod, cumulative_sum, max, mean, min, nancumprod, nancumsum,
                          nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std,
                          sum, var)
+from .selection import *  # noqa: F403
+from .setops import *  # noqa: F403
 from .shape import *  # noqa: F403
+from .signal import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .more_math import *  # noqa: F403
 from .statistics import *  # noqa: F403

@@ -1,0 +1,4 @@
+"""Counting and binning: `bincount`, `histogram`, `histogram_bin_edges`, `digitize`.
+"""
+
+__all__ = []

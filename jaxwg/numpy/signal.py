@@ -1,0 +1,4 @@
+"""Sequences: `convolve`, `correlate`, `interp`, `gradient`.
+"""
+
+__all__ = []
