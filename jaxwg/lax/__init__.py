@@ -18,10 +18,12 @@ from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensio
                       dynamic_slice, dynamic_update_slice, gather, scatter, scatter_add, scatter_max,
                       scatter_min, scatter_mul)
 from .sorting import sort, sort_key_val, top_k
+from .special import *  # noqa: F403
+from .special import __all__ as _special_all
 from .lax import *
 from .lax import __all__ as _lax_all
 
-__all__ = _lax_all + ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
+__all__ = _lax_all + _special_all + ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
                       "dynamic_update_slice", "scatter", "scatter_add", "scatter_max", "scatter_min",
                       "scatter_mul", "associative_scan", "cond",
                       "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim",
