@@ -16,6 +16,7 @@ from .array_api import *  # noqa: F403
 from .dtypes import *  # noqa: F403
 from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
+from .io import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .products import *  # noqa: F403
@@ -31,6 +32,7 @@ from .sorting import *  # noqa: F403
 from .more_math import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .structure import *  # noqa: F403
+from .vectorize import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                      bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,
