@@ -18,7 +18,7 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`take`,
 
 from __future__ import annotations
 
-from . import indexing, products, reductions, shape, sorting, ufuncs, updates
+from . import array_api, indexing, products, reductions, shape, sorting, ufuncs, updates
 
 # Binary operators: `__op__(self, other)` is fn(self, other) and `__rop__` is fn(other, self).
 _BINARY = {
@@ -145,7 +145,9 @@ def _table() -> dict:
         table[name] = _forward(fn)
     table.update(reshape=_reshape, transpose=_transpose, __len__=_len, __iter__=_iter,
                  __getitem__=_binary(indexing.getitem, False), __setitem__=_setitem,
-                 __contains__=_contains, __round__=_round)
+                 __contains__=_contains, __round__=_round,
+                 __array_namespace__=array_api.array_namespace, to_device=array_api.to_device,
+                 __dlpack__=array_api.dlpack, __dlpack_device__=array_api.dlpack_device)
     for name, fn in table.items():  # for tracebacks and help(): `Array.sum`, not `method`
         fn.__name__, fn.__qualname__ = name, f"Array.{name}"
     for name, getter in _PROPERTIES.items():

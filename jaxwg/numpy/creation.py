@@ -26,7 +26,9 @@ from ..core import dtypes as dt
 from ..frontend.array import Array, from_numpy, scalar
 from ..frontend.device import Device
 from ..frontend.trace import Tracer
+from . import ufuncs
 from ._util import aval_of, is_array, result_dtype
+from .shape import moveaxis
 
 
 def _float_dtype():
@@ -402,3 +404,64 @@ def identity(n: int, dtype=None):
     [[1.0, 0.0], [0.0, 1.0]]
     """
     return eye(n, dtype=dtype)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
+    """Ones at and below the `k`-th diagonal of an `N` x `M` matrix, zeros above; float32
+    unless `dtype` is given (as JAX, also with x64).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.tri(2, 3, k=1, dtype=jnp.int32).tolist()
+    [[1, 1, 0], [1, 1, 1]]
+    """
+    M = N if M is None else M
+    N, M, k = operator.index(N), operator.index(M), operator.index(k)
+    if N < 0 or M < 0:
+        raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
+    rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dt.int32, (N, M), 1)
+    below = lax.ge(lax.add(rows, k), cols)
+    return lax.convert_element_type(below, avals.canonical_dtype(dtype or np.float32))
+
+
+def _inexact_dtypes(start, stop, dtype):
+    """(result, computation) dtypes of a log or geometric range: the inexact promotion of
+    the endpoints unless `dtype` is given; integer results are computed in floats."""
+    if dtype is None:
+        out = result_dtype(start, stop)[0]
+        out = out if out.is_float else _float_dtype()
+    else:
+        out = avals.canonical_dtype(dtype)
+    return out, (out if out.is_float else _float_dtype())
+
+
+def logspace(start, stop, num: int = 50, endpoint: bool = True, base=10.0, dtype=None,
+             axis: int = 0):
+    """`base ** linspace(start, stop, num)`: `num` values spaced evenly on a log scale.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.logspace(0, 3, 4).round(3).tolist()
+    [1.0, 10.0, 100.0, 1000.0]
+    """
+    out_dtype, computation = _inexact_dtypes(start, stop, dtype)
+    exponents = linspace(lax.convert_element_type(asarray(start), computation),
+                         lax.convert_element_type(asarray(stop), computation),
+                         num, endpoint=endpoint, axis=axis)
+    return lax.convert_element_type(ufuncs.power(base, exponents), out_dtype)
+
+
+def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axis: int = 0):
+    """`num` values from `start` to `stop` in a geometric progression (both of one sign).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.geomspace(1, 16, 5).round(3).tolist()
+    [1.0, 2.0, 4.0, 8.0, 16.0]
+    """
+    out_dtype, computation = _inexact_dtypes(start, stop, dtype)
+    start = lax.convert_element_type(asarray(start), computation)
+    stop = lax.convert_element_type(asarray(stop), computation)
+    sign = ufuncs.sign(start)
+    magnitudes = logspace(ufuncs.log10(start / sign), ufuncs.log10(stop / sign), num,
+                          endpoint=endpoint, dtype=computation, axis=0)
+    out = sign * magnitudes
+    return lax.convert_element_type(moveaxis(out, 0, axis), out_dtype)

@@ -9,15 +9,21 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
+from ..transforms.ad import jvp
+from ..transforms.custom import custom_jvp
 from . import ufuncs
-from ._util import elementwise_operands, to_array
+from ._util import aval_of, broadcast_shapes, check_arraylike, elementwise_operands, to_array
 from .reductions import all as _all
 
-__all__ = ["allclose", "array_equal", "array_equiv", "copysign", "hypot", "isclose",
-           "logaddexp", "logaddexp2", "modf", "nan_to_num"]
+__all__ = ["allclose", "angle", "array_equal", "array_equiv", "conj", "conjugate", "copysign",
+           "frexp", "hypot", "i0", "imag", "iscomplex", "iscomplexobj", "isclose", "isreal",
+           "isrealobj", "ldexp", "logaddexp", "logaddexp2", "modf", "nan_to_num", "nextafter",
+           "real", "sinc", "spacing"]
 
 
 def copysign(x1, x2, /):
@@ -165,3 +171,372 @@ def modf(x, /, out=None):
     (x,) = elementwise_operands("modf", x, to_inexact=True)
     whole = ufuncs.where(x >= 0, ufuncs.floor(x), ufuncs.ceil(x))
     return x - whole, whole
+
+
+# -- floating-point bits: frexp, ldexp, nextafter, spacing ------------------------------------
+#
+# float32 works on its bits (`lax.bitcast_convert_type` to int32), so results are exact,
+# subnormals included, as JAX's algorithms give them in IEEE arithmetic (XLA's CPU backend
+# flushes subnormals, NumPy and the WebGPU software adapter do not). float16 goes through
+# float32, where its values (subnormals too) are normal and every step is exact: jaxwg has
+# no 16-bit integer type to hold its bits. float64 would need 64-bit integers.
+
+_F32_EXPONENT_BITS = 0x7F800000
+_F32_MANTISSA_BITS = 23
+_F32_SUBNORMAL_SCALE = 2.0 ** _F32_MANTISSA_BITS  # lifts a subnormal into the normal range
+
+
+def _bits_operand(name: str, x):
+    """`x` as float32, with the float dtype to return; float64 is refused clearly."""
+    if x.dtype == np.float64:
+        raise NotImplementedError(f"jnp.{name} for float64 works on 64-bit integer bits, "
+                                  "which jaxwg does not have (float32 and float16 work).")
+    return lax.convert_element_type(x, np.float32), x.dtype
+
+
+def _f32_bits(x):
+    return lax.bitcast_convert_type(x, np.int32)
+
+
+def _f32_from_bits(bits):
+    return lax.bitcast_convert_type(bits, np.float32)
+
+
+def _frexp_f32(x):
+    """(mantissa in [0.5, 1) with x's sign, int32 exponent); 0, inf, NaN give (x, 0)."""
+    subnormal = (ufuncs.abs(x) < np.finfo(np.float32).tiny) & (x != 0)
+    normal_x = ufuncs.where(subnormal, x * _F32_SUBNORMAL_SCALE, x)
+    bits = _f32_bits(normal_x)
+    biased = (bits & _F32_EXPONENT_BITS) >> _F32_MANTISSA_BITS
+    exponent = biased - 126 - ufuncs.where(subnormal, _F32_MANTISSA_BITS, 0)
+    mantissa = _f32_from_bits((bits & ~_F32_EXPONENT_BITS) | (126 << _F32_MANTISSA_BITS))
+    special = (x == 0) | ~ufuncs.isfinite(x)
+    return ufuncs.where(special, x, mantissa), ufuncs.where(special, 0, exponent)
+
+
+def _pow2_f32(k):
+    """2.0 ** k exactly for int32 `k`: subnormal down to 2^-149, 0 below, inf above 127."""
+    normal = _f32_from_bits(ufuncs.clip(k + 127, 1, 254) << _F32_MANTISSA_BITS)
+    subnormal = _f32_from_bits(1 << ufuncs.clip(k + 149, 0, 22))
+    out = ufuncs.where(k >= -126, normal, ufuncs.where(k >= -149, subnormal, np.float32(0)))
+    return ufuncs.where(k > 127, np.float32(np.inf), out)
+
+
+def frexp(x, /):
+    """The mantissa (in [0.5, 1), with x's sign) and int32 exponent of `x`:
+    `x == mantissa * 2 ** exponent`; 0, inf and NaN give (x, 0).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [a.tolist() for a in jnp.frexp(jnp.array([1.0, 3.0, -0.375, 0.0]))]
+    [[0.5, 0.75, -0.75, 0.0], [1, 2, -1, 0]]
+    """
+    (x,) = elementwise_operands("frexp", x, to_inexact=True)
+    x32, dtype = _bits_operand("frexp", x)
+    mantissa, exponent = _frexp_f32(x32)
+    return lax.convert_element_type(mantissa, dtype), exponent
+
+
+def ldexp(x1, x2, /):
+    """`x1 * 2 ** x2` for an integer `x2`, rounded once (subnormal results included).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.ldexp(jnp.array([0.75, 1.0, -3.0]), jnp.array([2, -149, 200])).tolist()
+    [3.0, 1.401298464324817e-45, -inf]
+    """
+    check_arraylike("ldexp", x1, x2)
+    n = to_array(x2)
+    if n.dtype.kind not in "biu":
+        raise ValueError(f"ldexp not supported for input types {(to_array(x1).dtype, n.dtype)}")
+    (x,) = elementwise_operands("ldexp", x1, to_inexact=True)
+    broadcast_shapes(aval_of(x).shape, aval_of(n).shape)
+    # Past +-400 every result is already 0 or inf: clipping keeps the int32 sum below exact.
+    if n.dtype == np.uint32:
+        n = ufuncs.minimum(n, np.uint32(400))
+    n = ufuncs.clip(lax.convert_element_type(n, np.int32), -400, 400)
+    x32, dtype = _bits_operand("ldexp", x)
+    mantissa, exponent = _frexp_f32(x32)
+    total = exponent + n
+    # A mantissa in [1, 2) lets 2^127 * 1.x stay finite without forming 2^128.
+    mantissa = ufuncs.where(total > 0, mantissa * 2, mantissa)
+    total = ufuncs.where(total > 0, total - 1, total)
+    out = ufuncs.where(ufuncs.isinf(x32) | (x32 == 0), x32, mantissa * _pow2_f32(total))
+    return lax.convert_element_type(out, dtype)
+
+
+def _nextafter_f32(x, y):
+    """XLA's NextAfter on the bits: one step of the magnitude's integer toward `y`."""
+    x_bits, y_bits = _f32_bits(x), _f32_bits(y)
+    sign = ~0x7FFFFFFF
+    x_sign, y_sign = x_bits & sign, y_bits & sign
+    x_magnitude, y_magnitude = x_bits & 0x7FFFFFFF, y_bits & 0x7FFFFFFF
+    shrinks = (x_magnitude > y_magnitude) | (x_sign != y_sign)
+    stepped = x_bits + ufuncs.where(shrinks, -1, 1)
+    from_zero = y_sign | 1  # the smallest subnormal, with y's sign
+    out = ufuncs.where(x_magnitude == 0, from_zero, stepped)
+    out = ufuncs.where(x == y, y_bits, out)
+    out = ufuncs.where(ufuncs.isnan(x) | ufuncs.isnan(y), 0x7FC00000, out)
+    return _f32_from_bits(out)
+
+
+def _nextafter_f16_in_f32(x, y):
+    """float16's next value after `x` toward `y`, both float16 values held in float32:
+    x plus or minus float16's ulp at |x| (halved below a power of two), exact in float32."""
+    info = np.finfo(np.float16)
+    mantissa, exponent = _frexp_f32(ufuncs.abs(x))
+    lowest_normal_exponent = info.minexp + 1  # 2^-14 is 0.5 * 2^-13
+    away_ulp = _pow2_f32(ufuncs.maximum(exponent, lowest_normal_exponent) - (info.nmant + 1))
+    toward_zero_ulp = ufuncs.where((mantissa == 0.5) & (exponent > lowest_normal_exponent),
+                                   away_ulp * 0.5, away_ulp)
+    shrinks = (x > y) == (x > 0)
+    # On the magnitude, then signed: a step to zero keeps x's sign, as a step of the bits does.
+    stepped = copysign(ufuncs.abs(x) + ufuncs.where(shrinks, -toward_zero_ulp, away_ulp), x)
+    out = ufuncs.where(ufuncs.isinf(x), ufuncs.sign(x) * np.float32(info.max), stepped)
+    smallest = np.float32(info.smallest_subnormal)
+    out = ufuncs.where(x == 0, ufuncs.where(ufuncs.signbit(y), -smallest, smallest), out)
+    out = ufuncs.where(x == y, y, out)
+    return ufuncs.where(ufuncs.isnan(x) | ufuncs.isnan(y), np.float32(np.nan), out)
+
+
+def nextafter(x, y, /):
+    """The next representable value after `x` toward `y` (`y` where they are equal).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nextafter(jnp.array([1.0, 0.0]), jnp.array([2.0, -1.0])).tolist()
+    [1.0000001192092896, -1.401298464324817e-45]
+    """
+    a, b = elementwise_operands("nextafter", x, y, to_inexact=True)
+    a32, dtype = _bits_operand("nextafter", a)
+    b32 = lax.convert_element_type(b, np.float32)
+    step = _nextafter_f16_in_f32 if dtype == np.float16 else _nextafter_f32
+    return lax.convert_element_type(step(a32, b32), dtype, aval_of(a).weak_type)
+
+
+def spacing(x, /):
+    """The distance from `x` to the next value away from zero (toward +inf for float16, as
+    NumPy and JAX), with x's sign; NaN at inf and NaN.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.spacing(jnp.array([1.0, -0.0])).tolist()
+    [1.1920928955078125e-07, -1.401298464324817e-45]
+    """
+    (x,) = elementwise_operands("spacing", x, to_inexact=True)
+    if x.dtype == np.float16:
+        return nextafter(x, lax.full_like(x, np.inf)) - x
+    away = copysign(lax.full_like(x, np.inf), x)
+    out = nextafter(x, away) - x
+    # A platform that flushes subnormals steps 0 to 0; JAX answers the smallest subnormal.
+    smallest = copysign(lax.full_like(x, np.finfo(x.dtype).smallest_subnormal), x)
+    return ufuncs.where(out == 0, smallest, out)
+
+
+# -- sinc and i0 ------------------------------------------------------------------------------
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_taylor(k, x):
+    """The k-th derivative of sin(t)/t at t = 0, shaped like `x`: its JVP gives the
+    (k+1)-th, so every derivative of `sinc` at 0 is exact (as JAX's)."""
+    value = 0.0 if k % 2 else (-1) ** (k // 2) / (k + 1)
+    return x * 0 + value
+
+
+@_sinc_taylor.defjvp
+def _sinc_taylor_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_taylor(k, x), _sinc_taylor(k + 1, x) * t
+
+
+def sinc(x, /):
+    """The normalized sinc, sin(pi x) / (pi x), with its limit 1 at 0 (and its derivatives
+    there, of every order).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.sinc(jnp.array([0.0, 0.5, 1.0])).round(4).tolist()
+    [1.0, 0.6366000175476074, -0.0]
+    """
+    (x,) = elementwise_operands("sinc", x, to_inexact=True)
+    at_zero = x == 0
+    pi_x = x * np.pi
+    safe_pi_x = ufuncs.where(at_zero, lax.full_like(x, 1), pi_x)
+    return ufuncs.where(at_zero, _sinc_taylor(0, pi_x), ufuncs.sin(safe_pi_x) / safe_pi_x)
+
+
+# Cephes' Chebyshev coefficients for exp(-x) I0(x) on [0, 8] and for exp(-x) sqrt(x) I0(x)
+# on (8, inf], as XLA's BesselI0e uses them: all for float64, the trailing 18 and 7 (the
+# float32 precision) for float32.
+_I0E_NEAR = (
+    -4.41534164647933937950e-18, 3.33079451882223809783e-17, -2.43127984654795469359e-16,
+    1.71539128555513303061e-15, -1.16853328779934516808e-14, 7.67618549860493561688e-14,
+    -4.85644678311192946090e-13, 2.95505266312963983461e-12, -1.72682629144155570723e-11,
+    9.67580903537323691224e-11, -5.18979560163526290666e-10, 2.65982372468238665035e-9,
+    -1.30002500998624804212e-8, 6.04699502254191894932e-8, -2.67079385394061173391e-7,
+    1.11738753912010371815e-6, -4.41673835845875056359e-6, 1.64484480707288970893e-5,
+    -5.75419501008210370398e-5, 1.88502885095841655729e-4, -5.76375574538582365885e-4,
+    1.63947561694133579842e-3, -4.32430999505057594430e-3, 1.05464603945949983183e-2,
+    -2.37374148058994688156e-2, 4.93052842396707084878e-2, -9.49010970480476444210e-2,
+    1.71620901522208775349e-1, -3.04682672343198398683e-1, 6.76795274409476084995e-1)
+_I0E_FAR = (
+    -7.23318048787475395456e-18, -4.83050448594418207126e-18, 4.46562142029675999901e-17,
+    3.46122286769746109310e-17, -2.82762398051658348494e-16, -3.42548561967721913462e-16,
+    1.77256013305652638360e-15, 3.81168066935262242075e-15, -9.55484669882830764870e-15,
+    -4.15056934728722208663e-14, 1.54008621752140982691e-14, 3.85277838274214270114e-13,
+    7.18012445138366623367e-13, -1.79417853150680611778e-12, -1.32158118404477131188e-11,
+    -3.14991652796324136454e-11, 1.18891471078464383424e-11, 4.94060238822496958910e-10,
+    3.39623202570838634515e-9, 2.26666899049817806459e-8, 2.04891858946906374183e-7,
+    2.89137052083475648297e-6, 6.88975834691682398426e-5, 3.36911647825569408990e-3,
+    8.04490411014108831608e-1)
+
+
+def _chebyshev(t, coefficients):
+    """Clenshaw's sum of a Chebyshev series (Cephes' `chbevl`: half the last difference)."""
+    b0, b1, b2 = lax.full_like(t, coefficients[0]), lax.full_like(t, 0), lax.full_like(t, 0)
+    for c in coefficients[1:]:
+        b2, b1 = b1, b0
+        b0 = t * b1 - b2 + c
+    return (b0 - b2) * 0.5
+
+
+def _i0e(x):
+    """exp(-|x|) I0(x) (XLA's BesselI0e: float16 in float32)."""
+    wide = x.dtype == np.float64
+    near, far = (_I0E_NEAR, _I0E_FAR) if wide else (_I0E_NEAR[-18:], _I0E_FAR[-7:])
+    z = ufuncs.abs(x)
+    safe_z = ufuncs.where(z > 8, z, lax.full_like(z, 8))  # no 32 / 0 on the unused side
+    return ufuncs.where(z <= 8, _chebyshev(z * 0.5 - 2, near),
+                        _chebyshev(32 / safe_z - 2, far) / ufuncs.sqrt(safe_z))
+
+
+@custom_jvp
+def _i0(x):
+    z = ufuncs.abs(x)
+    return ufuncs.exp(z) * _i0e(z)
+
+
+@_i0.defjvp
+def _i0_jvp(primals, tangents):
+    # I0' = I1, odd: 0 at 0, where the derivative of |x| has no value.
+    (x,), (t,) = primals, tangents
+    out, derivative = jvp(_i0.fun, (x,), (t,))
+    return out, ufuncs.where(x == 0, lax.full_like(derivative, 0), derivative)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0 (XLA's Chebyshev series).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.i0(jnp.array([0.0, 1.0])).round(3).tolist()
+    [1.0, 1.2660000324249268]
+    """
+    (x,) = elementwise_operands("i0", x, to_inexact=True)
+    if x.dtype == np.float16:
+        return lax.convert_element_type(_i0(lax.convert_element_type(x, np.float32)),
+                                        np.float16, aval_of(x).weak_type)
+    return _i0(x)
+
+
+# -- complex parts of real arrays -------------------------------------------------------------
+#
+# jaxwg has no complex dtype: these are NumPy's and JAX's answers for real input, so code
+# written for both kinds runs.
+
+
+def iscomplexobj(x) -> bool:
+    """Whether `x` has a complex dtype (Python complex scalars and NumPy data included).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.iscomplexobj(jnp.ones(2)), jnp.iscomplexobj(1j)
+    (False, True)
+    """
+    if x is None:
+        return False
+    dtype = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+    return np.issubdtype(dtype, np.complexfloating)
+
+
+def isrealobj(x) -> bool:
+    """Whether `x` has no complex dtype.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isrealobj(jnp.arange(2))
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def _real_operand(name: str, x):
+    check_arraylike(name, x)
+    return to_array(x)
+
+
+def real(val, /):
+    """The real part: a real array itself.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.real(jnp.array([1.5, -2.0])).tolist()
+    [1.5, -2.0]
+    """
+    return _real_operand("real", val)
+
+
+def imag(val, /):
+    """The imaginary part: zeros of a real array's dtype.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.imag(jnp.array([1, 2]))
+    Array([0, 0], dtype=int32)
+    """
+    return lax.full_like(_real_operand("imag", val), 0)
+
+
+def conjugate(x, /):
+    """The complex conjugate: a real array itself.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.conjugate(jnp.array([1.0, -1.0])).tolist()
+    [1.0, -1.0]
+    """
+    return _real_operand("conjugate", x)
+
+
+def conj(x, /):
+    """The complex conjugate (`conjugate`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.conj(jnp.float32(2)).item()
+    2.0
+    """
+    return _real_operand("conj", x)
+
+
+def angle(z, deg=False):
+    """The argument atan2(imag, real): 0 for non-negative reals, pi for negative ones
+    (and -0.0), in degrees with `deg`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.angle(jnp.array([2.0, -1.0]), deg=True).tolist()
+    [0.0, 180.0]
+    """
+    re = _real_operand("angle", z)
+    (re,) = elementwise_operands("angle", re, to_inexact=True)
+    out = ufuncs.arctan2(lax.full_like(re, 0), re)
+    return out * (180 / np.pi) if deg else out
+
+
+def iscomplex(x):
+    """Elementwise whether the imaginary part is nonzero: all False for real arrays.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.iscomplex(jnp.array([1.0, 2.0])).tolist()
+    [False, False]
+    """
+    return lax.ne(imag(x), lax.full((), 0, _real_operand("iscomplex", x).dtype))
+
+
+def isreal(x):
+    """Elementwise whether the imaginary part is zero: all True for real arrays.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isreal(jnp.array([1.0, 2.0])).tolist()
+    [True, True]
+    """
+    return lax.eq(imag(x), lax.full((), 0, _real_operand("isreal", x).dtype))

@@ -52,6 +52,7 @@ __all__ = [
     "ravel",
     "repeat",
     "reshape",
+    "resize",
     "rot90",
     "shape",
     "size",
@@ -518,3 +519,25 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
             return x
         idx = np.concatenate([idx[:total], np.full(max(total - idx.size, 0), n - 1)])
     return _take_static(x, idx.astype(np.int64), ax)
+
+
+def resize(a, new_shape):
+    """`a`'s elements (flattened, repeated as often as needed) in an array of `new_shape`;
+    zeros when `a` is empty.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.resize(jnp.array([1, 2, 3]), (2, 4)).tolist()
+    [[1, 2, 3, 1], [2, 3, 1, 2]]
+    """
+    check_arraylike("resize", a)
+    new_shape = _int_tuple(new_shape)
+    if any(n < 0 for n in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    flat = ravel(a)
+    size, new_size = aval_of(flat).size, math.prod(new_shape)
+    if size == 0 or new_size == 0:
+        from .creation import zeros_like  # creation imports this module
+
+        return zeros_like(flat, shape=new_shape)
+    repeated = tile(flat, -(-new_size // size))
+    return reshape(slice_axis(repeated, 0, new_size, 0), new_shape)
