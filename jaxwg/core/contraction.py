@@ -51,16 +51,32 @@ def as_contraction(kernel: Kernel) -> Contraction | None:
     if red is None or red.op is not Op.ADD or kernel.size == 0:
         return None
     exp = kernel.exp.simplify()
-    if exp.op is not Op.MUL:
-        return None
     size = kernel.size
     divisors = sorted(_index_divisors(exp, size) | {1, size}, reverse=True)
-    for n in divisors:
-        for mn in [d for d in divisors if d % n == 0]:
-            found = _split(exp, size // mn, mn // n, n, red.size)
-            if found is not None:
-                return found
+    for factors in _factor_pairs(exp):
+        for n in divisors:
+            for mn in [d for d in divisors if d % n == 0]:
+                found = _split(factors, size // mn, mn // n, n, red.size)
+                if found is not None:
+                    return found
     return None
+
+
+def _factor_pairs(exp: AluExp) -> list[tuple[AluExp, AluExp]]:
+    """The ways to read `exp` as a product of two factors. Simplification moves a
+    padding mask out of a product (`where(valid, a * b, 0)`, as a convolution's padded
+    input gives); the mask then belongs to one of the factors, whichever it fits."""
+    if exp.op is Op.MUL:
+        return [exp.src]
+    if exp.op is Op.WHERE and exp.src[1].op is Op.MUL and _is_zero(exp.src[2]):
+        valid, (a, b) = exp.src[0], exp.src[1].src
+        zero = exp.src[2]
+        return [(alu.where(valid, a, zero), b), (a, alu.where(valid, b, zero))]
+    return []
+
+
+def _is_zero(exp: AluExp) -> bool:
+    return exp.op is Op.CONST and exp.arg == 0
 
 
 def _index_divisors(exp: AluExp, size: int) -> set[int]:
@@ -79,10 +95,10 @@ def _index_divisors(exp: AluExp, size: int) -> set[int]:
 _LHS_AXES, _RHS_AXES = frozenset("bik"), frozenset("bkj")
 
 
-def _split(exp: AluExp, batch: int, m: int, n: int, k: int) -> Contraction | None:
+def _split(factors, batch: int, m: int, n: int, k: int) -> Contraction | None:
     b, i, j, r = (alu.special(name, size) for name, size in (("b", batch), ("i", m), ("j", n), ("k", k)))
     mapping = {"gidx": (b * m + i) * n + j, "ridx": r}
-    x, y = (factor.substitute(mapping).simplify() for factor in exp.src)
+    x, y = (factor.substitute(mapping).simplify() for factor in factors)
     ax, ay = _axes(x), _axes(y)
     if ax <= _LHS_AXES and ay <= _RHS_AXES:
         return Contraction(batch, m, n, k, x, y)

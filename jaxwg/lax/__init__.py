@@ -12,6 +12,8 @@ Array([3., 3.], dtype=float32)
 (3, 2)
 """
 
+from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers, conv_general_dilated,
+                          conv_transpose, conv_with_general_padding)
 from .control_flow import associative_scan, cond, fori_loop, map, scan, switch, while_loop
 from .cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
@@ -19,6 +21,7 @@ from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensio
                       scatter_min, scatter_mul)
 from .sorting import sort, sort_key_val, top_k
 from .special import *  # noqa: F403
+from .windows import padtype_to_pads, reduce, reduce_window
 from .special import __all__ as _special_all
 from .lax import *
 from .lax import __all__ as _lax_all
@@ -28,4 +31,6 @@ __all__ = _lax_all + _special_all + ["GatherDimensionNumbers", "GatherScatterMod
                       "scatter_mul", "associative_scan", "cond",
                       "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim",
                       "dynamic_slice", "fori_loop", "gather", "map", "scan", "sort", "sort_key_val", "switch",
-                      "top_k", "while_loop"]
+                      "top_k", "while_loop", "padtype_to_pads", "reduce", "reduce_window",
+                      "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+                      "conv_transpose", "conv_with_general_padding"]

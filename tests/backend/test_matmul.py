@@ -135,6 +135,20 @@ def test_contractions_are_recognized_with_their_axes():
     assert as_contraction(Kernel(2, kernel.size, kernel.exp, Reduction(Op.MAX, dt.float32, 16))) is None
 
 
+def test_a_padding_mask_outside_the_product_goes_with_its_factor():
+    # where(valid, a * b, 0), as simplification leaves a convolution over padded input:
+    # the mask depends on the lhs's row and k only, so it joins the lhs
+    g, r = alu.gidx(6 * 5), alu.ridx(4)
+    row = g // 5
+    valid = (row + r).lt(7)
+    a = alu.load(0, dt.float32, row * 4 + r)
+    b = alu.load(1, dt.float32, r * 5 + g % 5)
+    c = as_contraction(Kernel(2, 30, alu.where(valid, a * b, alu.const(dt.float32, 0)),
+                              Reduction(Op.ADD, dt.float32, 4)))
+    assert (c.batch, c.m, c.n, c.k) == (1, 6, 5, 4)
+    assert c.lhs.op is Op.WHERE and {ld.arg for ld in c.rhs.loads()} == {1}
+
+
 @pytest.mark.parametrize("software", [False, True])
 def test_planner_tiles_products_only(software):
     traits = AdapterTraits(software)
