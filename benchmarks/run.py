@@ -140,6 +140,17 @@ def per_example_grad_norms(m, w1, b1, w2, b2, w3, b3, x, y):
     return m.sqrt(sum(m.sum(g.reshape(g.shape[0], -1) ** 2, axis=1) for g in grads))
 
 
+def conv2d(m, x, w):
+    """A 3x3 convolution, "SAME" padding, channels last (NHWC, HWIO)."""
+    if m is np:  # NumPy has no convolution: windows as a view, then one tensordot
+        padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(1, 2))
+        return np.tensordot(windows, w, axes=([3, 4, 5], [2, 0, 1]))
+    lax = sys.modules[m.__name__.replace("numpy", "lax")]
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                    dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
 def small10(m, x):
     """Ten elementwise ops on 64 elements: what a jitted call costs beyond its work."""
     for _ in range(5):
@@ -174,6 +185,10 @@ def workloads(software: bool, scale: float, rng) -> list[Workload]:
         out.append(Workload(f"matmul {s}^2", lambda m, a, b: a @ b, [f32(s, s), f32(s, s)], 2 * s ** 3, "GFLOP/s"))
     w = [f32(batch, d_in), f32(d_in, hidden) / 32, f32(hidden), f32(hidden, d_in) / 64, f32(d_in)]
     out.append(Workload(f"MLP {batch}x{d_in}->{hidden}->{d_in}", mlp, w, 4 * batch * d_in * hidden, "GFLOP/s"))
+    images = 2 if software else 32
+    out.append(Workload(f"conv2d 3x3 {images}x56x56x64->64", conv2d,
+                        [f32(images, 56, 56, 64), f32(3, 3, 64, 64) / 24],
+                        2 * images * 56 * 56 * 64 * 64 * 9, "GFLOP/s"))
     sizes = [(784, 512), (512,), (512, 512), (512,), (512, 10), (10,)]
     params = [f32(*shape) * (0.05 if len(shape) == 2 else 0.01) for shape in sizes]
     mlp_flops = 2 * sum(a * b for a, b in sizes[::2])  # per example, forward
