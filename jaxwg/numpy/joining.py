@@ -1,9 +1,12 @@
 """Joining and splitting: `concatenate`, `stack` and its row-wise forms (`hstack`,
-`vstack`, `dstack`, `column_stack`), `split` and `array_split`.
+`vstack`, `dstack`, `column_stack`), `append`, `split` and `array_split`; `insert` and
+`delete`.
 
 A join is one `concatenate` primitive (lazily a CONCAT node, which fuses into the kernel
 that reads it); a split is one slice (a view) per piece.
 Operands are promoted to their common dtype as in JAX, or converted to `dtype`.
+`insert` and `delete` with index arrays are gathers along the axis (positions found by
+a binary search on the device), so they work under `jit` where JAX's do.
 
 >>> import jaxwg.numpy as jnp
 >>> jnp.stack([jnp.arange(2), jnp.arange(2)]).shape, len(jnp.split(jnp.arange(6), 3))
@@ -13,14 +16,20 @@ Operands are promoted to their common dtype as in JAX, or converted to `dtype`.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as dt
 from ..frontend import aval as avals
+from ..errors import ConcretizationTypeError
+from ..frontend.trace import Tracer
 from ._util import (
     aval_of,
     axis_index,
+    broadcast_shapes,
+    canonicalize_axis,
     check_arraylike,
     is_array,
     promote,
@@ -29,15 +38,19 @@ from ._util import (
     static_value,
     to_array,
 )
-from .shape import ATLEAST_DIMS, moveaxis, ravel
+from .selection import count_at_most, take
+from .shape import ATLEAST_DIMS, broadcast_to, moveaxis, ravel
 
 __all__ = [
+    "append",
     "array_split",
     "column_stack",
     "concat",
     "concatenate",
+    "delete",
     "dstack",
     "hstack",
+    "insert",
     "split",
     "stack",
     "vstack",
@@ -259,3 +272,144 @@ def array_split(ary, indices_or_sections, axis=0):
     [[0, 1], [2, 3], [4]]
     """
     return _split("array_split", ary, indices_or_sections, axis)
+
+
+# -- inserting and deleting ------------------------------------------------------------------
+
+
+def append(arr, values, axis=None):
+    """`values` joined to the end of `arr` along `axis` (both flattened if None).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.append(jnp.array([[1, 2]]), jnp.array([3])).tolist()
+    [1, 2, 3]
+    """
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis=axis)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """`arr` without the entries `obj` along `axis` (of the flattened `arr` if None):
+    an integer, a slice, a boolean mask or an array of indices. An index array must be
+    concrete (repeats count once), unless `assume_unique_indices` promises it has no
+    repeats: then it may be traced.
+
+    >>> import jaxwg.numpy as jnp
+    >>> x = jnp.arange(6).reshape(2, 3)
+    >>> jnp.delete(x, 1, axis=1).tolist(), jnp.delete(x, slice(None, None, 2)).tolist()
+    ([[0, 2], [3, 5]], [1, 3, 5])
+    """
+    check_arraylike("delete", arr)
+    x = to_array(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = canonicalize_axis(axis, aval_of(x).ndim)
+    n = aval_of(x).shape[axis]
+    try:
+        index = operator.index(obj)
+    except TypeError:
+        pass
+    else:
+        index = canonicalize_axis(index, n)
+        return concatenate([slice_axis(x, 0, index, axis), slice_axis(x, index + 1, n, axis)], axis)
+    if not isinstance(obj, slice):
+        check_arraylike("delete", x, obj)
+        if assume_unique_indices and aval_of(to_array(obj)).dtype.is_int:
+            return take(x, _kept_positions(ravel(obj), n), axis=axis, mode="clip")
+        if isinstance(obj, Tracer):
+            raise ConcretizationTypeError(
+                "jnp.delete: the 'obj' array argument must be concrete (the result's shape depends "
+                "on its values) unless assume_unique_indices=True.")
+    kept = np.ones(n, bool)
+    if isinstance(obj, slice):
+        kept[obj] = False
+    else:
+        obj = np.asarray(obj)
+        if obj.dtype.kind in "iu":
+            kept[obj] = False
+        elif obj.dtype == bool:
+            if obj.shape != (n,):
+                raise ValueError("np.delete(arr, obj): for boolean indices, obj must be "
+                                 "one-dimensional with length matching specified axis.")
+            kept = ~obj
+        else:
+            raise ValueError(f"np.delete(arr, obj): got obj.dtype={obj.dtype}; must be integer or bool.")
+    return take(x, np.flatnonzero(kept).astype(np.int32), axis=axis)
+
+
+def _kept_positions(deleted, n: int):
+    """The positions, in order, of the entries of an axis of `n` that the distinct
+    indices `deleted` do not name (negative ones counting from the end)."""
+    deleted = lax.convert_element_type(deleted, dt.int32)
+    deleted = lax.select(lax.lt(deleted, 0), lax.add(deleted, n), deleted)
+    deleted = lax.sort(lax.clamp(0, deleted, n))
+    count = aval_of(deleted).shape[0]
+    # Output slot i holds entry i + (deletions before it): with d_j the sorted deletions,
+    # that is i + #{j : d_j - j <= i}, and d_j - j is nondecreasing.
+    shifted = lax.sub(deleted, lax.iota(dt.int32, count))
+    slots = lax.iota(dt.int32, max(n - count, 0))
+    return lax.add(slots, count_at_most(shifted, slots))
+
+
+def insert(arr, obj, values, axis=None):
+    """`arr` with `values` inserted before the entries `obj` along `axis` (of the
+    flattened `arr` if None): an integer, a slice or a 1-d index array (traced is fine).
+    Indices count in the original `arr`, negative ones from the end; values at equal
+    indices keep their order.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.insert(jnp.arange(4), jnp.array([1, 3, 1]), jnp.array([7, 8, 9])).tolist()
+    [0, 7, 9, 1, 2, 8, 3]
+    >>> jnp.insert(jnp.zeros((2, 2), int), 1, jnp.array([5, 6]), axis=1).tolist()
+    [[0, 5, 0], [0, 6, 0]]
+    """
+    check_arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
+    x = to_array(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    aval = aval_of(x)
+    axis = canonicalize_axis(axis, aval.ndim)
+    n = aval.shape[axis]
+    indices = np.arange(*obj.indices(n), dtype=np.int32) if isinstance(obj, slice) else obj
+    indices = to_array(indices)
+    if aval_of(indices).ndim > 1:
+        raise ValueError("jnp.insert(): obj must be a slice, a one-dimensional array, or a "
+                         f"scalar; got {obj}")
+    if not aval_of(indices).dtype.is_int:
+        if aval_of(indices).size or is_array(obj):
+            raise ValueError(f"jnp.insert(): index array must be integer typed; got {obj}")
+        indices = lax.convert_element_type(indices, dt.int32)
+    values = lax.convert_element_type(to_array(values), aval.dtype, aval.weak_type)
+    if aval_of(values).ndim < aval.ndim:  # NumPy's ndmin: new axes in front
+        values = lax.reshape(values, (1,) * (aval.ndim - aval_of(values).ndim) + aval_of(values).shape)
+    if aval_of(indices).size == 1:
+        # one index: all values go there (a scalar index's values run along `axis`'s place)
+        if aval_of(indices).ndim == 0:
+            values = moveaxis(values, 0, axis)
+        indices = lax.broadcast_in_dim(lax.reshape(indices, ()), (aval_of(values).shape[axis],), ())
+    count = broadcast_shapes(aval_of(indices).shape, (aval_of(values).shape[axis],))[0]
+    if count == 0:
+        return x
+    indices = lax.convert_element_type(broadcast_to(indices, (count,)), dt.int32)
+    indices = lax.clamp(0, lax.select(lax.lt(indices, 0), lax.add(indices, n), indices), n)
+    values = broadcast_to(values, aval.shape[:axis] + (count,) + aval.shape[axis + 1:])
+    return _merge(x, values, indices, axis)
+
+
+def _merge(x, values, indices, axis: int):
+    """`x` with the slices of `values` along `axis` inserted before the entries `indices`
+    (in [0, n]; equal ones keep their order)."""
+    n, count = aval_of(x).shape[axis], aval_of(indices).shape[0]
+    sorted_indices, order = lax.sort_key_val(indices, lax.iota(dt.int32, count), 0, is_stable=True)
+    # the r-th inserted slice (in sorted order) lands at its index plus r: increasing slots
+    slots = lax.add(sorted_indices, lax.iota(dt.int32, count))
+    out = lax.iota(dt.int32, n + count)
+    inserted_before = count_at_most(slots, lax.sub(out, 1))
+    from_values = take(values, take(order, inserted_before, mode="clip"), axis=axis, mode="clip")
+    if n == 0:
+        return from_values
+    is_new = lax.eq(take(slots, inserted_before, mode="clip"), out)
+    from_x = take(x, lax.sub(out, inserted_before), axis=axis, mode="clip")
+    shape = aval_of(from_x).shape
+    return lax.select(lax.broadcast_in_dim(is_new, shape, (axis,)), from_values, from_x)

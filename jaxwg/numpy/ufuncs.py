@@ -675,15 +675,22 @@ def signbit(x, /):
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """`x` where `condition` else `y`, broadcast together.
+    """`x` where `condition` else `y`, broadcast together; with `condition` alone,
+    `nonzero(condition, size=size, fill_value=fill_value)`.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.where(jnp.arange(3) > 0, 1.0, -1.0)
     Array([-1.,  1.,  1.], dtype=float32, weak_type=True)
+    >>> jnp.where(jnp.array([0, 2, 3]), size=3, fill_value=-1)[0].tolist()
+    [1, 2, -1]
     """
     if x is None or y is None:
-        raise NotImplementedError("where with one argument (nonzero) needs a static size; "
-                                  "it is not supported yet")
+        if x is not None or y is not None:
+            raise TypeError("where needs both x and y, or neither (then it is nonzero); got "
+                            f"{'y' if x is None else 'x'} alone")
+        from .selection import nonzero  # selection imports this module
+
+        return nonzero(condition, size=size, fill_value=fill_value)
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)
