@@ -21,9 +21,8 @@ import sys
 import numpy as np
 
 from ..frontend import aval as avals
-from ..frontend.array import Array, from_numpy
 from ..frontend.device import Device, default_device, get_device
-from .creation import asarray
+from .creation import asarray, place
 # Defined in creation, exported here until the package `__init__` star-imports creation.
 from .creation import geomspace, logspace, tri  # noqa: F401
 
@@ -120,11 +119,7 @@ def to_device(self, device, /, *, stream=None):
     a traced value stays as it is, as a traced computation runs on one device."""
     if stream is not None:
         raise NotImplementedError("stream argument of array.to_device()")
-    if isinstance(device, str):
-        device = get_device(device)
-    if not isinstance(self, Array) or self.device is device:
-        return self
-    return from_numpy(np.asarray(self), device, self.weak_type, self.aval.dtype)
+    return place(self, device)
 
 
 def dlpack(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -157,7 +152,4 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if copy is False:
         raise ValueError("from_dlpack: copy=False cannot be honoured, jaxwg copies the data "
                          "to its device")
-    host = np.from_dlpack(x)
-    if isinstance(device, str):
-        device = get_device(device)
-    return asarray(host, device=device)
+    return asarray(np.from_dlpack(x), device=device)

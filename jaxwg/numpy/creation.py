@@ -24,7 +24,7 @@ from .. import lax
 from ..frontend import aval as avals
 from ..core import dtypes as dt
 from ..frontend.array import Array, from_numpy, scalar
-from ..frontend.device import Device
+from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
 from ._util import aval_of, is_array, result_dtype
@@ -58,6 +58,16 @@ def _upload(host: np.ndarray, dtype: dt.DType, device):
     return from_numpy(host, device, dtype=dtype)
 
 
+def place(out, device: Device | str | None):
+    """`out` on `device`: lazy values and uploads go to the default device, so another one
+    gets a copy through host memory (as `jaxwg.device_put`); None and tracers stay."""
+    if isinstance(device, str):
+        device = get_device(device)
+    if device is None or not isinstance(out, Array) or out.device is device:
+        return out
+    return from_numpy(np.asarray(out), device, out.weak_type, out.aval.dtype)
+
+
 def empty_constant(shape, dtype: dt.DType, weak_type: bool = False):
     """An array with no elements (some axis is 0): no memory, no upload.
 
@@ -82,6 +92,10 @@ def asarray(a, dtype=None, order=None, *, copy=None, device: Device | None = Non
     Array([[0, 1],
            [5, 6]], dtype=uint32)
     """
+    return place(_asarray(a, dtype, copy, device), device)
+
+
+def _asarray(a, dtype, copy, device):
     kernel_dtype = None if dtype is None else avals.canonical_dtype(dtype)
     if is_array(a):
         out = a if kernel_dtype is None else lax.convert_element_type(a, kernel_dtype)
@@ -192,9 +206,9 @@ def full(shape, fill_value, dtype=None, *, device=None):
                         "at position 0.")
     value = asarray(fill_value, dtype)
     if 0 in shape:
-        return empty_constant(shape, aval_of(value).dtype, aval_of(value).weak_type)
-    return lax.broadcast_in_dim(value, shape, tuple(range(len(shape) - aval_of(value).ndim,
-                                                          len(shape))))
+        return place(empty_constant(shape, aval_of(value).dtype, aval_of(value).weak_type), device)
+    return place(lax.broadcast_in_dim(value, shape, tuple(range(len(shape) - aval_of(value).ndim,
+                                                                len(shape)))), device)
 
 
 def zeros(shape, dtype=None, *, device=None):
@@ -204,7 +218,7 @@ def zeros(shape, dtype=None, *, device=None):
     >>> jnp.zeros((2, 2), jnp.int32).tolist()
     [[0, 0], [0, 0]]
     """
-    return full(shape, 0, dtype or _float_dtype())
+    return full(shape, 0, dtype or _float_dtype(), device=device)
 
 
 def ones(shape, dtype=None, *, device=None):
@@ -214,7 +228,7 @@ def ones(shape, dtype=None, *, device=None):
     >>> jnp.ones(3)
     Array([1., 1., 1.], dtype=float32)
     """
-    return full(shape, 1, dtype or _float_dtype())
+    return full(shape, 1, dtype or _float_dtype(), device=device)
 
 
 def empty(shape, dtype=None, *, device=None):
@@ -224,12 +238,12 @@ def empty(shape, dtype=None, *, device=None):
     >>> jnp.empty(2).tolist()
     [0.0, 0.0]
     """
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, device=device)
 
 
 def _like(name: str, value):
     def like(a, dtype=None, shape=None, *, device=None):
-        return _full_like(name, a, value, dtype, shape)
+        return place(_full_like(name, a, value, dtype, shape), device)
 
     like.__name__ = name
     like.__doc__ = (f"An array like `a` (its shape and dtype unless given) filled with "
@@ -262,7 +276,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     >>> jnp.full_like(jnp.zeros(2), 3)
     Array([3., 3.], dtype=float32)
     """
-    return _full_like("full_like", a, fill_value, dtype, shape)
+    return place(_full_like("full_like", a, fill_value, dtype, shape), device)
 
 
 def _concrete(name: str, v):
@@ -314,7 +328,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         ramp = lax.mul(lax.convert_element_type(constant(step), working), ramp)
     if start != 0:
         ramp = lax.add(lax.convert_element_type(constant(start), working), ramp)
-    return lax.convert_element_type(ramp, kernel_dtype)
+    return place(lax.convert_element_type(ramp, kernel_dtype), device)
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
@@ -375,7 +389,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
         out = lax.full(out_shape, 0, computation)
     if out_dtype.is_int:
         out = lax.floor(out)
-    out = lax.convert_element_type(out, out_dtype)
+    out = place(lax.convert_element_type(out, out_dtype), device)
     return (out, delta) if retstep else out
 
 
@@ -393,7 +407,8 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dt.int32, (N, M), 1)
     on_diagonal = lax.eq(lax.add(rows, k), cols)
-    return lax.convert_element_type(on_diagonal, avals.canonical_dtype(dtype or _float_dtype()))
+    return place(lax.convert_element_type(on_diagonal,
+                                          avals.canonical_dtype(dtype or _float_dtype())), device)
 
 
 def identity(n: int, dtype=None):

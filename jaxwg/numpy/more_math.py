@@ -17,6 +17,7 @@ from .. import lax
 from ..transforms.ad import jvp
 from ..transforms.custom import custom_jvp
 from . import ufuncs
+from .creation import zeros_like
 from ._util import aval_of, broadcast_shapes, check_arraylike, elementwise_operands, to_array
 from .reductions import all as _all
 
@@ -485,7 +486,7 @@ def imag(val, /):
     >>> jnp.imag(jnp.array([1, 2]))
     Array([0, 0], dtype=int32)
     """
-    return lax.full_like(_real_operand("imag", val), 0)
+    return zeros_like(_real_operand("imag", val))
 
 
 def conjugate(x, /):
@@ -522,6 +523,13 @@ def angle(z, deg=False):
     return out * (180 / np.pi) if deg else out
 
 
+def _imaginary_test(name: str, x, compare):
+    """`compare(imag(x), 0)`, weakly typed where `x` is (as JAX's comparison of weak values)."""
+    im = imag(_real_operand(name, x))
+    out = compare(im, lax.full((), 0, im.dtype))
+    return lax.convert_element_type(out, np.bool_, aval_of(im).weak_type)
+
+
 def iscomplex(x):
     """Elementwise whether the imaginary part is nonzero: all False for real arrays.
 
@@ -529,7 +537,7 @@ def iscomplex(x):
     >>> jnp.iscomplex(jnp.array([1.0, 2.0])).tolist()
     [False, False]
     """
-    return lax.ne(imag(x), lax.full((), 0, _real_operand("iscomplex", x).dtype))
+    return _imaginary_test("iscomplex", x, lax.ne)
 
 
 def isreal(x):
@@ -539,4 +547,4 @@ def isreal(x):
     >>> jnp.isreal(jnp.array([1.0, 2.0])).tolist()
     [True, True]
     """
-    return lax.eq(imag(x), lax.full((), 0, _real_operand("isreal", x).dtype))
+    return _imaginary_test("isreal", x, lax.eq)
