@@ -8,25 +8,34 @@ device, `q` known at trace time), `average`, and `searchsorted`, with JAX's resu
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import lax
+from ..frontend.aval import canonical_dtype
 from . import ufuncs
-from ._util import canonicalize_axis, to_array
+from ._util import canonicalize_axis, check_arraylike, promote, reject_out, to_array
+from .joining import concatenate
+from .products import diagonal, dot
+from .reductions import all as _all
 from .reductions import any as _any
+from .reductions import argmax as _argmax
+from .reductions import argmin as _argmin
 from .reductions import sum as _sum
-from .shape import expand_dims, ravel
+from .shape import atleast_2d, expand_dims, moveaxis, ravel, squeeze
 from .sorting import sort
 
-__all__ = ["average", "median", "percentile", "quantile", "searchsorted"]
+__all__ = ["average", "corrcoef", "cov", "median", "nanargmax", "nanargmin", "nanmedian",
+           "nanpercentile", "nanquantile", "percentile", "quantile", "searchsorted"]
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _reject_out_and_overwrite(out, overwrite_input) -> None:
-    # JAX's message names quantile for median and percentile too
+def _reject_out_and_overwrite(name: str, out, overwrite_input) -> None:
+    # JAX's message names quantile (nanquantile) for median and percentile too
     if out is not None or overwrite_input:
-        raise ValueError("jax.numpy.quantile does not support overwrite_input=True or out != None")
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
 
 
 def _take(x, i: int, axis: int):
@@ -35,16 +44,79 @@ def _take(x, i: int, axis: int):
     return lax.squeeze(lax.slice(x, lo, hi), (axis,))
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-             keepdims=False):
-    """The `q`-th quantiles (in [0, 1], known at trace time) along `axis`; NaN where a
-    slice holds a NaN. `method`: linear, lower, higher, midpoint or nearest.
+def _take_per_slice(x, index, axis: int):
+    """`x[..., index, ...]` along `axis`, where `index` (int32, the shape of `x` without
+    `axis`) picks one element of each slice. A gather from the flattened slices: a
+    gather with batching dimensions has no transpose yet (scatter lacks them)."""
+    x = moveaxis(x, axis, -1)
+    batch_shape, n = x.shape[:-1], x.shape[-1]
+    size = int(np.prod(batch_shape))
+    slice_start = lax.reshape(lax.iota(np.int32, size), batch_shape) * n
+    dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
+                                       start_index_map=(0,))
+    return lax.gather(lax.reshape(x, (size * n,)), expand_dims(slice_start + index, -1),
+                      dnums, (1,), mode="promise_in_bounds")
 
-    >>> import jaxwg.numpy as jnp
-    >>> jnp.quantile(jnp.arange(5.0), jnp.array([0.25, 0.9])).tolist()
-    [1.0, 3.5999999046325684]
-    """
-    _reject_out_and_overwrite(out, overwrite_input)
+
+def _reduced_layout(x, axis):
+    """`x` with the axes to reduce (None: all; an int; a tuple) merged into one, that
+    axis, and the shape `keepdims` gives the result."""
+    ndim = x.ndim
+    if axis is None:
+        return ravel(x), 0, (1,) * ndim
+    if not isinstance(axis, (tuple, list)):
+        axis = canonicalize_axis(axis, ndim)
+        return x, axis, x.shape[:axis] + (1,) + x.shape[axis + 1:]
+    axes = [canonicalize_axis(ax, ndim) for ax in axis]
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
+    kept = [d for d in range(ndim) if d not in axes]
+    # the kept axes first, the reduced ones merged last
+    x_moved = lax.transpose(x, kept + axes)
+    merged = tuple(x.shape[d] for d in kept) + (int(np.prod([x.shape[d] for d in axes])),)
+    kept_shape = tuple(1 if d in axes else x.shape[d] for d in range(ndim))
+    return lax.reshape(x_moved, merged), len(kept), kept_shape
+
+
+def _static_neighbours(x, axis: int, q):
+    """The sorted samples around quantile `q` of every slice (all of length n), and the
+    weight of the upper one: positions known at trace time."""
+    n = x.shape[axis]
+    pos = q * np.float32(n - 1)  # float32 arithmetic, as JAX's
+    low = np.floor(pos)
+    return _take(x, int(low), axis), _take(x, int(np.ceil(pos)), axis), np.float32(pos - low)
+
+
+def _counted_neighbours(x, count, axis: int, q):
+    """The sorted samples around quantile `q` of every slice whose first `count` samples
+    are not NaN (NaNs sort last), and the weight of the upper one: positions per slice,
+    on the device. A slice of NaNs only picks its first sample, NaN."""
+    pos = (count - 1) * q
+    low, high = ufuncs.floor(pos), ufuncs.ceil(pos)
+
+    def index(p):
+        p = ufuncs.maximum(0, ufuncs.minimum(p, count - 1))
+        return _take_per_slice(x, p.astype(np.int32), axis)
+
+    return index(low), index(high), pos - low
+
+
+def _interpolate(method: str, low_value, high_value, high_weight):
+    if method == "lower":
+        return low_value
+    if method == "higher":
+        return high_value
+    if method == "nearest":
+        return ufuncs.where(high_weight <= 0.5, low_value, high_value)
+    if method == "midpoint":
+        return (low_value + high_value) * 0.5
+    # in float32 at least (JAX's q dtype): float16 samples interpolate in float32
+    dtype = np.promote_types(low_value.dtype, np.float32)
+    return low_value.astype(dtype) * (1 - high_weight) + high_value.astype(dtype) * high_weight
+
+
+def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
+    check_arraylike(name, a, q)
     if method not in _METHODS:
         raise ValueError(f"method can only be one of {_METHODS}, got {method!r}")
     x = to_array(a)
@@ -55,63 +127,99 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
         raise ValueError(f"q must be a scalar or 1d, got shape {qs.shape}")
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
-    ndim = x.ndim
-    kept_shape = None
-    if axis is None:
-        kept_shape = (1,) * ndim  # keepdims of a reduction over every axis
-        x, axis = ravel(x), 0
+    x, axis, kept_shape = _reduced_layout(x, axis)
+    if ignore_nan:
+        count = _sum(~ufuncs.isnan(x), axis=axis, dtype=np.float32)
+        neighbours = partial(_counted_neighbours, sort(x, axis=axis), count, axis)
     else:
-        axis = canonicalize_axis(axis, ndim)
-    n = x.shape[axis]
-    x = ufuncs.where(_any(ufuncs.isnan(x), axis=axis, keepdims=True), np.nan, x)
-    x = sort(x, axis=axis)
+        x = ufuncs.where(_any(ufuncs.isnan(x), axis=axis, keepdims=True), np.nan, x)
+        neighbours = partial(_static_neighbours, sort(x, axis=axis), axis)
     results = []
     for qi in np.atleast_1d(qs):
-        pos = np.float32(qi) * np.float32(n - 1)  # float32 arithmetic, as JAX's
-        low, high = np.floor(pos), np.ceil(pos)
-        high_weight = np.float32(pos - low)
-        low_value, high_value = _take(x, int(low), axis), _take(x, int(high), axis)
-        if method == "linear":
-            r = low_value * np.float32(1 - high_weight) + high_value * high_weight
-        elif method == "lower":
-            r = low_value
-        elif method == "higher":
-            r = high_value
-        elif method == "nearest":
-            r = low_value if high_weight <= 0.5 else high_value
-        else:
-            r = (low_value + high_value) * 0.5
-        if keepdims:
-            r = lax.reshape(r, kept_shape) if kept_shape is not None else expand_dims(r, axis)
-        results.append(r)
+        r = _interpolate(method, *neighbours(np.float32(qi))).astype(x.dtype)
+        results.append(lax.reshape(r, kept_shape) if keepdims else r)
     if qs.ndim == 0:
         return results[0]
     return lax.concatenate([expand_dims(r, 0) for r in results], 0)
 
 
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
+    """The `q`-th quantiles (in [0, 1], known at trace time) along `axis` (an int, a
+    tuple, or None for all); NaN where a slice holds a NaN. `method`: linear, lower,
+    higher, midpoint or nearest.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.quantile(jnp.arange(5.0), jnp.array([0.25, 0.9])).tolist()
+    [1.0, 3.5999999046325684]
+    """
+    _reject_out_and_overwrite("quantile", out, overwrite_input)
+    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    """`quantile` of the samples that are not NaN in each slice (NaN where all are).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanquantile(jnp.array([0.0, jnp.nan, 2.0, 3.0]), 0.5).item()
+    2.0
+    """
+    _reject_out_and_overwrite("nanquantile", out, overwrite_input)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
+
+
+def _percent(q):
+    # q * 0.01 in float32: JAX's compiled q / 100 is that product, so a percentile on a
+    # sample boundary picks the same sample
+    return np.asarray(q, np.float32) * np.float32(0.01)
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
-    """`quantile` with `q` in percent (q * 0.01 in float32: JAX's compiled q / 100 is that
-    product, so a percentile on a sample boundary picks the same sample).
+    """`quantile` with `q` in percent.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.percentile(jnp.arange(5.0), 50).item()
     2.0
     """
-    _reject_out_and_overwrite(out, overwrite_input)
-    return quantile(a, np.asarray(q, np.float32) * np.float32(0.01), axis, None, overwrite_input,
-                    method, keepdims)
+    _reject_out_and_overwrite("quantile", out, overwrite_input)
+    return quantile(a, _percent(q), axis, method=method, keepdims=keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    """`nanquantile` with `q` in percent.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanpercentile(jnp.array([jnp.nan, 1.0, 3.0]), 50).item()
+    2.0
+    """
+    _reject_out_and_overwrite("nanquantile", out, overwrite_input)
+    return nanquantile(a, _percent(q), axis, method=method, keepdims=keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The 0.5 quantile along `axis`.
+    """The middle of the sorted samples along `axis` (the midpoint of the two middle
+    ones for an even count, as JAX).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.median(jnp.array([[1.0, 5.0, 2.0]]), axis=1).tolist()
     [2.0]
     """
-    _reject_out_and_overwrite(out, overwrite_input)
-    return quantile(a, 0.5, axis=axis, keepdims=keepdims)
+    _reject_out_and_overwrite("quantile", out, overwrite_input)
+    return quantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """`median` of the samples that are not NaN in each slice (NaN where all are).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanmedian(jnp.array([[1.0, jnp.nan, 2.0], [jnp.nan, jnp.nan, 4.0]]), axis=1).tolist()
+    [1.5, 4.0]
+    """
+    _reject_out_and_overwrite("nanquantile", out, overwrite_input)
+    return nanquantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -128,7 +236,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         total = _sum(x, axis=axis, keepdims=keepdims)
         count = x.size if axis is None else np.prod([x.shape[i] for i in np.atleast_1d(axis)])
-        avg = total / np.float32(count)
+        avg = total / float(count)  # weakly typed: float16 stays float16, as JAX
         return (avg, lax.full_like(avg, float(count))) if returned else avg
     w = to_array(weights)
     if w.shape != x.shape:
@@ -167,3 +275,137 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
     v_b = lax.broadcast_in_dim(keys_v, v.shape + a.shape, tuple(range(v.ndim)))
     before = lax.lt(a_b, v_b) if side == "left" else lax.le(a_b, v_b)
     return lax.reduce_sum(lax.convert_element_type(before, np.int32), (v.ndim,))
+
+
+def _nanarg(name: str, a, axis, keepdims):
+    check_arraylike(name, a)
+    x = to_array(a)
+    arg = _argmax if name == "nanargmax" else _argmin
+    if not np.issubdtype(x.dtype, np.inexact):
+        return arg(x, axis=axis, keepdims=keepdims)
+    nan = ufuncs.isnan(x)
+    # NaNs can never win: -inf for argmax, +inf for argmin
+    filler = -np.inf if name == "nanargmax" else np.inf
+    out = arg(ufuncs.where(nan, filler, x), axis=axis, keepdims=keepdims)
+    # -1 where a slice is all NaN, as JAX
+    return ufuncs.where(_all(nan, axis=axis, keepdims=bool(keepdims)), -1, out)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """Index of the largest element that is not NaN (flat index when `axis` is None);
+    -1 where a slice is all NaN, as JAX (NumPy raises).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanargmax(jnp.array([[jnp.nan, 2.0, 1.0], [jnp.nan, jnp.nan, jnp.nan]]), axis=1).tolist()
+    [1, -1]
+    """
+    reject_out("nanargmax", out)
+    return _nanarg("nanargmax", a, axis, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """Index of the smallest element that is not NaN (flat index when `axis` is None);
+    -1 where a slice is all NaN, as JAX (NumPy raises).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.nanargmin(jnp.array([jnp.nan, 2.0, 1.0])).item()
+    2
+    """
+    reject_out("nanargmin", out)
+    return _nanarg("nanargmin", a, axis, keepdims)
+
+
+def _observation_weights(fweights, aweights, n: int):
+    """The frequency and reliability weights of the `n` observations as their absolute
+    values (as JAX: NumPy rejects negative ones): (their product or None, aweights)."""
+    checked = []
+    for name, weights in (("fweights", fweights), ("aweights", aweights)):
+        if weights is not None:
+            check_arraylike("cov", weights)
+            weights = to_array(weights)
+            if weights.ndim > 1:
+                raise RuntimeError(f"cannot handle multidimensional {name}")
+            if weights.shape[0] != n:
+                raise RuntimeError(f"incompatible numbers of samples and {name}")
+            if name == "fweights" and not np.issubdtype(weights.dtype, np.integer):
+                raise TypeError("fweights must be integer.")
+            weights = ufuncs.abs(weights)
+        checked.append(weights)
+    fw, aw = checked
+    if fw is None or aw is None:
+        return (aw if fw is None else fw), aw
+    return fw * aw, aw
+
+
+def _check_inexact_dtype(name: str, dtype) -> None:
+    if dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact):
+        raise ValueError(f"{name}: dtype must be a subclass of float or complex; got {dtype=}")
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    """The covariance matrix of the variables in the rows of `m` (columns if not
+    `rowvar`) and of `y`, with optional frequency and reliability weights; a scalar for
+    a single variable.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.cov(jnp.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    check_arraylike("cov", m, *([] if y is None else [y]))
+    m, *ys = promote(*[to_array(v) for v in (m, y) if v is not None], to_inexact=True)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if ys and ys[0].ndim > 2:
+        raise ValueError("y has more than 2 dimensions")
+    _check_inexact_dtype("cov", dtype)
+    x = atleast_2d(m)
+    if not rowvar and m.ndim != 1:
+        x = x.T
+    if x.shape[0] == 0:
+        return lax.full((0, 0), 0.0, canonical_dtype("float64"))
+    if ys:
+        y = atleast_2d(ys[0])
+        # as JAX: a single row of y stays a row (m's transposes whenever m is 2-d)
+        x = concatenate([x, y.T if not rowvar and y.shape[0] != 1 else y], axis=0)
+    variables, n = x.shape
+    if n == 0:
+        return lax.full(() if variables == 1 else (variables, variables), np.nan, x.dtype)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w, aweights = _observation_weights(fweights, aweights, n)
+    if dtype is not None:
+        x = x.astype(dtype)
+        w = None if w is None else w.astype(dtype)
+    mean, weight_sum = average(x, axis=1, weights=w, returned=True)
+    weight_sum = weight_sum[0]
+    # the normalization that makes the estimate unbiased for ddof=1 (NumPy's formula)
+    if w is None:
+        norm = n - ddof
+    elif ddof == 0:
+        norm = weight_sum
+    elif aweights is None:
+        norm = weight_sum - ddof
+    else:
+        norm = weight_sum - ddof * _sum(w * aweights) / weight_sum
+    centered = x - expand_dims(mean, 1)
+    weighted = centered if w is None else centered * w.astype(x.dtype)
+    return squeeze(dot(centered, weighted.T) / norm)
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """Pearson's correlation coefficients of the variables (`cov` normalized by the
+    standard deviations, clipped to [-1, 1]).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.corrcoef(jnp.array([0.0, 1.0, 2.0]), jnp.array([2.0, 1.0, 0.0])).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    """
+    check_arraylike("corrcoef", x)
+    _check_inexact_dtype("corrcoef", dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c  # 1, or NaN for a constant (0/0), infinite or NaN variable
+    stddev = ufuncs.sqrt(diagonal(c))
+    c = c / expand_dims(stddev, 1) / expand_dims(stddev, 0)
+    return ufuncs.clip(c, -1, 1)
