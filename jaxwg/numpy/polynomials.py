@@ -1,0 +1,218 @@
+"""Polynomials as coefficient arrays, highest power first (NumPy's `poly1d` order):
+`polyval` (Horner's rule in a `lax.scan`), `polyadd`, `polysub`, `polymul`
+(a convolution), `polyder`, `polyint`, `poly` (from real roots) and `trim_zeros`,
+with JAX's results. `polyfit`, `roots` and `polydiv` are not here: they need a linear
+solver or eigenvalues, which jaxwg does not have yet.
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg.numpy.polynomials import polyval, polyder
+>>> p = jnp.array([1.0, 0.0, -2.0])   # x^2 - 2
+>>> polyval(p, jnp.array([0.0, 2.0])).tolist(), polyder(p).tolist()
+([-2.0, 2.0], [2.0, 0.0])
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .. import lax
+from ._util import (broadcast_shapes, broadcast_to_shape, canonicalize_axes, check_arraylike,
+                    promote, static_value, to_array)
+from .joining import concatenate
+from .shape import atleast_1d
+from .signal import convolve
+
+__all__ = ["poly", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval",
+           "trim_zeros"]
+
+
+def _order(m, name: str) -> int:
+    """The order `m` of a derivative or integral: an integer known at trace time (a
+    traced one raises ConcretizationTypeError, as JAX)."""
+    return operator.index(static_value(m, f"The 'm' argument of jnp.{name}"))
+
+
+def polyval(p, x, *, unroll=16):
+    """The polynomial with coefficients `p` (along its first axis) at `x`, by Horner's
+    rule; the result broadcasts `p.shape[1:]` with `x.shape`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polyval
+    >>> polyval(jnp.array([3, 0, 1]), jnp.array([1, 2])).tolist()
+    [4, 13]
+    """
+    check_arraylike("polyval", p, x)
+    p, x = promote(to_array(p), to_array(x))
+    shape = broadcast_shapes(p.shape[1:], x.shape)
+    start = lax.full(shape, 0, x.dtype)
+    value, _ = lax.scan(lambda y, coefficient: (y * x + coefficient, None), start, p,
+                        unroll=unroll)
+    return value
+
+
+def polyadd(a1, a2):
+    """The sum of two polynomials (the shorter one aligned with the end of the longer).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polyadd
+    >>> polyadd(jnp.array([1, 2, 3]), jnp.array([10, 20])).tolist()
+    [1, 12, 23]
+    """
+    check_arraylike("polyadd", a1, a2)
+    a1, a2 = promote(to_array(a1), to_array(a2))
+    longer, shorter = (a1, a2) if a2.shape[0] <= a1.shape[0] else (a2, a1)
+    # the shorter one, broadcast to the longer's trailing axes, with leading zeros
+    shorter = broadcast_to_shape(shorter, shorter.shape[:1] + longer.shape[1:])
+    missing = longer.shape[0] - shorter.shape[0]
+    padding = [(missing, 0, 0)] + [(0, 0, 0)] * (longer.ndim - 1)
+    return longer + lax.pad(shorter, lax.full((), 0, shorter.dtype), padding)
+
+
+def polysub(a1, a2):
+    """The difference of two polynomials (aligned at the end, as `polyadd`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polysub
+    >>> polysub(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0, 5.0])).tolist()
+    [-3.0, -3.0, -3.0]
+    """
+    check_arraylike("polysub", a1, a2)
+    a1, a2 = promote(to_array(a1), to_array(a2))
+    return polyadd(a1, -a2)
+
+
+def polymul(a1, a2, *, trim_leading_zeros=False):
+    """The product of two 1-d polynomials (their full convolution; an empty one is 0).
+    `trim_leading_zeros` drops leading zero coefficients first (concrete inputs only).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polymul
+    >>> polymul(jnp.array([1.0, 1.0]), jnp.array([1.0, -1.0])).tolist()
+    [1.0, 0.0, -1.0]
+    """
+    check_arraylike("polymul", a1, a2)
+    a1, a2 = promote(to_array(a1), to_array(a2), to_inexact=True)
+    if trim_leading_zeros and (a1.shape[0] > 1 or a2.shape[0] > 1):
+        a1, a2 = trim_zeros(a1, trim="f"), trim_zeros(a2, trim="f")
+    if a1.shape[0] == 0:
+        a1 = lax.full((1,), 0, a2.dtype)
+    if a2.shape[0] == 0:
+        a2 = lax.full((1,), 0, a1.dtype)
+    return convolve(a1, a2, mode="full")
+
+
+def _falling_factorials(top: np.ndarray, m: int) -> np.ndarray:
+    """top * (top - 1) * ... * (top - m + 1), each factor at least 1 (float64 on the
+    host: the shapes, not the data, decide these constants)."""
+    factors = np.maximum(1, top[None, :] - np.arange(m, dtype=np.float64)[:, None])
+    return factors.prod(axis=0)
+
+
+def polyder(p, m=1):
+    """The `m`-th derivative of the polynomial `p`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polyder
+    >>> polyder(jnp.array([1, 1, 1, 1]), m=2).tolist()
+    [6.0, 2.0]
+    """
+    check_arraylike("polyder", p)
+    m = _order(m, "polyder")
+    (p,) = promote(to_array(p), to_inexact=True)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive")
+    if m == 0:
+        return p
+    n = p.shape[0]
+    powers = np.arange(n - 1, m - 1, -1, dtype=np.float64)  # of the coefficients kept
+    coefficients = to_array(_falling_factorials(powers, m).astype(p.dtype))
+    return p[:max(n - m, 0)] * coefficients
+
+
+def polyint(p, m=1, k=None):
+    """The `m`-th antiderivative of the polynomial `p`, with integration constants `k`
+    (a scalar for all, or `m` of them; 0 by default).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import polyint
+    >>> polyint(jnp.array([3.0, 2.0, 1.0]), k=5.0).tolist()
+    [1.0, 1.0, 1.0, 5.0]
+    """
+    m = _order(m, "polyint")
+    k = 0 if k is None else k
+    check_arraylike("polyint", p, k)
+    p, k = promote(to_array(p), to_array(k), to_inexact=True)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = atleast_1d(k)
+    if k.shape == (1,):
+        k = lax.broadcast_in_dim(lax.reshape(k, ()), (m,), ())
+    if k.shape != (m,):
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
+    if m == 0:
+        return p
+    # the coefficient of x^j (j from n + m - 1 down to 0) is divided by j! / (j - m)!
+    powers = np.arange(p.shape[0] + m - 1, -1, -1, dtype=np.float64)
+    divisors = to_array(_falling_factorials(powers, m).astype(p.dtype))
+    return concatenate([p, k]) / divisors
+
+
+def poly(seq_of_zeros):
+    """The monic polynomial whose roots are `seq_of_zeros` (1-d, real): the product of
+    the factors (x - r), one factor per step of a `lax.scan`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import poly
+    >>> poly(jnp.array([1.0, 2.0])).tolist()
+    [1.0, -3.0, 2.0]
+    """
+    check_arraylike("poly", seq_of_zeros)
+    (zeros,) = promote(to_array(seq_of_zeros), to_inexact=True)
+    zeros = atleast_1d(zeros)
+    if zeros.ndim == 2 and zeros.shape[0] == zeros.shape[1] and zeros.shape[0] != 0:
+        raise NotImplementedError("poly of a square matrix needs its eigenvalues, which jaxwg "
+                                  "cannot compute yet")
+    if zeros.ndim != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    n = zeros.shape[0]
+    one = lax.full((1,), 1, zeros.dtype)
+    if n == 0:
+        return lax.reshape(one, ())
+
+    def times_factor(a, root):  # a(x) * (x - root): shift by one power, less root * a
+        shifted = lax.pad(a, lax.full((), 0, a.dtype), [(1, -1, 0)])
+        return a - root * shifted, None
+
+    start = lax.pad(one, lax.full((), 0, one.dtype), [(0, n, 0)])
+    coefficients, _ = lax.scan(times_factor, start, zeros)
+    return coefficients
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """`filt` without its leading (`trim` has "f") and trailing ("b") zeros along
+    `axis` (every axis when None): a slice that keeps every nonzero element. The
+    result's shape depends on the values, so `filt` must be concrete (not traced).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.polynomials import trim_zeros
+    >>> trim_zeros(jnp.array([0, 0, 3, 0, 2, 0])).tolist()
+    [3, 0, 2]
+    """
+    check_arraylike("trim_zeros", filt)
+    values = static_value(filt, "The `filt` argument of trim_zeros()")
+    filt = to_array(filt)
+    axes = canonicalize_axes(axis, filt.ndim)
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+    index = [slice(None)] * filt.ndim
+    for ax in axes:
+        nonzero = np.flatnonzero(values.any(axis=tuple(d for d in range(filt.ndim) if d != ax)))
+        if nonzero.size == 0:
+            index[ax] = slice(0, 0)
+            continue
+        index[ax] = slice(nonzero[0] if "f" in trim else None,
+                          nonzero[-1] + 1 if "b" in trim else None)
+    return filt[tuple(index)]
