@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from ..frontend import aval as avals
+from ..frontend.array import Array
 from ..frontend.device import Device, default_device, get_device
 from .creation import asarray, place
 # Defined in creation, exported here until the package `__init__` star-imports creation.
@@ -149,6 +150,11 @@ def from_dlpack(x, /, *, device=None, copy=None):
     """
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} has no __dlpack__ method")
+    if isinstance(x, Array):  # one of ours: no trip through host memory on its own device
+        out = place(x, device)
+        if copy is False and out is not x:
+            raise ValueError("from_dlpack: copy=False cannot be honoured across devices")
+        return out.copy() if copy else out
     if copy is False:
         raise ValueError("from_dlpack: copy=False cannot be honoured, jaxwg copies the data "
                          "to its device")

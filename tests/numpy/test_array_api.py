@@ -95,6 +95,18 @@ def test_dlpack_refuses_what_it_cannot_do():
         jnp.ones(2).__dlpack__(copy=False)
 
 
+def test_from_dlpack_of_a_jaxwg_array_needs_no_copy():
+    x = jnp.arange(3)
+    assert jnp.from_dlpack(x) is x and jnp.from_dlpack(x, copy=False, device=x.device) is x
+    y = jnp.from_dlpack(x, copy=True)
+    assert y is not x and y.tolist() == [0, 1, 2]
+    other = [d for d in jnp.__array_namespace_info__().devices() if d is not x.device]
+    for device in other:
+        assert jnp.from_dlpack(x, device=device).device is device
+        with pytest.raises(ValueError, match="copy=False"):
+            jnp.from_dlpack(x, device=device, copy=False)
+
+
 def test_from_dlpack_of_a_torch_tensor_if_present():
     torch = pytest.importorskip("torch")
     got = jnp.from_dlpack(torch.arange(4, dtype=torch.float32))
