@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
-from ..frontend import aval as avals
 from ..errors import ConcretizationTypeError
+from ..frontend import aval as avals
 from ..frontend.trace import Tracer
 from ._util import (
     aval_of,

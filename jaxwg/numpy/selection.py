@@ -38,8 +38,17 @@ from ..errors import ConcretizationTypeError
 from ..frontend.gather import GatherScatterMode
 from ..frontend.trace import Tracer
 from . import ufuncs
-from ._util import (aval_of, broadcast_shapes, canonicalize_axis, check_arraylike, promote,
-                    dtype_arg, reject_out, result_dtype, to_array)
+from ._util import (
+    aval_of,
+    broadcast_shapes,
+    canonicalize_axis,
+    check_arraylike,
+    dtype_arg,
+    promote,
+    reject_out,
+    result_dtype,
+    to_array,
+)
 from .shape import broadcast_arrays, broadcast_to, moveaxis, ravel
 
 __all__ = ["argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
@@ -107,6 +116,12 @@ def count_at_most(sorted_ints, queries):
         lo = lax.select(go_right, lax.add(mid, 1), lo)
         hi = lax.select(go_right, hi, mid)
     return lo
+
+
+def _out_of_range(index, size: int) -> bool:
+    """Whether any element of the concrete integer array `index` lies outside [0, size)
+    (read back: the "raise" modes need it on the host, as in JAX)."""
+    return bool(ufuncs.logical_or(ufuncs.less(index, 0), ufuncs.greater_equal(index, size)).any())
 
 
 def _true_count(mask):
@@ -256,8 +271,8 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     try:
         values = broadcast_to(values, index_shape)
     except ValueError:
-        raise ValueError(f"put_along_axis argument 'values' must be broadcastable to 'indices'. "
-                         f"Got values.shape={aval_of(values).shape} and indices.shape={index_shape}.") from None
+        raise ValueError(f"put_along_axis argument 'values' must be broadcastable to 'indices'. Got "
+                         f"values.shape={aval_of(values).shape} and indices.shape={index_shape}.") from None
     axis = canonicalize_axis(axis, len(shape))
     out = x.at[_sparse_indices(shape, axis, indices)].set(values, mode=mode)
     return lax.reshape(out, original_shape)
@@ -283,7 +298,7 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         _concrete(which, "The error occurred because jnp.choose was jit-compiled with mode='raise'. "
                   "Use mode='wrap' or mode='clip' instead.")
-        if count == 0 or bool(ufuncs.logical_or(ufuncs.less(which, 0), ufuncs.greater_equal(which, count)).any()):
+        if _out_of_range(which, count):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":
         which = ufuncs.mod(which, count)
@@ -701,8 +716,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
         if not _is_integer(index):
             raise TypeError(f"ravel_multi_index: only int indices permitted, got {aval_of(index).dtype}")
     if mode == "raise":
-        if any(bool(ufuncs.logical_or(ufuncs.less(i, 0), ufuncs.greater_equal(i, d)).any())
-               for i, d in zip(indices, dims)):
+        if any(_out_of_range(i, d) for i, d in zip(indices, dims)):
             raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
         indices = [ufuncs.clip(i, 0, d - 1) for i, d in zip(indices, dims)]
