@@ -110,8 +110,7 @@ def count_at_most(sorted_ints, queries):
     hi = lax.full(shape, n, dt.int32)
     for _ in range(n.bit_length()):
         mid = lax.shift_right_logical(lax.add(lo, hi), lax.full(shape, 1, dt.int32))
-        value = _gather_along(sorted_ints, lax.min(mid, lax.full(shape, n - 1, dt.int32)), 0,
-                              GatherScatterMode.CLIP)
+        value = _gather_along(sorted_ints, mid, 0, GatherScatterMode.CLIP)  # mid = n reads the last
         go_right = lax.bitwise_and(lax.lt(mid, hi), lax.le(value, queries))
         lo = lax.select(go_right, lax.add(mid, 1), lo)
         hi = lax.select(go_right, hi, mid)
