@@ -10,8 +10,7 @@ import numpy as _np
 from ..frontend.array import Array as ndarray
 from ..frontend.trace import Tracer as _Tracer
 from . import array_methods as _array_methods
-from .creation import (arange, array, asarray, empty, empty_like, eye, full, full_like, identity,
-                       linspace, ones, ones_like, zeros, zeros_like)
+from .creation import *  # noqa: F403
 from .array_api import *  # noqa: F403
 from .dtypes import *  # noqa: F403
 from .histograms import *  # noqa: F403

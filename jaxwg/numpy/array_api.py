@@ -24,11 +24,8 @@ from ..frontend import aval as avals
 from ..frontend.array import Array
 from ..frontend.device import Device, default_device, get_device
 from .creation import asarray, place
-# Defined in creation, exported here until the package `__init__` star-imports creation.
-from .creation import geomspace, logspace, tri  # noqa: F401
 
-__all__ = ["__array_api_version__", "__array_namespace_info__", "from_dlpack", "geomspace",
-           "logspace", "tri"]
+__all__ = ["__array_api_version__", "__array_namespace_info__", "from_dlpack"]
 
 __array_api_version__ = "2023.12"
 

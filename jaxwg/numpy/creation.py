@@ -31,6 +31,10 @@ from ._util import aval_of, is_array, result_dtype
 from .shape import moveaxis
 
 
+__all__ = ["arange", "array", "asarray", "empty", "empty_like", "eye", "full", "full_like",
+           "geomspace", "identity", "linspace", "logspace", "ones", "ones_like", "tri", "zeros",
+           "zeros_like"]
+
 def _float_dtype():
     return avals.canonical_dtype("float64")
 
