@@ -1,5 +1,6 @@
-"""Order statistics and weighted means: `quantile`, `percentile`, `median` (sorting on the
-device, `q` known at trace time), `average`, and `searchsorted`, with JAX's results.
+"""Order statistics and weighted means, with JAX's results: `quantile`, `percentile`,
+`median` and their NaN-ignoring versions (sorting on the device, `q` known at trace time),
+`nanargmax`, `nanargmin`, `average`, `cov`, `corrcoef` and `searchsorted`.
 
 >>> import jaxwg.numpy as jnp
 >>> jnp.median(jnp.array([3.0, 1.0, 2.0, 10.0])).item()
@@ -51,6 +52,8 @@ def _take_per_slice(x, index, axis: int):
     x = moveaxis(x, axis, -1)
     batch_shape, n = x.shape[:-1], x.shape[-1]
     size = int(np.prod(batch_shape))
+    if size == 0:  # no slices: nothing to gather from
+        return lax.full(batch_shape, 0, x.dtype)
     slice_start = lax.reshape(lax.iota(np.int32, size), batch_shape) * n
     dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
                                        start_index_map=(0,))
@@ -127,7 +130,11 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
         raise ValueError(f"q must be a scalar or 1d, got shape {qs.shape}")
     if np.any((qs < 0) | (qs > 1)):
         raise ValueError("Quantiles must be in the range [0, 1]")
+    shape = x.shape
     x, axis, kept_shape = _reduced_layout(x, axis)
+    if x.shape[axis] == 0:  # a TypeError, as JAX's (from its gather)
+        raise TypeError(f"{name}: no samples to take quantiles of along the reduced axes of an "
+                        f"array of shape {shape}")
     if ignore_nan:
         count = _sum(~ufuncs.isnan(x), axis=axis, dtype=np.float32)
         neighbours = partial(_counted_neighbours, sort(x, axis=axis), count, axis)

@@ -23,7 +23,7 @@ def _normal(shape, seed):
     return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(a_len=st.integers(1, 9), v_len=st.integers(1, 9),
        mode=st.sampled_from(["full", "same", "valid"]))
 def test_convolve_correlate_match_jax(run, a_len, v_len, mode):
@@ -125,7 +125,7 @@ def test_interp_grad_matches_jax(platform):
         _close(got, want)
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(shape=st.lists(st.integers(2, 5), min_size=1, max_size=3).map(tuple), data=st.data())
 def test_gradient_matches_jax(run, shape, data):
     f = _normal(shape, sum(shape))
