@@ -4,11 +4,15 @@ A key is a uint32 array of shape (2,). Keys, `split`, `fold_in`, `bits`, `unifor
 [0, 1), `randint`, `bernoulli` and `rademacher` give the same bits as JAX's defaults
 (`jax_threefry_partitionable` on, as it is by default): `bits` hashes the element's
 flat index (a 64-bit counter, high word first) with `lax.threefry2x32` and xors the
-two words. The distributions follow JAX's formulas (`normal` is sqrt(2) erf_inv(u)
+two words. The distributions that JAX computes in closed form follow its formulas (`normal` is sqrt(2) erf_inv(u)
 with `u` uniform on (-1, 1)) and differ from JAX only by rounding: XLA fuses the
 multiply-adds (`uniform`'s scaling to [minval, maxval), erf_inv's polynomial) into
 fmas and WGSL does not promise fused ones, so `uniform` on other ranges may differ by
 an ulp of the bounds and `normal` by up to 3 ulp.
+
+The rejection samplers (`gamma` and what builds on it, `poisson`) run rounds of
+vectorized proposals in a `while_loop` until every element is accepted (JAX loops per
+element): their draws have the right distribution but are not JAX's bits.
 
 Unlike JAX, `key` makes the same raw uint32 key as `PRNGKey` (typed key arrays are not
 modeled); `key_data` and `wrap_key_data` convert nothing.
@@ -23,6 +27,7 @@ modeled); `key_data` and `wrap_key_data` convert nothing.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -32,10 +37,13 @@ from . import numpy as jnp
 from .config import config
 from .frontend.array import aval_of
 from .frontend.trace import Tracer
+from .transforms.custom import custom_jvp
 
-__all__ = ["PRNGKey", "bernoulli", "bits", "categorical", "cauchy", "choice", "exponential",
-           "fold_in", "gumbel", "key", "key_data", "laplace", "logistic", "normal", "permutation",
-           "rademacher", "randint", "split", "truncated_normal", "uniform", "wrap_key_data"]
+__all__ = ["PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare",
+           "choice", "dirichlet", "exponential", "fold_in", "gamma", "generalized_normal", "gumbel",
+           "key", "key_data", "laplace", "loggamma", "logistic", "multivariate_normal", "normal",
+           "orthogonal", "permutation", "poisson", "rademacher", "randint", "split", "t",
+           "truncated_normal", "uniform", "wrap_key_data"]
 
 _MASK = 0xFFFFFFFF
 
@@ -441,3 +449,355 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
         return jnp.searchsorted(cumulative, r)
     noisy = gumbel(key, (n,), p.dtype) + jnp.log(p)
     return lax.reshape(lax.top_k(noisy, draws)[1], shape)
+
+
+# -- rejection samplers ------------------------------------------------------------------------
+
+
+def _rounds_until_accepted(key, shape, propose, init):
+    """Rejection sampling in vectorized rounds: round i draws proposals for the whole of
+    `shape` from `fold_in(key, i)` with `propose(key, i) -> (accepted, value)`, and every
+    element keeps the first value it accepts; the loop ends once all are accepted."""
+    def unfinished(carry):
+        _, done, _ = carry
+        return jnp.any(~done)
+
+    def round_(carry):
+        i, done, value = carry
+        accepted, proposal = propose(fold_in(key, lax.convert_element_type(i, np.uint32)), i)
+        value = jnp.where(done, value, proposal)
+        return i + 1, done | accepted, value
+
+    start = (jnp.zeros((), np.int32), jnp.zeros(shape, bool), init)
+    return lax.while_loop(unfinished, round_, start)[2]
+
+
+def _log_gamma_draws(key, a):
+    """log of Gamma(a, 1) samples, one per element of float32 `a`: Marsaglia and Tsang's
+    method (d v for a normal x with v = (1 + x / sqrt(9 d))^3, d = a - 1/3, accepted with
+    probability exp(x^2/2 + d - d v + d log v), at least 0.95 for a >= 1); a < 1 samples
+    a + 1 and multiplies by u^(1/a) (added in logs, so tiny a does not underflow)."""
+    shape = jnp.shape(a)
+    boosted = jnp.where(a < 1, a + 1, a)
+    d = boosted - 1.0 / 3.0
+    c = lax.rsqrt(9.0 * d)
+
+    def propose(round_key, _):
+        k_normal, k_uniform = split(round_key)
+        x = normal(k_normal, shape)
+        v = (1.0 + c * x) ** 3
+        log_u = jnp.log(uniform(k_uniform, shape))
+        positive = v > 0
+        log_v = jnp.log(jnp.where(positive, v, 1.0))
+        accepted = positive & (log_u < 0.5 * x * x + d - d * v + d * log_v)
+        return accepted, jnp.log(d) + log_v
+
+    boost_key, key = split(key)
+    log_sample = _rounds_until_accepted(key, shape, propose, jnp.zeros(shape, np.float32))
+    log_u = jnp.log(uniform(boost_key, shape, minval=float(np.finfo(np.float32).tiny)))
+    return log_sample + jnp.where(a < 1, log_u / a, 0.0)
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _loggamma(key, a):
+    # The sampler sees a = 1 where a is not positive and finite (a NaN would never be
+    # accepted); those get their limits: log 0 at a = 0, +inf at a = +inf, NaN otherwise.
+    usable = (a > 0) & (a < np.inf)
+    log_x = _log_gamma_draws(key, jnp.where(usable, a, 1.0))
+    limit = jnp.where(a == 0, -np.inf, jnp.where(a == np.inf, np.inf, np.nan))
+    return jnp.where(usable, log_x, limit)
+
+
+@_loggamma.defjvp
+def _loggamma_jvp(key, primals, tangents):
+    # The sample moves with a along its fixed quantile (implicit reparameterization):
+    # dx/da = lax.random_gamma_grad(a, x), so d log x / da is that over x.
+    (a,), (a_dot,) = primals, tangents
+    log_x = _loggamma(key, a)
+    x = jnp.exp(log_x)
+    return log_x, a_dot * lax.random_gamma_grad(a, x) / x
+
+
+def _gamma_parameter(key, a, shape, dtype, what: str):
+    """`a` as float32 broadcast to `shape` (default its own), and the output dtype."""
+    _check_key(key, what)
+    dtype = _float_dtype(dtype)
+    a = jnp.asarray(a)
+    shape = a.shape if shape is None else _shape(shape)
+    if np.broadcast_shapes(a.shape, shape) != shape:
+        raise ValueError(f"{what}: parameter shape {a.shape} does not broadcast to the shape "
+                         f"{shape} asked for")
+    return jnp.broadcast_to(a.astype(np.float32), shape), dtype
+
+
+def loggamma(key, a, shape=None, dtype=None):
+    """log of Gamma(a, 1) samples, accurate where the samples themselves underflow
+    (small a); differentiable in `a` as JAX's.
+
+    >>> from jaxwg import random
+    >>> x = random.loggamma(random.PRNGKey(0), 0.01, (1000,))
+    >>> bool((x < 0).mean() > 0.9)
+    True
+    """
+    a, dtype = _gamma_parameter(key, a, shape, dtype, "loggamma")
+    return _loggamma(key, a).astype(dtype)
+
+
+def gamma(key, a, shape=None, dtype=None):
+    """Gamma(a, 1) samples (Marsaglia-Tsang rejection), differentiable in `a` through
+    implicit reparameterization (`lax.random_gamma_grad`), as JAX's.
+
+    >>> from jaxwg import random
+    >>> x = random.gamma(random.PRNGKey(0), 3.0, (20000,))
+    >>> bool(abs(float(x.mean()) - 3.0) < 0.1)
+    True
+    """
+    a, dtype = _gamma_parameter(key, a, shape, dtype, "gamma")
+    return jnp.exp(_loggamma(key, a)).astype(dtype)
+
+
+def chisquare(key, df, shape=None, dtype=None):
+    """Chi-square samples with `df` degrees of freedom: 2 Gamma(df / 2).
+
+    >>> from jaxwg import random
+    >>> x = random.chisquare(random.PRNGKey(0), 4.0, (20000,))
+    >>> bool(abs(float(x.mean()) - 4.0) < 0.15)
+    True
+    """
+    half, dtype = _gamma_parameter(key, jnp.asarray(df) / 2, shape, dtype, "chisquare")
+    return (2.0 * jnp.exp(_loggamma(key, half))).astype(dtype)
+
+
+def t(key, df, shape=(), dtype=None):
+    """Student's t samples with `df` degrees of freedom: a normal over
+    sqrt(chi-square / df).
+
+    >>> from jaxwg import random
+    >>> random.t(random.PRNGKey(0), 5.0, (3,)).shape
+    (3,)
+    """
+    k_normal, k_gamma = split(key)
+    half, dtype = _gamma_parameter(key, jnp.asarray(df) / 2, shape, dtype, "t")
+    n = normal(k_normal, jnp.shape(half))
+    g = jnp.exp(_loggamma(k_gamma, half))
+    return (n * jnp.sqrt(half / g)).astype(dtype)
+
+
+def beta(key, a, b, shape=None, dtype=None):
+    """Beta(a, b) samples: G_a / (G_a + G_b) for gamma samples, formed from their logs
+    so that it holds where both underflow.
+
+    >>> from jaxwg import random
+    >>> x = random.beta(random.PRNGKey(0), 2.0, 6.0, (20000,))
+    >>> bool(abs(float(x.mean()) - 0.25) < 0.01)
+    True
+    """
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    shape = np.broadcast_shapes(a.shape, b.shape) if shape is None else _shape(shape)
+    k_a, k_b = split(key)
+    a, dtype = _gamma_parameter(key, a, shape, dtype, "beta")
+    b, _ = _gamma_parameter(key, b, shape, dtype, "beta")
+    log_a, log_b = _loggamma(k_a, a), _loggamma(k_b, b)
+    top = jnp.maximum(log_a, log_b)
+    ga, gb = jnp.exp(log_a - top), jnp.exp(log_b - top)
+    return (ga / (ga + gb)).astype(dtype)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None):
+    """Dirichlet(alpha) samples over the last axis of `alpha`: normalized gamma
+    samples (a softmax of their logs), of shape `shape + alpha.shape[-1:]`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import random
+    >>> x = random.dirichlet(random.PRNGKey(0), jnp.array([1.0, 2.0, 3.0]), (4,))
+    >>> x.shape, bool(jnp.allclose(x.sum(-1), 1.0))
+    ((4, 3), True)
+    """
+    alpha = jnp.asarray(alpha)
+    if alpha.ndim < 1:
+        raise ValueError(f"dirichlet: alpha must have at least one dimension, got shape {alpha.shape}")
+    shape = alpha.shape[:-1] if shape is None else _shape(shape)
+    alpha, dtype = _gamma_parameter(key, alpha, shape + alpha.shape[-1:], dtype, "dirichlet")
+    log_g = _loggamma(key, alpha)
+    log_g = log_g - jnp.max(log_g, axis=-1, keepdims=True)
+    g = jnp.exp(log_g)
+    return (g / jnp.sum(g, axis=-1, keepdims=True)).astype(dtype)
+
+
+def generalized_normal(key, p, shape=(), dtype=None):
+    """Samples with density proportional to exp(-|x|^p): a random sign times
+    Gamma(1/p)^(1/p).
+
+    >>> from jaxwg import random
+    >>> random.generalized_normal(random.PRNGKey(0), 3.0, (4,)).shape
+    (4,)
+    """
+    k_gamma, k_sign = split(key)
+    g = gamma(k_gamma, jnp.full(_shape(shape), 1.0 / p), dtype=dtype)
+    return rademacher(k_sign, shape, g.dtype) * g ** (1.0 / p)
+
+
+def ball(key, d: int, p: float = 2, shape=(), dtype=None):
+    """Points uniform in the d-dimensional unit p-norm ball (Barthe et al.: generalized
+    normals over the p-norm of them and an exponential), of shape `shape + (d,)`.
+
+    >>> from jaxwg import random
+    >>> x = random.ball(random.PRNGKey(0), 3, shape=(100,))
+    >>> x.shape, bool(((x * x).sum(-1) <= 1).all())
+    ((100, 3), True)
+    """
+    if not isinstance(d, (int, np.integer)) or d < 1:
+        raise ValueError(f"ball: the dimension d must be a positive integer, got {d!r}")
+    k_g, k_e = split(key)
+    g = generalized_normal(k_g, p, (*_shape(shape), int(d)), dtype)
+    e = exponential(k_e, shape, g.dtype)
+    return g / ((jnp.sum(jnp.abs(g) ** p, axis=-1) + e) ** (1.0 / p))[..., None]
+
+
+def _poisson_knuth(key, lam):
+    """Knuth's method for small lam: the number of uniforms whose running product stays
+    above exp(-lam), counted in vectorized rounds (in logs: a sum of exponentials)."""
+    shape = jnp.shape(lam)
+
+    def unfinished(carry):
+        return jnp.any(~carry[1])
+
+    def round_(carry):
+        i, done, total, count = carry
+        total = total + exponential(fold_in(key, lax.convert_element_type(i, np.uint32)), shape)
+        stop = total > lam
+        return i + 1, done | stop, total, jnp.where(done | stop, count, count + 1)
+
+    start = (jnp.zeros((), np.int32), lam <= 0, jnp.zeros(shape, np.float32),
+             jnp.zeros(shape, np.int32))
+    return lax.while_loop(unfinished, round_, start)[3]
+
+
+def _poisson_rejection(key, lam):
+    """Hoermann's transformed rejection with squeeze (PTRS, 1993) for lam >= 10: a
+    proposal k from a transformed uniform, accepted by a squeeze or by comparing
+    log densities; about 1.1 rounds per element."""
+    shape = jnp.shape(lam)
+    log_lam = jnp.log(lam)
+    b = 0.931 + 2.53 * jnp.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+    v_r = 0.9277 - 3.6224 / (b - 2)
+
+    def propose(round_key, _):
+        k_u, k_v = split(round_key)
+        u = uniform(k_u, shape, minval=-0.5, maxval=0.5)
+        v = uniform(k_v, shape)
+        u_s = 0.5 - jnp.abs(u)
+        k = jnp.floor((2 * a / u_s + b) * u + lam + 0.43)
+        squeeze = (u_s >= 0.07) & (v <= v_r)
+        hopeless = (k < 0) | ((u_s < 0.013) & (v > u_s))
+        log_ratio = jnp.log(v * inv_alpha / (a / (u_s * u_s) + b))
+        log_target = -lam + k * log_lam - lax.lgamma(k + 1)
+        accepted = squeeze | (~hopeless & (log_ratio <= log_target))
+        return accepted, k
+
+    return _rounds_until_accepted(key, shape, propose, jnp.zeros(shape, np.float32))
+
+
+def poisson(key, lam, shape=None, dtype=None):
+    """Poisson(lam) samples: Knuth's counting method for lam < 10, transformed rejection
+    (PTRS) above, as JAX's algorithm; -1 where lam is negative or NaN, as JAX, and
+    (unlike JAX's 0) a draw for lam = 1e4 where lam is infinite.
+
+    >>> from jaxwg import random
+    >>> x = random.poisson(random.PRNGKey(0), 3.0, (20000,))
+    >>> x.dtype, bool(abs(float(x.mean()) - 3.0) < 0.1)
+    (dtype('int32'), True)
+    """
+    dtype = np.dtype(np.int32 if dtype is None else dtype)
+    if dtype not in (np.int32, np.uint32):
+        raise TypeError(f"poisson: only int32 and uint32 samples are supported, got {dtype}")
+    lam, _ = _gamma_parameter(key, lam, shape, None, "poisson")
+    k_small, k_large = split(key)
+    small, large = lam < 10, lam >= 10
+    # Each method sees harmless stand-ins elsewhere, so that no NaN keeps a loop going
+    counted = _poisson_knuth(k_small, jnp.where(small, lam, 0.0))
+    rejected = _poisson_rejection(k_large, jnp.where(large & (lam < np.inf), lam, 1e4))
+    out = jnp.where(small, counted, rejected.astype(np.int32))
+    return jnp.where(lam >= 0, out, -1).astype(dtype)
+
+
+def _cholesky(a):
+    """The lower Cholesky factor of symmetric positive definite matrices (the last two
+    axes), column by column (a loop unrolled over the static size, for small matrices);
+    NaN where a matrix is not positive definite."""
+    n = a.shape[-1]
+    columns = []
+    for j in range(n):
+        done = jnp.stack(columns, axis=-1) if columns else jnp.zeros((*a.shape[:-1], 0), a.dtype)
+        row_j = done[..., j, :]
+        # a[:, j] minus the part the earlier columns already explain: L[:, :j] L[j, :j]
+        rest = a[..., :, j] - jnp.sum(done * row_j[..., None, :], axis=-1)
+        pivot = jnp.sqrt(rest[..., j])
+        column = jnp.where(jnp.arange(n) >= j, rest / pivot[..., None], 0.0)
+        columns.append(column.astype(a.dtype))
+    return jnp.stack(columns, axis=-1)
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
+    """Samples of N(mean, cov): mean + L z for the Cholesky factor L of cov (the only
+    `method` jaxwg has; "svd" and "eigh" need decompositions it does not have yet).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import random
+    >>> cov = jnp.array([[2.0, 0.5], [0.5, 1.0]])
+    >>> random.multivariate_normal(random.PRNGKey(0), jnp.zeros(2), cov, (5,)).shape
+    (5, 2)
+    """
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError(f"method must be one of {{'svd', 'eigh', 'cholesky'}}, got {method!r}")
+    if method != "cholesky":
+        raise NotImplementedError(f"multivariate_normal method={method!r} needs a matrix "
+                                  "decomposition jaxwg does not have yet; use method='cholesky'")
+    dtype = _float_dtype(dtype)
+    mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
+    if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:
+        raise ValueError(f"multivariate_normal requires mean.shape[-1] == cov.shape[-2] == "
+                         f"cov.shape[-1], got mean {mean.shape} and cov {cov.shape}")
+    batch = np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    shape = batch if shape is None else _shape(shape)
+    if np.broadcast_shapes(shape, batch) != shape:
+        raise ValueError(f"multivariate_normal: shape {shape} must be broadcast-compatible "
+                         f"with mean.shape[:-1] and cov.shape[:-2], {batch}")
+    z = normal(key, (*shape, mean.shape[-1]), dtype)
+    factor = _cholesky(cov)
+    return mean + jnp.sum(factor * z[..., None, :], axis=-1)
+
+
+def _orthonormal_columns(z):
+    """Q of the QR decomposition with a positive diagonal of R: Gram-Schmidt on the
+    columns (each projection done twice, which keeps them orthogonal to rounding)."""
+    n = z.shape[-1]
+    columns = []
+    for j in range(n):
+        v = z[..., :, j]
+        for _ in range(2):
+            for q in columns:
+                v = v - jnp.sum(q * v, axis=-1, keepdims=True) * q
+        columns.append(v / jnp.sqrt(jnp.sum(v * v, axis=-1, keepdims=True)))
+    return jnp.stack(columns, axis=-1)
+
+
+def orthogonal(key, n: int, shape=(), dtype=None):
+    """Random n x n orthogonal matrices, uniform (Haar): the Q of a Gaussian matrix's QR
+    decomposition with R's diagonal made positive (Gram-Schmidt, unrolled over n: meant
+    for small n).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import random
+    >>> q = random.orthogonal(random.PRNGKey(0), 3)
+    >>> bool(jnp.allclose(q @ q.T, jnp.eye(3), atol=1e-5))
+    True
+    """
+    if not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"orthogonal: n must be a non-negative integer, got {n!r}")
+    z = normal(key, (*_shape(shape), int(n), int(n)), dtype)
+    if n == 0:
+        return z
+    return _orthonormal_columns(z)
