@@ -21,7 +21,9 @@ import sys
 import numpy as np
 
 from ..frontend import aval as avals
+from ..errors import ConcretizationTypeError
 from ..frontend.array import Array
+from ..frontend.trace import Tracer
 from ..frontend.device import Device, default_device, get_device
 from .creation import asarray, place
 
@@ -122,6 +124,9 @@ def to_device(self, device, /, *, stream=None):
 
 def dlpack(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
     """`Array.__dlpack__`: the capsule of a NumPy copy of the value (on the CPU)."""
+    if isinstance(self, Tracer):
+        raise ConcretizationTypeError(f"__dlpack__ needs a concrete array, got the traced "
+                                      f"{self.aval.str_short()} (inside jit or a transformation)")
     if copy is False:
         raise BufferError("jaxwg arrays live on their device: DLPack export copies them "
                           "to host memory, which copy=False forbids")
@@ -134,6 +139,8 @@ def dlpack(self, /, *, stream=None, max_version=None, dl_device=None, copy=None)
 
 def dlpack_device(self, /) -> tuple[int, int]:
     """`Array.__dlpack_device__`: (kDLCPU, 0), where `__dlpack__` puts the copy."""
+    if isinstance(self, Tracer):  # as JAX's tracers, which lack the method
+        raise AttributeError(f"{type(self).__name__} object has no attribute '__dlpack_device__'")
     return (1, 0)
 
 

@@ -6,8 +6,8 @@ not import it. `attach(cls)` gives a class everything here, each calling the
 the same eagerly and under any transformation; `jaxwg.numpy` attaches them to `Array`
 and to `Tracer` (every tracer type). Reflected operators swap the operands.
 
-Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`take`,
-`at`, ...) are absent, so that calling them raises an honest AttributeError;
+Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`view`,
+`byteswap`, ...) are absent, so that calling them raises an honest AttributeError;
 `tests/numpy/test_array_methods.py` lists them.
 
 >>> import jaxwg.numpy as jnp
@@ -18,7 +18,13 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`take`,
 
 from __future__ import annotations
 
-from . import array_api, indexing, products, reductions, shape, sorting, ufuncs, updates
+from . import (array_api, indexing, more_math, products, reductions, selection, shape, sorting,
+               statistics, ufuncs, updates)
+
+
+def _compress(self, condition, *args, **kwargs):
+    return selection.compress(condition, self, *args, **kwargs)  # the array comes second
+
 
 # Binary operators: `__op__(self, other)` is fn(self, other) and `__rop__` is fn(other, self).
 _BINARY = {
@@ -45,7 +51,10 @@ _FORWARDED = {
     "prod": reductions.prod, "ptp": reductions.ptp, "ravel": shape.ravel,
     "repeat": shape.repeat, "round": ufuncs.round, "sort": sorting.sort, "squeeze": shape.squeeze,
     "std": reductions.std, "sum": reductions.sum, "swapaxes": shape.swapaxes,
-    "trace": products.trace, "var": reductions.var,
+    "trace": products.trace, "var": reductions.var, "take": selection.take,
+    "nonzero": selection.nonzero, "compress": _compress, "choose": selection.choose,
+    "searchsorted": statistics.searchsorted, "conj": more_math.conj,
+    "conjugate": more_math.conjugate,
 }
 
 
@@ -128,6 +137,8 @@ _PROPERTIES = {
     "T": lambda self: shape.transpose(self),
     "mT": lambda self: shape.matrix_transpose(self),
     "at": lambda self: updates.IndexUpdateHelper(self),
+    "real": lambda self: more_math.real(self),
+    "imag": lambda self: more_math.imag(self),
 }
 
 

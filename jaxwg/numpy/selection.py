@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
-from ..errors import ConcretizationTypeError
+from ..errors import ConcretizationTypeError, TracerBoolConversionError
 from ..frontend.gather import GatherScatterMode
 from ..frontend.trace import Tracer
 from . import ufuncs
@@ -50,6 +50,7 @@ from ._util import (
     to_array,
 )
 from .shape import broadcast_arrays, broadcast_to, moveaxis, ravel
+from .vectorize import vectorize
 
 __all__ = ["argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
            "fill_diagonal", "flatnonzero", "nonzero", "piecewise", "place", "put_along_axis",
@@ -64,12 +65,12 @@ def _is_integer(x) -> bool:
     return aval_of(x).dtype.is_int  # signed or unsigned
 
 
-def _concrete(value, message: str):
-    """`value` if it is known at trace time; a traced one raises ConcretizationTypeError
-    with `message` (which says what needed it and what to do instead)."""
+def _concrete(value, message: str, error=ConcretizationTypeError):
+    """`value` if it is known at trace time; a traced one raises `error` (JAX's type
+    for the case) with `message` (which says what needed it and what to do instead)."""
     if isinstance(value, Tracer):
-        raise ConcretizationTypeError(f"Abstract tracer value encountered where concrete value is "
-                                      f"expected: {value.aval.str_short()}. {message}")
+        raise error(f"Abstract tracer value encountered where concrete value is expected: "
+                    f"{value.aval.str_short()}. {message}")
     return value
 
 
@@ -489,7 +490,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     if size is None:
         message = ("jnp.compress needs a concrete condition when size is not given (the "
                    "result's shape depends on it); pass size= to use it under jit.")
-        if bool(_concrete(lax.reduce_or(extra, (0,)), message)):
+        # JAX tests the extra entries with Python's bool(): TracerBoolConversionError
+        if bool(_concrete(lax.reduce_or(extra, (0,)), message, TracerBoolConversionError)):
             raise ValueError("condition contains entries that are out of bounds")
         result = take(x, nonzero(condition)[0], axis=0, mode="clip")
     else:
@@ -549,10 +551,8 @@ def select(condlist, choicelist, default=0):
 def piecewise(x, condlist, funclist, *args, **kw):
     """Elementwise, the function (or constant) of the last true condition of `condlist`;
     where none is true, the extra last entry of `funclist` if there is one, else 0.
-    Functions get `x`, `*args` and `**kw`; the result has `x`'s dtype.
-
-    Each function is applied to the whole of `x` (JAX applies it to each element: the
-    same for the elementwise functions piecewise is meant for).
+    Functions get one element of `x` (through `vectorize`, as in JAX), `*args` and
+    `**kw`; the result has `x`'s dtype.
 
     >>> import jaxwg.numpy as jnp
     >>> x = jnp.array([-2., 0., 3.])
@@ -570,8 +570,10 @@ def piecewise(x, condlist, funclist, *args, **kw):
         raise ValueError(f"with {conditions} condition(s), either {conditions} or {conditions + 1} "
                          f"functions are expected; got {functions}")
     dtype = aval_of(x).dtype
-    branches = [lax.convert_element_type(to_array(f(x, *args, **kw) if callable(f) else f), dtype)
-                for f in funclist]
+    def apply(f):
+        return vectorize(lambda v: f(v, *args, **kw))(x) if callable(f) else f
+
+    branches = [lax.convert_element_type(to_array(apply(f)), dtype) for f in funclist]
     conditions = [_bool(c) for c in condlist]
     shape = broadcast_shapes(*[aval_of(v).shape for v in [x] + branches + conditions])
     out = broadcast_to(branches[0], shape)

@@ -691,6 +691,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         from .selection import nonzero  # selection imports this module
 
         return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where "
+                         "function.")
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)

@@ -18,15 +18,15 @@ from .helpers import jax, jax_numpy
 
 # Names of jax.Array that jaxwg does not have yet.
 MISSING = {
-    # functions jaxwg.numpy does not have yet (sorting and scans need routines)
-    "argpartition", "choose", "compress", "nonzero", "searchsorted", "take",
-    # complex numbers (jaxwg has no complex dtype yet), bit views and byte order
-    "conj", "conjugate", "real", "imag", "view", "byteswap",
+    # functions jaxwg.numpy does not have yet
+    "argpartition",
+    # bit views and byte order
+    "view", "byteswap",
     # protocols and iterators
-    "flat", "__array_namespace__", "__numpy_dtype__",
+    "flat", "__numpy_dtype__",
     # sharding and transfers between devices
     "addressable_data", "addressable_shards", "committed", "copy_to_host_async",
-    "global_shards", "is_fully_addressable", "is_fully_replicated", "sharding", "to_device",
+    "global_shards", "is_fully_addressable", "is_fully_replicated", "sharding",
 }
 # Class plumbing and JAX internals (`_split`, `_multi_slice`), not array API.
 _NOT_API = {"__module__", "__slots__", "__weakref__"}
@@ -104,6 +104,19 @@ CALLS = {
     "sum": lambda m, x: x.sum(axis=0),
     "swapaxes": lambda m, x: x.swapaxes(0, 1),
     "trace": lambda m, x: x.trace(),
+    "take": lambda m, x: x.take(m.asarray([2, 0, 5, 7]), mode="clip"),
+    "nonzero": lambda m, x: x.nonzero(size=4, fill_value=-1),
+    "compress": lambda m, x: x.compress(m.asarray([True, False, True]), axis=1),
+    "choose": lambda m, x: (x > 0).astype(m.int32).choose([x, -x], mode="clip"),
+    "searchsorted": lambda m, x: x.ravel().sort().searchsorted(m.asarray([0.0, 2.0])),
+    "conj": lambda m, x: x.conj(),
+    "conjugate": lambda m, x: x.conjugate(),
+    "real": lambda m, x: x.real,
+    "imag": lambda m, x: x.imag,
+    "__array_namespace__": lambda m, x: x.__array_namespace__().__name__.split(".")[-1],
+    "to_device": lambda m, x: x.to_device(x.device).shape,
+    "__dlpack__": lambda m, x: type(x.__dlpack__()).__name__,
+    "__dlpack_device__": lambda m, x: x.__dlpack_device__()[0],
     "transpose": lambda m, x: (x.transpose(), x.transpose(1, 0), x.transpose((1, 0))),
     "var": lambda m, x: x.var(ddof=1),
     "__abs__": lambda m, x: abs(x),
