@@ -22,6 +22,7 @@ import numpy as np
 
 from . import primitives as P
 from . import pytree
+from .array import scalar
 from .aval import ShapedArray
 from .trace import Trace, Tracer, describe_traced, new_main
 
@@ -46,6 +47,11 @@ class Literal:
 
     val: object
     aval: ShapedArray
+
+    def as_array(self):
+        """The constant with its dtype and weak type (the bare `val` of a uint32 or
+        float16 literal would bind as a weak int32 or float32)."""
+        return scalar(self.val, self.aval.dtype, self.aval.weak_type)
 
 
 @dataclass
@@ -285,7 +291,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args):
     env: dict[int, object] = {}
 
     def read(atom):
-        return atom.val if isinstance(atom, Literal) else env[id(atom)]
+        return atom.as_array() if isinstance(atom, Literal) else env[id(atom)]
 
     for var, value in zip(jaxpr.constvars, consts):
         env[id(var)] = value

@@ -54,7 +54,7 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out) -> list:
             primal_env[id(var)] = value
 
     def read(atom):
-        return atom.val if isinstance(atom, Literal) else primal_env[id(atom)]
+        return atom.as_array() if isinstance(atom, Literal) else primal_env[id(atom)]
 
     def is_linear(atom) -> bool:
         return not isinstance(atom, Literal) and id(atom) in linear

@@ -191,9 +191,8 @@ def test_rejection_samplers_edges():
     assert float(random.loggamma(key, 1e-30)) < -1e29  # where the sample underflows to 0
 
 
-# frontend/jaxpr.py eval_jaxpr hands a Literal's raw Python value (a uint32 0 becomes a
-# weak int32) to the next primitive, so threefry inside a traced while_loop body fails.
-@pytest.mark.xfail(raises=TypeError, strict=True, reason="eval_jaxpr drops literal dtypes")
+# The samplers' while_loop bodies hold uint32 literals: replayed as bare Python ints they
+# became weak int32s, and threefry rejected them under jit and vmap.
 def test_rejection_samplers_under_jit_and_vmap():
     key = random.PRNGKey(4)
     np.testing.assert_allclose(np.asarray(jaxwg.jit(lambda k: random.gamma(k, 2.0, (4,)))(key)),
