@@ -86,3 +86,50 @@ def test_errors():
         lax.top_k(jnp.ones(3), 4)
     with pytest.raises(TypeError, match="same shape"):
         lax.sort((jnp.ones(3), jnp.ones(4)))
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)  # the same examples on both platforms
+@given(shape=st.sampled_from([(7,), (3, 5)]), dtype=st.sampled_from(["float32", "int32", "uint32",
+                                                                     "float16"]),
+       data=st.data())
+def test_partition_and_argpartition_match_jax(platform, shape, dtype, data):
+    x = _values(np.random.default_rng(sum(shape)), shape, "float32" if dtype == "float16" else dtype)
+    x = x.astype(dtype)
+    axis = data.draw(st.sampled_from(range(-len(shape), len(shape))), label="axis")
+    kth = data.draw(st.integers(-shape[axis], shape[axis] - 1), label="kth")
+    _same(jnp.partition(jnp.asarray(x), kth, axis=axis), jax_numpy.partition(x, kth, axis=axis))
+    _same(jnp.argpartition(jnp.asarray(x), kth, axis=axis),
+          jax_numpy.argpartition(x, kth, axis=axis))
+
+
+def test_lexsort_matches_jax(run):
+    rng = np.random.default_rng(4)
+    a = _values(rng, (3, 8), "float32")  # NaN, -0.0 and ties
+    b = rng.integers(0, 2, (3, 8)).astype(np.int32)
+    c = rng.random((3, 8)) < 0.5
+    for keys, axis in (((a, b), -1), ((b, c, a), 0), ((c,), 1)):
+        _same(run(lambda *k: jnp.lexsort(k, axis=axis), *map(jnp.asarray, keys)),
+              jax_numpy.lexsort(keys, axis=axis))
+    _same(jnp.lexsort(jnp.asarray(b)), jax_numpy.lexsort(b))  # an array: its rows are the keys
+    _same(jnp.lexsort([jnp.int32(3)]), jax_numpy.lexsort([np.int32(3)]))
+
+
+def test_partition_gradient_and_vmap_match_jax():
+    x = np.random.default_rng(5).standard_normal((3, 6)).astype(np.float32)
+    w = np.arange(6, dtype=np.float32)
+    g = jaxwg.grad(lambda v: jnp.sum(jnp.partition(v, 2) * w))(jnp.asarray(x))
+    gj = jax.grad(lambda v: (jax_numpy.partition(v, 2) * w).sum())(x)
+    np.testing.assert_array_equal(np.asarray(g), np.asarray(gj))
+    _same(jaxwg.vmap(lambda r: jnp.argpartition(r, 1), in_axes=1)(jnp.asarray(x)),
+          jax.vmap(lambda r: jax_numpy.argpartition(r, 1), in_axes=1)(x))
+
+
+def test_lexsort_and_partition_errors():
+    with pytest.raises(TypeError, match="need sequence of keys with len > 0"):
+        jnp.lexsort([])
+    with pytest.raises(ValueError, match="all keys need to be the same shape"):
+        jnp.lexsort([jnp.ones(2), jnp.ones(3)])
+    with pytest.raises(ValueError, match="out of bounds"):
+        jnp.partition(jnp.ones(3), 3)
+    with pytest.raises(TypeError, match="partition does not accept dtype bool"):
+        jnp.partition(jnp.array([True, False]), 0)
