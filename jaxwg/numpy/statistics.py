@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 from .. import lax
-from ..frontend.aval import canonical_dtype
+from ..frontend.aval import canonical_dtype, is_python_scalar
 from . import ufuncs
 from ._util import canonicalize_axis, check_arraylike, promote, reject_out, to_array
 from .joining import concatenate
@@ -85,9 +85,9 @@ def _static_neighbours(x, axis: int, q):
     """The sorted samples around quantile `q` of every slice (all of length n), and the
     weight of the upper one: positions known at trace time."""
     n = x.shape[axis]
-    pos = q * np.float32(n - 1)  # float32 arithmetic, as JAX's
+    pos = q * q.dtype.type(n - 1)  # in q's dtype, as JAX's
     low = np.floor(pos)
-    return _take(x, int(low), axis), _take(x, int(np.ceil(pos)), axis), np.float32(pos - low)
+    return _take(x, int(low), axis), _take(x, int(np.ceil(pos)), axis), pos - low
 
 
 def _counted_neighbours(x, count, axis: int, q):
@@ -113,9 +113,18 @@ def _interpolate(method: str, low_value, high_value, high_weight):
         return ufuncs.where(high_weight <= 0.5, low_value, high_value)
     if method == "midpoint":
         return (low_value + high_value) * 0.5
-    # in float32 at least (JAX's q dtype): float16 samples interpolate in float32
-    dtype = np.promote_types(low_value.dtype, np.float32)
+    # in q's dtype, as JAX: float16 samples interpolate in float32
+    dtype = high_weight.dtype
     return low_value.astype(dtype) * (1 - high_weight) + high_value.astype(dtype) * high_weight
+
+
+def _quantiles(q) -> np.ndarray:
+    """`q` on the host (it decides which samples are read), in the dtype JAX computes
+    the positions in: q's own if it is a float array, else the default float (float32
+    unless x64 is on)."""
+    qs = np.asarray(q)
+    inexact = np.issubdtype(qs.dtype, np.inexact) and not is_python_scalar(q)
+    return qs.astype(canonical_dtype(qs.dtype if inexact else np.float64).np)
 
 
 def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
@@ -125,7 +134,7 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
     x = to_array(a)
     if not np.issubdtype(x.dtype, np.inexact):
         x = x.astype(np.float32)
-    qs = np.asarray(q, np.float32)  # as JAX: q in the result dtype (float32)
+    qs = _quantiles(q)
     if qs.ndim > 1:
         raise ValueError(f"q must be a scalar or 1d, got shape {qs.shape}")
     if np.any((qs < 0) | (qs > 1)):
@@ -136,14 +145,14 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
         raise TypeError(f"{name}: no samples to take quantiles of along the reduced axes of an "
                         f"array of shape {shape}")
     if ignore_nan:
-        count = _sum(~ufuncs.isnan(x), axis=axis, dtype=np.float32)
+        count = _sum(~ufuncs.isnan(x), axis=axis, dtype=qs.dtype)
         neighbours = partial(_counted_neighbours, sort(x, axis=axis), count, axis)
     else:
         x = ufuncs.where(_any(ufuncs.isnan(x), axis=axis, keepdims=True), np.nan, x)
         neighbours = partial(_static_neighbours, sort(x, axis=axis), axis)
     results = []
     for qi in np.atleast_1d(qs):
-        r = _interpolate(method, *neighbours(np.float32(qi))).astype(x.dtype)
+        r = _interpolate(method, *neighbours(qi)).astype(x.dtype)
         results.append(lax.reshape(r, kept_shape) if keepdims else r)
     if qs.ndim == 0:
         return results[0]
@@ -177,9 +186,11 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 
 def _percent(q):
-    # q * 0.01 in float32: JAX's compiled q / 100 is that product, so a percentile on a
-    # sample boundary picks the same sample
-    return np.asarray(q, np.float32) * np.float32(0.01)
+    # q / 100, correctly rounded as JAX's source and NumPy say. XLA's CPU code rounds
+    # it either way by a last bit (a reciprocal, fused products), so where q / 100 *
+    # (n - 1) falls on a whole number, `lower` may pick the sample below JAX's there.
+    qs = _quantiles(q)
+    return qs / qs.dtype.type(100)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
