@@ -264,12 +264,20 @@ fn erfc_f32(x: f32) -> f32 {
 }""", "erf_f32", "erfc_tail_f32")
 
 
+# y * 2^k for |k| <= 252, in two exact power-of-two steps (so 2^k itself never
+# overflows, and a subnormal result rounds once), each power built from its exponent
+# bits. ldexp did the same, but on the H200 two ldexp calls cost exp_f32 about 18% of
+# its bandwidth (64M float32: 2.6-2.8 TB/s with ldexp, 3.1-3.4 with this).
+_register("times_pow2_f32", """
+fn times_pow2_f32(y: f32, k: i32) -> f32 {
+  let h = k / 2;
+  return y * bitcast<f32>(u32(h + 127) << 23u) * bitcast<f32>(u32(k - h + 127) << 23u);
+}""")
 # exp(x) = 2^n exp(r) with n = round(x / ln 2) and r = x - n ln 2: the native exp only
 # sees |r| <= 0.35, where it is accurate. ln 2 is split into a 9-bit head, whose
 # product with n is exact, and a tail, so r is accurate without relying on fma (the
-# OpenGL and Vulkan software adapters do not fuse it). The scaling is two ldexp steps
-# so that 2^n itself never overflows. NaN returns first: i32(NaN) is undefined, and
-# llvmpipe's OpenGL ldexp turned it into -0.0.
+# OpenGL and Vulkan software adapters do not fuse it). NaN returns first: i32(NaN) is
+# undefined.
 _register("exp_f32", """
 fn exp_f32(x: f32) -> f32 {
   if (isnan_f32(x)) { return x; }
@@ -277,18 +285,16 @@ fn exp_f32(x: f32) -> f32 {
   if (x < -104.0f) { return 0.0f; }
   let n = round(x * 1.44269504f);
   let r = (x - n * 0.693359375f) - n * -0.00021219444170128554f;
-  let k = i32(n);
-  return ldexp(ldexp(exp(r), k / 2), k - k / 2);
-}""", "isnan_f32")
+  return times_pow2_f32(exp(r), i32(n));
+}""", "isnan_f32", "times_pow2_f32")
 _register("exp2_f32", """
 fn exp2_f32(x: f32) -> f32 {
   if (isnan_f32(x)) { return x; }
   if (x > 128.0f) { return bitcast<f32>(0x7f800000u); }
   if (x < -150.0f) { return 0.0f; }
   let n = round(x);
-  let k = i32(n);
-  return ldexp(ldexp(exp2(x - n), k / 2), k - k / 2);
-}""", "isnan_f32")
+  return times_pow2_f32(exp2(x - n), i32(n));
+}""", "isnan_f32", "times_pow2_f32")
 
 # atan on [0, 1] as t * A(t^2); the rest by the identities atan(t) = pi/2 - atan(1/t),
 # atan2's quadrants, asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 - x^2), x).
