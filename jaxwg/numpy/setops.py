@@ -77,7 +77,10 @@ def _resize(x, length: int):
 def _compact(keep, values, length: int):
     """The entries of the 1-d `values` where `keep` holds, in their order, then the
     others, as an array of `length`: a stable sort on `not keep`."""
-    _, out = lax.sort((logical_not(keep), values), num_keys=1)
+    # an int32 key: the sort compiles once per signature, and `unique`'s inverse sorts
+    # (int32, int32) operands of the same length
+    key = lax.convert_element_type(logical_not(keep), np.int32)
+    _, out = lax.sort((key, values), num_keys=1)
     return _resize(out, length)
 
 

@@ -51,7 +51,7 @@ def _all_same(got, want):
 _DTYPES = ["float32", "int32", "uint32", "bool", "float16"]
 # JAX compiles each new shape, dtype and static argument afresh (about a second each):
 # the examples are derandomized, so that the run on the second platform reuses them.
-_FEW = settings(max_examples=6, deadline=None, derandomize=True)
+_FEW = settings(max_examples=5, deadline=None, derandomize=True)
 
 
 @_FEW
@@ -68,7 +68,7 @@ def test_unique_matches_jax(platform, shape, dtype, data):
 
 def test_unique_under_jit_with_size_and_vmap(run):
     x = np.array([3.0, np.nan, -0.0, 1.0, 0.0, np.nan, 3.0], np.float32)
-    for size, fill in ((3, None), (9, -1.0), (2, 5.0)):
+    for size, fill in ((2, None), (9, -1.0)):
         kw = dict(return_index=True, return_inverse=True, return_counts=True, size=size,
                   fill_value=fill)
         _all_same(run(lambda v: jnp.unique(v, **kw), jnp.asarray(x)), jax_numpy.unique(x, **kw))
@@ -113,33 +113,32 @@ def _set_inputs(rng, dtype):
 @given(seed=st.integers(0, 2 ** 16), dtype=st.sampled_from(["float32", "int32", "uint32"]),
        invert=st.booleans())
 def test_isin_matches_jax(platform, seed, dtype, invert):
-    rng = np.random.default_rng(seed)
-    a, b = _set_inputs(rng, dtype)
-    a = a.reshape(1, -1)
+    a, b = _set_inputs(np.random.default_rng(seed), dtype)
+    a = a.reshape(2, 3)
+    want = jax_numpy.isin(a, b, invert=invert)  # the same for every method
     for method in ("auto", "compare_all", "binary_search", "sort"):
-        _same(jnp.isin(jnp.asarray(a), jnp.asarray(b), invert=invert, method=method),
-              jax_numpy.isin(a, b, invert=invert, method=method))
+        _same(jnp.isin(jnp.asarray(a), jnp.asarray(b), invert=invert, method=method), want)
 
 
 @_FEW
-@given(seed=st.integers(0, 2 ** 16), dtype=st.sampled_from(["float32", "int32"]),
-       size=st.sampled_from([None, 2, 9]), fill=st.sampled_from([None, 3]))
-def test_set_operations_match_jax(platform, seed, dtype, size, fill):
-    a, b = _set_inputs(np.random.default_rng(seed), dtype)
-    kw = dict(size=size, fill_value=fill)
+@given(seed=st.integers(0, 2 ** 16))
+def test_set_operations_match_jax(platform, seed):
+    # float32 for NaN, -0.0 and inf; integers in the promotion and assume_unique tests
+    a, b = _set_inputs(np.random.default_rng(seed), "float32")
+    # size= is tested below with fixed values: each size is a new compilation for JAX
     A, B = jnp.asarray(a), jnp.asarray(b)
-    _all_same(jnp.intersect1d(A, B, return_indices=True, **kw),
-              jax_numpy.intersect1d(a, b, return_indices=True, **kw))
-    _all_same(jnp.union1d(A, B, **kw), jax_numpy.union1d(a, b, **kw))
-    _all_same(jnp.setdiff1d(A, B, **kw), jax_numpy.setdiff1d(a, b, **kw))
-    _all_same(jnp.setxor1d(A, B, **kw), jax_numpy.setxor1d(a, b, **kw))
+    _all_same(jnp.intersect1d(A, B, return_indices=True),
+              jax_numpy.intersect1d(a, b, return_indices=True))
+    for name in ("union1d", "setdiff1d", "setxor1d"):
+        _all_same(getattr(jnp, name)(A, B), getattr(jax_numpy, name)(a, b))
 
 
-def test_set_operations_under_jit_match_jax(run):
-    a = np.array([[5.0, 1.0, np.nan], [-0.0, 3.0, 1.0]], np.float32)
-    b = np.array([3.0, 0.0, 8.0, 3.0, np.nan], np.float32)
+def test_set_operations_with_size_match_jax(run):
+    a = np.array([5.0, 1.0, np.nan, -0.0, 3.0, 1.0], np.float32)
+    b = np.array([3.0, 0.0, 3.0, np.nan], np.float32)
     A, B = jnp.asarray(a), jnp.asarray(b)
-    for size in (2, 8):
+    # padded with JAX's default fill; cut (the same code) eagerly only, to save compiling
+    for size in (9, 2) if run.mode == "eager" else (9,):
         _all_same(run(lambda x, y: jnp.intersect1d(x, y, return_indices=True, size=size), A, B),
                   jax_numpy.intersect1d(a, b, return_indices=True, size=size))
         for name in ("union1d", "setdiff1d", "setxor1d"):
@@ -149,9 +148,9 @@ def test_set_operations_under_jit_match_jax(run):
 
 
 def test_assume_unique_matches_jax():
-    a = np.array([4, 1, 9, 3], np.int32)
-    b = np.array([3, 8, 4], np.int32)
-    for size in (None, 5):
+    a = np.array([4, 1, 9, 3, 0, 7], np.int32)
+    b = np.array([3, 8, 4, 5], np.int32)
+    for size in (None, 9):
         _all_same(jnp.intersect1d(a, b, assume_unique=True, return_indices=True, size=size),
                   jax_numpy.intersect1d(a, b, assume_unique=True, return_indices=True, size=size))
         _all_same(jnp.setdiff1d(a, b, assume_unique=True, size=size),
@@ -162,12 +161,16 @@ def test_assume_unique_matches_jax():
 
 
 def test_promotion_and_fill_dtypes_match_jax():
-    a, b = np.array([1, 2, 5], np.int32), np.array([2.5, 5.0], np.float32)
+    a = np.array([1, 2, 5, 4, 2, 0], np.int32)
+    b = np.array([2.5, 5.0, 0.0, 1.0], np.float32)
     for name in ("intersect1d", "union1d", "setxor1d", "setdiff1d"):
         _all_same(getattr(jnp, name)(a, b), getattr(jax_numpy, name)(a, b))
-    _all_same(jnp.intersect1d(a, a, size=4, fill_value=0.5),
-              jax_numpy.intersect1d(a, a, size=4, fill_value=0.5))
-    _all_same(jnp.unique(a, size=4, fill_value=0.5), jax_numpy.unique(a, size=4, fill_value=0.5))
+    # the fill value takes part in the promotion, but unique casts it to the values' dtype
+    _all_same(jnp.intersect1d(a, a, size=9, fill_value=0.5),
+              jax_numpy.intersect1d(a, a, size=9, fill_value=0.5))
+    _all_same(jnp.unique(a, size=9, fill_value=0.5), jax_numpy.unique(a, size=9, fill_value=0.5))
+    _all_same(jnp.setdiff1d(a, b, size=9, fill_value=-1.5),
+              jax_numpy.setdiff1d(a, b, size=9, fill_value=-1.5))
     _same(jnp.isin(a, 2.0), jax_numpy.isin(a, 2.0))
 
 
