@@ -216,11 +216,17 @@ def _integer_pow(x: AluExp, y: int) -> AluExp:
 def _pow(x: AluExp, y: AluExp) -> AluExp:
     """IEEE pow (C99 Annex F) for floats.
 
-    |x|^y = exp2(y log2|x|) covers zeros and infinities of either operand; the sign is
-    negative for a negative base (-0.0 and -inf included) and an odd integer y; a finite
-    negative base with a finite non-integer y is NaN; x^0 = 1^y = (-1)^+-inf = 1."""
+    |x|^y = exp2(y log2|x|), with log2|x| and its product with y carried in two float32
+    parts where x and y are finite (`_pow_magnitude`): one float32 log2 loses |y log2 x|
+    ulps (10.0 ** 2.0 came out 99.99999). The plain formula covers zeros and infinities
+    of either operand, and float64. The sign is negative for a negative base (-0.0 and
+    -inf included) and an odd integer y; a finite negative base with a finite non-integer
+    y is NaN; x^0 = 1^y = (-1)^+-inf = 1."""
     ax = alu.unary(Op.ABS, x)
     magnitude = alu.unary(Op.EXP2, y * alu.unary(Op.LOG2, ax))
+    if x.dtype is dt.float32:
+        ordinary = _is_finite(y) & _is_finite(ax) & _c(x, 0).lt(ax)
+        magnitude = _select(ordinary, _pow_magnitude(ax, y), magnitude)
     y_is_int = _eq(alu.unary(Op.TRUNC, y), y)  # true for +-inf
     half = y * _c(y, 0.5)
     y_is_odd = y_is_int & ~_eq(alu.unary(Op.TRUNC, half), half)
@@ -230,6 +236,110 @@ def _pow(x: AluExp, y: AluExp) -> AluExp:
     unit = _eq(y, _c(y, 0)) | _eq(x, _c(x, 1)) | (_eq(ax, _c(x, 1)) & _eq(
         alu.unary(Op.ABS, y), _c(y, math.inf)))
     return _select(unit, _c(x, 1), result)
+
+
+def _is_finite(x: AluExp) -> AluExp:
+    return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
+
+
+# -- float32 arithmetic in two parts (value = hi + lo), for pow ------------------------------
+# Products are split by clearing the low 12 significand bits (not Veltkamp's c * a,
+# which a compiler that contracts into fma would break); sums are Knuth's two-sum.
+
+
+def _split(a: AluExp) -> tuple[AluExp, AluExp]:
+    """a = hi + lo exactly, each with at most 12 significant bits."""
+    bits = alu.bitcast(dt.uint32, a)
+    hi = alu.bitcast(dt.float32, alu.binary(Op.AND, bits, alu.const(dt.uint32, 0xFFFFF000)))
+    return hi, a - hi
+
+
+def _two_product(a: AluExp, b: AluExp) -> tuple[AluExp, AluExp]:
+    """a * b = p + e exactly (Dekker), p the rounded product."""
+    p = a * b
+    (ah, al), (bh, bl) = _split(a), _split(b)
+    return p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl
+
+
+def _two_sum(a: AluExp, b: AluExp) -> tuple[AluExp, AluExp]:
+    """a + b = s + e exactly (Knuth), s the rounded sum."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+# log m = 2 atanh(u) = 2u + u^3 (2/3 + u^2 R(u^2)) for |u| <= 0.1716 (m in
+# [sqrt 1/2, sqrt 2)), R(s) = 2/5 + 2s/7 + ... to u^19; 2/3 and 1/ln 2 in two float32
+# parts; e^r = 1 + r + r^2 (1/2 + r/6 + ...) for |r| <= ln 2 / 2, to r^10.
+_ATANH_R = tuple(2.0 / k for k in range(5, 21, 2))
+_TWO_THIRDS = (0.6666666865348816, -1.9868215517249155e-08)
+_LOG2_E = (1.4426950216293335, 1.925963033500011e-08)
+_LN_2 = (0.6931471824645996, -1.904654323148236e-09)
+
+
+def _log2_parts(ax: AluExp) -> tuple[AluExp, AluExp]:
+    """log2(ax) = hi + lo to about 2^-40, for finite ax > 0 (float32): ax = m 2^e,
+    log m = 2 atanh(u), u = (m - 1) / (m + 1), with u and the series' leading terms
+    in two parts."""
+    tiny = ax.lt(_c(ax, 2.0 ** -126))  # subnormals: scale into the normal range
+    ax = _select(tiny, ax * _c(ax, 2.0 ** 24), ax)
+    bits = alu.bitcast(dt.uint32, ax)
+    biased = alu.cast(dt.float32, alu.binary(Op.SHR, bits, alu.const(dt.uint32, 23)))
+    exponent = biased - _select(tiny, _c(ax, 127 + 24), _c(ax, 127))
+    m = alu.bitcast(dt.float32, alu.binary(Op.OR, alu.binary(Op.AND, bits, alu.const(
+        dt.uint32, 0x7FFFFF)), alu.const(dt.uint32, 0x3F800000)))
+    big = ~m.lt(_c(m, math.sqrt(2)))
+    m = _select(big, m * _c(m, 0.5), m)
+    exponent = _select(big, exponent + _c(m, 1), exponent)
+    f = m - _c(m, 1)  # exact (Sterbenz)
+    g_hi, g_lo = _two_sum(_c(m, 1), m)
+    u = f / g_hi
+    p, e = _two_product(u, g_hi)
+    u_lo = (((f - p) - e) - u * g_lo) / g_hi  # (f - u g) / g: the quotient's remainder
+    s_hi, s_lo = _two_product(u, u)
+    series_lo = _c(u, _TWO_THIRDS[1]) + s_hi * _horner(s_hi, _ATANH_R)
+    c_hi, c_err = _two_product(u, s_hi)  # (u + u_lo)^3
+    c_lo = c_err + u * s_lo + _c(u, 3) * s_hi * u_lo
+    t_hi, t_err = _two_product(c_hi, _c(u, _TWO_THIRDS[0]))
+    t_lo = t_err + c_hi * series_lo + c_lo * _c(u, _TWO_THIRDS[0])
+    ln_hi, ln_lo = _two_sum(u * _c(u, 2), t_hi)
+    ln_lo = ln_lo + (u_lo * _c(u, 2) + t_lo)
+    l_hi, l_err = _two_product(ln_hi, _c(u, _LOG2_E[0]))
+    l_lo = l_err + (ln_lo * _c(u, _LOG2_E[0]) + ln_hi * _c(u, _LOG2_E[1]))
+    hi, lo = _two_sum(exponent, l_hi)
+    return _two_sum(hi, lo + l_lo)  # renormalized: lo below half an ulp of hi
+
+
+def _pow2_int(k: AluExp) -> AluExp:
+    """2^k for an integer-valued float32 k in [-126, 127], from its exponent bits."""
+    biased = alu.cast(dt.uint32, k + _c(k, 127))
+    return alu.bitcast(dt.float32, alu.binary(Op.SHL, biased, alu.const(dt.uint32, 23)))
+
+
+def _pow_magnitude(ax: AluExp, y: AluExp) -> AluExp:
+    """ax^y for finite ax > 0 and finite y (float32): 2^(y log2 ax) with the exponent
+    in two parts, split into an integer n and f, |f| <= 1/2; 2^f = e^(f ln 2) by its
+    series, and 2^n in two exact steps."""
+    l_hi, l_lo = _log2_parts(ax)
+    product, e = _two_product(y, l_hi)
+    # beyond 2^+-300 the result is 0 or inf whatever f is (the product may be inf there)
+    huge = ~alu.unary(Op.ABS, product).lt(_c(product, 300.0))
+    p, e = _two_sum(product, e + y * l_lo)  # |e| <= ulp(p) / 2: e^(f_lo ln 2) = 1 + f_lo ln 2
+    edge = _select(product.lt(_c(p, 0)), _c(p, -300.0), _c(p, 300.0))
+    n = _select(huge, edge, alu.unary(Op.ROUND, p))
+    f = _select(huge, _c(p, 0), p - n)  # exact
+    f_lo = _select(huge, _c(p, 0), e)
+    r, r_err = _two_product(f, _c(f, _LN_2[0]))
+    r_lo = r_err + (f * _c(f, _LN_2[1]) + f_lo * _c(f, _LN_2[0]))
+    small = r + (r * r) * _horner(r, _EXPM1_SERIES[1:])  # e^r - 1
+    # e^(r + r_lo) = 1 + small + r_lo e^r; no 1 + small of its own, which a compiler
+    # would share and reassociate the outer sum through (1.25 came out 1.2500001)
+    two_f = _c(r, 1) + ((small + r_lo) + r_lo * small)
+    # n in [-300, 300]: 2^h 2^(n - h) with each half clamped to the normal exponents
+    h = alu.binary(Op.MIN, alu.binary(Op.MAX, alu.unary(Op.TRUNC, n * _c(n, 0.5)),
+                                      _c(n, -126)), _c(n, 127))
+    rest = alu.binary(Op.MIN, alu.binary(Op.MAX, n - h, _c(n, -126)), _c(n, 127))
+    return two_f * _pow2_int(h) * _pow2_int(rest)
 
 
 # erf_inv as XLA computes it in float32 (Giles, "Approximating the erfinv function",

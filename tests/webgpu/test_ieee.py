@@ -131,6 +131,9 @@ FINITE = {
     "((x + y) - x) - y": lambda x, y: ((x + y) - x) - y,
     "(x * y) / x": lambda x, y: (x * y) / x,
     "(x + y) - y": lambda x, y: (x + y) - y,
+    # constants in a sum chain fold together: (x + 1e8) - 1e8 to x
+    "(x + 1e8) - 1e8": lambda x, y: (x + 1e8) - 1e8,
+    "(y - 3) + 3": lambda x, y: (y - 3.0) + 3.0,
 }
 
 

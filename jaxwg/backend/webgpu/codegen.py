@@ -401,13 +401,18 @@ class _Algebra:
     and a product into factors (through *, /, reciprocal, negation), and cancels or
     factors out what two of them have in common; selects distribute over operations, and
     float-to-float conversions are looked through. Every other node (a load, exp(x),
-    min(x, y), a sum inside a product) is an atom. `shape(node)` is (the atoms among the
-    factors of its terms, the atoms among its factors, whether a division is among them),
-    the atom sets as bit sets."""
+    min(x, y), a sum inside a product) is an atom. Constants in a sum are one atom
+    together: compilers fold the constants of a chain into one, so (x + 1) - 1 becomes x
+    and a compensated sum `(a + b) - a` with a constant `a` loses its error term; a
+    constant factor is no term (x * 2 + 1 folds nothing). `shape(node)` is (the atoms
+    among the factors of its terms, the atoms among its factors, whether a division is
+    among them), the atom sets as bit sets."""
+
+    _CONSTANT = 1  # the bit of the constants' atom
 
     def __init__(self):
         self._shapes: dict[AluExp, tuple[int, int, bool]] = {}
-        self._atoms: dict[AluExp, int] = {}
+        self._atoms: dict[AluExp, int] = {None: 0}  # None: the constants
 
     def shape(self, node: AluExp) -> tuple[int, int, bool]:
         got = self._shapes.get(node)
@@ -422,7 +427,7 @@ class _Algebra:
     def _shape(self, node: AluExp) -> tuple[int, int, bool]:
         op, src = node.op, node.src
         if op is Op.CONST:
-            return 0, 0, False
+            return self._CONSTANT, 0, False
         if not node.dtype.is_float or (op is Op.CAST and not src[0].dtype.is_float):
             return self._atom(node)
         if op in (Op.NEG, Op.CAST):
@@ -438,7 +443,7 @@ class _Algebra:
             for s in src:
                 _, f, d = self.shape(s)
                 factors, divides = factors | f, divides or d
-            return factors, factors, divides
+            return factors & ~self._CONSTANT, factors, divides
         return self._atom(node)
 
 
