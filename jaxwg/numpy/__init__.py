@@ -18,6 +18,7 @@ from .indexing import *  # noqa: F403
 from .io import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .padding import *  # noqa: F403
+from .polynomials import *  # noqa: F403
 from .products import *  # noqa: F403
 from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cumprod, cumsum,
                          cumulative_prod, cumulative_sum, max, mean, min, nancumprod, nancumsum,
