@@ -28,14 +28,17 @@ from ..frontend.jit import jit
 from . import lax
 
 
-def _order_key(x, equal_zeros: bool = True):
-    """An array that compares (as integers) in JAX's sort order of `x`: -0 equals 0
-    unless not `equal_zeros` (top_k's total order puts -0 first)."""
+def order_keys(x, equal_zeros: bool = True) -> list:
+    """Arrays that compare (as integers, lexicographically) in JAX's sort order of `x`:
+    -0 equals 0 unless not `equal_zeros` (top_k's total order puts -0 first). One key,
+    except for float64 (`_float64_keys`)."""
     dtype = aval_of(x).dtype
     if dtype.is_bool:
-        return lax.convert_element_type(x, np.int32)
+        return [lax.convert_element_type(x, np.int32)]
     if not dtype.is_float:
-        return x
+        return [x]
+    if dtype is dt.float64:
+        return _float64_keys(x, equal_zeros)
     if dtype is not dt.float32:
         x = lax.convert_element_type(x, np.float32)  # exact for float16
     if equal_zeros:
@@ -43,15 +46,73 @@ def _order_key(x, equal_zeros: bool = True):
     x = lax.select(lax.ne(x, x), lax.full_like(x, float("nan")), x)
     bits = lax.bitcast_convert_type(x, np.int32)
     # negative floats: flip the magnitude bits, so larger magnitudes compare smaller
-    return lax.select(lax.lt(bits, lax.full_like(bits, 0)),
-                      lax.bitwise_xor(bits, lax.full_like(bits, 0x7FFFFFFF)), bits)
+    return [lax.select(lax.lt(bits, lax.full_like(bits, 0)),
+                       lax.bitwise_xor(bits, lax.full_like(bits, 0x7FFFFFFF)), bits)]
+
+
+# Class keys of float64 values outside the finite nonzero ones; finite nonzero values
+# have (binade + 2000) times their sign, at least 925 in magnitude.
+_NAN_CLASS, _INF_CLASS = 5000, 4000
+
+
+def _float64_keys(x, equal_zeros: bool) -> list:
+    """float64 in order without 64-bit integers: (sign * (binade + 2000), then the
+    significand in [1, 2) as three float32 pieces m1 + m2 + m3 (53 bits in three times
+    24), each signed). Rounding to float32 is monotonic, and each piece orders the values
+    the ones before it tie."""
+    def f64(v):
+        return lax.full_like(x, v)
+
+    magnitude = lax.abs(x)
+    finite = lax.is_finite(x)
+    nonzero = lax.ne(x, f64(0))
+    ordinary = lax.bitwise_and(finite, nonzero)
+    safe = lax.select(ordinary, magnitude, f64(1))
+    significand, binade = _binade(safe)
+    negative = lax.lt(x, f64(0))
+    sign = lax.select(negative, f64(-1), f64(1))
+    pieces, rest = [], significand
+    for _ in range(3):
+        piece = lax.convert_element_type(lax.convert_element_type(rest, np.float32), np.float64)
+        pieces.append(piece)
+        rest = rest - piece
+    zero_class = f64(0) if equal_zeros else lax.select(_signbit64(x), f64(-1), f64(0))
+    special = lax.select(lax.ne(x, x), f64(_NAN_CLASS),
+                         lax.select(finite, zero_class, sign * _INF_CLASS))
+    first = lax.select(ordinary, sign * (binade + 2000), special)
+    keys = [lax.convert_element_type(first, np.int32)]
+    for piece in pieces:
+        signed = lax.select(ordinary, sign * piece, f64(0))
+        keys.extend(order_keys(lax.convert_element_type(signed, np.float32)))
+    return keys
+
+
+def _binade(a):
+    """(m, e) with a = m 2^e, m in [1, 2), for finite a > 0 (float64): scaled by constant
+    powers of two, largest first (WGSL has no float64 log or exp2; each step is exact)."""
+    binade = lax.full_like(a, 0)
+    for k in (512, 256, 128, 64, 32, 16, 8, 4, 2, 1):
+        big = lax.ge(a, lax.full_like(a, 2.0 ** k))
+        a = lax.select(big, a * 2.0 ** -k, a)
+        binade = lax.select(big, binade + k, binade)
+    for k in (512, 512, 256, 128, 64, 32, 16, 8, 4, 2, 1):  # subnormals need 1074 in all
+        small = lax.lt(a, lax.full_like(a, 2.0 ** (1 - k)))
+        a = lax.select(small, a * 2.0 ** k, a)
+        binade = lax.select(small, binade - k, binade)
+    return a, binade
+
+
+def _signbit64(x):
+    """Whether float64 `x` has its sign bit set (-0.0 included): 1 / -0.0 is -inf."""
+    return lax.lt(lax.select(lax.eq(x, lax.full_like(x, 0)), lax.div(lax.full_like(x, 1), x), x),
+                  lax.full_like(x, 0))
 
 
 def _largest(dtype):
     return {"int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}[dtype.name]
 
 
-def _lex_less(a_keys, b_keys):
+def lex_less(a_keys, b_keys):
     """Whether the tuple `a_keys` sorts before `b_keys` (lexicographically)."""
     less = None
     for a, b in zip(reversed(a_keys), reversed(b_keys)):
@@ -82,8 +143,8 @@ def _network(arrays: list, num_keys: int) -> list:
             # the lower element of a pair keeps the smaller one in an ascending block
             lower = lax.eq(lax.bitwise_and(index, j), zero)
             ascending = lax.eq(lax.bitwise_and(index, k), zero)
-            partner_first = _lex_less(partners[:num_keys], arrays[:num_keys])
-            self_first = _lex_less(arrays[:num_keys], partners[:num_keys])
+            partner_first = lex_less(partners[:num_keys], arrays[:num_keys])
+            self_first = lex_less(arrays[:num_keys], partners[:num_keys])
             take = lax.select(lax.eq(lower, ascending), partner_first, self_first)
             arrays = [lax.select(take, p, a) for a, p in zip(arrays, partners)]
             j //= 2
@@ -132,13 +193,14 @@ def _sorted(*operands, axis: int, num_keys: int):
     flat = [lax.reshape(lax.transpose(o, perm), (batch, n)) for o in operands]
     # Padding takes the largest key, so it sorts after every element (ties: position).
     keys = [lax.pad(k, lax.full((), _largest(aval_of(k).dtype), aval_of(k).dtype),
-                    [(0, 0, 0), (0, m - n, 0)]) for k in (_order_key(f) for f in flat[:num_keys])]
+                    [(0, 0, 0), (0, m - n, 0)])
+            for f in flat[:num_keys] for k in order_keys(f)]
     values = [lax.pad(a, lax.full((), 0, aval_of(a).dtype), [(0, 0, 0), (0, m - n, 0)])
               for a in flat]
-    arrays = _network(keys + [position] + values, num_keys + 1)
+    arrays = _network(keys + [position] + values, len(keys) + 1)
     inverse = [int(i) for i in np.argsort(perm)]
     return [lax.transpose(lax.reshape(lax.slice(a, (0, 0), (batch, n)), moved_shape), inverse)
-            for a in arrays[num_keys + 1:]]
+            for a in arrays[len(keys) + 1:]]
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
@@ -168,8 +230,8 @@ def top_k(operand, k: int, *, axis: int = -1):
         raise ValueError(f"top_k: k={k} must be in [0, {shape[axis]}] for axis of size "
                          f"{shape[axis]}")
     index = lax.broadcasted_iota(np.int32, shape, axis)
-    descending = lax.bitwise_not(_order_key(operand, equal_zeros=False))
-    _, values, indices = sort((descending, operand, index), axis, num_keys=1)
+    descending = [lax.bitwise_not(k) for k in order_keys(operand, equal_zeros=False)]
+    *_, values, indices = sort((*descending, operand, index), axis, num_keys=len(descending))
     start, stop = [0] * len(shape), list(shape)
     stop[axis] = k
     return lax.slice(values, start, stop), lax.slice(indices, start, stop)

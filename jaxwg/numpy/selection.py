@@ -37,6 +37,7 @@ from ..core import dtypes as dt
 from ..errors import ConcretizationTypeError, TracerBoolConversionError
 from ..frontend.gather import GatherScatterMode
 from ..frontend.trace import Tracer
+from ..lax.sorting import lex_less
 from . import ufuncs
 from ._util import (
     aval_of,
@@ -103,16 +104,27 @@ def _gather_along(x, indices, axis: int, mode, fill_value=None, unique_indices=F
 
 def count_at_most(sorted_ints, queries):
     """For each of `queries` (int32), how many entries of the nondecreasing int32 vector
-    `sorted_ints` are <= it (`searchsorted(side="right")`), by a binary search on the
-    device: one gather of the midpoints per halving, n.bit_length() of them in all."""
-    n = aval_of(sorted_ints).shape[0]
-    shape = aval_of(queries).shape
+    `sorted_ints` are <= it (`searchsorted(side="right")`)."""
+    return count_before([sorted_ints], [queries], inclusive=True)
+
+
+def count_before(sorted_keys: list, query_keys: list, inclusive: bool):
+    """For each query, how many entries of the sorted 1-d vectors are before it:
+    entries compare lexicographically by `sorted_keys` against `query_keys` (integer
+    arrays, one pair per key), `inclusive` counting the equal ones too. A binary search
+    on the device: one gather of the midpoints per halving, n.bit_length() in all, so
+    n x m work becomes m log n."""
+    n = aval_of(sorted_keys[0]).shape[0]
+    shape = aval_of(query_keys[0]).shape
     lo = lax.full(shape, 0, dt.int32)
     hi = lax.full(shape, n, dt.int32)
     for _ in range(n.bit_length()):
         mid = lax.shift_right_logical(lax.add(lo, hi), lax.full(shape, 1, dt.int32))
-        value = _gather_along(sorted_ints, mid, 0, GatherScatterMode.CLIP)  # mid = n reads the last
-        go_right = lax.bitwise_and(lax.lt(mid, hi), lax.le(value, queries))
+        # mid = n reads the last entry (clipped), and cannot move lo
+        at_mid = [_gather_along(k, mid, 0, GatherScatterMode.CLIP) for k in sorted_keys]
+        before = ufuncs.logical_not(lex_less(query_keys, at_mid)) if inclusive else \
+            lex_less(at_mid, query_keys)
+        go_right = lax.bitwise_and(lax.lt(mid, hi), before)
         lo = lax.select(go_right, lax.add(mid, 1), lo)
         hi = lax.select(go_right, hi, mid)
     return lo

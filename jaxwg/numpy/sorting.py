@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
-from ..lax.sorting import _order_key
+from ..lax.sorting import order_keys
 from ._util import aval_of, canonicalize_axis, check_arraylike, slice_axis, to_array
 
 __all__ = ["argpartition", "argsort", "lexsort", "partition", "sort"]
@@ -85,14 +85,14 @@ def lexsort(keys, axis=-1):
 
 
 def _partition_order(name, a, kth, axis):
-    """`a`, `axis` and `kth` checked, and the order key JAX's partitions use: top_k's
+    """`a`, `axis` and `kth` checked, and the order keys JAX's partitions use: top_k's
     total order (NaN last, -0.0 before 0.0)."""
     x = to_array(a)
     if aval_of(x).dtype.is_bool:
         raise TypeError(f"{name} does not accept dtype bool (as JAX: it negates the values)")
     axis = canonicalize_axis(axis, aval_of(x).ndim)
     kth = canonicalize_axis(kth, aval_of(x).shape[axis])
-    return x, _order_key(x, equal_zeros=False), kth, axis
+    return x, order_keys(x, equal_zeros=False), kth, axis
 
 
 def _split_at(x, k: int, axis: int):
@@ -109,8 +109,8 @@ def partition(a, kth, axis=-1):
     >>> jnp.partition(jnp.array([5, 1, 4, 2, 3]), 1).tolist()
     [1, 2, 5, 4, 3]
     """
-    x, key, kth, axis = _partition_order("partition", a, kth, axis)
-    _, ordered = lax.sort((key, x), dimension=axis, num_keys=1)
+    x, keys, kth, axis = _partition_order("partition", a, kth, axis)
+    *_, ordered = lax.sort((*keys, x), dimension=axis, num_keys=len(keys))
     low, high = _split_at(ordered, kth + 1, axis)
     return lax.concatenate([low, lax.rev(high, (axis,))], axis)
 
@@ -124,8 +124,8 @@ def argpartition(a, kth, axis=-1):
     >>> jnp.argpartition(jnp.array([5, 1, 4, 2, 3]), 1).tolist()
     [1, 3, 0, 2, 4]
     """
-    x, key, kth, axis = _partition_order("argpartition", a, kth, axis)
+    x, keys, kth, axis = _partition_order("argpartition", a, kth, axis)
     index = lax.broadcasted_iota(np.int32, aval_of(x).shape, axis)
-    _, order = lax.sort((key, index), dimension=axis, num_keys=1)
+    *_, order = lax.sort((*keys, index), dimension=axis, num_keys=len(keys))
     low, high = _split_at(order, kth + 1, axis)
     return lax.concatenate([low, lax.sort(high, dimension=axis)], axis)

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..frontend.aval import canonical_dtype, is_python_scalar
+from ..lax.sorting import order_keys
 from . import ufuncs
 from ._util import canonicalize_axis, check_arraylike, promote, reject_out, to_array
 from .joining import concatenate
@@ -25,6 +26,8 @@ from .reductions import argmax as _argmax
 from .reductions import argmin as _argmin
 from .reductions import sum as _sum
 from .shape import atleast_2d, expand_dims, moveaxis, ravel, squeeze
+from .dtypes import result_type
+from .selection import count_before, take
 from .sorting import sort
 
 __all__ = ["average", "corrcoef", "cov", "median", "nanargmax", "nanargmin", "nanmedian",
@@ -271,7 +274,8 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
 def searchsorted(a, v, side="left", sorter=None, *, method=None):
     """Where `v`'s elements would go in the sorted 1-d `a` to keep it sorted (int32):
     the count of elements before (`left`: strictly less; `right`: not greater), NaN
-    sorting last as in `sort`.
+    sorting last as in `sort`; `sorter` gives the order of an unsorted `a`. Every
+    `method` runs one binary search on the device (m log n work).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.searchsorted(jnp.array([1, 2, 2, 5]), jnp.array([2, 6]), side="right").tolist()
@@ -279,20 +283,16 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
     """
     if side not in ("left", "right"):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'")
-    if sorter is not None:
-        raise NotImplementedError("searchsorted: sorter is not supported yet")
+    if method not in (None, "scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"{method!r} is an invalid value for keyword 'method'")
     a, v = to_array(a), to_array(v)
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")
-    from ..lax.sorting import _order_key
-
-    dtype = np.result_type(a.dtype, v.dtype)
-    keys_a, keys_v = _order_key(a.astype(dtype)), _order_key(v.astype(dtype))
-    # compare every element of v with every element of a (fused: no n x m buffer)
-    a_b = lax.broadcast_in_dim(keys_a, v.shape + a.shape, (v.ndim,))
-    v_b = lax.broadcast_in_dim(keys_v, v.shape + a.shape, tuple(range(v.ndim)))
-    before = lax.lt(a_b, v_b) if side == "left" else lax.le(a_b, v_b)
-    return lax.reduce_sum(lax.convert_element_type(before, np.int32), (v.ndim,))
+    if sorter is not None:
+        a = take(a, to_array(sorter), mode="clip")
+    dtype = result_type(a, v)
+    keys_a, keys_v = order_keys(a.astype(dtype)), order_keys(v.astype(dtype))
+    return count_before(keys_a, keys_v, inclusive=side == "right")
 
 
 def _nanarg(name: str, a, axis, keepdims):
