@@ -99,6 +99,21 @@ def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     return out if keepdims else lax.squeeze(out, (axis,))
 
 
+def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
+    """The same scatter without batching dims: each operand batching axis becomes one
+    more index column (its position along the paired indices axis) and an inserted
+    window axis."""
+    shape = aval_of(scatter_indices).shape
+    indices = lax.convert_element_type(scatter_indices, dt.int32)
+    columns = [lax.broadcasted_iota(dt.int32, shape[:-1] + (1,), axis)
+               for axis in d.scatter_indices_batching_dims]
+    indices = lax.concatenate([indices] + columns, len(shape) - 1)
+    return indices, ScatterDimensionNumbers(
+        update_window_dims=d.update_window_dims,
+        inserted_window_dims=tuple(sorted(d.inserted_window_dims + d.operand_batching_dims)),
+        scatter_dims_to_operand_dims=d.scatter_dims_to_operand_dims + d.operand_batching_dims)
+
+
 def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers, mode):
     """`operand` with `updates` combined in (see the module docstring); `combine` is
     "add", "mul", "min", "max" or "set" (the last update to land wins)."""
@@ -107,7 +122,8 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     scatter_abstract_eval(op_aval, idx_aval, upd_aval, dimension_numbers=d, mode=mode,
                           indices_are_sorted=False, unique_indices=False)
     if d.operand_batching_dims:
-        raise NotImplementedError("scatter with operand_batching_dims is not supported yet")
+        indices, unbatched = _unbatched(scatter_indices, d)
+        return _scatter(combine, operand, indices, updates, unbatched, mode)
     mode = GatherScatterMode.from_any(mode)
     shape, n = op_aval.shape, op_aval.ndim
     batch_shape, k = idx_aval.shape[:-1], idx_aval.shape[-1]

@@ -221,3 +221,30 @@ def test_bad_array_indices_raise_like_jax():
         x[np.array([True, False, True])]
     with pytest.raises(TypeError, match="traced boolean"):
         jaxwg.jit(lambda a, m: a[m])(x, jnp.array([True, False]))
+
+
+def test_scatter_with_batching_dims_and_the_gradient_of_a_batched_gather_match_jax(run):
+    """Operand batching dims become index columns (scatter) and so the transpose of a
+    batched gather works."""
+    x = np.arange(12.0, dtype=np.float32).reshape(2, 3, 2)
+    idx = np.array([[[2], [2], [0]], [[0], [1], [1]]], np.int32)
+    upd = np.arange(12.0, dtype=np.float32).reshape(2, 3, 2) + 1
+
+    def scatter(lib, combine):
+        dn = lib.lax.ScatterDimensionNumbers(
+            update_window_dims=(2,), inserted_window_dims=(1,), scatter_dims_to_operand_dims=(1,),
+            operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+        return lambda a, i, u: getattr(lib.lax, combine)(a, i, u, dn)
+
+    for combine in ("scatter_add", "scatter_max", "scatter"):
+        _same(run(scatter(jaxwg, combine), jnp.asarray(x), jnp.asarray(idx), jnp.asarray(upd)),
+              scatter(jax, combine)(x, idx, upd))
+
+    def gathered(lib):
+        dn = lib.lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(1,),
+                                            start_index_map=(1,), operand_batching_dims=(0,),
+                                            start_indices_batching_dims=(0,))
+        return lambda a: (lib.lax.gather(a[:, :, 0], idx[:, 0, :], dn, (1, 1)) *
+                          np.float32([3, 5])).sum()
+
+    _same(jaxwg.grad(gathered(jaxwg))(jnp.asarray(x)), jax.grad(gathered(jax))(x))
