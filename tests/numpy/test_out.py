@@ -26,11 +26,16 @@ WITH_OUT = sorted(n for n in dir(jnp) if not n.startswith("_") and _takes_out(n)
 
 # Arguments before `out` where one array `x` is not what the function takes.
 ARGS = {
+    "choose": lambda m, x: (m.asarray([0, 1, 0]), [x[0], x[1]]),
+    "compress": lambda m, x: (m.asarray([True, False]), x),
     "einsum": lambda m, x: ("ij->j", x),
+    "nanpercentile": lambda m, x: (x, 50.0),
+    "nanquantile": lambda m, x: (x, 0.5),
     "outer": lambda m, x: (x, x),
     "percentile": lambda m, x: (x, 50.0),
     "quantile": lambda m, x: (x, 0.5),
     "stack": lambda m, x: ([x, x],),
+    "take": lambda m, x: (x, m.asarray([4, 0])),
 }
 # Functions whose JAX name in the message is another one's (aliases).
 JAX_NAME = {"amax": "max", "amin": "min", "around": "round"}
@@ -46,7 +51,7 @@ def test_the_walk_finds_the_functions():
 
 
 # JAX's quantiles raise ValueError for out= (and overwrite_input=True).
-VALUE_ERROR = {"median", "percentile", "quantile"}
+VALUE_ERROR = {"median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile"}
 
 
 @pytest.mark.parametrize("name", sorted(VALUE_ERROR))
