@@ -22,7 +22,7 @@ from typing import NamedTuple
 from ..frontend import aval as avals
 from ..frontend.array import aval_of
 from . import lax
-from .windows import padtype_to_pads, windows
+from .windows import padtype_to_pads, positive_ints, windows
 
 __all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
            "conv_transpose", "conv_with_general_padding"]
@@ -132,16 +132,6 @@ def _check_groups(lhs, rhs, dn, feature_groups: int, batch_groups: int) -> None:
                          f"feature_group_count={feature_groups}")
 
 
-def _spatial_ints(what: str, values, count: int) -> tuple[int, ...]:
-    values = (1,) * count if values is None else tuple(operator.index(v) for v in values)
-    if len(values) != count:
-        raise ValueError(f"conv_general_dilated {what} must have {count} entries (one per "
-                         f"spatial dimension), got {values}")
-    if any(v < 1 for v in values):
-        raise ValueError(f"conv_general_dilated {what} must be positive, got {values}")
-    return values
-
-
 def _explicit_padding(padding, lhs_spatial, window, strides, lhs_dilation):
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
@@ -191,9 +181,10 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     if len(strides) != nspatial:
         raise ValueError("conv_general_dilated window and window_strides must have the same "
                          f"number of dimensions, but got {nspatial} and {len(strides)}")
-    strides = _spatial_ints("window_strides", strides, nspatial)
-    lhs_dil = _spatial_ints("lhs_dilation", lhs_dilation, nspatial)
-    rhs_dil = _spatial_ints("rhs_dilation", rhs_dilation, nspatial)
+    name = "conv_general_dilated"
+    strides = positive_ints(name, "window_strides", strides, nspatial)
+    lhs_dil = positive_ints(name, "lhs_dilation", lhs_dilation, nspatial)
+    rhs_dil = positive_ints(name, "rhs_dilation", rhs_dilation, nspatial)
     lhs_spatial = tuple(lhs_aval.shape[a] for a in dn.lhs_spec[2:])
     window = tuple(rhs_aval.shape[a] for a in dn.rhs_spec[2:])
     spans = tuple(d * (k - 1) + 1 if k else 0 for k, d in zip(window, rhs_dil))

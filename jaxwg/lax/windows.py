@@ -119,13 +119,14 @@ def windows(x, axes: Sequence[int], sizes, strides, dilations):
     return lax.transpose(x, keep + window_axes)
 
 
-def _static_ints(name: str, what: str, values, count: int) -> tuple[int, ...]:
-    values = tuple(operator.index(v) for v in values)
+def positive_ints(name: str, what: str, values, count: int) -> tuple[int, ...]:
+    """Strides or dilations: `count` positive ints, all 1 for None."""
+    values = (1,) * count if values is None else tuple(operator.index(v) for v in values)
     if len(values) != count:
-        raise TypeError(f"{name}: {what} must have {count} entries (one per operand axis), "
-                        f"got {values}")
+        raise ValueError(f"{name} {what} must have {count} entries (one per window axis), "
+                         f"got {values}")
     if any(v < 1 for v in values):
-        raise ValueError(f"{name}: {what} must be positive, got {values}")
+        raise ValueError(f"{name} {what} must be positive, got {values}")
     return values
 
 
@@ -287,9 +288,9 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     if len(sizes) != ndim:
         raise TypeError(f"{name}: window_dimensions {sizes} must have one entry per axis "
                         f"of the operand of shape {shape}")
-    strides = _static_ints(name, "window_strides", window_strides or (1,) * ndim, ndim)
-    base = _static_ints(name, "base_dilation", base_dilation or (1,) * ndim, ndim)
-    dilation = _static_ints(name, "window_dilation", window_dilation or (1,) * ndim, ndim)
+    strides = positive_ints(name, "window_strides", window_strides, ndim)
+    base = positive_ints(name, "base_dilation", base_dilation, ndim)
+    dilation = positive_ints(name, "window_dilation", window_dilation, ndim)
     spans = tuple(d * (k - 1) + 1 for k, d in zip(sizes, dilation))
     if isinstance(padding, str):
         padding = padtype_to_pads(shape, spans, strides, padding)

@@ -404,15 +404,20 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     >>> jnp.eye(2, dtype=jnp.int32).tolist()
     [[1, 0], [0, 1]]
     """
+    rows, cols = _diagonal_offsets(N, M, k)
+    return place(lax.convert_element_type(lax.eq(rows, cols),
+                                          avals.canonical_dtype(dtype or _float_dtype())), device)
+
+
+def _diagonal_offsets(N, M, k):
+    """(row + k, column) of each element of an `N` x `M` matrix (int32): equal on the
+    `k`-th diagonal."""
     M = N if M is None else M
     N, M, k = operator.index(N), operator.index(M), operator.index(k)
     if N < 0 or M < 0:
         raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
     rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dt.int32, (N, M), 1)
-    on_diagonal = lax.eq(lax.add(rows, k), cols)
-    return place(lax.convert_element_type(on_diagonal,
-                                          avals.canonical_dtype(dtype or _float_dtype())), device)
+    return lax.add(rows, k), lax.broadcasted_iota(dt.int32, (N, M), 1)
 
 
 def identity(n: int, dtype=None):
@@ -433,14 +438,8 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     >>> jnp.tri(2, 3, k=1, dtype=jnp.int32).tolist()
     [[1, 1, 0], [1, 1, 1]]
     """
-    M = N if M is None else M
-    N, M, k = operator.index(N), operator.index(M), operator.index(k)
-    if N < 0 or M < 0:
-        raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
-    rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dt.int32, (N, M), 1)
-    below = lax.ge(lax.add(rows, k), cols)
-    return lax.convert_element_type(below, avals.canonical_dtype(dtype or np.float32))
+    rows, cols = _diagonal_offsets(N, M, k)
+    return lax.convert_element_type(lax.ge(rows, cols), avals.canonical_dtype(dtype or np.float32))
 
 
 def _inexact_dtypes(start, stop, dtype):

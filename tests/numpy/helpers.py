@@ -75,3 +75,17 @@ def assert_array(actual, expected, *, dtype=None, rtol=None, atol=0.0, weak_type
         np.testing.assert_allclose(got, expected, rtol=tol, atol=atol, equal_nan=True)
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+def assert_close(got, want, rtol=1e-6, atol=1e-6):
+    """Same dtype and shape; values within a few float32 roundings (sums of products
+    and divisions in another order than XLA's)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
+                                                                  got.shape, want.shape)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def normal_float32(shape, seed):
+    """Standard normal float32 samples, reproducible by `seed`."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)

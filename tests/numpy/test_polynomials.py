@@ -9,80 +9,67 @@ import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg.errors import ConcretizationTypeError
 
-from .helpers import jax, jax_numpy
-
-
-def _close(got, want, rtol=1e-6, atol=1e-6):
-    """Same dtype and shape; values a few float32 roundings apart (products summed in
-    another order than XLA's)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
-                                                                  got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-
-
-def _normal(shape, seed):
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+from .helpers import assert_close, jax, jax_numpy, normal_float32
 
 
 @settings(max_examples=6, deadline=None)
 @given(n1=st.integers(1, 6), n2=st.integers(1, 6), ints=st.booleans())
 def test_polynomial_arithmetic_matches_jax(run, n1, n2, ints):
-    a1, a2 = _normal(n1, n1), _normal(n2, 10 + n2)
+    a1, a2 = normal_float32(n1, n1), normal_float32(n2, 10 + n2)
     if ints:
         a1, a2 = (a1 * 4).astype(np.int32), (a2 * 4).astype(np.int32)
     for name in ("polyadd", "polysub", "polymul"):
-        _close(run(getattr(jnp, name), jnp.asarray(a1), jnp.asarray(a2)),
-               getattr(jax_numpy, name)(a1, a2), rtol=1e-5)
+        assert_close(run(getattr(jnp, name), jnp.asarray(a1), jnp.asarray(a2)),
+                     getattr(jax_numpy, name)(a1, a2), rtol=1e-5)
     x = np.float32([-1.5, 0.0, 0.5, 2.0])
-    _close(run(jnp.polyval, jnp.asarray(a1), jnp.asarray(x)), jax_numpy.polyval(a1, x),
-           rtol=1e-5)
+    assert_close(run(jnp.polyval, jnp.asarray(a1), jnp.asarray(x)), jax_numpy.polyval(a1, x),
+                 rtol=1e-5)
 
 
 def test_polyval_shapes_and_dtypes(run):
-    p, x = _normal((4, 3), 1), _normal((2, 3), 2)  # one polynomial per column
-    _close(run(jnp.polyval, jnp.asarray(p), jnp.asarray(x)), jax_numpy.polyval(p, x))
+    p, x = normal_float32((4, 3), 1), normal_float32((2, 3), 2)  # one polynomial per column
+    assert_close(run(jnp.polyval, jnp.asarray(p), jnp.asarray(x)), jax_numpy.polyval(p, x))
     ints = np.array([3, 0, 1], np.int32)
-    _close(run(jnp.polyval, jnp.asarray(ints), jnp.asarray(ints)), jax_numpy.polyval(ints, ints))
-    _close(jnp.polyval(jnp.asarray(p[:, 0]), 2.0), jax_numpy.polyval(p[:, 0], 2.0))
-    _close(jnp.polyval(jnp.asarray(p[:, 0]), jnp.float32(np.inf)),
-           jax_numpy.polyval(p[:, 0], np.float32(np.inf)))
+    assert_close(run(jnp.polyval, jnp.asarray(ints), jnp.asarray(ints)), jax_numpy.polyval(ints, ints))
+    assert_close(jnp.polyval(jnp.asarray(p[:, 0]), 2.0), jax_numpy.polyval(p[:, 0], 2.0))
+    assert_close(jnp.polyval(jnp.asarray(p[:, 0]), jnp.float32(np.inf)),
+                 jax_numpy.polyval(p[:, 0], np.float32(np.inf)))
 
 
 def test_polyadd_broadcasts_trailing_axes(platform):
-    p, q = _normal((4, 3), 3), _normal((2, 1), 4)
-    _close(jnp.polyadd(jnp.asarray(p), jnp.asarray(q)), jax_numpy.polyadd(p, q))
-    _close(jnp.polysub(jnp.asarray(q), jnp.asarray(p)), jax_numpy.polysub(q, p))
+    p, q = normal_float32((4, 3), 3), normal_float32((2, 1), 4)
+    assert_close(jnp.polyadd(jnp.asarray(p), jnp.asarray(q)), jax_numpy.polyadd(p, q))
+    assert_close(jnp.polysub(jnp.asarray(q), jnp.asarray(p)), jax_numpy.polysub(q, p))
 
 
 def test_polymul_edge_cases(platform):
     a, b = np.float32([0.0, 0.0, 1.0, 2.0]), np.float32([0.0, 3.0])
-    _close(jnp.polymul(jnp.asarray(a), jnp.asarray(b), trim_leading_zeros=True),
-           jax_numpy.polymul(a, b, trim_leading_zeros=True))
-    _close(jnp.polymul(jnp.zeros(0), jnp.asarray(b)),
-           jax_numpy.polymul(np.zeros(0, np.float32), b))
+    assert_close(jnp.polymul(jnp.asarray(a), jnp.asarray(b), trim_leading_zeros=True),
+                 jax_numpy.polymul(a, b, trim_leading_zeros=True))
+    assert_close(jnp.polymul(jnp.zeros(0), jnp.asarray(b)),
+                 jax_numpy.polymul(np.zeros(0, np.float32), b))
     with pytest.raises(ConcretizationTypeError):
         jaxwg.jit(lambda a: jnp.polymul(a, a, trim_leading_zeros=True))(jnp.asarray(a))
 
 
 @pytest.mark.parametrize("m", [0, 1, 2, 5, 7])
 def test_polyder_polyint_match_jax(run, m):
-    p = _normal(6, m)
-    _close(run(jnp.polyder, jnp.asarray(p), m=m), jax_numpy.polyder(p, m))
-    _close(run(jnp.polyint, jnp.asarray(p), m=m), jax_numpy.polyint(p, m))
-    _close(run(jnp.polyint, jnp.asarray(p), m=m, k=2.5), jax_numpy.polyint(p, m, k=2.5))
+    p = normal_float32(6, m)
+    assert_close(run(jnp.polyder, jnp.asarray(p), m=m), jax_numpy.polyder(p, m))
+    assert_close(run(jnp.polyint, jnp.asarray(p), m=m), jax_numpy.polyint(p, m))
+    assert_close(run(jnp.polyint, jnp.asarray(p), m=m, k=2.5), jax_numpy.polyint(p, m, k=2.5))
     k = np.arange(m, dtype=np.float32) - 1
-    _close(run(lambda p, k: jnp.polyint(p, m, k), jnp.asarray(p), jnp.asarray(k)),
-           jax_numpy.polyint(p, m, k))
+    assert_close(run(lambda p, k: jnp.polyint(p, m, k), jnp.asarray(p), jnp.asarray(k)),
+                 jax_numpy.polyint(p, m, k))
 
 
 def test_polyder_polyint_dtypes_and_large_orders(platform):
     ints = np.array([1, 1, 1, 1], np.int32)
-    _close(jnp.polyder(jnp.asarray(ints), 2), jax_numpy.polyder(ints, 2))
-    _close(jnp.polyint(jnp.asarray(ints)), jax_numpy.polyint(ints))
+    assert_close(jnp.polyder(jnp.asarray(ints), 2), jax_numpy.polyder(ints, 2))
+    assert_close(jnp.polyint(jnp.asarray(ints)), jax_numpy.polyint(ints))
     ones = np.ones(15, np.float32)  # factorials past 2^24: float32 rounding of the products
-    _close(jnp.polyder(jnp.asarray(ones), 6), jax_numpy.polyder(ones, 6))
-    _close(jnp.polyint(jnp.asarray(ones), 6), jax_numpy.polyint(ones, 6))
+    assert_close(jnp.polyder(jnp.asarray(ones), 6), jax_numpy.polyder(ones, 6))
+    assert_close(jnp.polyint(jnp.asarray(ones), 6), jax_numpy.polyint(ones, 6))
 
 
 def test_polyder_polyint_errors():
@@ -101,12 +88,12 @@ def test_polyder_polyint_errors():
 
 
 def test_poly_matches_jax(run):
-    roots = _normal(6, 5)
-    _close(run(jnp.poly, jnp.asarray(roots)), jax_numpy.poly(roots), rtol=1e-5, atol=1e-5)
+    roots = normal_float32(6, 5)
+    assert_close(run(jnp.poly, jnp.asarray(roots)), jax_numpy.poly(roots), rtol=1e-5, atol=1e-5)
     ints = np.array([1, 2, 3], np.int32)
-    _close(run(jnp.poly, jnp.asarray(ints)), jax_numpy.poly(ints))
-    _close(jnp.poly(3.0), jax_numpy.poly(3.0))
-    _close(jnp.poly(jnp.zeros(0)), jax_numpy.poly(np.zeros(0, np.float32)))
+    assert_close(run(jnp.poly, jnp.asarray(ints)), jax_numpy.poly(ints))
+    assert_close(jnp.poly(3.0), jax_numpy.poly(3.0))
+    assert_close(jnp.poly(jnp.zeros(0)), jax_numpy.poly(np.zeros(0, np.float32)))
 
 
 def test_poly_errors():
@@ -117,7 +104,7 @@ def test_poly_errors():
 
 
 def test_polynomial_grads_and_vmap_match_jax(platform):
-    p, x, roots = _normal(5, 6), _normal(4, 7), _normal(3, 8)
+    p, x, roots = normal_float32(5, 6), normal_float32(4, 7), normal_float32(3, 8)
 
     def loss(np_, P):
         return lambda p, x, r: (np_.sum(P.polyval(P.polyder(p), x) ** 2)
@@ -127,10 +114,10 @@ def test_polynomial_grads_and_vmap_match_jax(platform):
     got = jaxwg.grad(loss(jnp, jnp), argnums=(0, 1, 2))(*map(jnp.asarray, (p, x, roots)))
     want = jax.grad(loss(jax_numpy, jax_numpy), argnums=(0, 1, 2))(p, x, roots)
     for g, w in zip(got, want):
-        _close(g, w, rtol=1e-5, atol=1e-5)
-    rows = _normal((3, 5), 9)
-    _close(jaxwg.vmap(jnp.polyval, in_axes=(0, None))(jnp.asarray(rows), jnp.asarray(x)),
-           jax.vmap(jax_numpy.polyval, in_axes=(0, None))(rows, x))
+        assert_close(g, w, rtol=1e-5, atol=1e-5)
+    rows = normal_float32((3, 5), 9)
+    assert_close(jaxwg.vmap(jnp.polyval, in_axes=(0, None))(jnp.asarray(rows), jnp.asarray(x)),
+                 jax.vmap(jax_numpy.polyval, in_axes=(0, None))(rows, x))
 
 
 @pytest.mark.parametrize("trim", ["fb", "f", "b", "F", "neither"])
@@ -142,14 +129,14 @@ def test_trim_zeros_matches_jax(platform, trim):
     square[1:3, 1:4] = 1
     square[2, 1] = -0.0  # a zero still
     for axis in (None, 0, -1, (0, 1)):
-        _close(jnp.trim_zeros(jnp.asarray(square), trim, axis=axis),
-               jax_numpy.trim_zeros(square, trim, axis=axis))
+        assert_close(jnp.trim_zeros(jnp.asarray(square), trim, axis=axis),
+                     jax_numpy.trim_zeros(square, trim, axis=axis))
 
 
 def test_trim_zeros_edge_cases_and_errors(platform):
     for zeros in (np.zeros(3, np.float32), np.zeros((2, 3), np.float32), np.zeros(0, np.float32)):
-        _close(jnp.trim_zeros(jnp.asarray(zeros)), jax_numpy.trim_zeros(zeros))
+        assert_close(jnp.trim_zeros(jnp.asarray(zeros)), jax_numpy.trim_zeros(zeros))
     nan = np.float32([0.0, np.nan, 0.0])  # NaN is not zero
-    _close(jnp.trim_zeros(jnp.asarray(nan)), jax_numpy.trim_zeros(nan))
+    assert_close(jnp.trim_zeros(jnp.asarray(nan)), jax_numpy.trim_zeros(nan))
     with pytest.raises(ConcretizationTypeError, match="trim_zeros"):
         jaxwg.jit(jnp.trim_zeros)(jnp.ones(3))

@@ -7,50 +7,37 @@ from hypothesis import given, settings, strategies as st
 import jaxwg
 import jaxwg.numpy as jnp
 
-from .helpers import jax, jax_numpy
-
-
-def _close(got, want, rtol=1e-6, atol=1e-6):
-    """Same dtype and shape; values within a few float32 roundings (sums of products
-    and divisions in another order than XLA's)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype,
-                                                                  got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-
-
-def _normal(shape, seed):
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+from .helpers import assert_close, jax, jax_numpy, normal_float32
 
 
 @settings(max_examples=5, deadline=None)
 @given(a_len=st.integers(1, 9), v_len=st.integers(1, 9),
        mode=st.sampled_from(["full", "same", "valid"]))
 def test_convolve_correlate_match_jax(run, a_len, v_len, mode):
-    a, v = _normal(a_len, a_len), _normal(v_len, 10 + v_len)
+    a, v = normal_float32(a_len, a_len), normal_float32(v_len, 10 + v_len)
     for name in ("convolve", "correlate"):
-        _close(run(getattr(jnp, name), jnp.asarray(a), jnp.asarray(v), mode=mode),
-               getattr(jax_numpy, name)(a, v, mode=mode), rtol=1e-5)
+        assert_close(run(getattr(jnp, name), jnp.asarray(a), jnp.asarray(v), mode=mode),
+                     getattr(jax_numpy, name)(a, v, mode=mode), rtol=1e-5)
 
 
 def test_convolve_dtypes_and_defaults(platform):
     a, v = np.arange(5, dtype=np.int32), np.array([1, -2, 3], np.int32)
-    _close(jnp.convolve(jnp.asarray(a), jnp.asarray(v)), jax_numpy.convolve(a, v))  # float32
-    _close(jnp.correlate(jnp.asarray(a), jnp.asarray(v)), jax_numpy.correlate(a, v))  # valid
+    assert_close(jnp.convolve(jnp.asarray(a), jnp.asarray(v)), jax_numpy.convolve(a, v))  # float32
+    assert_close(jnp.correlate(jnp.asarray(a), jnp.asarray(v)), jax_numpy.correlate(a, v))  # valid
     got = jnp.convolve(jnp.asarray(a), jnp.asarray(v), preferred_element_type=jnp.int32)
-    _close(got, jax_numpy.convolve(a, v, preferred_element_type=np.int32))
+    assert_close(got, jax_numpy.convolve(a, v, preferred_element_type=np.int32))
     h = np.array([0.5, -1.0, 2.0], np.float16)
-    _close(jnp.convolve(jnp.asarray(h), jnp.asarray(h), precision="highest"),
-           jax_numpy.convolve(h, h, precision="highest"))
-    _close(jnp.convolve(jnp.array([1.0, np.inf]), jnp.array([1.0, 0.0])),
-           jax_numpy.convolve(np.float32([1.0, np.inf]), np.float32([1.0, 0.0])))
+    assert_close(jnp.convolve(jnp.asarray(h), jnp.asarray(h), precision="highest"),
+                 jax_numpy.convolve(h, h, precision="highest"))
+    assert_close(jnp.convolve(jnp.array([1.0, np.inf]), jnp.array([1.0, 0.0])),
+                 jax_numpy.convolve(np.float32([1.0, np.inf]), np.float32([1.0, 0.0])))
 
 
 def test_convolve_long_signal(platform):
     """10^4 samples by a kernel of 10^2: one gather and a dot, not 10^2 passes."""
-    a, v = _normal(10_000, 1), _normal(100, 2)
-    _close(jnp.convolve(jnp.asarray(a), jnp.asarray(v), mode="same"),
-           jax_numpy.convolve(a, v, mode="same"), rtol=1e-4, atol=1e-4)
+    a, v = normal_float32(10_000, 1), normal_float32(100, 2)
+    assert_close(jnp.convolve(jnp.asarray(a), jnp.asarray(v), mode="same"),
+                 jax_numpy.convolve(a, v, mode="same"), rtol=1e-4, atol=1e-4)
 
 
 def test_convolve_errors():
@@ -65,17 +52,17 @@ def test_convolve_errors():
 
 
 def test_convolve_grad_and_vmap_match_jax(platform):
-    a, v = _normal(7, 3), _normal(3, 4)
+    a, v = normal_float32(7, 3), normal_float32(3, 4)
 
     def loss(np_):
         return lambda x, k: np_.sum(np_.convolve(x, k, mode="same") ** 2)
 
     for got, want in zip(jaxwg.grad(loss(jnp), argnums=(0, 1))(jnp.asarray(a), jnp.asarray(v)),
                          jax.grad(loss(jax_numpy), argnums=(0, 1))(a, v)):
-        _close(got, want, rtol=1e-5, atol=1e-5)
-    rows = _normal((3, 7), 5)
-    _close(jaxwg.vmap(jnp.correlate, in_axes=(0, None))(jnp.asarray(rows), jnp.asarray(v)),
-           jax.vmap(jax_numpy.correlate, in_axes=(0, None))(rows, v), rtol=1e-5)
+        assert_close(got, want, rtol=1e-5, atol=1e-5)
+    rows = normal_float32((3, 7), 5)
+    assert_close(jaxwg.vmap(jnp.correlate, in_axes=(0, None))(jnp.asarray(rows), jnp.asarray(v)),
+                 jax.vmap(jax_numpy.correlate, in_axes=(0, None))(rows, v), rtol=1e-5)
 
 
 _XP = np.float32([0.0, 0.5, 2.0, 2.0, 3.5, 7.0])  # a repeated point: a jump
@@ -90,19 +77,19 @@ _X = np.float32([-3.0, 0.0, 0.25, 1.9, 2.0, 2.1, 5.0, 7.0, 9.0, np.nan, np.inf, 
 def test_interp_matches_jax(run, kwargs):
     got = run(lambda x, xp, fp: jnp.interp(x, xp, fp, **kwargs), jnp.asarray(_X),
               jnp.asarray(_XP), jnp.asarray(_FP))
-    _close(got, jax_numpy.interp(_X, _XP, _FP, **kwargs))
+    assert_close(got, jax_numpy.interp(_X, _XP, _FP, **kwargs))
 
 
 def test_interp_dtypes_and_edge_cases(platform):
-    _close(jnp.interp(jnp.arange(4), jnp.arange(3), jnp.arange(3) * 2),
-           jax_numpy.interp(np.arange(4), np.arange(3), np.arange(3) * 2))
-    _close(jnp.interp(1.5, jnp.asarray(_XP), jnp.asarray(_FP)), jax_numpy.interp(1.5, _XP, _FP))
+    assert_close(jnp.interp(jnp.arange(4), jnp.arange(3), jnp.arange(3) * 2),
+                 jax_numpy.interp(np.arange(4), np.arange(3), np.arange(3) * 2))
+    assert_close(jnp.interp(1.5, jnp.asarray(_XP), jnp.asarray(_FP)), jax_numpy.interp(1.5, _XP, _FP))
     one = np.float32([2.0])  # a single point: its value everywhere
-    _close(jnp.interp(jnp.asarray(_X), jnp.asarray(one), jnp.asarray(one)),
-           jax_numpy.interp(_X, one, one))
+    assert_close(jnp.interp(jnp.asarray(_X), jnp.asarray(one), jnp.asarray(one)),
+                 jax_numpy.interp(_X, one, one))
     half = np.float16([0.0, 1.0, 3.0])
-    _close(jnp.interp(jnp.asarray(half), jnp.asarray(half), jnp.asarray(half) * 2),
-           jax_numpy.interp(half, half, half * 2))
+    assert_close(jnp.interp(jnp.asarray(half), jnp.asarray(half), jnp.asarray(half) * 2),
+                 jax_numpy.interp(half, half, half * 2))
 
 
 def test_interp_errors():
@@ -122,13 +109,13 @@ def test_interp_grad_matches_jax(platform):
 
     for got, want in zip(jaxwg.grad(loss(jnp), argnums=(0, 1))(jnp.asarray(x), jnp.asarray(_FP)),
                          jax.grad(loss(jax_numpy), argnums=(0, 1))(x, _FP)):
-        _close(got, want)
+        assert_close(got, want)
 
 
 @settings(max_examples=5, deadline=None)
 @given(shape=st.lists(st.integers(2, 5), min_size=1, max_size=3).map(tuple), data=st.data())
 def test_gradient_matches_jax(run, shape, data):
-    f = _normal(shape, sum(shape))
+    f = normal_float32(shape, sum(shape))
     axis = data.draw(st.sampled_from([None, -1, tuple(range(len(shape)))[::-1]]), label="axis")
     n_axes = len(shape) if axis is None or isinstance(axis, tuple) else 1
     spacing = data.draw(st.sampled_from(["none", "scalar", "per-axis"]), label="spacing")
@@ -144,13 +131,13 @@ def test_gradient_matches_jax(run, shape, data):
         got, want = [got], [want]
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        _close(g, w, rtol=1e-5, atol=1e-5)
+        assert_close(g, w, rtol=1e-5, atol=1e-5)
 
 
 def test_gradient_edge_cases(platform):
-    _close(jnp.gradient(jnp.float32([1.0, 3.0])), jax_numpy.gradient(np.float32([1.0, 3.0])))
+    assert_close(jnp.gradient(jnp.float32([1.0, 3.0])), jax_numpy.gradient(np.float32([1.0, 3.0])))
     squares = np.arange(5, dtype=np.int32) ** 2
-    _close(jnp.gradient(jnp.asarray(squares)), jax_numpy.gradient(squares))
+    assert_close(jnp.gradient(jnp.asarray(squares)), jax_numpy.gradient(squares))
     assert jnp.gradient(jnp.ones(3), axis=()) == [] == jax_numpy.gradient(np.ones(3), axis=())
 
 
@@ -168,14 +155,14 @@ def test_gradient_errors():
 
 
 def test_gradient_grad_matches_jax(platform):
-    f, x = _normal(6, 8), np.cumsum(np.linspace(0.5, 1.0, 6)).astype(np.float32)
+    f, x = normal_float32(6, 8), np.cumsum(np.linspace(0.5, 1.0, 6)).astype(np.float32)
 
     def loss(np_):
         return lambda f, x: np_.sum(np_.gradient(f, x) * np_.arange(6.0))
 
     for got, want in zip(jaxwg.grad(loss(jnp), argnums=(0, 1))(jnp.asarray(f), jnp.asarray(x)),
                          jax.grad(loss(jax_numpy), argnums=(0, 1))(f, x)):
-        _close(got, want, rtol=1e-4, atol=1e-4)
+        assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
 _STEPS = np.float32([[0.5], [1.0], [2.0]])
@@ -183,7 +170,7 @@ _STEPS = np.float32([[0.5], [1.0], [2.0]])
 
 @pytest.mark.parametrize("case", ["unit", "dx", "dx-array", "x-1d", "x-2d", "x-2d-axis0", "ints"])
 def test_trapezoid_matches_jax(run, case):
-    y = _normal((3, 6), 9)
+    y = normal_float32((3, 6), 9)
     x2 = np.cumsum(np.random.default_rng(1).uniform(0.1, 1.0, (3, 6)), axis=1).astype(np.float32)
     args, kwargs = {
         "unit": ((y,), {}), "dx": ((y,), {"dx": 0.3, "axis": 0}),
@@ -191,12 +178,12 @@ def test_trapezoid_matches_jax(run, case):
         "x-2d": ((y, x2), {}), "x-2d-axis0": ((y, x2), {"axis": 0}),
         "ints": ((np.arange(5, dtype=np.int32),), {})}[case]
     got = run(lambda *a: jnp.trapezoid(*a, **kwargs), *[jnp.asarray(a) for a in args])
-    _close(got, jax_numpy.trapezoid(*args, **kwargs), rtol=1e-5, atol=1e-5)
+    assert_close(got, jax_numpy.trapezoid(*args, **kwargs), rtol=1e-5, atol=1e-5)
 
 
 def test_trapezoid_edge_cases_and_errors(platform):
-    _close(jnp.trapezoid(jnp.ones(1)), jax_numpy.trapezoid(np.ones(1, np.float32)))
-    _close(jnp.trapezoid(jnp.float32([1.0, np.inf])), jax_numpy.trapezoid(np.float32([1.0, np.inf])))
+    assert_close(jnp.trapezoid(jnp.ones(1)), jax_numpy.trapezoid(np.ones(1, np.float32)))
+    assert_close(jnp.trapezoid(jnp.float32([1.0, np.inf])), jax_numpy.trapezoid(np.float32([1.0, np.inf])))
     with pytest.raises(IndexError):
         jnp.trapezoid(jnp.ones(0))
     with pytest.raises(TypeError, match="incompatible shapes"):
@@ -206,9 +193,9 @@ def test_trapezoid_edge_cases_and_errors(platform):
 
 
 def test_trapezoid_grad_and_vmap_match_jax(platform):
-    y, x = _normal(5, 10), np.cumsum(np.linspace(0.2, 1.0, 5)).astype(np.float32)
+    y, x = normal_float32(5, 10), np.cumsum(np.linspace(0.2, 1.0, 5)).astype(np.float32)
     for got, want in zip(jaxwg.grad(jnp.trapezoid, argnums=(0, 1))(jnp.asarray(y), jnp.asarray(x)),
                          jax.grad(jax_numpy.trapezoid, argnums=(0, 1))(y, x)):
-        _close(got, want)
-    rows = _normal((4, 5), 11)
-    _close(jaxwg.vmap(jnp.trapezoid)(jnp.asarray(rows)), jax.vmap(jax_numpy.trapezoid)(rows))
+        assert_close(got, want)
+    rows = normal_float32((4, 5), 11)
+    assert_close(jaxwg.vmap(jnp.trapezoid)(jnp.asarray(rows)), jax.vmap(jax_numpy.trapezoid)(rows))
