@@ -1,6 +1,12 @@
 """Cumulative reductions along an axis (`lax.cumsum`, `cumprod`, `cummax`, `cummin`,
-`cumlogsumexp`) as parallel scans: `associative_scan`'s log2(n) steps, each one fused
-kernel that combines every element with the one 2^k before it (no sequential loop).
+`cumlogsumexp`) as parallel scans, with no sequential loop.
+
+Sums, products, maxima and minima scan in blocks of `BLOCK`: element i of a block is
+one reduction kernel's masked reduction over the block's elements up to i (the block
+is read from cache, B times), combined in its epilogue with the scan of the blocks'
+totals before it, itself a blocked scan of n / B elements. That is two passes over the
+data plus a recursion on 1/B of it, against log2(n) full passes for `associative_scan`
+(each combining every element with the one 2^k before it), which the other scans use.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -10,6 +16,7 @@ kernel that combines every element with the one 2^k before it (no sequential loo
 
 from __future__ import annotations
 
+from ..core import dtypes as dt
 from ..frontend.array import aval_of
 from . import lax
 from .control_flow import associative_scan
@@ -23,6 +30,52 @@ def _logaddexp(a, b):
                    finite)
 
 
+BLOCK = 32
+
+
+def _monoid(combine, dtype):
+    """(reduction, neutral element) for `combine` on `dtype`, or None."""
+    if dtype.is_bool:
+        return None
+    lowest, highest = dt.bounds(dtype)
+    return {lax.add: (lax.reduce_sum, 0), lax.mul: (lax.reduce_prod, 1),
+            lax.max: (lax.reduce_max, lowest), lax.min: (lax.reduce_min, highest)}.get(combine)
+
+
+def _blocked_scan(x, combine, reduce, neutral):
+    """The inclusive scan of `x` along its last axis (see the module docstring)."""
+    shape = aval_of(x).shape
+    n = shape[-1]
+    if n <= BLOCK:
+        return _masked_scan(x, reduce, neutral)
+    blocks = -(-n // BLOCK)
+    padded = lax.pad(x, lax.full((), neutral, aval_of(x).dtype),
+                     [(0, 0, 0)] * (len(shape) - 1) + [(0, blocks * BLOCK - n, 0)])
+    y = lax.reshape(padded, shape[:-1] + (blocks, BLOCK))
+    totals = reduce(y, (len(shape),))
+    # the blocks before each one: the scan of the totals, shifted by one block
+    before = _blocked_scan(totals, combine, reduce, neutral)
+    before = lax.pad(lax.slice(before, (0,) * len(shape), shape[:-1] + (blocks - 1,)),
+                     lax.full((), neutral, aval_of(x).dtype),
+                     [(0, 0, 0)] * (len(shape) - 1) + [(1, 0, 0)])
+    local = _masked_scan(y, reduce, neutral)
+    out = combine(lax.broadcast_in_dim(before, aval_of(local).shape, tuple(range(len(shape)))),
+                  local)
+    out = lax.reshape(out, shape[:-1] + (blocks * BLOCK,))
+    return lax.slice(out, (0,) * len(shape), shape)
+
+
+def _masked_scan(x, reduce, neutral):
+    """out[..., i] = reduce(x[..., :i + 1]), as one reduction over x[..., j] masked to
+    j <= i (the neutral element elsewhere)."""
+    shape = aval_of(x).shape
+    n, rank = shape[-1], len(shape)
+    full = shape + (n,)  # (..., i, j)
+    spread = lax.broadcast_in_dim(x, full, tuple(range(rank - 1)) + (rank,))
+    take = lax.le(lax.broadcasted_iota(dt.int32, full, rank), lax.broadcasted_iota(dt.int32, full, rank - 1))
+    return reduce(lax.select(take, spread, lax.full(full, neutral, aval_of(x).dtype)), (rank,))
+
+
 def _cumulative(name: str, combine, example: str):
     def fn(operand, axis: int = 0, reverse: bool = False):
         aval = aval_of(operand)
@@ -30,7 +83,17 @@ def _cumulative(name: str, combine, example: str):
             raise ValueError(f"{name}: axis {axis} is out of bounds for shape {aval.shape}")
         if aval.ndim == 0 or aval.shape[axis % aval.ndim] <= 1:
             return operand
-        return associative_scan(combine, operand, reverse=reverse, axis=axis % aval.ndim)
+        axis = axis % aval.ndim
+        monoid = _monoid(combine, aval.dtype)
+        if monoid is None:
+            return associative_scan(combine, operand, reverse=reverse, axis=axis)
+        perm = tuple(d for d in range(aval.ndim) if d != axis) + (axis,)
+        x = lax.transpose(operand, perm)
+        x = lax.rev(x, (aval.ndim - 1,)) if reverse else x
+        out = _blocked_scan(x, combine, *monoid)
+        out = lax.rev(out, (aval.ndim - 1,)) if reverse else out
+        inverse = tuple(perm.index(d) for d in range(aval.ndim))
+        return lax.transpose(out, inverse)
 
     fn.__name__ = name
     fn.__doc__ = (f"The running `{name[3:]}` along `axis` (from the end with `reverse`).\n\n"
