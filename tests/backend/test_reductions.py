@@ -209,3 +209,15 @@ def test_row_reductions_read_four_terms_per_load(webgpu, unroll):
     tuning = Tuning(workgroup_size=64, unroll=unroll)
     check(run_kernel(webgpu, kernel, [x.reshape(-1)], tuning), expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
     assert ("array<vec4<" in webgpu.prepare(kernel, tuning).shader_sources()[0]) == (unroll == 4)
+
+
+def test_an_input_bound_as_vec4s_covers_its_last_partial_vec4(webgpu):
+    """33 floats bound as `array<vec4<f32>>` must be 9 vec4s, not 8: on the H200 the
+    9th read as zeros (robust access), and a row sum over a padded 2 x 32 view of them
+    lost the 33rd value. Bindings and buffers are whole vec4s."""
+    assert webgpu._window(33 * 4, 0) == (0, 9 * 16)
+    slot = webgpu.upload(np.arange(33, dtype=np.float32))
+    try:
+        assert webgpu.slots.buffer(slot).size >= 9 * 16
+    finally:
+        webgpu.decref(slot)

@@ -41,7 +41,7 @@ from ...core.kernel import Kernel
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
-from .buffers import BufferPool, PoolConfig, SlotTable
+from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from .queue import DispatchQueue
@@ -333,9 +333,10 @@ class WebGPUBackend(Backend):
         return launch
 
     def _window(self, nbytes: int, w: int) -> tuple[int, int]:
-        """(offset, size) of window `w` of an input of `nbytes` bytes."""
+        """(offset, size) of window `w` of an input of `nbytes` bytes, in whole vec4s
+        (`buffers.align16`: storage is padded so)."""
         offset = w * self.window_bytes
-        return (offset, max(4, min(self.window_bytes, _align4(nbytes) - offset)))
+        return (offset, max(16, min(self.window_bytes, align16(nbytes) - offset)))
 
     def _bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
         # Keyed by object identities; the cached value keeps those objects alive, so

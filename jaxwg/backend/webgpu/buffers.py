@@ -5,8 +5,9 @@ handle into a `SlotTable` that counts references to it: views of one array and
 kernels waiting in the dispatch queue add references, and when the count falls to
 zero the buffer goes back to a `BufferPool` rather than to the driver, because
 creating a buffer costs far more than reusing one. The pool keeps free lists by
-*size class*: a request is rounded up to 4 bytes (all storage is padded to whole
-32-bit words) and then to the next of four steps per power of two (1024, 1280,
+*size class*: a request is rounded up to 16 bytes (all storage is padded to whole
+vec4s, so that an input bound as an array of vec4 reaches its last elements) and then
+to the next of four steps per power of two (1024, 1280,
 1536, 1792, 2048, ...; at least 256 bytes), so a freed buffer serves any request of
 its class while wasting less than a quarter of it. Caps bound what the pool keeps:
 per buffer (bigger buffers go straight back to the driver and are allocated at
@@ -98,6 +99,13 @@ def align4(nbytes: int) -> int:
     return (nbytes + 3) & ~3
 
 
+def align16(nbytes: int) -> int:
+    """`nbytes` rounded up to a whole number of vec4s: what storage buffers hold and
+    what an input binding covers. Bound as `array<vec4<f32>>`, a binding of 33 floats
+    has 8 vec4s, and the GPU reads the 9th as zeros (robust access)."""
+    return (nbytes + 15) & ~15
+
+
 def size_class(nbytes: int) -> int:
     """The pool's size class for a request: at least 256 bytes, else rounded up to a
     quarter of the largest power of two not above it.
@@ -143,13 +151,13 @@ class BufferPool:
 
     def buffer_size(self, nbytes: int) -> int:
         """The size of buffer that serves a request: its size class when such a buffer
-        may be pooled, else the request padded to 4 bytes (no point rounding up a
-        buffer that will never be reused)."""
+        may be pooled, else the request padded to 16 bytes (no point rounding up a
+        buffer that will never be reused further)."""
         pooled_limit = min(
             self.config.max_pooled_bytes_per_buffer, self._device.max_buffer_bytes
         )
         cls = size_class(nbytes)
-        return cls if cls <= pooled_limit else align4(nbytes)
+        return cls if cls <= pooled_limit else align16(nbytes)
 
     def acquire(self, nbytes: int, in_flight_ok: bool = False) -> tuple[wgpu.GPUBuffer, int]:
         """A buffer of at least `nbytes` bytes and its size: a pooled one if its class
@@ -418,7 +426,7 @@ class SlotTable:
 
     def _check_fits(self, nbytes: int) -> None:
         limit = self._device.max_buffer_bytes
-        if align4(nbytes) > limit:
+        if align16(nbytes) > limit:
             raise RuntimeError(
                 f"cannot allocate {nbytes} bytes: the largest buffer on "
                 f"{self._device.describe()} is {limit} bytes"
@@ -427,7 +435,7 @@ class SlotTable:
     def _shared_empty_buffer(self) -> wgpu.GPUBuffer:
         if self._empty_buffer is None:
             self._empty_buffer = self._device.device.create_buffer(
-                label="jaxwg-empty", size=4, usage=STORAGE_USAGE
+                label="jaxwg-empty", size=16, usage=STORAGE_USAGE
             )
         return self._empty_buffer
 
