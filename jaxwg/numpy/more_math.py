@@ -17,7 +17,7 @@ from .. import lax
 from ..transforms.ad import jvp
 from ..transforms.custom import custom_jvp
 from . import ufuncs
-from .creation import zeros_like
+from .creation import ones_like, zeros_like
 from ._util import aval_of, broadcast_shapes, check_arraylike, elementwise_operands, to_array
 from .reductions import all as _all
 
@@ -233,8 +233,9 @@ def frexp(x, /):
     """
     (x,) = elementwise_operands("frexp", x, to_inexact=True)
     x32, dtype = _bits_operand("frexp", x)
-    mantissa, exponent = _frexp_f32(x32)
-    return lax.convert_element_type(mantissa, dtype), exponent
+    _, exponent = _frexp_f32(x32)
+    # the mantissa as x * 2^-exponent, so that its derivative is 2^-exponent (as JAX's)
+    return lax.convert_element_type(_ldexp_f32(x32, -exponent), dtype), exponent
 
 
 def ldexp(x1, x2, /):
@@ -255,13 +256,27 @@ def ldexp(x1, x2, /):
         n = ufuncs.minimum(n, np.uint32(400))
     n = ufuncs.clip(lax.convert_element_type(n, np.int32), -400, 400)
     x32, dtype = _bits_operand("ldexp", x)
-    mantissa, exponent = _frexp_f32(x32)
+    return lax.convert_element_type(_ldexp_f32(x32, n), dtype)
+
+
+@custom_jvp
+def _ldexp_f32(x, n):
+    """x * 2^n rounded once, for float32 `x` and int32 `n` in [-400, 400]; built from
+    the bits, so its derivative comes from the rule below."""
+    mantissa, exponent = _frexp_f32(x)
     total = exponent + n
     # A mantissa in [1, 2) lets 2^127 * 1.x stay finite without forming 2^128.
     mantissa = ufuncs.where(total > 0, mantissa * 2, mantissa)
     total = ufuncs.where(total > 0, total - 1, total)
-    out = ufuncs.where(ufuncs.isinf(x32) | (x32 == 0), x32, mantissa * _pow2_f32(total))
-    return lax.convert_element_type(out, dtype)
+    return ufuncs.where(ufuncs.isinf(x) | (x == 0), x, mantissa * _pow2_f32(total))
+
+
+@_ldexp_f32.defjvp
+def _ldexp_f32_jvp(primals, tangents):
+    # times 2^n (inf past 2^127, as JAX's): a product, so reverse mode transposes it;
+    # the integer n has no tangent
+    (x, n), (t, _) = primals, tangents
+    return _ldexp_f32(x, n), t * _ldexp_f32(ones_like(x), n)
 
 
 def _nextafter_f32(x, y):

@@ -286,3 +286,18 @@ def test_resize_matches_jax(platform):
           jax_numpy.resize(np.zeros(0, np.int32), (2, 2)))
     with pytest.raises(ValueError, match="non-negative"):
         jnp.resize(jnp.asarray(a), (-1, 2))
+
+
+def test_frexp_and_ldexp_gradients_match_jax(platform):
+    """Both work on the bits; their derivatives come from a custom JVP (they were 0)."""
+    x = np.float32([3.0, 0.0, 1.0, -3.0, 0.375])
+    n = np.int32([3, -2, 0, 1, 5])
+    np.testing.assert_array_equal(
+        np.asarray(jaxwg.grad(lambda r: jnp.frexp(r)[0].sum())(jnp.asarray(x))),
+        np.asarray(jax.grad(lambda r: jax_numpy.frexp(r)[0].sum())(x)))
+    got = jaxwg.jit(jaxwg.grad(lambda r: (jnp.ldexp(r, jnp.asarray(n)) * r).sum()))(jnp.asarray(x))
+    want = jax.grad(lambda r: (jax_numpy.ldexp(r, n) * r).sum())(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    _, tangent = jaxwg.jvp(lambda r: jnp.ldexp(r, jnp.asarray(n)), (jnp.asarray(x),),
+                           (jnp.ones(5),))
+    np.testing.assert_array_equal(np.asarray(tangent), np.ldexp(np.float32(1), n))
