@@ -14,6 +14,7 @@ from .. import lax
 from .. import numpy as jnp
 from .. import nn
 from ..nn import logsumexp
+from ..numpy._util import promote
 
 __all__ = ["betaln", "digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
            "gammaincc", "gammaln", "log_softmax", "logit", "logsumexp", "softmax", "xlog1py",
@@ -21,8 +22,9 @@ __all__ = ["betaln", "digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gamm
 
 
 def _inexact(*xs):
-    dtype = jnp.result_type(*xs, jnp.float32)
-    return [jnp.asarray(x, dtype=dtype) for x in xs]
+    """`xs` promoted to one inexact dtype as JAX does (float16 stays float16, Python
+    scalars stay weak)."""
+    return promote(*xs, to_inexact=True)
 
 
 def _inexact_broadcast(*xs):

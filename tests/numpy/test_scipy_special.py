@@ -75,3 +75,15 @@ def test_incomplete_gamma_and_betaln_match_jax(platform):
                                rtol=2e-5)
     np.testing.assert_allclose(np.asarray(special.betaln(jnp.asarray(b), jnp.asarray(a))), want,
                                rtol=2e-5)
+
+
+def test_dtypes_and_weak_types_are_jaxs():
+    """float16 stays float16 and Python scalars stay weak (they became float32)."""
+    import jax.scipy.special as jax_special
+
+    cases = [("betaln", (np.float16([2, 10]), np.float16([3, 20]))), ("gammaln", (3.0,)),
+             ("gammainc", (1.0, 2.0)), ("erf", (np.float16([0.5]),)), ("xlogy", (2, 3.0)),
+             ("expit", (np.int32([1, 2]),)), ("digamma", (np.float16([2.5]),))]
+    for name, args in cases:
+        got, want = getattr(special, name)(*args), getattr(jax_special, name)(*args)
+        assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type), name
