@@ -568,9 +568,9 @@ def chisquare(key, df, shape=None, dtype=None):
     return (2.0 * jnp.exp(_loggamma(key, half))).astype(dtype)
 
 
-def t(key, df, shape=(), dtype=None):
+def t(key, df, shape=None, dtype=None):
     """Student's t samples with `df` degrees of freedom: a normal over
-    sqrt(chi-square / df).
+    sqrt(chi-square / df); `shape` defaults to `df`'s.
 
     >>> from jaxwg import random
     >>> random.t(random.PRNGKey(0), 5.0, (3,)).shape
@@ -702,8 +702,9 @@ def _poisson_rejection(key, lam):
 
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) samples: Knuth's counting method for lam < 10, transformed rejection
-    (PTRS) above, as JAX's algorithm; -1 where lam is negative or NaN, as JAX, and
-    (unlike JAX's 0) a draw for lam = 1e4 where lam is infinite.
+    (PTRS) above, as JAX's algorithm; -1 where lam is negative or NaN, as JAX, and the
+    dtype's largest value where it is infinite (JAX gives that or 0, by which method its
+    batch took).
 
     >>> from jaxwg import random
     >>> x = random.poisson(random.PRNGKey(0), 3.0, (20000,))
@@ -720,7 +721,8 @@ def poisson(key, lam, shape=None, dtype=None):
     counted = _poisson_knuth(k_small, jnp.where(small, lam, 0.0))
     rejected = _poisson_rejection(k_large, jnp.where(large & (lam < np.inf), lam, 1e4))
     out = jnp.where(small, counted, rejected.astype(np.int32))
-    return jnp.where(lam >= 0, out, -1).astype(dtype)
+    out = jnp.where(lam >= 0, out, -1).astype(dtype)
+    return jnp.where(lam == np.inf, np.iinfo(dtype).max, out)
 
 
 def _cholesky(a):

@@ -182,8 +182,9 @@ def poly(seq_of_zeros):
         return lax.reshape(one, ())
 
     def times_factor(a, root):  # a(x) * (x - root): shift by one power, less root * a
-        shifted = lax.pad(a, lax.full((), 0, a.dtype), [(1, -1, 0)])
-        return a - root * shifted, None
+        # the leading coefficient has nothing to subtract (inf or NaN roots times a 0)
+        rest = lax.slice(a, (1,), (n + 1,)) - root * lax.slice(a, (0,), (n,))
+        return lax.concatenate([lax.slice(a, (0,), (1,)), rest], 0), None
 
     start = lax.pad(one, lax.full((), 0, one.dtype), [(0, n, 0)])
     coefficients, _ = lax.scan(times_factor, start, zeros)

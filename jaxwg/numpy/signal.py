@@ -141,8 +141,9 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     dx = xp[upper] - xp[lower]
     # a step narrower than this is a jump: take its left value (and a finite gradient)
     jump = ufuncs.abs(dx) <= np.spacing(np.finfo(dx.dtype).eps)
-    slope = (fp[upper] - fp[lower]) / ufuncs.where(jump, 1, dx)
-    f = ufuncs.where(jump, fp[lower], fp[lower] + (x - xp[lower]) * slope)
+    # the fraction of the step first (as JAX): a slope df / dx can overflow
+    fraction = (x - xp[lower]) / ufuncs.where(jump, 1, dx)
+    f = ufuncs.where(jump, fp[lower], fp[lower] + fraction * (fp[upper] - fp[lower]))
     if period is None and not extrapolate_left:
         f = ufuncs.where(x < xp[0], fp[0] if left is None else left, f)
     if period is None and not extrapolate_right:

@@ -18,7 +18,7 @@ import functools
 import re
 
 from ..transforms.batching import vmap
-from ._util import broadcast_shapes, canonicalize_axis, check_arraylike, to_array
+from ._util import aval_of, broadcast_shapes, canonicalize_axis, check_arraylike, to_array
 from .shape import expand_dims, squeeze
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize"]
@@ -54,7 +54,13 @@ def _check_core_shape(sizes: dict, shape, core_dims, context: str, *, is_input: 
 
 def _with_static_arguments(func, excluded, args, kwargs):
     """`func` with the excluded positional and keyword arguments bound, and the arguments
-    left to vectorize (keywords are passed through, never mapped)."""
+    left to vectorize. Keywords are passed through, never mapped, so an array keyword
+    not in `excluded` is an error rather than a silent outer product (NumPy maps it; JAX
+    drops it)."""
+    for name, value in kwargs.items():
+        if name not in excluded and aval_of(value).ndim:
+            raise TypeError(f"vectorize maps positional arguments only: pass the array "
+                            f"keyword argument {name!r} positionally, or name it in excluded")
     positions = sorted(e for e in excluded if isinstance(e, int) and e < len(args))
     static = [(i, args[i]) for i in positions]
     mapped = [a for i, a in enumerate(args) if i not in positions]

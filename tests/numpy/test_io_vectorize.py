@@ -164,3 +164,11 @@ def test_apply_over_axes_matches_jax(run):
           jax_numpy.apply_over_axes(lambda a, ax: jax_numpy.cumsum(a, ax), x, [1]))
     with pytest.raises(ValueError, match="shape"):
         jnp.apply_over_axes(lambda a, ax: a.sum(), jnp.asarray(x), [0])
+
+
+def test_vectorize_refuses_an_array_keyword_it_would_not_map():
+    """NumPy maps it, JAX drops it; passing it through whole gave an outer sum."""
+    add = jnp.vectorize(lambda a, b=1: a + b)
+    assert add(jnp.arange(3), b=5).tolist() == [5, 6, 7]
+    with pytest.raises(TypeError, match="positional arguments only"):
+        add(jnp.arange(3), b=jnp.arange(3))

@@ -186,9 +186,12 @@ def test_rejection_samplers_edges():
     key = random.PRNGKey(4)
     a = np.array([0.0, -1.0, np.nan, np.inf, 1e-30], np.float32)
     _exact(random.gamma(key, jnp.asarray(a)), jax.random.gamma(jax.random.PRNGKey(4), a))
-    lam = np.array([-1.0, np.nan, 0.0], np.float32)
+    lam = np.array([-1.0, np.nan, 0.0, np.inf], np.float32)
     _exact(random.poisson(key, jnp.asarray(lam)), jax.random.poisson(jax.random.PRNGKey(4), lam))
+    # infinite lam saturates in a batch that also takes the rejection method (JAX: 0)
+    assert random.poisson(key, jnp.array([np.inf, 50.0]))[0] == np.iinfo(np.int32).max
     assert float(random.loggamma(key, 1e-30)) < -1e29  # where the sample underflows to 0
+    assert random.t(key, jnp.ones((2, 3))).shape == (2, 3)  # the shape of df by default
 
 
 # The samplers' while_loop bodies hold uint32 literals: replayed as bare Python ints they

@@ -199,3 +199,13 @@ def test_trapezoid_grad_and_vmap_match_jax(platform):
         assert_close(got, want)
     rows = normal_float32((4, 5), 11)
     assert_close(jaxwg.vmap(jnp.trapezoid)(jnp.asarray(rows)), jax.vmap(jax_numpy.trapezoid)(rows))
+
+
+def test_interp_forms_the_fraction_first_and_poly_keeps_a_leading_one(platform):
+    """A slope df / dx overflowed where JAX's (x - xp) / dx * df does not; an inf or
+    NaN root made poly's leading coefficient NaN."""
+    x, xp, fp = np.float32([0.25]), np.float32([0.0, 0.5]), np.float32([0.0, 3e38])
+    assert_close(jnp.interp(jnp.asarray(x), jnp.asarray(xp), jnp.asarray(fp)),
+                 jax_numpy.interp(x, xp, fp))
+    roots = np.float32([np.nan, 1.0])
+    assert_close(jnp.poly(jnp.asarray(roots)), jax_numpy.poly(roots))
