@@ -1,5 +1,5 @@
-"""Sequences: `convolve` and `correlate` (a sliding-window matrix gathered from the
-padded signal, times the kernel), linear interpolation (`interp`), finite differences
+"""Sequences: `convolve` and `correlate` (one `lax.conv_general_dilated`: the padded
+signal's windows times the kernel), linear interpolation (`interp`), finite differences
 (`gradient`) and the trapezoidal rule (`trapezoid`), with JAX's results.
 
 >>> import jaxwg.numpy as jnp
@@ -15,24 +15,12 @@ from .. import lax
 from . import ufuncs
 from ._util import canonicalize_axis, check_arraylike, promote, slice_axis, to_array
 from .joining import concatenate
-from .products import dot
 from .reductions import sum as _sum
-from .shape import expand_dims, moveaxis
+from .shape import moveaxis
 from .statistics import searchsorted
 from .structure import diff
 
 __all__ = ["convolve", "correlate", "gradient", "interp", "trapezoid"]
-
-
-def _sliding_windows(x, width: int):
-    """The (len(x) - width + 1, width) matrix whose row i is x[i:i + width]: one
-    gather, whose indices (row + column) the kernel computes inline."""
-    rows = x.shape[0] - width + 1
-    start = (lax.broadcasted_iota(np.int32, (rows, width), 0)
-             + lax.broadcasted_iota(np.int32, (rows, width), 1))
-    dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
-                                       start_index_map=(0,))
-    return lax.gather(x, expand_dims(start, -1), dnums, (1,), mode="promise_in_bounds")
 
 
 def _padding(mode: str, width: int) -> tuple[int, int]:
@@ -62,10 +50,9 @@ def _correlate(name: str, a, v, mode: str, precision, preferred_element_type):
         x, y = y, x
     if name == "convolve":
         y = lax.rev(y, (0,))
-    low, high = _padding(mode, y.shape[0])
-    x = lax.pad(x, lax.full((), 0, x.dtype), [(low, high, 0)])
-    out = dot(_sliding_windows(x, y.shape[0]), y, precision=precision,
-              preferred_element_type=preferred_element_type)
+    out = lax.conv_general_dilated(x[None, None], y[None, None], (1,),
+                                   [_padding(mode, y.shape[0])], precision=precision,
+                                   preferred_element_type=preferred_element_type)[0, 0]
     return lax.rev(out, (0,)) if swapped and name == "correlate" else out
 
 
