@@ -319,6 +319,23 @@ def slice(operand, start_indices, limit_indices, strides=None):
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """`operand[start_index:limit_index:stride]` along `axis` (None: the axis' end).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.slice_in_dim(jnp.arange(12).reshape(3, 4), 1, 3, axis=1).tolist()
+    [[1, 2], [5, 6], [9, 10]]
+    """
+    shape = _aval_of(operand).shape
+    axis = int(axis) % len(shape)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis] = 0 if start_index is None else int(start_index)
+    limits[axis] = shape[axis] if limit_index is None else int(limit_index)
+    strides[axis] = int(stride)
+    return slice(operand, starts, limits, None if stride == 1 else strides)
+
+
 def squeeze(array, dimensions):
     """`array` without the size-1 axes `dimensions`.
 

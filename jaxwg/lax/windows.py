@@ -87,22 +87,15 @@ def _window_axis(x, axis: int, size: int, stride: int, dilation: int):
     y = lax.broadcast_in_dim(x, before + (repeats, length) + after,
                              tuple(range(axis)) + tuple(range(axis + 1, len(shape) + 1)))
     y = lax.reshape(y, before + (repeats * length,) + after)
-    y = _cut(y, axis, size * row)
+    y = lax.slice_in_dim(y, 0, size * row, axis=axis)
     y = lax.reshape(y, before + (size, row) + after)
-    y = _cut(y, axis + 1, count * stride)
+    y = lax.slice_in_dim(y, 0, count * stride, axis=axis + 1)
     y = lax.reshape(y, before + (size, count, stride) + after)
-    y = _cut(y, axis + 2, 1)
+    y = lax.slice_in_dim(y, 0, 1, axis=axis + 2)
     y = lax.reshape(y, before + (size, count) + after)
     perm = list(range(len(shape) + 1))
     perm[axis], perm[axis + 1] = axis + 1, axis
     return lax.transpose(y, perm)
-
-
-def _cut(x, axis: int, length: int):
-    """The first `length` elements of `x` along `axis`."""
-    shape = aval_of(x).shape
-    limit = shape[:axis] + (length,) + shape[axis + 1:]
-    return lax.slice(x, (0,) * len(shape), limit)
 
 
 def windows(x, axes: Sequence[int], sizes, strides, dilations):
@@ -151,16 +144,10 @@ def _pairwise(computation, xs, inits, axis: int):
         if n % 2:
             xs = [_pad_axis(x, init, axis, 1) for x, init in zip(xs, inits)]
             n += 1
-        lows = [_part(x, axis, 0, n // 2) for x in xs]
-        highs = [_part(x, axis, n // 2, n) for x in xs]
+        lows = [lax.slice_in_dim(x, 0, n // 2, axis=axis) for x in xs]
+        highs = [lax.slice_in_dim(x, n // 2, n, axis=axis) for x in xs]
         xs = _flat_call(computation, lows, highs)
     return [lax.squeeze(x, (axis,)) for x in xs]
-
-
-def _part(x, axis: int, start: int, stop: int):
-    shape = aval_of(x).shape
-    begin = (0,) * axis + (start,) + (0,) * (len(shape) - axis - 1)
-    return lax.slice(x, begin, shape[:axis] + (stop,) + shape[axis + 1:])
 
 
 def _pad_axis(x, value, axis: int, high: int):

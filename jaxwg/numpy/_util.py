@@ -175,10 +175,6 @@ def static_value(value, what: str) -> np.ndarray:
 
 def slice_axis(x, start: int, stop: int, axis: int):
     """`x[..., start:stop, ...]` along `axis` (0 <= start <= stop <= size)."""
-    shape = aval_of(x).shape
-    if (start, stop) == (0, shape[axis]):
+    if (start, stop) == (0, aval_of(x).shape[axis]):
         return x
-    starts = [0] * len(shape)
-    limits = list(shape)
-    starts[axis], limits[axis] = start, stop
-    return lax.slice(x, starts, limits)
+    return lax.slice_in_dim(x, start, stop, axis=axis)
