@@ -98,10 +98,12 @@ def test_the_backend_measures_once_per_shape_class(webgpu, tmp_path, monkeypatch
     real = autotune.fastest
     monkeypatch.setattr(autotune, "fastest", lambda tiles, run, sync: runs.append(tiles) or real(tiles, run, sync))
     rng = np.random.default_rng(5)
-    for m, k, n in [(40, 24, 36), (33, 20, 60)]:  # one shape class: 64 x 64 x 32
+    # one shape class, 128 x 128 x 32, with several candidate tiles on GPUs and software
+    # adapters alike (a 64 x 64 class has only the 64 x 64 tile on a GPU)
+    for m, k, n in [(100, 24, 90), (70, 20, 120)]:
         lhs, rhs, inputs = operands(dt.float32, 1, m, k, n, False, False, rng)
         got = run_kernel(webgpu, product_kernel(dt.float32, 1, m, k, n), inputs)
         assert_equal_values(got, (lhs @ rhs).reshape(-1))
     assert len(runs) == 1 and len(runs[0]) >= 2
-    stored = TuningCache(tmp_path / "tuning.json").get(webgpu.describe(), "float32|0|64x64x32")
+    stored = TuningCache(tmp_path / "tuning.json").get(webgpu.describe(), "float32|0|128x128x32")
     assert stored in runs[0]
