@@ -416,6 +416,7 @@ def _diagonal_offsets(N, M, k):
     N, M, k = operator.index(N), operator.index(M), operator.index(k)
     if N < 0 or M < 0:
         raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
+    k = max(-N, min(k, M))  # farther diagonals are all outside (and k fits int32)
     rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
     return lax.add(rows, k), lax.broadcasted_iota(dt.int32, (N, M), 1)
 

@@ -331,7 +331,7 @@ EYE_CASES = [(3,), (2, 4), (4, 2), (0,), (3, 0), (1,), (5, 5)]
 
 @pytest.mark.parametrize("args", EYE_CASES, ids=str)
 def test_eye(run, args):
-    ks = [0, 1, -1, 2, -3, 7]
+    ks = [0, 1, -1, 2, -3, 7, 2 ** 31, -2 ** 40]  # far diagonals: empty, and no int32 overflow
     dtypes = [None, np.int32, bool, np.uint32]
     got = run(lambda: tuple(jnp.eye(*args, k=k, dtype=d) for k in ks for d in dtypes))
     wants = [np.eye(*args, k=k, dtype=np.float32 if d is None else d) for k in ks for d in dtypes]
