@@ -173,6 +173,22 @@ def static_value(value, what: str) -> np.ndarray:
     return np.asarray(value)
 
 
+def concrete(value, message: str, error=ConcretizationTypeError):
+    """`value` if it is known at trace time; a traced one raises `error` (JAX's type for
+    the case) with `message`, which says what needed the value and what to do instead."""
+    if isinstance(value, Tracer):
+        raise error(f"Abstract tracer value encountered where concrete value is expected: "
+                    f"{value.aval.str_short()}. {message}")
+    return value
+
+
+def static_int(value, what: str) -> int:
+    """A static integer argument (`what` names it); a traced one raises
+    ConcretizationTypeError, since it decides the shape of the result."""
+    return operator.index(concrete(value, f"{what} must be a static integer: it decides "
+                                          "the shape of the result."))
+
+
 def slice_axis(x, start: int, stop: int, axis: int):
     """`x[..., start:stop, ...]` along `axis` (0 <= start <= stop <= size)."""
     if (start, stop) == (0, aval_of(x).shape[axis]):

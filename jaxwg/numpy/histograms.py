@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 import numpy as np
 
 from .. import lax
-from ..errors import ConcretizationTypeError
-from ..frontend.trace import Tracer
-from ._util import aval_of, check_arraylike, promote, to_array
+from ._util import aval_of, check_arraylike, concrete, promote, static_int, to_array
 from .creation import asarray, linspace, ones_like, zeros
 from .joining import stack
 from .reductions import max as _max
@@ -42,14 +39,6 @@ from .ufuncs import logical_and, maximum, where
 
 __all__ = ["bincount", "digitize", "histogram", "histogram2d", "histogram_bin_edges",
            "histogramdd"]
-
-
-def _static_int(value, what: str) -> int:
-    if isinstance(value, Tracer):
-        raise ConcretizationTypeError(
-            f"Abstract tracer value encountered where concrete value is expected: {what} is "
-            f"traced (shape {value.aval.str_short()}), but it decides the shape of the result.")
-    return operator.index(value)
 
 
 def _bin_sums(index, weights, length: int):
@@ -83,18 +72,14 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         raise TypeError(f"x argument to bincount must have an integer type; got {dtype.name}")
     if aval_of(x).ndim != 1:
         raise ValueError("only 1-dimensional input supported.")
-    minlength = _static_int(minlength, "the minlength argument of jnp.bincount")
+    minlength = static_int(minlength, "the minlength argument of jnp.bincount")
     if length is None:
-        if isinstance(x, Tracer):
-            raise ConcretizationTypeError(
-                "Abstract tracer value encountered where concrete value is expected: traced "
-                f"array with shape {x.aval.str_short()}.\nThe error occurred because of "
-                "argument 'x' of jnp.bincount. To avoid this error, pass a static `length` "
-                "argument.")
+        concrete(x, "The error occurred because of argument 'x' of jnp.bincount. To avoid "
+                    "this error, pass a static `length` argument.")
         largest = int(_max(x)) if aval_of(x).size else -1
         length = max(minlength, largest + 1)
     else:
-        length = _static_int(length, "the length argument of jnp.bincount")
+        length = static_int(length, "the length argument of jnp.bincount")
     if weights is None:
         weights = lax.full(aval_of(x).shape, 1, np.int32)
     else:
@@ -128,7 +113,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     dtype = aval_of(promote(x, to_inexact=True)[0]).dtype
     if np.ndim(bins) == 1:
         return asarray(bins, dtype=dtype)
-    count = _static_int(bins, "the bins argument of jnp.histogram_bin_edges")
+    count = static_int(bins, "the bins argument of jnp.histogram_bin_edges")
     if range is None:
         low, high = _min(x).astype(dtype), _max(x).astype(dtype)
     else:

@@ -34,9 +34,8 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
-from ..errors import ConcretizationTypeError, TracerBoolConversionError
+from ..errors import TracerBoolConversionError
 from ..frontend.gather import GatherScatterMode
-from ..frontend.trace import Tracer
 from ..lax.sorting import lex_less
 from . import ufuncs
 from ._util import (
@@ -44,10 +43,12 @@ from ._util import (
     broadcast_shapes,
     canonicalize_axis,
     check_arraylike,
+    concrete,
     dtype_arg,
     promote,
     reject_out,
     result_dtype,
+    static_int,
     to_array,
 )
 from .shape import broadcast_arrays, broadcast_to, moveaxis, ravel
@@ -64,20 +65,6 @@ __all__ = ["argwhere", "choose", "compress", "diag_indices", "diag_indices_from"
 
 def _is_integer(x) -> bool:
     return aval_of(x).dtype.is_int  # signed or unsigned
-
-
-def _concrete(value, message: str, error=ConcretizationTypeError):
-    """`value` if it is known at trace time; a traced one raises `error` (JAX's type
-    for the case) with `message` (which says what needed it and what to do instead)."""
-    if isinstance(value, Tracer):
-        raise error(f"Abstract tracer value encountered where concrete value is expected: "
-                    f"{value.aval.str_short()}. {message}")
-    return value
-
-
-def _static_int(value, what: str) -> int:
-    """A static integer argument; a traced one raises ConcretizationTypeError."""
-    return operator.index(_concrete(value, f"{what} must be a static integer."))
 
 
 def _wrap_negative(indices, size: int):
@@ -308,7 +295,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError("`a` array must be integer typed")
     count = len(choices)
     if mode == "raise":
-        _concrete(which, "The error occurred because jnp.choose was jit-compiled with mode='raise'. "
+        concrete(which, "The error occurred because jnp.choose was jit-compiled with mode='raise'. "
                   "Use mode='wrap' or mode='clip' instead.")
         if _out_of_range(which, count):
             raise ValueError("invalid entry in choice array")
@@ -404,7 +391,7 @@ def _nonzero_size(mask, size, name: str) -> int:
     if size is not None:
         return operator.index(size)
     count = _true_count(mask)
-    _concrete(count, f"The size argument of jnp.{name} must be statically specified to use "
+    concrete(count, f"The size argument of jnp.{name} must be statically specified to use "
               f"jnp.{name} within JAX transformations.")
     return int(count)
 
@@ -503,7 +490,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
         message = ("jnp.compress needs a concrete condition when size is not given (the "
                    "result's shape depends on it); pass size= to use it under jit.")
         # JAX tests the extra entries with Python's bool(): TracerBoolConversionError
-        if bool(_concrete(lax.reduce_or(extra, (0,)), message, TracerBoolConversionError)):
+        if bool(concrete(lax.reduce_or(extra, (0,)), message, TracerBoolConversionError)):
             raise ValueError("condition contains entries that are out of bounds")
         result = take(x, nonzero(condition)[0], axis=0, mode="clip")
     else:
@@ -605,8 +592,8 @@ def diag_indices(n, ndim=2):
     >>> [i.tolist() for i in jnp.diag_indices(3)]
     [[0, 1, 2], [0, 1, 2]]
     """
-    n = _static_int(n, "'n' argument of jnp.diag_indices()")
-    ndim = _static_int(ndim, "'ndim' argument of jnp.diag_indices()")
+    n = static_int(n, "'n' argument of jnp.diag_indices()")
+    ndim = static_int(ndim, "'ndim' argument of jnp.diag_indices()")
     if n < 0:
         raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
     if ndim < 0:
@@ -633,9 +620,9 @@ def diag_indices_from(arr):
 def _triangle_indices(name: str, n, k, m, upper: bool):
     """The (row, column) indices of the elements of an n x m matrix on or above (`upper`)
     or on or below diagonal `k`, row by row."""
-    n = _static_int(n, f"n argument of jnp.{name}")
-    k = _static_int(k, f"k argument of jnp.{name}")
-    m = n if m is None else _static_int(m, f"m argument of jnp.{name}")
+    n = static_int(n, f"n argument of jnp.{name}")
+    k = static_int(k, f"k argument of jnp.{name}")
+    m = n if m is None else static_int(m, f"m argument of jnp.{name}")
     if n < 0 or m < 0:
         raise TypeError(f"{name}: the matrix sides must be nonnegative, got n={n} and m={m}")
     # row i holds columns j >= i + k (upper) or j <= i + k (lower)
@@ -712,7 +699,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
     if len(multi_index) != len(dims):
         raise ValueError(f"ravel_multi_index: len(multi_index)={len(multi_index)} != "
                          f"len(dims)={len(dims)}")
-    dims = tuple(_static_int(d, "in `dims` argument of ravel_multi_index()") for d in dims)
+    dims = tuple(static_int(d, "in `dims` argument of ravel_multi_index()") for d in dims)
     check_arraylike("ravel_multi_index", *multi_index)
     indices = [to_array(i) for i in multi_index]
     kind = result_dtype(0, *indices)[0] if dtype is None else dtype_arg(dtype)
@@ -724,7 +711,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
                          "suitable dtype (e.g. dtype=np.min_scalar_type(prod(dims))).")
     for index in indices:
         if mode == "raise":
-            _concrete(index, "The error occurred because ravel_multi_index was jit-compiled with "
+            concrete(index, "The error occurred because ravel_multi_index was jit-compiled with "
                       "mode='raise'. Use mode='wrap' or mode='clip' instead.")
         if not _is_integer(index):
             raise TypeError(f"ravel_multi_index: only int indices permitted, got {aval_of(index).dtype}")

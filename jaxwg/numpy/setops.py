@@ -28,9 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import lax
-from ..errors import ConcretizationTypeError
-from ..frontend.trace import Tracer
-from ._util import aval_of, canonicalize_axis, check_arraylike, promote, to_array
+from ._util import aval_of, canonicalize_axis, check_arraylike, concrete, promote, to_array
 from .creation import arange, full, zeros
 from .joining import concatenate, stack
 from .reductions import any as _any
@@ -52,17 +50,11 @@ def _output_size(name: str, size, *arrays):
     """`size=` as a Python int; without it (None), the result's length depends on the
     values of `arrays`, so they must be concrete (JAX's error when they are traced)."""
     if size is not None:
-        if isinstance(size, Tracer):
-            raise ConcretizationTypeError(
-                f"The error arose for the size argument of jnp.{name}(): it is traced, but it "
-                "decides the shape of the result. " + _SIZE_HINT.format(name=name))
-        return operator.index(size)
+        return operator.index(concrete(
+            size, f"The error arose for the size argument of jnp.{name}(): it decides the "
+                  "shape of the result. " + _SIZE_HINT.format(name=name)))
     for a in arrays:
-        if isinstance(a, Tracer):
-            raise ConcretizationTypeError(
-                "Abstract tracer value encountered where concrete value is expected: traced "
-                f"array with shape {a.aval.str_short()}.\nThe error arose in jnp.{name}(). "
-                + _SIZE_HINT.format(name=name))
+        concrete(a, f"The error arose in jnp.{name}(). " + _SIZE_HINT.format(name=name))
     return None
 
 
