@@ -238,10 +238,6 @@ def _pow(x: AluExp, y: AluExp) -> AluExp:
     return _select(unit, _c(x, 1), result)
 
 
-def _is_finite(x: AluExp) -> AluExp:
-    return alu.unary(Op.ABS, x).lt(_c(x, math.inf))
-
-
 # -- float32 arithmetic in two parts (value = hi + lo), for pow ------------------------------
 # Products are split by clearing the low 12 significand bits (not Veltkamp's c * a,
 # which a compiler that contracts into fma would break); sums are Knuth's two-sum.
