@@ -20,6 +20,7 @@ from ..core import dtypes as dt
 from ..frontend.array import aval_of
 from . import lax
 from .control_flow import associative_scan
+from .windows import monoid
 
 
 def _logaddexp(a, b):
@@ -31,15 +32,6 @@ def _logaddexp(a, b):
 
 
 BLOCK = 32
-
-
-def _monoid(combine, dtype):
-    """(reduction, neutral element) for `combine` on `dtype`, or None."""
-    if dtype.is_bool:
-        return None
-    lowest, highest = dt.bounds(dtype)
-    return {lax.add: (lax.reduce_sum, 0), lax.mul: (lax.reduce_prod, 1),
-            lax.max: (lax.reduce_max, lowest), lax.min: (lax.reduce_min, highest)}.get(combine)
 
 
 def _blocked_scan(x, combine, reduce, neutral):
@@ -84,13 +76,13 @@ def _cumulative(name: str, combine, example: str):
         if aval.ndim == 0 or aval.shape[axis % aval.ndim] <= 1:
             return operand
         axis = axis % aval.ndim
-        monoid = _monoid(combine, aval.dtype)
-        if monoid is None:
+        known = monoid(combine, aval.dtype)
+        if known is None:
             return associative_scan(combine, operand, reverse=reverse, axis=axis)
         perm = tuple(d for d in range(aval.ndim) if d != axis) + (axis,)
         x = lax.transpose(operand, perm)
         x = lax.rev(x, (aval.ndim - 1,)) if reverse else x
-        out = _blocked_scan(x, combine, *monoid)
+        out = _blocked_scan(x, combine, *known)
         out = lax.rev(out, (aval.ndim - 1,)) if reverse else out
         inverse = tuple(perm.index(d) for d in range(aval.ndim))
         return lax.transpose(out, inverse)

@@ -178,13 +178,6 @@ def _masked_reduce(term, valid, reducer, identity, axis):
     return reducer(lax.select(valid, term, lax.full_like(term, identity)), (axis,))
 
 
-def _extreme(dtype, largest: bool):
-    """+-inf for floats, the dtype's bounds for integers, True / False for bool."""
-    if dtype.is_float:
-        return float("inf") if largest else float("-inf")
-    return dt.bounds(dtype)[1 if largest else 0]
-
-
 def _combine_add(operand, term, valid, which, axis):
     if aval_of(operand).dtype.is_bool:
         return lax.bitwise_or(operand, _masked_reduce(term, valid, lax.reduce_or, False, axis))
@@ -199,12 +192,12 @@ def _combine_mul(operand, term, valid, which, axis):
 
 def _combine_min(operand, term, valid, which, axis):
     dtype = aval_of(operand).dtype
-    return lax.min(operand, _masked_reduce(term, valid, lax.reduce_min, _extreme(dtype, True), axis))
+    return lax.min(operand, _masked_reduce(term, valid, lax.reduce_min, dt.bounds(dtype)[1], axis))
 
 
 def _combine_max(operand, term, valid, which, axis):
     dtype = aval_of(operand).dtype
-    return lax.max(operand, _masked_reduce(term, valid, lax.reduce_max, _extreme(dtype, False), axis))
+    return lax.max(operand, _masked_reduce(term, valid, lax.reduce_max, dt.bounds(dtype)[0], axis))
 
 
 def _combine_set(operand, term, valid, which, axis):
@@ -215,7 +208,7 @@ def _combine_set(operand, term, valid, which, axis):
                                                                         tuple(range(axis)))))
     dtype = aval_of(operand).dtype
     value = _masked_reduce(term, chosen, lax.reduce_or if dtype.is_bool else lax.reduce_max,
-                           False if dtype.is_bool else _extreme(dtype, False), axis)
+                           False if dtype.is_bool else dt.bounds(dtype)[0], axis)
     return lax.select(lax.ge(last, lax.full_like(last, 0)), value, operand)
 
 

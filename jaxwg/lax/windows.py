@@ -69,11 +69,7 @@ def _window_axis(x, axis: int, size: int, stride: int, dilation: int):
     if count == 0 or size == 0:
         return lax.full(before + (count, size) + after, 0, aval_of(x).dtype)
     if size == 1:
-        limit = list(shape)
-        limit[axis] = (count - 1) * stride + 1
-        steps = [1] * len(shape)
-        steps[axis] = stride
-        sliced = lax.slice(x, (0,) * len(shape), limit, steps)
+        sliced = lax.slice_in_dim(x, 0, (count - 1) * stride + 1, stride, axis)
         return lax.expand_dims(sliced, (axis + 1,))
     # Rows must be at least count * stride long to take every stride-th column:
     # zeros appended to the data lengthen them (they are never read).
@@ -123,10 +119,9 @@ def positive_ints(name: str, what: str, values, count: int) -> tuple[int, ...]:
     return values
 
 
-def _monoid(computation, operand):
+def monoid(computation, dtype):
     """The reduction primitive wrapper and neutral element for `computation` on
-    `operand`'s dtype, or None when `computation` is not a known monoid."""
-    dtype = aval_of(operand).dtype
+    `dtype`, or None when `computation` is not a known monoid there."""
     lowest, highest = dt.bounds(dtype)
     if dtype.is_bool:
         table = {lax.bitwise_and: (lax.reduce_and, True), lax.bitwise_or: (lax.reduce_or, False)}
@@ -184,9 +179,9 @@ def _reduce_flat(operands, inits, computation, axes, valid=None):
     folded in once, as XLA's reduce defines the result. `valid` (a bool array of the
     operands' shape, or None for all valid) marks the elements that take part: window
     padding and dilation holes do not."""
-    monoid = _monoid(computation, operands[0]) if len(operands) == 1 else None
-    if monoid is not None:
-        primitive, neutral = monoid
+    known = monoid(computation, aval_of(operands[0]).dtype) if len(operands) == 1 else None
+    if known is not None:
+        primitive, neutral = known
         x = operands[0] if valid is None else \
             lax.select(valid, operands[0], lax.full_like(operands[0], neutral))
         return [computation(inits[0], primitive(x, axes) if axes else x)]
