@@ -217,7 +217,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     out_shape = broadcast_shapes(index_shape, shape[:axis] + (1,) + shape[axis + 1:])
     if mode == "one_hot":
         raise NotImplementedError("take_along_axis: mode='one_hot' is not supported")
-    if shape[axis] == 0:
+    if 0 in shape:  # nothing to gather from (a size-1 slice of an empty axis is invalid)
         return lax.full(out_shape, 0, aval_of(x).dtype)
     if wrap_negative_indices is None:  # JAX's current default
         wrap_negative_indices = mode != "promise_in_bounds"

@@ -25,9 +25,9 @@ from .reductions import any as _any
 from .reductions import argmax as _argmax
 from .reductions import argmin as _argmin
 from .reductions import sum as _sum
-from .shape import atleast_2d, expand_dims, moveaxis, ravel, squeeze
+from .shape import atleast_2d, expand_dims, ravel, squeeze
 from .dtypes import result_type
-from .selection import count_before, take
+from .selection import count_before, take, take_along_axis
 from .sorting import sort
 
 __all__ = ["average", "corrcoef", "cov", "median", "nanargmax", "nanargmin", "nanmedian",
@@ -50,18 +50,9 @@ def _take(x, i: int, axis: int):
 
 def _take_per_slice(x, index, axis: int):
     """`x[..., index, ...]` along `axis`, where `index` (int32, the shape of `x` without
-    `axis`) picks one element of each slice. A gather from the flattened slices: a
-    gather with batching dimensions has no transpose yet (scatter lacks them)."""
-    x = moveaxis(x, axis, -1)
-    batch_shape, n = x.shape[:-1], x.shape[-1]
-    size = int(np.prod(batch_shape))
-    if size == 0:  # no slices: nothing to gather from
-        return lax.full(batch_shape, 0, x.dtype)
-    slice_start = lax.reshape(lax.iota(np.int32, size), batch_shape) * n
-    dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,),
-                                       start_index_map=(0,))
-    return lax.gather(lax.reshape(x, (size * n,)), expand_dims(slice_start + index, -1),
-                      dnums, (1,), mode="promise_in_bounds")
+    `axis`) picks one element of each slice."""
+    picked = take_along_axis(x, expand_dims(index, axis), axis, mode="promise_in_bounds")
+    return squeeze(picked, axis)
 
 
 def _reduced_layout(x, axis):

@@ -143,7 +143,8 @@ def test_take_along_axis_flattened_fill_value_and_empty_axis(run):
         return (np_.take_along_axis(x, np_.array([5, -1, 9]), None),
                 np_.take_along_axis(x, np_.array([[0], [7]]), 1, mode="fill", fill_value=-5),
                 np_.take_along_axis(x, np_.array([[-1], [2]]), 1, wrap_negative_indices=False, mode="clip"),
-                np_.take_along_axis(np_.zeros((2, 0)), np_.zeros((2, 3), np.int32), 1))
+                np_.take_along_axis(np_.zeros((2, 0)), np_.zeros((2, 3), np.int32), 1),
+                np_.take_along_axis(np_.zeros((0, 3)), np_.zeros((0, 1), np.int32), 1))
 
     _check(run, cases, np.arange(6, dtype=np.int32).reshape(2, 3))
 
