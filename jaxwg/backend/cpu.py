@@ -33,6 +33,7 @@ from ..core import dtypes as dt
 from ..core.alu import Op
 from ..core.alu_eval import cast_array, evaluate
 from ..core.kernel import ACC_NAME, Kernel
+from ..core.routine import Routine
 from .base import Backend
 
 _UFUNC = {Op.ADD: np.add, Op.MUL: np.multiply, Op.MIN: np.minimum, Op.MAX: np.maximum}
@@ -44,7 +45,7 @@ _BLOCK_ELEMENTS = 1 << 22
 
 @dataclass(frozen=True)
 class CpuExecutable:
-    kernel: Kernel
+    kernel: Kernel | Routine
 
 
 @dataclass
@@ -126,6 +127,9 @@ class CpuBackend(Backend):
         if out.size < needed:
             raise ValueError(f"output slot has {out.size} bytes, kernel writes {needed}")
         result = out[:needed].view(kernel.dtype.np)
+        if isinstance(kernel, Routine):
+            result[:] = kernel.reference(arrays)
+            return
         block = max(1, _BLOCK_ELEMENTS // max(1, kernel.reduction.size if kernel.reduction else 1))
         for start in range(0, kernel.size, block):
             gidx = np.arange(start, min(kernel.size, start + block), dtype=np.int32)

@@ -20,7 +20,9 @@ Which nodes get their own buffer (are *materialized*):
 6. the costliest inlined source of a node whose kernel would inline more than
    `MAX_PENDING_COST` computing nodes (long traced chains);
 7. the operand of a gather, which is read at positions computed from the indices
-   (the indices themselves inline).
+   (the indices themselves inline);
+8. a routine and its sources: a routine is its own hand-written kernel reading
+   contiguous buffers.
 
 Everything else is inlined: element `i` of a node is an AluExp built from its sources'
 elements (`_KernelBuilder.value`), movement ops map `i` through their ShapeTracker, and
@@ -45,8 +47,10 @@ from ..core import alu
 from ..core import dtypes as dt
 from ..core.alu import AluExp
 from ..core.kernel import Kernel, Reduction
+from ..core.routine import Routine
 from .gather import element_coordinates
-from .lazy import BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, REDUCE, LazyNode
+from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, REDUCE, ROUTINE,
+                   LazyNode)
 from ..core.view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
@@ -55,9 +59,9 @@ INLINE_COST = 4
 
 @dataclass
 class Step:
-    """One kernel: reads the realized `inputs` nodes, writes `output`."""
+    """One kernel or routine: reads the realized `inputs` nodes, writes `output`."""
 
-    kernel: Kernel
+    kernel: Kernel | Routine
     inputs: list[LazyNode]
     output: LazyNode
 
@@ -81,7 +85,7 @@ def _pending_graph(targets) -> list[LazyNode]:
 
 def _is_computed(node: LazyNode) -> bool:
     """Whether inlining the node twice costs arithmetic (not just an index or a load)."""
-    return node.kind in (ELEMENTWISE, REDUCE, CONCAT, GATHER) or (
+    return node.kind in (ELEMENTWISE, REDUCE, CONCAT, GATHER, ROUTINE) or (
         node.kind == MOVE and _is_computed(node.srcs[0]))
 
 
@@ -130,6 +134,9 @@ class _Planner:
             if node.kind == GATHER and node.srcs[0].kind != BUFFER:
                 # Rule 7: a gather reads its operand at positions known only when it runs.
                 self.materialize.add(id(node.srcs[0]))
+            if node.kind == ROUTINE:  # rule 8
+                self.materialize.add(id(node))
+                self.materialize.update(id(s) for s in node.srcs if s.kind != BUFFER)
         self._bound_kernel_cost()
         self._mark_shared()
         return [n for n in self.order if id(n) in self.materialize]
@@ -155,7 +162,7 @@ class _Planner:
                     break
                 self.materialize.add(id(max(candidates, key=lambda s: inlined[id(s)])))
                 cost = cost_of(node)
-            inlined[id(node)] = 0 if node.kind == REDUCE else cost
+            inlined[id(node)] = 0 if node.kind in (REDUCE, ROUTINE) else cost
 
     def _mark_broadcast_reuse(self, root: LazyNode) -> None:
         """Rule 3 for the prologue of reduction `root`: walk its sources (with an explicit
@@ -412,6 +419,9 @@ def schedule(targets, max_inputs: int | None = None) -> list[Step]:
 def _build(root, fused, materialized: set, max_inputs, steps: list) -> None:
     """Append the kernel of `root`, first splitting off inlined operands while it reads
     more buffers than the device can bind."""
+    if root.kind == ROUTINE:
+        steps.append(Step(root.arg, list(root.srcs), root))
+        return
     while True:
         builder = _KernelBuilder(root, fused, materialized)
         kernel = builder.kernel()

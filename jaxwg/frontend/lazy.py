@@ -16,7 +16,9 @@ Eager operations and jit programs both lower primitives (`jaxwg.frontend.lowerin
 * `REDUCE`: a reduction op over some axes (`arg`: `Reduce`);
 * `CONCAT`: its sources side by side along one axis (`arg`: `Concat`);
 * `GATHER`: slices of its first source at positions read from its second
-  (`arg`: `Gather`, the primitive's parameters; see `gather.py`).
+  (`arg`: `Gather`, the primitive's parameters; see `gather.py`);
+* `ROUTINE`: the output of a routine (`arg`: a `core.routine.Routine`) run on its
+  sources, which it reads as contiguous buffers.
 
 `jaxwg.frontend.fusion` schedules a set of nodes into kernels: elementwise chains and
 movement ops fuse into one expression, a reduction absorbs its producers and its
@@ -46,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.dtypes import DType
+from ..core.routine import Routine
 
 BUFFER = "buffer"
 CONST = "const"
@@ -55,7 +58,7 @@ MOVE = "move"
 REDUCE = "reduce"
 CONCAT = "concat"
 GATHER = "gather"
-
+ROUTINE = "routine"
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,13 @@ class Gather:
 
 
 _ARG_TYPES = {IOTA: Iota, ELEMENTWISE: Elementwise, MOVE: Move, REDUCE: Reduce, CONCAT: Concat,
-              GATHER: Gather}
+              GATHER: Gather, ROUTINE: Routine}
 
 # A node's `cost` counts the arithmetic nodes a kernel computing it would inline
-# (reductions below it become their own kernels; movement ops are index arithmetic).
-_COMPUTING = (ELEMENTWISE, CONCAT, REDUCE, GATHER)
+# (reductions and routines below it become their own kernels; movement ops are index
+# arithmetic).
+_COMPUTING = (ELEMENTWISE, CONCAT, REDUCE, GATHER, ROUTINE)
+OWN_KERNEL = (BUFFER, REDUCE, ROUTINE)
 # An eager value whose pending expression grows past this cost, or whose chain of
 # pending nodes grows past this depth, is realized, so that loops building long chains
 # make neither ever larger kernels nor deep recursion.
@@ -179,7 +184,7 @@ class LazyNode:
         self.device = device
         for s in self.srcs:
             s.users += 1
-            if s.kind not in (BUFFER, REDUCE):
+            if s.kind not in OWN_KERNEL:
                 self.cost += s.cost
             if s.kind != BUFFER:
                 self.depth = max(self.depth, s.depth + 1)

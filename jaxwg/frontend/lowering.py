@@ -27,10 +27,11 @@ from ..core import alu
 from ..core import dtypes as dt
 from . import primitives as P
 from ..core.alu import AluExp, Op
+from ..core.routine import SortPermutation
 from .aval import ShapedArray
 from .gather import GatherScatterMode, default_fill
-from .lazy import (CONCAT, ELEMENTWISE, GATHER, IOTA, MOVE, REDUCE, Concat, Elementwise, Gather, Iota,
-                   LazyNode, Move, Reduce)
+from .lazy import (CONCAT, ELEMENTWISE, GATHER, IOTA, MOVE, REDUCE, ROUTINE, Concat, Elementwise, Gather,
+                   Iota, LazyNode, Move, Reduce)
 from .primitives import lowering_rules
 from ..core.view import ShapeTracker
 
@@ -670,7 +671,18 @@ def _gather(aval, operand, indices, *, dimension_numbers, slice_sizes, mode, fil
                     Gather(dimension_numbers, tuple(slice_sizes), fill))
 
 
+def _sort_permutation(aval, *keys):
+    """The sort routine on the keys as planes (one buffer: the routine's interface)."""
+    planes = keys[0]
+    if len(keys) > 1:
+        planes = _concatenate(None, *[view(k, lambda t: t.reshape((1, *k.shape))) for k in keys],
+                              dimension=0)
+    routine = SortPermutation(math.prod(aval.shape[:-1]), aval.shape[-1], len(keys))
+    return LazyNode(ROUTINE, aval.shape, aval.dtype, (planes,), routine)
+
+
 lowering_rules.update({
+    P.sort_permutation_p: _sort_permutation,
     P.gather_p: _gather,
     P.broadcast_in_dim_p: _broadcast_in_dim,
     P.reshape_p: _reshape,

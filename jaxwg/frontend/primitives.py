@@ -425,6 +425,19 @@ dot_general_p = _declare("dot_general", _dot_general_abstract_eval)
 
 copy_p = _declare("copy", lambda x: x)
 
+def _sort_permutation_abstract_eval(*keys):
+    shape = keys[0].shape if keys else None
+    if not keys or any(k.dtype is not dt.uint32 or k.shape != shape for k in keys) or not shape:
+        raise TypeError("sort_permutation takes one or more uint32 keys of one shape, of rank at "
+                        "least 1; got " + ", ".join(f"{k.dtype.name}{list(k.shape)}" for k in keys))
+    return ShapedArray(shape, dt.int32)
+
+
+# The stable permutation that sorts each row (along the last axis) by uint32 keys compared
+# lexicographically: the sort routine (`core.routine.SortPermutation`). `lax.sort` is
+# built on it.
+sort_permutation_p = _declare("sort_permutation", _sort_permutation_abstract_eval)
+
 # Slices of an operand at positions read from an index array (`gather.py`: JAX's
 # dimension numbers, slice sizes and out-of-bounds modes).
 gather_p = _declare("gather", gather_abstract_eval)

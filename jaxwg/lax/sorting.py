@@ -1,14 +1,13 @@
 """Sorting on the device: `lax.sort` (several operands, `num_keys`), `sort_key_val` and
-`top_k`, as a bitonic sorting network.
+`top_k`.
 
-The sorted axis is padded to a power of two m and sorted in log2(m) (log2(m) + 1) / 2
-compare-exchange steps; in a step each element meets its partner i ^ j (a view: no
-copy) and keeps the smaller or the larger of the two, by its place in the pair and the
-direction of its block, which alternates with k, the size of the sequences being
-merged. A step is a kernel for the choice and one per array. Elements are
-compared by JAX's order: floats with -0 as 0 and NaN last, compared as total-order
-integers; ties go by the keys after them and then by position, so every sort is
-stable. Differentiation and batching come from the operations it is made of.
+Each key operand becomes one or more uint32 *order keys* (`order_keys`): floats by
+JAX's order (-0 as 0, NaN last) as total-order integers, float64 as four keys. The
+`sort_permutation` primitive (the backend's sort routine: a bitonic network in
+workgroup memory on WebGPU) finds the stable permutation that sorts each row by them,
+and every operand is gathered through it (`permute`). Differentiation goes through
+the gather, whose transpose for a permutation is the gather of the inverse
+permutation; batching moves the batch axis in front of the sorted one.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -23,9 +22,13 @@ import functools
 import numpy as np
 
 from ..core import dtypes as dt
+from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.gather import GatherDimensionNumbers, GatherScatterMode
 from ..frontend.jit import jit
+from ..frontend.trace import bind
 from . import lax
+from .slicing import gather
 
 
 def order_keys(x, equal_zeros: bool = True) -> list:
@@ -108,10 +111,6 @@ def _signbit64(x):
                   lax.full_like(x, 0))
 
 
-def _largest(dtype):
-    return {"int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}[dtype.name]
-
-
 def lex_less(a_keys, b_keys):
     """Whether the tuple `a_keys` sorts before `b_keys` (lexicographically)."""
     less = None
@@ -121,35 +120,59 @@ def lex_less(a_keys, b_keys):
     return less
 
 
-def _partner(x, j: int):
-    """Element i ^ j of each row of `x` (batch, m): a view (the row as (m / 2j, 2, j)
-    with its middle axis reversed), so a step stays one fused kernel."""
-    batch, m = aval_of(x).shape
-    pairs = lax.reshape(x, (batch, m // (2 * j), 2, j))
-    return lax.reshape(lax.rev(pairs, (2,)), (batch, m))
+def unsigned_key(key):
+    """An int32 or uint32 order key as a uint32 in the same order (the sign bit flipped)."""
+    if aval_of(key).dtype is dt.uint32:
+        return key
+    bits = lax.bitcast_convert_type(key, np.uint32)
+    return lax.bitwise_xor(bits, lax.full_like(bits, 0x80000000))
 
 
-def _network(arrays: list, num_keys: int) -> list:
-    """`arrays` (each (batch, m), m a power of two) sorted along axis 1 by their first
-    `num_keys` (the last of which makes ties impossible)."""
-    batch, m = aval_of(arrays[0]).shape
-    index = lax.broadcasted_iota(np.int32, (batch, m), 1)
-    zero = lax.full_like(index, 0)
-    k = 2
-    while k <= m:
-        j = k // 2
-        while j >= 1:
-            partners = [_partner(a, j) for a in arrays]
-            # the lower element of a pair keeps the smaller one in an ascending block
-            lower = lax.eq(lax.bitwise_and(index, j), zero)
-            ascending = lax.eq(lax.bitwise_and(index, k), zero)
-            partner_first = lex_less(partners[:num_keys], arrays[:num_keys])
-            self_first = lex_less(arrays[:num_keys], partners[:num_keys])
-            take = lax.select(lax.eq(lower, ascending), partner_first, self_first)
-            arrays = [lax.select(take, p, a) for a, p in zip(arrays, partners)]
-            j //= 2
-        k *= 2
-    return arrays
+def sort_permutation(*keys):
+    """The stable permutation that sorts each last-axis row of the uint32 `keys` (same
+    shape), compared lexicographically: the device's sort routine.
+
+    >>> import numpy as np, jaxwg.numpy as jnp
+    >>> sort_permutation(jnp.array([3, 1, 2, 1], np.uint32)).tolist()
+    [1, 3, 2, 0]
+    """
+    return bind(P.sort_permutation_p, *keys)
+
+
+def _last_axis_take(rank: int) -> GatherDimensionNumbers:
+    batch = tuple(range(rank - 1))
+    return GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(rank - 1,),
+                                  start_index_map=(rank - 1,), operand_batching_dims=batch,
+                                  start_indices_batching_dims=batch)
+
+
+def permute(x, perm):
+    """`x[..., perm[..., i]]` for a permutation `perm` of each last-axis row: a gather
+    that promises unique indices, so that its transpose is the gather of the inverse
+    permutation (`inverse_permutation_transpose`), not a scatter.
+
+    >>> import jaxwg.numpy as jnp
+    >>> permute(jnp.array([10, 20, 30]), jnp.array([2, 0, 1])).tolist()
+    [30, 10, 20]
+    """
+    rank = aval_of(x).ndim
+    return gather(x, lax.expand_dims(perm, (rank,)), _last_axis_take(rank), (1,) * rank,
+                  unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+def is_permutation(operand_shape, indices_shape, dimension_numbers, unique_indices: bool) -> bool:
+    """Whether a gather with these parameters is `permute`: unique in-bounds indices
+    taking every element of each last-axis row once."""
+    rank = len(operand_shape)
+    return (unique_indices and rank > 0 and tuple(indices_shape) == tuple(operand_shape) + (1,)
+            and dimension_numbers == _last_axis_take(rank))
+
+
+def inverse_permutation_transpose(ct, indices):
+    """The transpose of `permute(x, perm)` at cotangent `ct`: `ct` permuted by the inverse
+    of `perm` (which sorting `perm` gives)."""
+    perm = lax.squeeze(indices, (aval_of(indices).ndim - 1,))
+    return permute(ct, sort_permutation(unsigned_key(perm)))
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
@@ -173,7 +196,7 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     if not shape:
         raise TypeError("sort: operand must have at least one dimension")
     axis = dimension % len(shape)
-    if shape[axis] <= 1:
+    if shape[axis] <= 1 or 0 in shape:  # already sorted
         return operands[0] if single else tuple(operands)
     # One traced program per signature: eager sorts replay it instead of growing the
     # lazy graph step by step.
@@ -183,24 +206,13 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
 
 @functools.partial(jit, static_argnames=("axis", "num_keys"))
 def _sorted(*operands, axis: int, num_keys: int):
-    shape = aval_of(operands[0]).shape
-    n = shape[axis]
-    perm = [d for d in range(len(shape)) if d != axis] + [axis]
-    moved_shape = tuple(shape[d] for d in perm)
-    batch = int(np.prod(moved_shape[:-1], dtype=np.int64))
-    m = 1 << (n - 1).bit_length()
-    position = lax.broadcasted_iota(np.int32, (batch, m), 1)
-    flat = [lax.reshape(lax.transpose(o, perm), (batch, n)) for o in operands]
-    # Padding takes the largest key, so it sorts after every element (ties: position).
-    keys = [lax.pad(k, lax.full((), _largest(aval_of(k).dtype), aval_of(k).dtype),
-                    [(0, 0, 0), (0, m - n, 0)])
-            for f in flat[:num_keys] for k in order_keys(f)]
-    values = [lax.pad(a, lax.full((), 0, aval_of(a).dtype), [(0, 0, 0), (0, m - n, 0)])
-              for a in flat]
-    arrays = _network(keys + [position] + values, len(keys) + 1)
-    inverse = [int(i) for i in np.argsort(perm)]
-    return [lax.transpose(lax.reshape(lax.slice(a, (0, 0), (batch, n)), moved_shape), inverse)
-            for a in arrays[len(keys) + 1:]]
+    rank = aval_of(operands[0]).ndim
+    to_last = [d for d in range(rank) if d != axis] + [axis]
+    moved = [lax.transpose(o, to_last) for o in operands]
+    keys = [unsigned_key(k) for o in moved[:num_keys] for k in order_keys(o)]
+    perm = sort_permutation(*keys)
+    back = [int(i) for i in np.argsort(to_last)]
+    return [lax.transpose(permute(o, perm), back) for o in moved]
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):

@@ -30,6 +30,7 @@ from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
+from ..lax.sorting import inverse_permutation_transpose, is_permutation
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .transpose import backward_pass, is_undefined
 
@@ -103,7 +104,7 @@ def _replace_zero(x):
 for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.not_p, P.and_p, P.or_p,
            P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
            P.bitcast_convert_type_p, P.stop_gradient_p, P.argmax_p, P.argmin_p, P.reduce_and_p,
-           P.reduce_or_p, P.iota_p, P.threefry2x32_p, *P.COMPARISONS):
+           P.reduce_or_p, P.iota_p, P.threefry2x32_p, P.sort_permutation_p, *P.COMPARISONS):
     defzero(_p)
 
 defjvp(P.exp_p, lambda g, ans, x: lax.mul(g, ans))
@@ -338,7 +339,10 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, m
                       indices_are_sorted, unique_indices):
     """Each slice's cotangent added back where the slice was read (`lax.scatter_add`).
     Out-of-bounds starts that PROMISE_IN_BOUNDS clamped on the way in are dropped on the
-    way back, as JAX's derivatives of `x[i]` do."""
+    way back, as JAX's derivatives of `x[i]` do. A permutation (`sorting.permute`: a
+    sort's outputs) goes back through the inverse permutation instead."""
+    if is_permutation(operand.aval.shape, aval_of(indices).shape, dimension_numbers, unique_indices):
+        return [inverse_permutation_transpose(ct, indices), None]
     d = dimension_numbers
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,

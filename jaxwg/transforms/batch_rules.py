@@ -70,6 +70,15 @@ def _unary_axes(prim, shift):
     P.batch_rules[prim] = rule
 
 
+def _sort_permutation_rule(vals, dims):
+    """Rows along the last axis: the batch axis goes in front of the others."""
+    keys, _ = _front(vals, dims)
+    return P.sort_permutation_p.bind(*keys), 0
+
+
+P.batch_rules[P.sort_permutation_p] = _sort_permutation_rule
+
+
 def _plus1(axes) -> tuple:
     return tuple(a + 1 for a in axes)
 

@@ -19,7 +19,7 @@ NOT_LINEAR = {
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
     "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin",
-    "threefry2x32",
+    "threefry2x32", "sort_permutation",
     # calls whose JVP rules replace them with the user's rules (the custom functions)
     "custom_jvp_call", "custom_vjp_call",
     # reverse mode through a while loop is JAX's error too (partial_eval.py says so)

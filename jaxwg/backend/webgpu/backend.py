@@ -38,17 +38,22 @@ import wgpu
 from ...core import dtypes as dt
 from ...core.contraction import as_contraction
 from ...core.kernel import Kernel
+from ...core.routine import Routine, SortPermutation
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
 from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
+from . import sort
 from .queue import DispatchQueue
+from .routines import RoutineExecutable, compile_routine, record_routine
 from .templates import ShaderOptions, ShaderSpec, build_shader
 from .tuner import AdapterTraits, Pass, Tile, Tuning, plan, scratch_bytes, tile_candidates
 
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
+# How each routine's passes are planned, given the adapter's workgroup memory in bytes.
+_ROUTINE_PLANS = {SortPermutation: sort.plan}
 _BIND_GROUP_CACHE_SIZE = 4096
 _EXECUTABLE_CACHE_SIZE = 1024
 _PIPELINE_CACHE_SIZE = 1024
@@ -161,17 +166,34 @@ class WebGPUBackend(Backend):
         with self.lock:
             exe = self._executables.get(key)
             if exe is None:
-                exe = self._plan_and_compile(kernel, tuning, fast_math)
+                exe = (self._prepare_routine(kernel) if isinstance(kernel, Routine)
+                       else self._plan_and_compile(kernel, tuning, fast_math))
                 self._executables.put(key, exe)
             return exe
 
-    def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
-                          fast_math: bool) -> WebGPUExecutable:
+    def _check_dtypes(self, kernel: Kernel | Routine) -> None:
         for dtype in kernel.dtypes():
             if not self.supports(dtype):
                 raise UnsupportedDtypeError(
                     f"{dtype} needs the WebGPU feature '{_FEATURE_FOR[dtype]}', which the "
                     f"adapter {self.describe()} does not have")
+
+    def _prepare_routine(self, routine: Routine) -> RoutineExecutable:
+        """A routine's passes (each routine module's `plan`), compiled; every buffer it
+        binds must fit one binding."""
+        self._check_dtypes(routine)
+        plan = _ROUTINE_PLANS[type(routine)](routine, self.device.limits["max-compute-workgroup-storage-size"])
+        item = self.storage_dtype
+        sizes = [n * item(d).itemsize for n, d in zip(routine.input_sizes(), routine.input_dtypes())]
+        largest = max([plan.scratch_bytes, routine.size * item(routine.dtype).itemsize, *sizes])
+        if largest > self.window_bytes:
+            raise ValueError(f"{routine} needs a buffer of {largest} bytes, more than one storage "
+                             f"binding ({self.window_bytes} bytes) of {self.describe()}")
+        return compile_routine(self.device, routine, plan)
+
+    def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
+                          fast_math: bool) -> WebGPUExecutable:
+        self._check_dtypes(kernel)
         out_bytes = kernel.size * self.storage_dtype(kernel.dtype).itemsize
         if out_bytes > self.device.max_buffer_bytes:
             raise ValueError(
@@ -292,6 +314,9 @@ class WebGPUBackend(Backend):
             raise ValueError(f"output slot has {self.slots.nbytes(outputs[0])} bytes, kernel writes {needed}")
         if kernel.size == 0:
             return
+        if isinstance(executable, RoutineExecutable):
+            record_routine(self, executable, inputs, outputs[0])
+            return
         scratch = self.slots.malloc(executable.scratch_bytes) if executable.scratch_bytes else None
         try:
             for i, p in enumerate(executable.passes):
@@ -310,7 +335,7 @@ class WebGPUBackend(Backend):
         out_buffer = slots.buffer(output)
         used = inputs + [output]
         for offset, size, immediates, grid in launch.outputs:
-            group = self._bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
+            group = self.bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
             self.queue.record(launch.pipeline, [(0, group, None)], grid, used, immediates)
 
     def _launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
@@ -327,10 +352,15 @@ class WebGPUBackend(Backend):
             count = min(window, kernel.size - base)
             outputs.append((base * out_item, _align4(count * out_item),
                             spec.uniform_bytes(base) if spec.uniforms else None,
-                            self._grid(spec.workgroups(count))))
+                            self.grid(spec.workgroups(count))))
         launch = exe.launches[(index, sizes)] = _Launch(compiled.pipeline, compiled.layout,
                                                         inputs, tuple(outputs))
         return launch
+
+    def binding_window(self, nbytes: int) -> tuple[int, int]:
+        """(offset, size) binding the whole of a buffer of `nbytes` bytes (which fits one
+        binding)."""
+        return self._window(nbytes, 0)
 
     def _window(self, nbytes: int, w: int) -> tuple[int, int]:
         """(offset, size) of window `w` of an input of `nbytes` bytes, in whole vec4s
@@ -338,7 +368,7 @@ class WebGPUBackend(Backend):
         offset = w * self.window_bytes
         return (offset, max(16, min(self.window_bytes, align16(nbytes) - offset)))
 
-    def _bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
+    def bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
         # Keyed by object identities; the cached value keeps those objects alive, so
         # an id cannot be reused by another buffer while its entry exists.
         key = (id(layout),) + tuple((id(b), o, s) for b, o, s in bindings)
@@ -351,7 +381,7 @@ class WebGPUBackend(Backend):
         self._bind_groups.put(key, (group, layout, [b for b, _, _ in bindings]))
         return group
 
-    def _grid(self, workgroups: int) -> tuple[int, int, int]:
+    def grid(self, workgroups: int) -> tuple[int, int, int]:
         """Fold a 1-D count of workgroups into (x, y, 1) within the per-dimension limit."""
         limit = self.device.max_workgroups_per_dim
         if workgroups <= limit:

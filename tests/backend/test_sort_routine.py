@@ -1,0 +1,76 @@
+"""The sort routine (core/routine.py, backend/webgpu/sort.py) against NumPy's stable
+lexsort, on both backends: rows shorter and longer than one workgroup block, lengths
+that are not powers of two, several keys with many ties (stability), and the edges of
+the key range (0 and 0xFFFFFFFF, which is also the padding's key)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jaxwg.backend.webgpu import sort
+from jaxwg.core.routine import SortPermutation
+
+from .helpers import assert_equal_values
+
+
+def run_sort(backend, keys: np.ndarray) -> np.ndarray:
+    """The routine's permutation of `keys` (keys, rows, length), as (rows, length)."""
+    count, rows, length = keys.shape
+    routine = SortPermutation(rows, length, count)
+    x = backend.upload(keys.astype(np.uint32).ravel())
+    out = backend.malloc(max(4, routine.size * 4))
+    try:
+        backend.dispatch(backend.prepare(routine), [x], [out])
+        return backend.download(out, routine.dtype, routine.size).reshape(rows, length)
+    finally:
+        backend.decref(x)
+        backend.decref(out)
+
+
+def expected(keys: np.ndarray) -> np.ndarray:
+    return np.lexsort(keys[::-1], axis=-1).astype(np.int32)
+
+
+@settings(max_examples=20)
+@given(rows=st.integers(1, 5), length=st.integers(1, 3000), count=st.integers(1, 3),
+       high=st.sampled_from([2, 50, 2 ** 32]), seed=st.integers(0, 2 ** 31))
+def test_matches_a_stable_lexsort(backend, rows, length, count, high, seed):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, high, (count, rows, length), dtype=np.uint64).astype(np.uint32)
+    assert_equal_values(run_sort(backend, keys), expected(keys), f"{count} keys, {rows}x{length}")
+
+
+@pytest.mark.parametrize("rows,length", [
+    (1, 4096), (1, 4097), (3, 8192 + 5), (1, 100_003),  # one block, just past it, merges
+    (1000, 3), (2049, 2),  # many short rows packed into blocks, the last block partial
+])
+def test_block_edges_and_merges(backend, rows, length):
+    rng = np.random.default_rng(rows * length)
+    keys = rng.integers(0, 1000, (1, rows, length), dtype=np.uint32)
+    assert_equal_values(run_sort(backend, keys), expected(keys), f"{rows}x{length}")
+
+
+def test_extreme_keys_sort_before_the_padding(backend):
+    keys = np.array([[[0xFFFFFFFF, 0, 0xFFFFFFFF, 7, 0xFFFFFFFE]]], np.uint32)
+    assert run_sort(backend, keys).tolist() == [[1, 3, 4, 0, 2]]
+    two = np.full((2, 1, 5000), 0xFFFFFFFF, np.uint32)  # every key the padding's
+    assert_equal_values(run_sort(backend, two), expected(two))
+
+
+def test_plan_counts_passes():
+    # 2^20 elements, one key: blocks of 4096 (8 KiB of keys and positions per plane
+    # pair in 32 KiB of workgroup memory): 8 merges of 1..8 global steps plus a block pass each
+    big = SortPermutation(1, 1 << 20, 1)
+    assert sort.block_size(big, 32768) == 4096
+    steps = sort.plan(big, 32768).steps
+    assert [s.shader for s in steps].count("merge") == sum(range(1, 9))
+    assert [s.shader for s in steps].count("block") == 9
+    assert sort.block_size(SortPermutation(1, 10, 7), 16384) == 512  # 8 planes
+    assert len(sort.plan(SortPermutation(4, 4096, 1), 32768).steps) == 1
+
+
+def test_a_sort_past_one_binding_is_refused_by_name(webgpu):
+    rows = webgpu.window_bytes // 8 + 1  # two planes of 4 bytes per element
+    with pytest.raises(ValueError, match="more than one storage binding"):
+        webgpu.prepare(SortPermutation(rows, 1, 1))
