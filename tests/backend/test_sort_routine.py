@@ -59,15 +59,16 @@ def test_extreme_keys_sort_before_the_padding(backend):
 
 
 def test_plan_counts_passes():
-    # 2^20 elements, one key: blocks of 4096 (8 KiB of keys and positions per plane
-    # pair in 32 KiB of workgroup memory): 8 merges of 1..8 global steps plus a block pass each
+    # 2^20 elements, one key: blocks of 2048 (16 KiB: keys and positions); 9 merges of
+    # 1..9 levels past the block, three levels a pass; a block pass each for the rest
     big = SortPermutation(1, 1 << 20, 1)
-    assert sort.block_size(big, 32768) == 4096
-    steps = sort.plan(big, 32768).steps
-    assert [s.shader for s in steps].count("merge") == sum(range(1, 9))
-    assert [s.shader for s in steps].count("block") == 9
+    assert sort.block_size(big, 32768) == 2048
+    shaders = [s.shader for s in sort.plan(big, 32768).steps]
+    assert shaders.count("block") == 10
+    levels = [c for past in range(1, 10) for c in [3] * (past // 3) + [past % 3] * (past % 3 > 0)]
+    assert [s for s in shaders if s != "block"] == [f"merge{c}" for c in levels]
     assert sort.block_size(SortPermutation(1, 10, 7), 16384) == 512  # 8 planes
-    assert len(sort.plan(SortPermutation(4, 4096, 1), 32768).steps) == 1
+    assert len(sort.plan(SortPermutation(4, 2048, 1), 32768).steps) == 1
 
 
 def test_a_sort_past_one_binding_is_refused_by_name(webgpu):

@@ -8,24 +8,27 @@ the largest keys, since its positions are larger). The work buffer holds `keys +
 planes of `rows * m` words.
 
 The network merges sorted runs of k = 2, 4, ..., m elements; merging runs of k is
-compare-exchange steps at distances j = k/2, k/4, ..., 1, each element against the
-one j away, ascending where the element's position in its row has bit k clear (so
-the last merge, k = m, is ascending everywhere).
+compare-exchange *levels* at distances j = k/2, k/4, ..., 1, each element against
+the one j away, ascending where the element's position in its row has bit k clear
+(so the last merge, k = m, is ascending everywhere). A thread runs up to `LEVELS`
+levels at once on 2^levels elements held in registers (`_levels`): the elements
+`span` apart whose positions differ only in those levels' bits. That cuts the
+passes over memory, and the barriers in workgroup memory, by up to three.
 
 * The **block** shader sorts, in workgroup memory, blocks of `block` elements:
-  for every k from `k_lo` to `k_hi` it runs the steps with j below the block size.
+  for every k from `k_lo` to `k_hi` it runs the levels with j below the block size.
   The first pass (`READ_INPUT`) loads the keys from the input and pads the rows;
   the last (`WRITE_OUTPUT`) writes the positions of the first `length` of each row.
-* The **merge** shader runs one step with j at least the block size on the work
-  buffer, one thread per pair.
+* The **merge<L>** shaders run L levels with j at least the block size on the work
+  buffer.
 
-Rows of at most `block` elements take one pass; 2^20 elements with one key, 55.
+Rows of at most `block` elements take one pass; 2^20 elements with one key, 28.
 
 >>> from jaxwg.core.routine import SortPermutation
 >>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), 16384).steps]
 ['block']
 >>> len(plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
-55
+28
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from ...core.routine import SortPermutation
 from .routines import RoutinePlan, RoutineStep
 
 THREADS = 256
+MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
+LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
 
 
@@ -42,9 +47,9 @@ def padded_length(routine: SortPermutation) -> int:
 
 
 def block_size(routine: SortPermutation, workgroup_bytes: int) -> int:
-    """The largest power of two (at least 2 * THREADS, at most 4096) whose planes fit
-    in the workgroup memory."""
-    block = 4096
+    """The largest power of two from 2 * THREADS to MAX_BLOCK whose planes fit in the
+    workgroup memory."""
+    block = MAX_BLOCK
     while block > 2 * THREADS and block * (routine.keys + 1) * 4 > workgroup_bytes:
         block //= 2
     return block
@@ -56,19 +61,54 @@ def plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
     total = routine.rows * m
     block = block_size(routine, workgroup_bytes)
     blocks = -(-total // block)
-    pairs = -(-total // (2 * THREADS))
     steps = [RoutineStep("block", (2, min(m, block), READ_INPUT | (WRITE_OUTPUT if m <= block else 0)),
                          blocks)]
     k = 2 * block
     while k <= m:
         j = k // 2
-        while j >= block:
-            steps.append(RoutineStep("merge", (k, j, 0), pairs))
-            j //= 2
+        while j >= block:  # the levels from j down to the block size, LEVELS at a time
+            levels = min(LEVELS, (j // block).bit_length())
+            span = j >> (levels - 1)
+            steps.append(RoutineStep(f"merge{levels}", (k, span), -(-total // (THREADS << levels))))
+            j = span // 2
         steps.append(RoutineStep("block", (k, k, WRITE_OUTPUT if k == m else 0), blocks))
         k *= 2
-    shaders = {"block": _block_shader(routine, m, block), "merge": _merge_shader(routine, m)}
+    shaders = {"block": _block_shader(routine, m, block)}
+    for step in steps:
+        if step.shader not in shaders:
+            shaders[step.shader] = _merge_shader(routine, m, int(step.shader[len("merge"):]))
     return RoutinePlan(shaders, tuple(steps), (routine.keys + 1) * total * 4)
+
+
+def _levels(memory: str, plane_stride: str, planes: int, levels: int) -> str:
+    """A WGSL function `levels<L>(q, span, k, base)` running L levels of the network on
+    `memory` (planes `plane_stride` apart) for the thread's group q: the 2^L elements
+    `first + i * span`, where `first` is q with L zero bits put in at `span`'s bit.
+    They are read into registers `v<i>_<plane>`, compared as (keys, position) tuples
+    (no two tie) and written back in order."""
+    count = 1 << levels
+    at = [f"{p}u * {plane_stride} + " if p else "" for p in range(planes)]
+    body = ["let low = q & (span - 1u);",
+            f"let first = ((q - low) << {levels}u) | low;",
+            "let ascending = ((base + first) & (M - 1u) & k) == 0u;"]
+    for i in range(count):
+        body.append(f"let e{i} = first + {i}u * span;")
+        body += [f"var v{i}_{p} = {memory}[{at[p]}e{i}];" for p in range(planes)]
+    for level in reversed(range(levels)):
+        for i in range(count):
+            if i & (1 << level):
+                continue
+            a, b = i, i | (1 << level)
+            b_first = f"v{b}_{planes - 1} < v{a}_{planes - 1}"
+            for p in reversed(range(planes - 1)):
+                b_first = f"v{b}_{p} < v{a}_{p} || (v{b}_{p} == v{a}_{p} && ({b_first}))"
+            body.append(f"if (({b_first}) == ascending) {{")
+            body += [f"  let t{p} = v{a}_{p}; v{a}_{p} = v{b}_{p}; v{b}_{p} = t{p};" for p in range(planes)]
+            body.append("}")
+    for i in range(count):
+        body += [f"{memory}[{at[p]}e{i}] = v{i}_{p};" for p in range(planes)]
+    return (f"fn levels{levels}(q: u32, span: u32, k: u32, base: u32) {{\n"
+            + "\n".join("  " + line for line in body) + "\n}\n")
 
 
 def _common(routine: SortPermutation, m: int) -> str:
@@ -89,20 +129,16 @@ const ROW_ELEMENTS = {routine.rows * routine.length}u;
 
 def _block_shader(routine: SortPermutation, m: int, block: int) -> str:
     planes = routine.keys + 1
+    functions = "".join(_levels("tile", "BLOCK", planes, n) for n in range(1, LEVELS + 1))
+    rounds = "\n".join(
+        f"      {'if' if n == LEVELS else '} else if'} (levels == {n}u) {{\n"
+        f"        for (var q = lid.x; q < (BLOCK >> {n}u); q += {THREADS}u) {{ levels{n}(q, span, k, base); }}"
+        for n in range(LEVELS, 0, -1)) + "\n      }"
     return _common(routine, m) + f"""\
 const BLOCK = {block}u;
 var<workgroup> tile: array<u32, {block * planes}>;
 
-// Whether tile element a sorts before tile element b (keys, then position).
-fn before(a: u32, b: u32) -> bool {{
-  for (var p = 0u; p <= KEYS; p++) {{
-    let x = tile[p * BLOCK + a];
-    let y = tile[p * BLOCK + b];
-    if (x != y) {{ return x < y; }}
-  }}
-  return false;
-}}
-
+{functions}
 fn load(e: u32, g: u32) {{
   if ((params.flags & {READ_INPUT}u) == 0u) {{
     for (var p = 0u; p <= KEYS; p++) {{ tile[p * BLOCK + e] = work[p * TOTAL + g]; }}
@@ -135,20 +171,13 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   for (var e = lid.x; e < BLOCK; e += {THREADS}u) {{ load(e, base + e); }}
   workgroupBarrier();
   for (var k = params.a; k <= params.b; k <<= 1u) {{
-    for (var j = min(k, BLOCK) >> 1u; j > 0u; j >>= 1u) {{
-      for (var q = lid.x; q < BLOCK / 2u; q += {THREADS}u) {{
-        let a = ((q & ~(j - 1u)) << 1u) | (q & (j - 1u));
-        let b = a + j;
-        let ascending = ((base + a) & (M - 1u) & k) == 0u;
-        if (before(b, a) == ascending) {{  // no two elements tie
-          for (var p = 0u; p <= KEYS; p++) {{
-            let t = tile[p * BLOCK + a];
-            tile[p * BLOCK + a] = tile[p * BLOCK + b];
-            tile[p * BLOCK + b] = t;
-          }}
-        }}
-      }}
+    var j = min(k, BLOCK) >> 1u;
+    while (j > 0u) {{  // the levels from j down to 1, LEVELS at a time
+      let levels = min({LEVELS}u, countTrailingZeros(j) + 1u);
+      let span = j >> (levels - 1u);
+{rounds}
       workgroupBarrier();
+      j = span >> 1u;
     }}
   }}
   for (var e = lid.x; e < BLOCK; e += {THREADS}u) {{ store(e, base + e); }}
@@ -156,31 +185,11 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 """
 
 
-def _merge_shader(routine: SortPermutation, m: int) -> str:
-    return _common(routine, m) + f"""\
+def _merge_shader(routine: SortPermutation, m: int, levels: int) -> str:
+    return _common(routine, m) + _levels("work", "TOTAL", routine.keys + 1, levels) + f"""\
 @compute @workgroup_size({THREADS})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {{
   let q = gid.x + gid.y * groups.x * {THREADS}u;
-  if (q >= TOTAL / 2u) {{ return; }}
-  let k = params.a;
-  let j = params.b;
-  let a = ((q & ~(j - 1u)) << 1u) | (q & (j - 1u));
-  let b = a + j;
-  var swap = false;
-  for (var p = 0u; p <= KEYS; p++) {{
-    let x = work[p * TOTAL + a];
-    let y = work[p * TOTAL + b];
-    if (x != y) {{
-      swap = (y < x) == ((a & (M - 1u) & k) == 0u);
-      break;
-    }}
-  }}
-  if (swap) {{
-    for (var p = 0u; p <= KEYS; p++) {{
-      let t = work[p * TOTAL + a];
-      work[p * TOTAL + a] = work[p * TOTAL + b];
-      work[p * TOTAL + b] = t;
-    }}
-  }}
+  if (q < (TOTAL >> {levels}u)) {{ levels{levels}(q, params.b, params.a, 0u); }}
 }}
 """
