@@ -11,6 +11,9 @@ result with NumPy: the CPU backend runs it, and tests hold the GPU's result to i
 >>> keys = np.array([[3, 1, 2, 1]], np.uint32)
 >>> SortPermutation(rows=1, length=4, keys=1).reference([keys.ravel()]).tolist()
 [1, 3, 2, 0]
+>>> add = ScatterAdd(dt.float32, operand_size=3, updates=4)
+>>> add.reference([np.zeros(3, np.float32), np.array([0, 2, 2, -1], np.int32), np.ones(4, np.float32)]).tolist()
+[1.0, 0.0, 2.0]
 """
 
 from __future__ import annotations
@@ -93,3 +96,79 @@ class SortPermutation(Routine):
     def __str__(self) -> str:
         return (f"sort permutation of {self.rows} row(s) of {self.length} by "
                 f"{self.keys} uint32 key(s)")
+
+
+@dataclass(frozen=True)
+class ScatterAdd(Routine):
+    """The operand (`operand_size` elements of `element`) with `updates` values added at flat
+    positions: input 0 is the operand, input 1 the int32 position of each update
+    (outside [0, size): dropped), input 2 the updates. bool adds as logical or.
+    Colliding float updates are summed in no fixed order (atomically on GPUs)."""
+
+    element: dt.DType
+    operand_size: int
+    updates: int
+
+    # The dtypes every backend adds in (GPUs atomically): others scatter as reductions.
+    DTYPES = (dt.bool_, dt.int32, dt.uint32, dt.float32)
+
+    @property
+    def size(self) -> int:
+        return self.operand_size
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self.element
+
+    def input_dtypes(self) -> list[dt.DType]:
+        return [self.dtype, dt.int32, self.dtype]
+
+    def input_sizes(self) -> list[int]:
+        return [self.size, self.updates, self.updates]
+
+    def reference(self, inputs: list[np.ndarray]) -> np.ndarray:
+        operand, targets, updates = (a[:n] for a, n in zip(inputs, self.input_sizes()))
+        out = operand.copy()
+        kept = (targets >= 0) & (targets < self.size)
+        with np.errstate(all="ignore"):  # inf - inf is NaN here as on the device
+            (np.logical_or if self.dtype.is_bool else np.add).at(out, targets[kept], updates[kept])
+        return out
+
+    def __str__(self) -> str:
+        return f"scatter-add of {self.updates} {self.dtype.name} update(s) into {self.size}"
+
+
+@dataclass(frozen=True)
+class CumulativeSum(Routine):
+    """The running sum along each of `rows` rows of `length` elements of `element`
+    (input 0 and the output: (rows, length), row-major). Integers wrap; floats add in
+    blocks (each element's sum is its block's partial sums plus the blocks before)."""
+
+    element: dt.DType
+    rows: int
+    length: int
+
+    DTYPES = (dt.int32, dt.uint32, dt.float32)
+
+    @property
+    def size(self) -> int:
+        return self.rows * self.length
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self.element
+
+    def input_dtypes(self) -> list[dt.DType]:
+        return [self.element]
+
+    def input_sizes(self) -> list[int]:
+        return [self.size]
+
+    def reference(self, inputs: list[np.ndarray]) -> np.ndarray:
+        """Each prefix summed in 64 bits, then rounded (floats) or wrapped (integers)."""
+        rows = inputs[0][:self.size].reshape(self.rows, self.length)
+        wide = {"f": np.float64, "i": np.int64, "u": np.uint64}[self.element.kind]
+        return np.cumsum(rows, axis=1, dtype=wide).astype(self.element.np).ravel()
+
+    def __str__(self) -> str:
+        return f"cumulative sum of {self.rows} row(s) of {self.length} {self.element.name}"

@@ -27,7 +27,7 @@ from ..core import alu
 from ..core import dtypes as dt
 from . import primitives as P
 from ..core.alu import AluExp, Op
-from ..core.routine import SortPermutation
+from ..core.routine import CumulativeSum, ScatterAdd, SortPermutation
 from .aval import ShapedArray
 from .gather import GatherScatterMode, default_fill
 from .lazy import (CONCAT, ELEMENTWISE, GATHER, IOTA, MOVE, REDUCE, ROUTINE, Concat, Elementwise, Gather,
@@ -681,8 +681,27 @@ def _sort_permutation(aval, *keys):
     return LazyNode(ROUTINE, aval.shape, aval.dtype, (planes,), routine)
 
 
+def _scatter_add_flat(aval, operand, targets, updates):
+    routine = ScatterAdd(aval.dtype, operand.size, targets.size)
+    return LazyNode(ROUTINE, aval.shape, aval.dtype, (operand, targets, updates), routine)
+
+
+def _cumsum(aval, x, *, axis, reverse):
+    """The scan routine on rows along the last axis: the axis moved there (and flipped
+    for `reverse`) as a view, which fusion materializes for the routine, and back."""
+    rank = len(aval.shape)
+    to_last = [d for d in range(rank) if d != axis] + [axis]
+    flip = [rank - 1] if reverse else []
+    rows = view(x, lambda t: t.permute(to_last).flip(flip))
+    routine = CumulativeSum(aval.dtype, math.prod(rows.shape[:-1]), rows.shape[-1])
+    scanned = LazyNode(ROUTINE, rows.shape, aval.dtype, (rows,), routine)
+    return view(scanned, lambda t: t.flip(flip).permute([to_last.index(d) for d in range(rank)]))
+
+
 lowering_rules.update({
+    P.cumsum_p: _cumsum,
     P.sort_permutation_p: _sort_permutation,
+    P.scatter_add_flat_p: _scatter_add_flat,
     P.gather_p: _gather,
     P.broadcast_in_dim_p: _broadcast_in_dim,
     P.reshape_p: _reshape,

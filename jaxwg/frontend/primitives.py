@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from ..core import dtypes as dt
 from .aval import ShapedArray
+from ..core.routine import CumulativeSum
 from .gather import gather_abstract_eval
 
 
@@ -437,6 +438,33 @@ def _sort_permutation_abstract_eval(*keys):
 # lexicographically: the sort routine (`core.routine.SortPermutation`). `lax.sort` is
 # built on it.
 sort_permutation_p = _declare("sort_permutation", _sort_permutation_abstract_eval)
+
+def _scatter_add_flat_abstract_eval(operand, targets, updates):
+    if targets.dtype is not dt.int32 or targets.ndim != 1 or updates.shape != targets.shape \
+            or updates.dtype is not operand.dtype:
+        raise TypeError(f"scatter_add_flat takes an operand, int32 positions of shape (n,) and n "
+                        f"updates of the operand's dtype; got {operand.dtype.name}{list(operand.shape)}, "
+                        f"{targets.dtype.name}{list(targets.shape)}, {updates.dtype.name}{list(updates.shape)}")
+    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+
+# The operand with each update added at its flat (row-major) position; positions outside
+# the operand drop their update: the scatter-add routine (`core.routine.ScatterAdd`).
+# `lax.scatter_add` lowers to it where the device adds the dtype atomically.
+scatter_add_flat_p = _declare("scatter_add_flat", _scatter_add_flat_abstract_eval)
+
+def _cumsum_abstract_eval(x, *, axis, reverse):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"cumsum: axis {axis} is out of bounds for shape {x.shape}")
+    if x.dtype not in CumulativeSum.DTYPES:
+        raise TypeError(f"the cumsum primitive takes {', '.join(d.name for d in CumulativeSum.DTYPES)}; "
+                        f"got {x.dtype.name} (lax.cumsum scans other dtypes itself)")
+    return x
+
+
+# The running sum along `axis` (from the end with `reverse`): the scan routine
+# (`core.routine.CumulativeSum`), for the dtypes every backend scans.
+cumsum_p = _declare("cumsum", _cumsum_abstract_eval)
 
 # Slices of an operand at positions read from an index array (`gather.py`: JAX's
 # dimension numbers, slice sizes and out-of-bounds modes).

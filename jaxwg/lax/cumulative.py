@@ -1,7 +1,9 @@
 """Cumulative reductions along an axis (`lax.cumsum`, `cumprod`, `cummax`, `cummin`,
 `cumlogsumexp`) as parallel scans, with no sequential loop.
 
-Sums, products, maxima and minima scan in blocks of `BLOCK`: element i of a block is
+Sums of int32, uint32 and float32 are the `cumsum` primitive: the backend's scan
+routine (`core.routine.CumulativeSum`), linear, so its transpose is the sum from the
+other end. Other sums, products, maxima and minima scan in blocks of `BLOCK`: element i of a block is
 one reduction kernel's masked reduction over the block's elements up to i (the block
 is read from cache, B times), combined in its epilogue with the scan of the blocks'
 totals before it, itself a blocked scan of n / B elements. That is two passes over the
@@ -17,7 +19,10 @@ data plus a recursion on 1/B of it, against log2(n) full passes for `associative
 from __future__ import annotations
 
 from ..core import dtypes as dt
+from ..core.routine import CumulativeSum
+from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.trace import bind
 from . import lax
 from .control_flow import associative_scan
 from .windows import monoid
@@ -76,6 +81,8 @@ def _cumulative(name: str, combine, example: str):
         if aval.ndim == 0 or aval.shape[axis % aval.ndim] <= 1:
             return operand
         axis = axis % aval.ndim
+        if combine is lax.add and aval.dtype in CumulativeSum.DTYPES:
+            return bind(P.cumsum_p, operand, axis=axis, reverse=bool(reverse))
         known = monoid(combine, aval.dtype)
         if known is None:
             return associative_scan(combine, operand, reverse=reverse, axis=axis)

@@ -2,12 +2,15 @@
 `scatter_add` (`_mul`, `_min`, `_max`), `dynamic_slice`, `dynamic_index_in_dim`,
 `dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
 
-`gather` is a primitive, fused into the kernels that read it. The scatters are built
-from primitives: each operand element reduces, over every index vector, the update
-element that lands on it (masked where none does), so colliding indices combine
-exactly as the op says and the result is the same on every device, but the work is
-(operand size) x (number of index vectors). A scatter kernel with atomic updates is
-the faster route that remains to be written.
+`gather` is a primitive, fused into the kernels that read it. `scatter_add` of the
+dtypes the scatter-add routine takes (`core.routine.ScatterAdd.DTYPES`) computes each
+update element's flat position in the operand and runs the routine
+(`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
+order, as on JAX's GPUs). The other scatters are built from primitives: each operand
+element reduces, over every index vector, the update element that lands on it
+(masked where none does), so colliding indices combine exactly as the op says and the
+result is the same on every device, but the work is (operand size) x (number of
+index vectors).
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -18,7 +21,10 @@ the faster route that remains to be written.
 
 from __future__ import annotations
 
+import math
+
 from ..core import dtypes as dt
+from ..core.routine import ScatterAdd
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
@@ -138,6 +144,11 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     flat_updates = lax.reshape(lax.transpose(updates, tuple(batch_axes) + tuple(d.update_window_dims)),
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
+    if combine == "add" and op_aval.dtype in ScatterAdd.DTYPES:
+        targets = _flat_targets(flat_indices, d, shape, window, mode)
+        size = count * math.prod(window)
+        return bind(P.scatter_add_flat_p, operand, lax.reshape(targets, (size,)),
+                    lax.reshape(flat_updates, (size,)))
     full = tuple(shape) + (count,)  # every operand element against every index vector
     which = lax.broadcasted_iota(dt.int32, full, n)
     valid, offsets = None, []
@@ -168,6 +179,36 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
         offset_dims=(), collapsed_slice_dims=tuple(range(picked)), start_index_map=tuple(range(picked))),
         (1,) * picked, mode=GatherScatterMode.CLIP)
     return _COMBINE[combine](operand, term, valid, which, n)
+
+
+def _flat_targets(flat_indices, d: ScatterDimensionNumbers, shape, window, mode):
+    """The row-major position in the operand of each element of the updates, as
+    (index vectors,) + window; -1 for the windows FILL_OR_DROP drops."""
+    count = aval_of(flat_indices).shape[0]
+    full = (count,) + tuple(window)
+    window_axes = [a for a in range(len(shape)) if a not in d.inserted_window_dims]
+    flat, valid, stride = lax.full(full, 0, dt.int32), None, 1
+    for axis in reversed(range(len(shape))):
+        coordinate = None
+        if axis in d.scatter_dims_to_operand_dims:
+            column = d.scatter_dims_to_operand_dims.index(axis)
+            start = lax.broadcast_in_dim(lax.reshape(lax.slice(flat_indices, (0, column), (count, column + 1)),
+                                                     (count,)), full, (0,))
+            limit = lax.full(full, shape[axis] - (window[window_axes.index(axis)] if axis in window_axes else 1),
+                             dt.int32)
+            if mode is GatherScatterMode.FILL_OR_DROP:
+                valid = _and(valid, lax.bitwise_and(lax.ge(start, lax.full(full, 0, dt.int32)),
+                                                    lax.le(start, limit)))
+            else:
+                start = lax.clamp(lax.full(full, 0, dt.int32), start, limit)
+            coordinate = start
+        if axis in window_axes:
+            offset = lax.broadcasted_iota(dt.int32, full, 1 + window_axes.index(axis))
+            coordinate = offset if coordinate is None else lax.add(coordinate, offset)
+        if coordinate is not None:
+            flat = lax.add(flat, lax.mul(coordinate, lax.full(full, stride, dt.int32)))
+        stride *= shape[axis]
+    return flat if valid is None else lax.select(valid, flat, lax.full(full, -1, dt.int32))
 
 
 def _and(a, b):

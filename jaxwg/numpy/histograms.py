@@ -41,11 +41,21 @@ __all__ = ["bincount", "digitize", "histogram", "histogram2d", "histogram_bin_ed
            "histogramdd"]
 
 
+# Up to this many bins, a reduction over (bins x values) beats a scatter-add whose
+# atomic adds all contend for a few addresses.
+_DENSE_BINS = 64
+
+
 def _bin_sums(index, weights, length: int):
     """For each bin b in range(length), the sum of `weights` where `index` is b (1-d,
     int32; other indices count nowhere): `zeros(length).at[index].add(weights,
-    mode="drop")` as one reduction."""
+    mode="drop")`, for few bins as one reduction."""
     n = aval_of(index).shape[0]
+    if length > _DENSE_BINS:
+        dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                            scatter_dims_to_operand_dims=(0,))
+        return lax.scatter_add(lax.full((length,), 0, aval_of(weights).dtype), lax.expand_dims(index, (1,)),
+                               weights, dnums, mode=lax.GatherScatterMode.FILL_OR_DROP)
     grid = (length, n)
     hit = lax.eq(lax.broadcast_in_dim(index, grid, (1,)),
                  lax.broadcasted_iota(np.int32, grid, 0))

@@ -354,6 +354,32 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, m
     return [lax.scatter_add(zeros, indices, ct, dnums, mode=mode), None]
 
 
+def _scatter_add_flat_jvp(primals, tangents):
+    """Linear in the operand and the updates."""
+    operand, targets, updates = primals
+    ans = P.scatter_add_flat_p.bind(operand, targets, updates)
+    t_operand, _, t_updates = tangents
+    if isinstance(t_operand, Zero) and isinstance(t_updates, Zero):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    return ans, P.scatter_add_flat_p.bind(instantiate(t_operand, tangent_aval(aval_of(operand))), targets,
+                                          instantiate(t_updates, tangent_aval(aval_of(updates))))
+
+
+def _scatter_add_flat_transpose(ct, operand, targets, updates):
+    """The operand's cotangent is `ct`; each update's is `ct` at its position (0 if dropped)."""
+    ct_updates = None
+    if is_undefined(updates):
+        flat = lax.reshape(ct, (math.prod(aval_of(ct).shape),))
+        take = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
+        ct_updates = lax.gather(flat, lax.expand_dims(targets, (1,)), take, (1,),
+                                mode=lax.GatherScatterMode.FILL_OR_DROP, fill_value=0)
+    return [ct if is_undefined(operand) else None, None, ct_updates]
+
+
+deflinear(P.cumsum_p, lambda ct, x, *, axis, reverse: [
+    P.cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
+P.jvp_rules[P.scatter_add_flat_p] = _scatter_add_flat_jvp
+P.transpose_rules[P.scatter_add_flat_p] = _scatter_add_flat_transpose
 P.jvp_rules[P.gather_p] = _gather_jvp
 P.transpose_rules[P.gather_p] = _gather_transpose
 deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)

@@ -20,6 +20,10 @@ products stay one product.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
@@ -79,6 +83,26 @@ def _sort_permutation_rule(vals, dims):
 P.batch_rules[P.sort_permutation_p] = _sort_permutation_rule
 
 
+def _scatter_add_flat_rule(vals, dims):
+    """One scatter into the batch's operands side by side: each row's positions offset
+    by the row's start, and positions outside a row dropped (not added to its neighbour)."""
+    (operand, targets, updates), size = _front(vals, dims)
+    shape = aval_of(operand).shape
+    per_row = math.prod(shape[1:])
+    start = lax.mul(lax.broadcasted_iota(np.int32, aval_of(targets).shape, 0),
+                    lax.full_like(targets, per_row))
+    inside = lax.bitwise_and(lax.ge(targets, lax.full_like(targets, 0)),
+                             lax.lt(targets, lax.full_like(targets, per_row)))
+    moved = lax.select(inside, lax.add(targets, start), lax.full_like(targets, -1))
+    count = math.prod(aval_of(targets).shape)
+    out = P.scatter_add_flat_p.bind(lax.reshape(operand, (size * per_row,)), lax.reshape(moved, (count,)),
+                                    lax.reshape(updates, (count,)))
+    return lax.reshape(out, shape), 0
+
+
+P.batch_rules[P.scatter_add_flat_p] = _scatter_add_flat_rule
+
+
 def _plus1(axes) -> tuple:
     return tuple(a + 1 for a in axes)
 
@@ -99,6 +123,7 @@ for _p in (P.argmax_p, P.argmin_p):
     _unary_axes(_p, lambda size, *, axes, index_dtype: {"axes": _plus1(axes),
                                                          "index_dtype": index_dtype})
 
+_unary_axes(P.cumsum_p, lambda size, *, axis, reverse: {"axis": axis + 1, "reverse": reverse})
 _unary_axes(P.broadcast_in_dim_p, lambda size, *, shape, broadcast_dimensions: {
     "shape": (size,) + tuple(shape), "broadcast_dimensions": (0,) + _plus1(broadcast_dimensions)})
 _unary_axes(P.transpose_p, lambda size, *, permutation: {"permutation": (0,) + _plus1(permutation)})

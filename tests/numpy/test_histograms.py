@@ -145,3 +145,17 @@ def test_errors():
         jnp.digitize(jnp.arange(3), jnp.ones((2, 2)))
     with pytest.raises(ValueError, match="invalid argument method='bogus'"):
         jnp.digitize(jnp.arange(3), jnp.arange(2), method="bogus")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_many_bins_scatter_into_them(platform, weighted):
+    """Past `_DENSE_BINS` bins the counts are a scatter-add (atomic on GPUs), not a
+    reduction over bins x values; integer-valued weights keep float sums exact."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(-5, 3000, 100_000).astype(np.int32)
+    w = rng.integers(-4, 5, x.size).astype(np.float32) if weighted else None
+    args = (x,) if w is None else (x, w)
+    _close(jnp.bincount(*[jnp.asarray(a) for a in args], length=2500),
+           jax_numpy.bincount(*args, length=2500))
+    a = rng.standard_normal(50_000).astype(np.float32)
+    _close(jnp.histogram(jnp.asarray(a), bins=300)[0], jax_numpy.histogram(a, bins=300)[0])

@@ -38,14 +38,14 @@ import wgpu
 from ...core import dtypes as dt
 from ...core.contraction import as_contraction
 from ...core.kernel import Kernel
-from ...core.routine import Routine, SortPermutation
+from ...core.routine import CumulativeSum, Routine, ScatterAdd, SortPermutation
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
 from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
-from . import sort
+from . import scan, scatter, sort
 from .queue import DispatchQueue
 from .routines import RoutineExecutable, compile_routine, record_routine
 from .templates import ShaderOptions, ShaderSpec, build_shader
@@ -53,7 +53,7 @@ from .tuner import AdapterTraits, Pass, Tile, Tuning, plan, scratch_bytes, tile_
 
 _FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
 # How each routine's passes are planned, given the adapter's workgroup memory in bytes.
-_ROUTINE_PLANS = {SortPermutation: sort.plan}
+_ROUTINE_PLANS = {SortPermutation: sort.plan, ScatterAdd: scatter.plan, CumulativeSum: scan.plan}
 _BIND_GROUP_CACHE_SIZE = 4096
 _EXECUTABLE_CACHE_SIZE = 1024
 _PIPELINE_CACHE_SIZE = 1024
