@@ -31,6 +31,7 @@ CASES = {
     "(-x) + (x + 1)": lambda m, x, c: (-x) + (x + c.one),
     "x * 2 + x * -2": lambda m, x, c: x * c.two + x * -c.two,
     "x - x * 1": lambda m, x, c: x - x * c.one,
+    "abs(x) - abs(-x)": lambda m, x, c: m.abs(x) - m.abs(-x),
     "x * 0": lambda m, x, c: x * c.zero,
     "0 * x": lambda m, x, c: c.zero * x,
     "x * -0": lambda m, x, c: x * c.neg_zero,

@@ -270,12 +270,9 @@ def test_repeated_immediates_are_set_once_per_pipeline_run(device, kernels, slot
     add_x = bind(device, kernels.add_immediate, slots, x)
     increment_y = bind(device, kernels.increment, slots, y)
     sent = []
-    probe = device.device.create_command_encoder().begin_compute_pass()
-    encoder_class = type(probe)  # the backend's class, not wgpu's abstract one
-    probe.end()
-    original = encoder_class.set_immediates
-    monkeypatch.setattr(encoder_class, "set_immediates",
-                        lambda self, *a: (sent.append(a[1]), original(self, *a))[1])
+    original = queue._record.set_immediates  # the recorder every dispatch goes through
+    monkeypatch.setattr(queue._record, "set_immediates",
+                        lambda compute_pass, data: (sent.append(data), original(compute_pass, data))[1])
     three, five = np.array([3], np.uint32).tobytes(), np.array([5], np.uint32).tobytes()
     plan = [(kernels.add_immediate, add_x, x, three), (kernels.add_immediate, add_x, x, three),
             (kernels.add_immediate, add_x, x, five), (kernels.increment, increment_y, y, None),

@@ -88,6 +88,12 @@ class WebGPUExecutable:
     fast_math: bool = False
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
     launches: dict = field(default_factory=dict)  # (pass index, input sizes) -> _Launch
+    is_direct: bool = field(init=False)  # one pass, reading the inputs in order, writing the output
+
+    def __post_init__(self):
+        p = self.passes[0]
+        self.is_direct = len(self.passes) == 1 and not p.writes_scratch and \
+            p.inputs == tuple(range(len(p.inputs)))
 
     def shader_sources(self) -> list[str]:
         """The WGSL of each distinct shader compiled so far, in pass order."""
@@ -147,6 +153,10 @@ class WebGPUBackend(Backend):
     def storage_dtype(self, dtype: dt.DType) -> np.dtype:
         return np.dtype(np.int32) if dtype.is_bool else dtype.np
 
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - one backend per device, few dtypes
+    def _itemsize(self, dtype: dt.DType) -> int:
+        return self.storage_dtype(dtype).itemsize
+
     def supports(self, dtype: dt.DType) -> bool:
         feature = _FEATURE_FOR.get(dtype)
         return feature is None or feature in self.device.features
@@ -194,7 +204,7 @@ class WebGPUBackend(Backend):
     def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
                           fast_math: bool) -> WebGPUExecutable:
         self._check_dtypes(kernel)
-        out_bytes = kernel.size * self.storage_dtype(kernel.dtype).itemsize
+        out_bytes = kernel.size * self._itemsize(kernel.dtype)
         if out_bytes > self.device.max_buffer_bytes:
             raise ValueError(
                 f"kernel output of {out_bytes} bytes exceeds the maximum buffer size "
@@ -309,34 +319,48 @@ class WebGPUBackend(Backend):
 
     def _dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         kernel = executable.kernel
-        needed = kernel.size * self.storage_dtype(kernel.dtype).itemsize
+        needed = kernel.size * self._itemsize(kernel.dtype)
         if self.slots.nbytes(outputs[0]) < needed:
             raise ValueError(f"output slot has {self.slots.nbytes(outputs[0])} bytes, kernel writes {needed}")
         if kernel.size == 0:
             return
         if isinstance(executable, RoutineExecutable):
             record_routine(self, executable, inputs, outputs[0])
-            return
+        elif executable.is_direct:
+            self._record_pass(executable, 0, list(inputs), outputs[0])
+        else:
+            self._record_passes(executable, inputs, outputs[0])
+
+    def _record_passes(self, executable: WebGPUExecutable, inputs: Sequence[int], output: int) -> None:
+        """A plan of several passes (a split reduction) with its scratch slot."""
         scratch = self.slots.malloc(executable.scratch_bytes) if executable.scratch_bytes else None
         try:
             for i, p in enumerate(executable.passes):
                 slots = [scratch if src == "scratch" else inputs[src] for src in p.inputs]
-                target = scratch if p.writes_scratch else outputs[0]
+                target = scratch if p.writes_scratch else output
                 self._record_pass(executable, i, slots, target)
         finally:
             if scratch is not None:
                 self.slots.decref(scratch)  # the queue holds it until the submit
 
     def _record_pass(self, exe: WebGPUExecutable, index: int, inputs: list[int], output: int) -> None:
-        slots = self.slots
-        sizes = tuple(slots.nbytes(s) for s in inputs)
-        launch = exe.launches.get((index, sizes)) or self._launch_for(exe, index, sizes)
-        bindings = [(slots.buffer(inputs[arg]), offset, size) for arg, offset, size in launch.inputs]
-        out_buffer = slots.buffer(output)
+        # The hot path of every dispatch (a jit program's replay runs it per kernel):
+        # each slot is looked up once, and the bind group by the launch and buffers.
+        entries = self.slots.entries(inputs)
+        launch = exe.launches.get((index, tuple(e.nbytes for e in entries))) \
+            or self._launch_for(exe, index, tuple(e.nbytes for e in entries))
+        buffers = tuple(entries[arg].buffer for arg, _, _ in launch.inputs)
+        out_buffer = self.slots.entries((output,))[0].buffer
         used = inputs + [output]
-        for offset, size, immediates, grid in launch.outputs:
-            group = self.bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
-            self.queue.record(launch.pipeline, [(0, group, None)], grid, used, immediates)
+        for window, (offset, size, immediates, grid) in enumerate(launch.outputs):
+            key = (id(launch), window, out_buffer, *buffers)  # the buffers kept alive by the key
+            hit = self._bind_groups.get(key)
+            if hit is None:
+                bindings = [(b, o, n) for b, (_, o, n) in zip(buffers, launch.inputs)]
+                group = self._create_bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
+                # the launch is kept with its group, so that no new launch takes its id
+                self._bind_groups.put(key, hit := (group, launch))
+            self.queue.record_checked(launch.pipeline, hit[0], grid, used, immediates)
 
     def _launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
         """The pass's `_Launch` for inputs of `sizes` bytes (cached on the executable:
@@ -353,6 +377,8 @@ class WebGPUBackend(Backend):
             outputs.append((base * out_item, _align4(count * out_item),
                             spec.uniform_bytes(base) if spec.uniforms else None,
                             self.grid(spec.workgroups(count))))
+        for *_, grid in outputs:
+            self.queue.check_grid(grid)
         launch = exe.launches[(index, sizes)] = _Launch(compiled.pipeline, compiled.layout,
                                                         inputs, tuple(outputs))
         return launch
@@ -375,11 +401,14 @@ class WebGPUBackend(Backend):
         hit = self._bind_groups.get(key)
         if hit is not None:
             return hit[0]
-        entries = [{"binding": i, "resource": {"buffer": b, "offset": o, "size": s}}
-                   for i, (b, o, s) in enumerate(bindings)]
-        group = self.device.device.create_bind_group(layout=layout, entries=entries)
+        group = self._create_bind_group(layout, bindings)
         self._bind_groups.put(key, (group, layout, [b for b, _, _ in bindings]))
         return group
+
+    def _create_bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
+        entries = [{"binding": i, "resource": {"buffer": b, "offset": o, "size": s}}
+                   for i, (b, o, s) in enumerate(bindings)]
+        return self.device.device.create_bind_group(layout=layout, entries=entries)
 
     def grid(self, workgroups: int) -> tuple[int, int, int]:
         """Fold a 1-D count of workgroups into (x, y, 1) within the per-dimension limit."""

@@ -148,16 +148,21 @@ class BufferPool:
         self.misses = 0
         self.pooled_bytes = 0
         self.buffers_created = 0
+        self._sizes: dict[int, int] = {}  # request -> buffer size (`buffer_size`)
 
     def buffer_size(self, nbytes: int) -> int:
         """The size of buffer that serves a request: its size class when such a buffer
         may be pooled, else the request padded to 16 bytes (no point rounding up a
-        buffer that will never be reused further)."""
-        pooled_limit = min(
-            self.config.max_pooled_bytes_per_buffer, self._device.max_buffer_bytes
-        )
-        cls = size_class(nbytes)
-        return cls if cls <= pooled_limit else align16(nbytes)
+        buffer that will never be reused further). Remembered per request size: a jit
+        program asks for the same few sizes on every call."""
+        size = self._sizes.get(nbytes)
+        if size is None:
+            if len(self._sizes) > 4096:  # many shapes: forget, rather than grow
+                self._sizes.clear()
+            pooled_limit = min(self.config.max_pooled_bytes_per_buffer, self._device.max_buffer_bytes)
+            cls = size_class(nbytes)
+            size = self._sizes[nbytes] = cls if cls <= pooled_limit else align16(nbytes)
+        return size
 
     def acquire(self, nbytes: int, in_flight_ok: bool = False) -> tuple[wgpu.GPUBuffer, int]:
         """A buffer of at least `nbytes` bytes and its size: a pooled one if its class
@@ -340,6 +345,15 @@ class SlotTable:
             self.pool.settle(entry.buffer)
         else:
             self.pool.release(entry.buffer)
+
+    def entries(self, slots) -> list[_Slot]:
+        """The records of live `slots` (buffer, nbytes, references), looked up at once."""
+        try:
+            return [self._slots[s] for s in slots]
+        except KeyError:
+            for s in slots:
+                self._get(s)  # names the slot that is not live
+            raise
 
     def buffer(self, slot: int) -> wgpu.GPUBuffer:
         """The slot's buffer; it may be larger than `nbytes(slot)`."""

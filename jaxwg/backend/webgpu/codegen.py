@@ -404,7 +404,8 @@ class _Algebra:
     min(x, y), a sum inside a product) is an atom. Constants in a sum are one atom
     together: compilers fold the constants of a chain into one, so (x + 1) - 1 becomes x
     and a compensated sum `(a + b) - a` with a constant `a` loses its error term; a
-    constant factor is no term (x * 2 + 1 folds nothing). `shape(node)` is (the atoms
+    constant factor is no term (x * 2 + 1 folds nothing); |x| and |-x| are one atom.
+    `shape(node)` is (the atoms
     among the factors of its terms, the atoms among its factors, whether a division is
     among them), the atom sets as bit sets."""
 
@@ -432,6 +433,11 @@ class _Algebra:
             return self._atom(node)
         if op in (Op.NEG, Op.CAST):
             return self.shape(src[0])
+        if op is Op.ABS:  # |-x| is |x| (and fabs(x) - fabs(-x) folds to 0): one atom
+            inner = src[0]
+            while inner.op is Op.NEG or (inner.op is Op.CAST and inner.src[0].dtype.is_float):
+                inner = inner.src[0]
+            return self._atom((Op.ABS, inner))
         if op is Op.WHERE:  # select(c, a, b) op y may become select(c, a op y, b op y)
             (ta, fa, da), (tb, fb, db) = self.shape(src[1]), self.shape(src[2])
             return ta | tb, fa | fb, da or db

@@ -11,9 +11,9 @@ which is undone before `read` returns, so its own view of the buffer (unmapped)
 stays true.
 
 Recording a dispatch into an open compute pass (`recorder()`) calls
-`wgpuComputePassEncoderSetPipeline`, `...SetBindGroup` and `...DispatchWorkgroups`
-directly: wgpu-py wraps each call in an error-capturing proxy and copies the dynamic
-offsets, several µs a call, three calls per dispatch. Recording errors are deferred by
+`wgpuComputePassEncoderSetPipeline`, `...SetBindGroup`, `...SetImmediates` and
+`...DispatchWorkgroups` directly: wgpu-py wraps each call in an error-capturing proxy
+and copies the dynamic offsets, several µs a call, three or four calls per dispatch. Recording errors are deferred by
 WebGPU to the end of the pass in any case, which still goes through wgpu-py and raises.
 The pass keeps what it references alive (wgpu-native counts the references).
 
@@ -46,7 +46,7 @@ _KNOWN_VERSIONS = ("0.32.",)
 _NAMES = ("wgpuBufferMapAsync", "wgpuDevicePoll", "wgpuBufferGetMappedRange", "wgpuBufferUnmap",
           "WGPUMapMode_Read", "WGPUCallbackMode_AllowProcessEvents", "WGPUMapAsyncStatus_Success")
 _RECORD_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
-                 "wgpuComputePassEncoderDispatchWorkgroups")
+                 "wgpuComputePassEncoderSetImmediates", "wgpuComputePassEncoderDispatchWorkgroups")
 # A map that has not completed after this long means a lost callback: an error, not a hang.
 _TIMEOUT_S = 120.0
 
@@ -101,20 +101,27 @@ def _public_read(buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int 
 
 
 class PassRecorder:
-    """Pipeline, bind group 0 (no dynamic offsets) and dispatch on an open compute pass,
-    through wgpu-native (see the module doc)."""
+    """Pipeline, bind groups, immediates and dispatch on an open compute pass, through
+    wgpu-native (see the module doc)."""
 
     def __init__(self, ffi, lib):
+        self._ffi = ffi
         self._set_pipeline = lib.wgpuComputePassEncoderSetPipeline
         self._set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
+        self._set_immediates = lib.wgpuComputePassEncoderSetImmediates
         self._dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
         self._null = ffi.NULL
 
     def set_pipeline(self, compute_pass, pipeline) -> None:
         self._set_pipeline(compute_pass._internal, pipeline._internal)
 
-    def set_bind_group(self, compute_pass, group) -> None:
-        self._set_bind_group(compute_pass._internal, 0, group._internal, 0, self._null)
+    def set_bind_group(self, compute_pass, group, index: int = 0, dynamic_offsets=()) -> None:
+        offsets = self._ffi.new("uint32_t[]", list(dynamic_offsets)) if dynamic_offsets else self._null
+        self._set_bind_group(compute_pass._internal, index, group._internal, len(dynamic_offsets), offsets)
+
+    def set_immediates(self, compute_pass, data: bytes) -> None:
+        """`data` (a multiple of 4 bytes) into the pipeline's immediates from offset 0."""
+        self._set_immediates(compute_pass._internal, 0, self._ffi.from_buffer(data), len(data))
 
     def dispatch(self, compute_pass, x: int, y: int, z: int) -> None:
         self._dispatch(compute_pass._internal, x, y, z)
@@ -126,8 +133,12 @@ class PublicPassRecorder:
     def set_pipeline(self, compute_pass, pipeline) -> None:
         compute_pass.set_pipeline(pipeline)
 
-    def set_bind_group(self, compute_pass, group) -> None:
-        compute_pass.set_bind_group(0, group)
+    def set_bind_group(self, compute_pass, group, index: int = 0, dynamic_offsets=()) -> None:
+        compute_pass.set_bind_group(index, group, dynamic_offsets)
+
+    def set_immediates(self, compute_pass, data: bytes) -> None:
+        # wgpu 0.32.0's set_immediates fails unless data_size is given explicitly.
+        compute_pass.set_immediates(0, data, 0, len(data))
 
     def dispatch(self, compute_pass, x: int, y: int, z: int) -> None:
         compute_pass.dispatch_workgroups(x, y, z)

@@ -106,26 +106,38 @@ class DispatchQueue:
         dispatch is submitted. `immediates` (a multiple of 4 bytes) fill the pipeline's
         `var<immediate>` block from offset 0; the device needs the "immediates" feature.
         """
-        self._check_grid(grid)
+        self.check_grid(grid)
         self._hold(slots_used)
-        compute_pass = self._open_pass()
-        record = self._record
+        compute_pass = self._pass or self._open_pass()
+        self._use_pipeline(compute_pass, pipeline)
+        for index, bind_group, dynamic_offsets in bind_groups:
+            self._record.set_bind_group(compute_pass, bind_group, index, dynamic_offsets or ())
+        self._dispatch(compute_pass, grid, immediates)
+
+    def record_checked(self, pipeline: wgpu.GPUComputePipeline, bind_group: wgpu.GPUBindGroup,
+                       grid: tuple[int, int, int], slots_used: Sequence[int],
+                       immediates: bytes | None) -> None:
+        """`record` with one bind group (group 0, no dynamic offsets) and a grid already
+        checked (`check_grid`): the path of every kernel dispatch."""
+        self._hold(slots_used)
+        compute_pass = self._pass or self._open_pass()
+        self._use_pipeline(compute_pass, pipeline)
+        self._record.set_bind_group(compute_pass, bind_group)
+        self._dispatch(compute_pass, grid, immediates)
+
+    def _use_pipeline(self, compute_pass, pipeline: wgpu.GPUComputePipeline) -> None:
         if pipeline is not self._pipeline:
-            record.set_pipeline(compute_pass, pipeline)
+            self._record.set_pipeline(compute_pass, pipeline)
             self._pipeline = pipeline
             self._immediates = None  # another layout: its immediates are unset
-        for index, bind_group, dynamic_offsets in bind_groups:
-            if index == 0 and not dynamic_offsets:
-                record.set_bind_group(compute_pass, bind_group)
-            else:
-                compute_pass.set_bind_group(index, bind_group, dynamic_offsets or ())
+
+    def _dispatch(self, compute_pass, grid: tuple[int, int, int], immediates: bytes | None) -> None:
         if immediates is not None and immediates != self._immediates:
             # Immediates persist in the pass while the pipeline stays: a kernel run again
             # (a jitted function called in a loop) sets them once.
-            # wgpu 0.32.0's set_immediates fails unless data_size is given explicitly.
-            compute_pass.set_immediates(0, immediates, 0, len(immediates))
+            self._record.set_immediates(compute_pass, immediates)
             self._immediates = immediates
-        record.dispatch(compute_pass, *grid)
+        self._record.dispatch(compute_pass, *grid)
         self._pending += 1
         self.dispatches_recorded += 1
         if self._pending >= self.max_pending or self._held_bytes >= self.max_held_bytes:
@@ -199,8 +211,9 @@ class DispatchQueue:
             self._pass = self._encoder.begin_compute_pass(label="jaxwg-dispatch")
         return self._pass
 
-    def _check_grid(self, grid: tuple[int, int, int]) -> None:
-        # Caught here, a bad grid is named; wgpu would only report it at submit.
+    def check_grid(self, grid: tuple[int, int, int]) -> None:
+        """ValueError unless `grid` is three workgroup counts within the device's limit
+        (wgpu would only report a bad grid at the submit)."""
         limit = self._device.max_workgroups_per_dim
         if len(grid) != 3 or any(not 0 <= n <= limit for n in grid):
             raise ValueError(
