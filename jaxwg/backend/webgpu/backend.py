@@ -38,6 +38,7 @@ import wgpu
 from ...core import dtypes as dt
 from ...core.contraction import as_contraction
 from ...core.kernel import Kernel
+from ...core.widen import widen_kernel
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
@@ -140,7 +141,8 @@ class WebGPUBackend(Backend):
                     "bind_groups_cached": len(self._bind_groups)}
 
     def storage_dtype(self, dtype: dt.DType) -> np.dtype:
-        return np.dtype(np.int32) if dtype.is_bool else dtype.np
+        # WGSL has no 8- or 16-bit integers: bool and the small integers take 32 bits.
+        return np.dtype(np.int32) if dtype.is_bool else dt.WIDENED.get(dtype, dtype).np
 
     def supports(self, dtype: dt.DType) -> bool:
         feature = _FEATURE_FOR.get(dtype)
@@ -167,6 +169,7 @@ class WebGPUBackend(Backend):
 
     def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
                           fast_math: bool) -> WebGPUExecutable:
+        kernel = widen_kernel(kernel)  # small integers compute in 32 bits (core/widen.py)
         for dtype in kernel.dtypes():
             if not self.supports(dtype):
                 raise UnsupportedDtypeError(
