@@ -132,7 +132,7 @@ def _rebuild(node: AluExp, src: tuple[AluExp, ...]) -> AluExp:
         return alu.compare(node.op, *src)
     if node.op is Op.CAST:
         return alu.cast(node.dtype, src[0])  # the 32-bit value is the small one
-    if node.op is Op.BITCAST:
+    if node.op is Op.BITCAST and node.src[0].dtype in dt.WIDENED:
         raise NotImplementedError(
             f"bitcast from {node.src[0].dtype} to {node.dtype} has no 32-bit form")
     return AluExp(node.op, node.dtype, src, node.arg)

@@ -109,7 +109,7 @@ def _signbit64(x):
 
 
 def _largest(dtype):
-    return {"int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}[dtype.name]
+    return dt.bounds(dtype)[1]
 
 
 def lex_less(a_keys, b_keys):
