@@ -301,6 +301,19 @@ def test_bitcast_between_signed_and_unsigned(run, pair):
     assert_array(got, host.view(target))
 
 
+def test_float16_bitcasts(platform):
+    """float16 <-> int16/uint16 bitcasts: exact on the CPU backend; WebGPU has no 32-bit
+    form of them yet and says so."""
+    halves = np.array([1.5, -0.0, np.inf, 65504.0, 6e-8], np.float16)
+    if platform == "webgpu":
+        with pytest.raises(NotImplementedError, match="float16 to int16"):
+            np.asarray(lax.bitcast_convert_type(jnp.asarray(np.zeros(2, np.int32)).astype(np.float16),
+                                                np.int16))
+        return
+    assert_array(lax.bitcast_convert_type(jnp.asarray(halves), np.int16), halves.view(np.int16))
+    assert_array(lax.bitcast_convert_type(jnp.asarray(halves.view(np.uint16)), np.float16), halves)
+
+
 @pytest.mark.parametrize("dtype", SMALL_NP, ids=str)
 def test_bit_counts_match_jax(run, dtype):
     host = operand_pairs(dtype)[0][:70000]

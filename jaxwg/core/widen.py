@@ -92,11 +92,16 @@ def _cast_to_small(node: AluExp, x: AluExp) -> AluExp:
     return wide if lo <= slo and shi <= hi else wrap(wide, dtype)
 
 
+def _no_32_bit_form(node: AluExp) -> NotImplementedError:
+    """The error for a bitcast between float16 and int16/uint16 (not rewritten yet)."""
+    return NotImplementedError(f"bitcast from {node.src[0].dtype} to {node.dtype} has no "
+                               "32-bit form on this backend yet")
+
+
 def _bitcast_to_small(node: AluExp, x: AluExp) -> AluExp:
     """`node` (a bitcast to a small integer) of the widened operand `x`."""
     if node.src[0].dtype.is_float:
-        raise NotImplementedError(
-            f"bitcast from {node.src[0].dtype} to {node.dtype} has no 32-bit form")
+        raise _no_32_bit_form(node)
     return wrap(alu.bitcast(dt.WIDENED[node.dtype], x), node.dtype)
 
 
@@ -133,8 +138,7 @@ def _rebuild(node: AluExp, src: tuple[AluExp, ...]) -> AluExp:
     if node.op is Op.CAST:
         return alu.cast(node.dtype, src[0])  # the 32-bit value is the small one
     if node.op is Op.BITCAST and node.src[0].dtype in dt.WIDENED:
-        raise NotImplementedError(
-            f"bitcast from {node.src[0].dtype} to {node.dtype} has no 32-bit form")
+        raise _no_32_bit_form(node)
     return AluExp(node.op, node.dtype, src, node.arg)
 
 
