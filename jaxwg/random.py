@@ -148,17 +148,22 @@ def fold_in(key, data):
     return jnp.stack([b0, b1])
 
 
+_BITS_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32))
+
+
 def bits(key, shape=(), dtype=None):
-    """Uniform random uint32 bits of `shape`.
+    """Uniform random bits of `shape`: uint32 (default), uint16 or uint8, the low bits of
+    the 32 Threefry makes per element, as JAX's partitionable Threefry.
 
     >>> from jaxwg import random
-    >>> random.bits(random.PRNGKey(0), (2,)).dtype
-    dtype('uint32')
+    >>> random.bits(random.PRNGKey(0), (2,)).dtype, random.bits(random.PRNGKey(0), (2,), "uint8").dtype
+    (dtype('uint32'), dtype('uint8'))
     """
-    if dtype is not None and np.dtype(dtype) != np.uint32:
-        raise TypeError(f"bits: only uint32 is supported, got {np.dtype(dtype)}")
+    dtype = np.dtype(np.uint32 if dtype is None else dtype)
+    if dtype not in _BITS_DTYPES:
+        raise TypeError(f"bits: dtype must be uint8, uint16 or uint32, got {dtype}")
     b0, b1 = _hash(key, _shape(shape))
-    return lax.bitwise_xor(b0, b1)
+    return lax.convert_element_type(lax.bitwise_xor(b0, b1), dtype)
 
 
 def _float_dtype(dtype):
@@ -214,18 +219,27 @@ def _rem(a, span):
 
 
 def randint(key, shape, minval, maxval, dtype=None):
-    """Integers uniform on [minval, maxval), from 64 random bits per value, as JAX.
+    """Integers uniform on [minval, maxval), from 64 random bits per value, as JAX. int8,
+    uint8, int16 and uint16 are sampled as int32 and converted, as JAX does (the bounds
+    clipped to the dtype's range: `maxval=256` for uint8 includes 255).
 
     >>> from jaxwg import random
     >>> x = random.randint(random.PRNGKey(0), (1000,), -3, 5)
     >>> int(x.min()), int(x.max())
     (-3, 4)
+    >>> random.randint(random.PRNGKey(0), (3,), 0, 256, "uint8").dtype
+    dtype('uint8')
     """
     dtype = np.dtype(np.int32 if dtype is None else dtype)
-    if dtype not in (np.int32, np.uint32):
-        raise TypeError(f"randint: only int32 and uint32 are supported, got {dtype}")
+    if dtype.kind not in "iu" or dtype.itemsize > 4:
+        raise TypeError(f"randint: dtype must be an integer of at most 32 bits, got {dtype}")
     shape = _shape(shape)
     info = np.iinfo(dtype)
+    if info.bits < 32:
+        minval, maxval = (jnp.asarray(v).astype(np.int32) for v in (minval, maxval))
+        minval = jnp.clip(minval, int(info.min), int(info.max))
+        maxval = jnp.clip(maxval, int(info.min), int(info.max) + 1)
+        return randint(key, shape, minval, maxval, np.int32).astype(dtype)
     for v, name in ((minval, "minval"), (maxval, "maxval")):
         if isinstance(v, int) and not info.min <= v <= info.max:
             raise OverflowError(f"randint {name} {v} does not fit {dtype.name}")

@@ -16,7 +16,10 @@ undefined we choose one and the code generator makes it so:
 * integer `idiv` truncates toward zero; `x idiv 0 = x`; `mod` takes the sign of the
   dividend and `x mod 0 = 0` (WGSL's rules). Float `idiv` is `trunc(a / b)`, float
   `mod` is C's `fmod`.
-* `shl`/`shr` shift by the amount modulo the bit width; `shr` of int32 is arithmetic.
+* integer arithmetic wraps at the dtype's width (two's complement), int8 and int16 as
+  int32: `int8 127 + 1 = -128`, `int8 -128 idiv -1 = -128`, `abs(int8 -128) = -128`.
+* `shl`/`shr` shift by the amount modulo the bit width; `shr` of a signed integer is
+  arithmetic.
 * `min`/`max` of floats propagate NaN (like `np.minimum`); the sign of a zero result
   from zeros of both signs is unspecified (WGSL leaves it open).
 * `cast` from float to integer truncates, saturates at the type's bounds and maps
@@ -475,7 +478,7 @@ def _render_const(node: AluExp) -> str:
         return repr(v) if node.dtype is dt.float32 else f"{v!r}:{node.dtype}"
     if node.dtype is dt.uint32:
         return f"{v}u"
-    return repr(v)
+    return f"{v}:{node.dtype}" if node.dtype in dt.WIDENED else repr(v)
 
 
 def _render_node(node: AluExp, s: list[str]) -> str:

@@ -74,7 +74,7 @@ def _via_float64(fn) -> Callable:
 
 def cast_array(a: np.ndarray, dtype: DType) -> np.ndarray:
     """Value conversion with jaxwg's rules: float-to-int truncates, saturates and sends
-    NaN to 0; anything-to-bool is `!= 0`; integers wrap between int32 and uint32.
+    NaN to 0; anything-to-bool is `!= 0`; integers wrap to the target's width.
 
     >>> from jaxwg.core import dtypes as dt
     >>> cast_array(np.array([np.nan, 3e9, -2.7], np.float32), dt.int32)

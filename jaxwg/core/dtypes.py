@@ -59,15 +59,24 @@ class DType:
 
 
 bool_ = DType("bool", 1, "b")
+int8 = DType("int8", 1, "i")
+uint8 = DType("uint8", 1, "u")
+int16 = DType("int16", 2, "i")
+uint16 = DType("uint16", 2, "u")
 int32 = DType("int32", 4, "i")
 uint32 = DType("uint32", 4, "u")
 float16 = DType("float16", 2, "f")
 float32 = DType("float32", 4, "f")
 float64 = DType("float64", 8, "f")
 
-ALL = (bool_, int32, uint32, float16, float32, float64)
+ALL = (bool_, int8, uint8, int16, uint16, int32, uint32, float16, float32, float64)
 FLOATS = (float16, float32, float64)
-INTS = (int32, uint32)
+INTS = (int8, uint8, int16, uint16, int32, uint32)
+# Integers narrower than 32 bits and the 32-bit integer of the same signedness that
+# holds and computes them where no narrower type exists (WGSL): see `core/widen.py`.
+WIDENED = {int8: int32, uint8: uint32, int16: int32, uint16: uint32}
+# Each integer and the unsigned integer of its width (logical shifts, bit counts).
+UNSIGNED = {int8: uint8, uint8: uint8, int16: uint16, uint16: uint16, int32: uint32, uint32: uint32}
 _BY_NAME = {d.name: d for d in ALL}
 
 

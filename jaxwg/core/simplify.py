@@ -63,7 +63,8 @@ def _range_of_binary(node: AluExp) -> tuple:
             return (0, min(ahi, blo - 1))
         return (max(alo, -(blo - 1)), min(max(ahi, 0), blo - 1))
     if op is Op.AND and node.dtype.is_int and (alo >= 0 or blo >= 0):
-        return (0, max(ahi if alo >= 0 else 0, bhi if blo >= 0 else 0))
+        # 0 <= x & y <= y for y >= 0 and any x: the least bound of a non-negative operand
+        return (0, min(hi for lo, hi in ((alo, ahi), (blo, bhi)) if lo >= 0))
     return dt.bounds(node.dtype)
 
 

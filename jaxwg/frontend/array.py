@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes as dt
+from ..core.alu_eval import cast_array
 from . import aval as avals
 from . import lowering  # noqa: F401 - registers the lowering rules
 from . import primitives as P
@@ -200,13 +202,14 @@ def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
         kernel_dtype = avals.canonical_dtype(dtype)
         weak = bool(weak_type)
     if kernel_dtype.is_int and not isinstance(value, float):
-        # As JAX: an int fits the dtype, or (for uint32) is a negative int32 that wraps.
+        # As JAX: an int fits int32 or the dtype, and wraps into the dtype (uint32's
+        # -1 is 4294967295, uint8's 256 is 0).
         lo = -(2 ** 31)
-        hi = 2 ** 32 - 1 if kernel_dtype.is_unsigned else 2 ** 31 - 1
+        hi = max(2 ** 31 - 1, dt.bounds(kernel_dtype)[1])
         if not lo <= int(value) <= hi:
             raise OverflowError(f"Python int {value} too large to convert to {kernel_dtype.name}")
         value = int(value) % 2 ** 32 if kernel_dtype.is_unsigned else int(value)
-    value = np.asarray(value).astype(kernel_dtype.np).item()
+    value = cast_array(np.asarray(value), kernel_dtype).item()  # floats saturate, as on a device
     return Array(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
 
 

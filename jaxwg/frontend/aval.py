@@ -29,6 +29,10 @@ from ..core.dtypes import DType
 # Short dtype names in jaxpr printouts, as JAX writes them.
 SHORT_NAMES = {
     dt.bool_: "bool",
+    dt.int8: "i8",
+    dt.uint8: "u8",
+    dt.int16: "i16",
+    dt.uint16: "u16",
     dt.int32: "i32",
     dt.uint32: "u32",
     dt.float16: "f16",

@@ -390,10 +390,9 @@ def _shift_right_arithmetic(x: AluExp, y: AluExp) -> AluExp:
 
 def _shift_right_logical(x: AluExp, y: AluExp) -> AluExp:
     in_range = alu.cast(dt.uint32, y).lt(alu.const(dt.uint32, x.dtype.bits))
-    unsigned = alu.bitcast(dt.uint32, x) if x.dtype is dt.int32 else x
-    shifted = alu.binary(Op.SHR, unsigned, alu.bitcast(dt.uint32, y) if y.dtype is dt.int32 else y)
-    shifted = alu.bitcast(x.dtype, shifted) if x.dtype is dt.int32 else shifted
-    return _select(in_range, shifted, _c(x, 0))
+    unsigned = dt.UNSIGNED[x.dtype]  # shifts the bits in as zeros
+    shifted = alu.binary(Op.SHR, alu.bitcast(unsigned, x), alu.bitcast(unsigned, y))
+    return _select(in_range, alu.bitcast(x.dtype, shifted), _c(x, 0))
 
 
 def _logical(op: Op):

@@ -38,6 +38,8 @@ def order_keys(x, equal_zeros: bool = True) -> list:
     dtype = aval_of(x).dtype
     if dtype.is_bool:
         return [lax.convert_element_type(x, np.int32)]
+    if dtype in dt.WIDENED:  # int8, int16, uint8, uint16: as their 32-bit integer, same order
+        return [lax.convert_element_type(x, dt.WIDENED[dtype].np)]
     if not dtype.is_float:
         return [x]
     if dtype is dt.float64:

@@ -404,8 +404,10 @@ def random_gamma_grad(a, x):
 
 
 def _as_uint32(name: str, x):
+    """The two's complement bits of integer `x` as a uint32, zero-extended (int8 -1 is 255)."""
     _check_kind(name, x, "integer")
-    return lax.bitcast_convert_type(x, dt.uint32) if aval_of(x).dtype is dt.int32 else x
+    bits = lax.bitcast_convert_type(x, dt.UNSIGNED[aval_of(x).dtype])
+    return lax.convert_element_type(bits, dt.uint32)
 
 
 def _popcount_uint32(u):
@@ -419,7 +421,7 @@ def _popcount_uint32(u):
 
 
 def population_count(x):
-    """The number of set bits of each integer (of its two's complement for int32).
+    """The number of set bits of each integer (of its two's complement if signed).
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -432,17 +434,20 @@ def population_count(x):
 
 
 def clz(x):
-    """The number of leading zero bits of each 32-bit integer (32 for 0).
+    """The number of leading zero bits of each integer, at its width (32 for an int32 0,
+    8 for an int8 0).
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
     >>> lax.clz(jnp.array([0, 1, -1, 65535])).tolist()
     [32, 31, 0, 16]
+    >>> lax.clz(jnp.array([0, 1, -1], jnp.int8)).tolist()
+    [8, 7, 0]
     """
     dtype = aval_of(x).dtype
     u = _as_uint32("clz", x)
     # Copy the highest set bit into every lower position: the zeros left are the leading ones
     for shift in (1, 2, 4, 8, 16):
         u = lax.bitwise_or(u, lax.shift_right_logical(u, shift))
-    count = lax.sub(32, _popcount_uint32(u))
+    count = lax.sub(dtype.bits, _popcount_uint32(u))
     return lax.convert_element_type(count, dtype, weak_type=aval_of(x).weak_type)

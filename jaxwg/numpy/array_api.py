@@ -34,8 +34,8 @@ __array_api_version__ = "2023.12"
 # The standard's dtypes jaxwg has (float16 is not one of the standard's), by kind.
 _KINDS = {
     "bool": ("bool",),
-    "signed integer": ("int32",),
-    "unsigned integer": ("uint32",),
+    "signed integer": ("int8", "int16", "int32"),
+    "unsigned integer": ("uint8", "uint16", "uint32"),
     "real floating": ("float32", "float64"),
     "complex floating": (),
 }
@@ -100,8 +100,8 @@ def __array_namespace_info__() -> ArrayNamespaceInfo:
 
     >>> import jaxwg.numpy as jnp
     >>> info = jnp.__array_namespace_info__()
-    >>> sorted(info.dtypes(kind="integral"))
-    ['int32', 'uint32']
+    >>> list(info.dtypes(kind="signed integer"))
+    ['int8', 'int16', 'int32']
     """
     return ArrayNamespaceInfo()
 

@@ -107,6 +107,7 @@ def _asarray(a, dtype, copy, device):
     if avals.is_python_scalar(a):
         if kernel_dtype is None:
             return scalar(a)
+        _check_python_ints([a], kernel_dtype)
         return scalar(a, kernel_dtype)
     if isinstance(a, (list, tuple)):
         leaves = list(_flat(a))
@@ -208,7 +209,12 @@ def full(shape, fill_value, dtype=None, *, device=None):
     if isinstance(fill_value, (list, tuple)):
         raise TypeError(f"full requires ndarray or scalar arguments, got {type(fill_value)} "
                         "at position 0.")
-    value = asarray(fill_value, dtype)
+    if dtype is not None and avals.is_python_scalar(fill_value):
+        # as JAX's lax.full converts it: an int wraps (full(2, 300, uint8) is 44), a float
+        # saturates; arrays convert as asarray converts them
+        value = lax.convert_element_type(fill_value, dtype)
+    else:
+        value = asarray(fill_value, dtype)
     if 0 in shape:
         return place(empty_constant(shape, aval_of(value).dtype, aval_of(value).weak_type), device)
     return place(lax.broadcast_in_dim(value, shape, tuple(range(len(shape) - aval_of(value).ndim,

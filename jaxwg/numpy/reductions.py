@@ -66,17 +66,25 @@ _COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
 _BOOL_NAME = {"sum": "max", "prod": "min", "max": "max", "min": "min"}
 
 
-def _sum_dtype(dtype: dt.DType) -> dt.DType:
-    """Sums and products of bool promote to the default int, as in JAX."""
-    return avals.canonical_dtype("int64") if dtype.is_bool else dtype
+# The default integer of each kind (canonicalized: int32 and uint32).
+_DEFAULT_INT = {"b": "int64", "i": "int64", "u": "uint64"}
 
 
-def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool: bool):
+def _sum_dtype(dtype: dt.DType, promote_integers: bool = False) -> dt.DType:
+    """Sums and products of bool promote to the default int, and with `promote_integers`
+    so do narrower integers (unsigned ones to the default unsigned int), as in JAX."""
+    if dtype.is_bool or (promote_integers and dtype.is_int):
+        return avals.canonical_dtype(_DEFAULT_INT[dtype.kind])
+    return dtype
+
+
+def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool: bool,
+               promote_integers: bool = False):
     x = to_array(a)
     aval = aval_of(x)
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = avals.canonical_dtype(dtype) if dtype is not None else (
-        _sum_dtype(aval.dtype) if promote_bool else aval.dtype)
+        _sum_dtype(aval.dtype, promote_integers) if promote_bool else aval.dtype)
     # float16 sums and products accumulate in float32 and round once, as in JAX
     # (`initial` included).
     compute = dt.float32 if out_dtype is dt.float16 and name in ("sum", "prod") else out_dtype
@@ -109,14 +117,17 @@ def _initial_value(initial, dtype: dt.DType):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
-    """Sum over `axis` (bools sum as int32).
+    """Sum over `axis` (bools sum as int32; with `promote_integers`, int8 and int16 as
+    int32, uint8 and uint16 as uint32).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.sum(jnp.ones((2, 3)), axis=1)
     Array([3., 3.], dtype=float32)
+    >>> jnp.sum(jnp.array([200, 100], jnp.uint8))
+    Array(300, dtype=uint32)
     """
     reject_out("sum", out)
-    return _reduction("sum", a, axis, dtype, keepdims, initial, where, True)
+    return _reduction("sum", a, axis, dtype, keepdims, initial, where, True, promote_integers)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
@@ -128,7 +139,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
     Array(24, dtype=int32)
     """
     reject_out("prod", out)
-    return _reduction("prod", a, axis, dtype, keepdims, initial, where, True)
+    return _reduction("prod", a, axis, dtype, keepdims, initial, where, True, promote_integers)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):

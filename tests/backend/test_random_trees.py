@@ -20,7 +20,7 @@ from jaxwg.core.kernel import Kernel
 from .helpers import assert_equal_values, reference, run_kernel, with_specials
 
 SIZES = (40, 1024)  # 1024: four outputs per thread through vec4 loads on WebGPU
-TYPES = (dt.bool_, dt.int32, dt.uint32, dt.float16, dt.float32)
+TYPES = (dt.bool_, dt.int8, dt.uint8, dt.int16, dt.uint16, dt.int32, dt.uint32, dt.float16, dt.float32)
 ARG = {d: i for i, d in enumerate(TYPES)}
 INT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR]
 FLOAT_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.MIN, Op.MAX, Op.MOD]

@@ -36,7 +36,7 @@ def test_inspection_matches_jax_for_the_dtypes_jaxwg_has():
     assert info.capabilities()["data-dependent shapes"] is False
     assert info.default_device() in info.devices()
     assert jaxwg.devices("cpu")[0] in info.devices()
-    has = {"bool", "int32", "uint32", "float32", "float64"}
+    has = {"bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32", "float64"}
     for kind in [None, "bool", "signed integer", "unsigned integer", "integral", "real floating",
                  "complex floating", "numeric", ("bool", "real floating")]:
         want = {n: d for n, d in jax_info.dtypes(kind=kind).items() if n in has}
@@ -72,7 +72,7 @@ def test_to_device_and_device_arguments():
     assert jaxwg.jit(lambda v: v.to_device(cpu) * 2)(x).tolist() == [0.0, 2.0, 4.0]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32", "bool", "float16"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32", "bool", "float16", "uint8", "int16"])
 def test_dlpack_round_trips_through_numpy_and_jax(platform, dtype):
     host = (np.arange(6).reshape(2, 3) % 2).astype(dtype)
     x = jnp.asarray(host)

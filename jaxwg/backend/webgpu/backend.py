@@ -39,6 +39,7 @@ from ...core import dtypes as dt
 from ...core.contraction import as_contraction
 from ...core.kernel import Kernel
 from ...core.routine import CumulativeSum, Routine, ScatterAdd, SortPermutation
+from ...core.widen import widen_kernel
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
@@ -151,7 +152,8 @@ class WebGPUBackend(Backend):
                     "bind_groups_cached": len(self._bind_groups)}
 
     def storage_dtype(self, dtype: dt.DType) -> np.dtype:
-        return np.dtype(np.int32) if dtype.is_bool else dtype.np
+        # WGSL has no 8- or 16-bit integers: bool and the small integers take 32 bits.
+        return np.dtype(np.int32) if dtype.is_bool else dt.WIDENED.get(dtype, dtype).np
 
     @functools.lru_cache(maxsize=None)  # noqa: B019 - one backend per device, few dtypes
     def _itemsize(self, dtype: dt.DType) -> int:
@@ -203,6 +205,7 @@ class WebGPUBackend(Backend):
 
     def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
                           fast_math: bool) -> WebGPUExecutable:
+        kernel = widen_kernel(kernel)  # small integers compute in 32 bits (core/widen.py)
         self._check_dtypes(kernel)
         out_bytes = kernel.size * self._itemsize(kernel.dtype)
         if out_bytes > self.device.max_buffer_bytes:

@@ -8,7 +8,6 @@ the inputs (read-only storage), a scratch buffer and the output (read-write), an
 buffer made at `prepare`, one per alignment stride, and each dispatch selects its
 own with a dynamic offset; so one bind group serves every pass of a call.
 
->>> from jaxwg.core.routine import SortPermutation
 >>> plan = RoutinePlan({"main": "..."}, (RoutineStep("main", (1, 2, 3), 8),), 64)
 >>> plan.steps[0].params
 (1, 2, 3)

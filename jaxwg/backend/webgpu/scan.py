@@ -95,7 +95,9 @@ fn block_of(wid: vec3<u32>, groups: vec3<u32>) -> vec2<u32> {{
 """
 
 
-_TOTALS = """
+# The start of the passes with one workgroup per block: `g` the block, `t` the thread,
+# `at` the block's row and first column.
+_BLOCK_ENTRY = """
 @compute @workgroup_size(THREADS)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) groups: vec3<u32>) {
@@ -103,7 +105,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   if (g >= BLOCKS) { return; }
   let t = lid.x;
   let at = block_of(wid, groups);
-  var sum = ZERO;
+"""
+
+_TOTALS = _BLOCK_ENTRY + """  var sum = ZERO;
   for (var i = 0u; i < PER; i++) {
     let column = at.y + i * THREADS + t;
     if (column < LENGTH) { sum = sum + x[at.x * LENGTH + column]; }
@@ -146,15 +150,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 """
 
-_SCAN = """
-@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let g = wid.x + wid.y * groups.x;
-  if (g >= BLOCKS) { return; }
-  let t = lid.x;
-  let at = block_of(wid, groups);
-  let start = at.x * LENGTH + at.y;
+_SCAN = _BLOCK_ENTRY + """  let start = at.x * LENGTH + at.y;
   let count = min(BLOCK, LENGTH - at.y);
   for (var i = 0u; i < PER; i++) {
     let e = i * THREADS + t;
