@@ -25,6 +25,21 @@ import numpy as np
 from . import dtypes as dt
 
 
+# A routine binds each of its buffers whole, and every WebGPU device binds at least this
+# many bytes at once (the default maxStorageBufferBindingSize). Work on larger arrays
+# takes the routine only if nothing else can do it (see `binds_anywhere`).
+PORTABLE_BINDING_BYTES = 128 << 20
+
+
+def binds_anywhere(*element_counts: int) -> bool:
+    """Whether buffers of these many 4-byte elements fit one binding on every device.
+
+    >>> binds_anywhere(1000, 1 << 25), binds_anywhere((1 << 25) + 1)
+    (True, False)
+    """
+    return all(4 * n <= PORTABLE_BINDING_BYTES for n in element_counts)
+
+
 @dataclass(frozen=True)
 class Routine:
     """What every routine tells the code that schedules, describes and checks kernels."""

@@ -1,7 +1,8 @@
 """Cumulative reductions along an axis (`lax.cumsum`, `cumprod`, `cummax`, `cummin`,
 `cumlogsumexp`) as parallel scans, with no sequential loop.
 
-Sums of int32, uint32 and float32 are the `cumsum` primitive: the backend's scan
+Sums of int32, uint32 and float32 arrays that any device binds whole
+(`core.routine.binds_anywhere`) are the `cumsum` primitive: the backend's scan
 routine (`core.routine.CumulativeSum`), linear, so its transpose is the sum from the
 other end. Other sums, products, maxima and minima scan in blocks of `BLOCK`: element i of a block is
 one reduction kernel's masked reduction over the block's elements up to i (the block
@@ -19,7 +20,7 @@ data plus a recursion on 1/B of it, against log2(n) full passes for `associative
 from __future__ import annotations
 
 from ..core import dtypes as dt
-from ..core.routine import CumulativeSum
+from ..core.routine import CumulativeSum, binds_anywhere
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.trace import bind
@@ -81,7 +82,7 @@ def _cumulative(name: str, combine, example: str):
         if aval.ndim == 0 or aval.shape[axis % aval.ndim] <= 1:
             return operand
         axis = axis % aval.ndim
-        if combine is lax.add and aval.dtype in CumulativeSum.DTYPES:
+        if combine is lax.add and aval.dtype in CumulativeSum.DTYPES and binds_anywhere(aval.size):
             return bind(P.cumsum_p, operand, axis=axis, reverse=bool(reverse))
         known = monoid(combine, aval.dtype)
         if known is None:

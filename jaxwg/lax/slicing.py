@@ -3,7 +3,8 @@
 `dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
 
 `gather` is a primitive, fused into the kernels that read it. `scatter_add` of the
-dtypes the scatter-add routine takes (`core.routine.ScatterAdd.DTYPES`) computes each
+dtypes the scatter-add routine takes (`core.routine.ScatterAdd.DTYPES`), on arrays that
+any device binds whole (`binds_anywhere`), computes each
 update element's flat position in the operand and runs the routine
 (`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
 order, as on JAX's GPUs). The other scatters are built from primitives: each operand
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 
 from ..core import dtypes as dt
-from ..core.routine import ScatterAdd
+from ..core.routine import ScatterAdd, binds_anywhere
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
@@ -144,11 +145,11 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     flat_updates = lax.reshape(lax.transpose(updates, tuple(batch_axes) + tuple(d.update_window_dims)),
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
-    if combine == "add" and op_aval.dtype in ScatterAdd.DTYPES:
+    elements = count * math.prod(window)  # of the updates
+    if combine == "add" and op_aval.dtype in ScatterAdd.DTYPES and binds_anywhere(op_aval.size, elements):
         targets = _flat_targets(flat_indices, d, shape, window, mode)
-        size = count * math.prod(window)
-        return bind(P.scatter_add_flat_p, operand, lax.reshape(targets, (size,)),
-                    lax.reshape(flat_updates, (size,)))
+        return bind(P.scatter_add_flat_p, operand, lax.reshape(targets, (elements,)),
+                    lax.reshape(flat_updates, (elements,)))
     full = tuple(shape) + (count,)  # every operand element against every index vector
     which = lax.broadcasted_iota(dt.int32, full, n)
     valid, offsets = None, []

@@ -132,3 +132,17 @@ def test_float32_sum_of_2_26_values():
     for values in (np.full(2**26, 0.1, np.float32),
                    np.random.default_rng(6).random(2**26, dtype=np.float32)):
         assert relative_error(jnp.sum(jnp.asarray(values)), values) < SUM_RTOL
+
+
+@pytest.mark.slow
+def test_scatter_add_and_cumsum_past_one_portable_binding():
+    """Past 128 MiB (the binding every WebGPU device has) scatter-adds and cumulative
+    sums leave their routines, which bind buffers whole, for the kernels that bind in
+    windows: still right on lavapipe, whose bindings stop at 128 MiB."""
+    n = (1 << 25) + 5
+    x = np.zeros(n, np.float32)
+    got = jnp.asarray(x).at[jnp.array([0, n - 1, n - 1])].add(jnp.array([1.0, 2.0, 3.0]))
+    assert np.asarray(got)[[0, n - 2, n - 1]].tolist() == [1.0, 0.0, 5.0]
+    ones = np.ones(n, np.int32)
+    total = np.asarray(jnp.cumsum(jnp.asarray(ones)))
+    assert total[[0, 1 << 24, n - 1]].tolist() == [1, (1 << 24) + 1, n]
