@@ -49,8 +49,8 @@ from ..core.alu import AluExp
 from ..core.kernel import Kernel, Reduction
 from ..core.routine import Routine
 from .gather import element_coordinates
-from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, REDUCE, ROUTINE,
-                   LazyNode)
+from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, OWN_KERNEL, REDUCE,
+                   ROUTINE, LazyNode)
 from ..core.view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
@@ -162,7 +162,7 @@ class _Planner:
                     break
                 self.materialize.add(id(max(candidates, key=lambda s: inlined[id(s)])))
                 cost = cost_of(node)
-            inlined[id(node)] = 0 if node.kind in (REDUCE, ROUTINE) else cost
+            inlined[id(node)] = 0 if node.kind in OWN_KERNEL else cost
 
     def _mark_broadcast_reuse(self, root: LazyNode) -> None:
         """Rule 3 for the prologue of reduction `root`: walk its sources (with an explicit

@@ -4,12 +4,13 @@
 Sums of int32, uint32 and float32 arrays that any device binds whole
 (`core.routine.binds_anywhere`) are the `cumsum` primitive: the backend's scan
 routine (`core.routine.CumulativeSum`), linear, so its transpose is the sum from the
-other end. Other sums, products, maxima and minima scan in blocks of `BLOCK`: element i of a block is
-one reduction kernel's masked reduction over the block's elements up to i (the block
-is read from cache, B times), combined in its epilogue with the scan of the blocks'
-totals before it, itself a blocked scan of n / B elements. That is two passes over the
-data plus a recursion on 1/B of it, against log2(n) full passes for `associative_scan`
-(each combining every element with the one 2^k before it), which the other scans use.
+other end. Other sums, products, maxima and minima scan in blocks of `BLOCK`: element
+i of a block is one reduction kernel's masked reduction over the block's elements up
+to i (the block is read from cache, B times), combined in its epilogue with the scan of
+the blocks' totals before it, itself a blocked scan of n / B elements. That is two
+passes over the data plus a recursion on 1/B of it, against log2(n) full passes for
+`associative_scan` (each combining every element with the one 2^k before it), which
+the other scans use.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax

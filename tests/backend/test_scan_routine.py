@@ -12,19 +12,12 @@ from jaxwg.backend.webgpu import scan
 from jaxwg.core import dtypes as dt
 from jaxwg.core.routine import CumulativeSum
 
-from .helpers import assert_equal_values
+from .helpers import assert_equal_values, run_kernel
 
 
 def run_scan(backend, x: np.ndarray) -> np.ndarray:
     rows, length = x.shape
-    routine = CumulativeSum(dt.from_numpy(x.dtype), rows, length)
-    slot, out = backend.upload(x), backend.malloc(max(4, x.nbytes))
-    try:
-        backend.dispatch(backend.prepare(routine), [slot], [out])
-        return backend.download(out, routine.dtype, routine.size).reshape(rows, length)
-    finally:
-        backend.decref(slot)
-        backend.decref(out)
+    return run_kernel(backend, CumulativeSum(dt.from_numpy(x.dtype), rows, length), [x]).reshape(rows, length)
 
 
 @settings(max_examples=20)

@@ -13,19 +13,12 @@ import jaxwg.numpy as jnp
 from jaxwg.core import dtypes as dt
 from jaxwg.core.routine import ScatterAdd
 
-from .helpers import assert_equal_values
+from .helpers import assert_equal_values, run_kernel
 
 
 def run_scatter(backend, operand: np.ndarray, targets: np.ndarray, updates: np.ndarray) -> np.ndarray:
     routine = ScatterAdd(dt.from_numpy(operand.dtype), operand.size, targets.size)
-    slots = [backend.upload(a) for a in (operand, targets.astype(np.int32), updates)]
-    out = backend.malloc(max(4, operand.size * backend.storage_dtype(routine.dtype).itemsize))
-    try:
-        backend.dispatch(backend.prepare(routine), slots, [out])
-        return backend.download(out, routine.dtype, routine.size)
-    finally:
-        for s in slots + [out]:
-            backend.decref(s)
+    return run_kernel(backend, routine, [operand, targets.astype(np.int32), updates])
 
 
 def expected(operand, targets, updates):

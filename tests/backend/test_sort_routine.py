@@ -11,21 +11,14 @@ from hypothesis import strategies as st
 from jaxwg.backend.webgpu import sort
 from jaxwg.core.routine import SortPermutation
 
-from .helpers import assert_equal_values
+from .helpers import assert_equal_values, run_kernel
 
 
 def run_sort(backend, keys: np.ndarray) -> np.ndarray:
     """The routine's permutation of `keys` (keys, rows, length), as (rows, length)."""
     count, rows, length = keys.shape
-    routine = SortPermutation(rows, length, count)
-    x = backend.upload(keys.astype(np.uint32).ravel())
-    out = backend.malloc(max(4, routine.size * 4))
-    try:
-        backend.dispatch(backend.prepare(routine), [x], [out])
-        return backend.download(out, routine.dtype, routine.size).reshape(rows, length)
-    finally:
-        backend.decref(x)
-        backend.decref(out)
+    out = run_kernel(backend, SortPermutation(rows, length, count), [keys.astype(np.uint32).ravel()])
+    return out.reshape(rows, length)
 
 
 def expected(keys: np.ndarray) -> np.ndarray:

@@ -195,9 +195,8 @@ class WebGPUBackend(Backend):
         binds must fit one binding."""
         self._check_dtypes(routine)
         plan = _ROUTINE_PLANS[type(routine)](routine, self.device.limits["max-compute-workgroup-storage-size"])
-        item = self.storage_dtype
-        sizes = [n * item(d).itemsize for n, d in zip(routine.input_sizes(), routine.input_dtypes())]
-        largest = max([plan.scratch_bytes, routine.size * item(routine.dtype).itemsize, *sizes])
+        sizes = [n * self._itemsize(d) for n, d in zip(routine.input_sizes(), routine.input_dtypes())]
+        largest = max([plan.scratch_bytes, routine.size * self._itemsize(routine.dtype), *sizes])
         if largest > self.window_bytes:
             raise ValueError(f"{routine} needs a buffer of {largest} bytes, more than one storage "
                              f"binding ({self.window_bytes} bytes) of {self.describe()}")
@@ -350,10 +349,10 @@ class WebGPUBackend(Backend):
         # The hot path of every dispatch (a jit program's replay runs it per kernel):
         # each slot is looked up once, and the bind group by the launch and buffers.
         entries = self.slots.entries(inputs)
-        launch = exe.launches.get((index, tuple(e.nbytes for e in entries))) \
-            or self._launch_for(exe, index, tuple(e.nbytes for e in entries))
+        sizes = tuple(e.nbytes for e in entries)
+        launch = exe.launches.get((index, sizes)) or self._launch_for(exe, index, sizes)
         buffers = tuple(entries[arg].buffer for arg, _, _ in launch.inputs)
-        out_buffer = self.slots.entries((output,))[0].buffer
+        out_buffer = self.slots.buffer(output)
         used = inputs + [output]
         for window, (offset, size, immediates, grid) in enumerate(launch.outputs):
             key = (id(launch), window, out_buffer, *buffers)  # the buffers kept alive by the key

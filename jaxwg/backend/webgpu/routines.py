@@ -16,7 +16,7 @@ own with a dynamic offset; so one bind group serves every pass of a call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import wgpu
@@ -57,7 +57,6 @@ class RoutineExecutable:
     params: object  # the uniform buffer of every step's parameters
     stride: int  # bytes between two steps' parameters
     fast_math: bool = False
-    launches: dict = field(default_factory=dict)
 
     def shader_sources(self) -> list[str]:
         return list(self.plan.shaders.values())
