@@ -15,7 +15,7 @@ import gc
 
 from .frontend.array import Array
 from .frontend.device import Device, default_device, default_platform, get_device
-from .frontend.execute import realize
+from .frontend.execute import device_of, realize
 from .frontend.lazy import Buffer, LazyNode
 
 
@@ -116,8 +116,13 @@ def block_until_ready(x):
     """
     from .frontend import pytree
 
+    by_device: dict = {}  # the arrays of each device are realized by one schedule, sharing work
     for leaf in pytree.tree_leaves(x):
         if isinstance(leaf, Array):
-            leaf.block_until_ready()
+            by_device.setdefault(id(device_of([leaf.node])), []).append(leaf.node)
+    for nodes in by_device.values():
+        realize(nodes)
+    for nodes in by_device.values():
+        device_of(nodes).backend.synchronize()
     return x
 

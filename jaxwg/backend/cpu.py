@@ -3,7 +3,8 @@
 Slots are NumPy byte arrays. A kernel runs by evaluating its expression with
 `alu_eval.evaluate` for a block of output indices at once (vectorised); a
 reduction evaluates a (outputs x terms) block, reduces it along the terms with the
-op's NumPy ufunc, and runs the epilogue on the result. Blocks bound the temporary
+op's NumPy ufunc, and runs the epilogue on the result; row stages run the same way
+for a block of rows before the outputs of those rows. Blocks bound the temporary
 memory of large reductions. This backend is not a speed target: it is the oracle
 that the WebGPU code generator is tested against, and the home of float64.
 Slot bookkeeping holds the backend's lock; kernels compute outside it (on arrays
@@ -130,10 +131,28 @@ class CpuBackend(Backend):
         if isinstance(kernel, Routine):
             result[:] = kernel.reference(arrays)
             return
+        if kernel.stages:
+            self._run_rows(kernel, arrays, result)
+            return
         block = max(1, _BLOCK_ELEMENTS // max(1, kernel.reduction.size if kernel.reduction else 1))
         for start in range(0, kernel.size, block):
             gidx = np.arange(start, min(kernel.size, start + block), dtype=np.int32)
             result[start:start + gidx.size] = self._run_block(kernel, gidx, arrays)
+
+    def _run_rows(self, kernel: Kernel, arrays: list[np.ndarray], result: np.ndarray) -> None:
+        """A kernel with row stages, a block of rows at a time: each stage's values for the
+        rows, then the kernel's outputs of those rows reading them."""
+        width = kernel.row_length
+        longest = max([width] + [k.reduction.size for k in kernel.stages + (kernel,) if k.reduction])
+        block = max(1, _BLOCK_ELEMENTS // max(1, longest))
+        for start in range(0, kernel.rows, block):
+            rows = np.arange(start, min(kernel.rows, start + block), dtype=np.int32)
+            values: dict[str, np.ndarray] = {}
+            for j, stage in enumerate(kernel.stages):
+                values[f"stage{j}"] = self._run_block(stage, rows, arrays, values)
+            gidx = np.arange(start * width, (start + rows.size) * width, dtype=np.int32)
+            per_output = {name: np.repeat(v, width) for name, v in values.items()}
+            result[gidx[0]:gidx[-1] + 1] = self._run_block(kernel, gidx, arrays, per_output)
 
     def _input_arrays(self, kernel: Kernel, inputs: Sequence[int]) -> list[np.ndarray]:
         arrays = []
@@ -144,19 +163,24 @@ class CpuBackend(Backend):
             arrays.append(data[:usable].view(dtype.np))
         return arrays
 
-    def _run_block(self, kernel: Kernel, gidx: np.ndarray, arrays: list[np.ndarray]) -> np.ndarray:
+    def _run_block(self, kernel: Kernel, gidx: np.ndarray, arrays: list[np.ndarray],
+                   values: dict | None = None) -> np.ndarray:
+        """Outputs `gidx` of `kernel`; `values` binds variables (row stages) per output."""
+        values = values or {}
         red = kernel.reduction
         if red is None:
-            return np.broadcast_to(evaluate(kernel.exp, {"gidx": gidx}, arrays), gidx.shape)
+            return np.broadcast_to(evaluate(kernel.exp, {"gidx": gidx, **values}, arrays), gidx.shape)
         ridx = np.arange(red.size, dtype=np.int32)[None, :]
-        terms = evaluate(kernel.exp, {"gidx": gidx[:, None], "ridx": ridx}, arrays)
+        per_term = {name: v[:, None] for name, v in values.items()}
+        terms = evaluate(kernel.exp, {"gidx": gidx[:, None], "ridx": ridx, **per_term}, arrays)
         terms = cast_array(np.broadcast_to(terms, (gidx.size, red.size)), red.acc_dtype)
         ufunc = (_BOOL_UFUNC if red.dtype.is_bool else _UFUNC)[red.op]
         identity = np.array(red.identity.arg, red.acc_dtype.np)
         with np.errstate(all="ignore"):
             acc = ufunc.reduce(terms, axis=1, initial=identity, dtype=red.acc_dtype.np)
         acc = cast_array(np.asarray(acc), red.dtype)
-        return np.broadcast_to(evaluate(red.epilogue, {"gidx": gidx, ACC_NAME: acc}, arrays), gidx.shape)
+        env = {"gidx": gidx, ACC_NAME: acc, **values}
+        return np.broadcast_to(evaluate(red.epilogue, env, arrays), gidx.shape)
 
     def synchronize(self) -> None:
         pass

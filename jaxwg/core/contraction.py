@@ -48,7 +48,7 @@ def as_contraction(kernel: Kernel) -> Contraction | None:
     factors that each leave out one output axis. The largest `m` wins: batches whose
     rhs is shared are folded into the rows."""
     red = kernel.reduction
-    if red is None or red.op is not Op.ADD or kernel.size == 0:
+    if red is None or red.op is not Op.ADD or kernel.size == 0 or kernel.stages:
         return None
     exp = kernel.exp.simplify()
     size = kernel.size

@@ -10,6 +10,14 @@ and of `gidx` and loads if it fuses more elementwise work).
 Float16 sums and products accumulate in float32 (`Reduction.acc_dtype`), as JAX
 does, and are rounded to float16 once, before the epilogue.
 
+A kernel may also have *row stages* (`stages`): kernels of `rows` outputs each, computed
+per row before the kernel's own expression, which reads stage `j`'s value for its row
+as the variable `stage<j>` (`stage_value`); later stages read earlier ones the same way.
+Without a reduction the kernel's `size` is `rows` times its row length and element
+`gidx` lies in row `gidx // row_length`; with one, output `gidx` is row `gidx`. This is
+how softmax, layer norms and logsumexp read their input once (frontend/rows.py): a
+workgroup holds a row while it reduces it several times.
+
 >>> from jaxwg.core import alu, dtypes as dt
 >>> n, m = 3, 4   # row sums of a 3x4 float32 matrix
 >>> x = alu.load(0, dt.float32, alu.gidx(n) * m + alu.ridx(m))
@@ -20,7 +28,7 @@ does, and are rounded to float16 once, before the epilogue.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import alu
 from . import dtypes as dt
@@ -28,6 +36,11 @@ from .alu import AluExp, Op
 
 REDUCE_OPS = (Op.ADD, Op.MUL, Op.MIN, Op.MAX)
 ACC_NAME = "acc"
+
+
+def stage_value(j: int, dtype: dt.DType) -> AluExp:
+    """The variable standing for row stage `j`'s value in later stages and the kernel."""
+    return alu.variable(dtype, f"stage{j}")
 
 
 def identity_value(op: Op, dtype: dt.DType):
@@ -82,10 +95,13 @@ class Kernel:
     size: int
     exp: AluExp
     reduction: Reduction | None = None
+    stages: tuple[Kernel, ...] = ()
 
     def __post_init__(self):
         if self.size < 0:
             raise ValueError(f"kernel size must be >= 0, got {self.size}")
+        if self.stages:
+            self._check_stages()
         for node in self.expressions:
             for ld in node.loads():
                 if ld.arg >= self.nargs:
@@ -97,15 +113,53 @@ class Kernel:
                 f"reduction dtype {self.reduction.dtype} differs from the reduced "
                 f"expression's dtype {self.exp.dtype}")
 
+    def _check_stages(self) -> None:
+        rows = self.rows
+        for stage in self.stages:
+            if stage.size != rows or stage.stages or stage.nargs != self.nargs:
+                raise ValueError(f"row stages must be plain kernels of {rows} outputs over the "
+                                 f"kernel's {self.nargs} inputs, got {stage!r}")
+        if rows == 0 or self.size % rows or (self.reduction is not None and self.size != rows):
+            raise ValueError(f"a kernel of {self.size} outputs cannot hold rows of {rows}")
+
+    @property
+    def rows(self) -> int:
+        """Rows of a kernel with row stages (the outputs of each stage)."""
+        return self.stages[0].size
+
+    @property
+    def row_length(self) -> int:
+        """Outputs per row of a kernel with row stages (1 with a reduction)."""
+        return self.size // self.rows
+
+    @property
+    def own_expressions(self) -> tuple[AluExp, ...]:
+        """The body, and the epilogue if any (not the stages')."""
+        return (self.exp,) if self.reduction is None else (self.exp, self.reduction.epilogue)
+
     @property
     def expressions(self) -> tuple[AluExp, ...]:
-        """The expressions the kernel evaluates: the body, and the epilogue if any."""
-        return (self.exp,) if self.reduction is None else (self.exp, self.reduction.epilogue)
+        """Every expression the kernel evaluates: its stages', its body, its epilogue."""
+        return tuple(e for stage in self.stages for e in stage.expressions) + self.own_expressions
 
     @property
     def dtype(self) -> dt.DType:
         """The dtype of the output buffer."""
         return self.exp.dtype if self.reduction is None else self.reduction.epilogue.dtype
+
+    def with_expressions(self, exps, nargs: int | None = None) -> Kernel:
+        """The kernel with `exps` in place of `expressions`, in that order, reading `nargs`
+        inputs (default: as many as now). Rewrites such as constant lifting or input
+        renumbering apply to every expression at once."""
+        nargs = self.nargs if nargs is None else nargs
+        exps = list(exps)
+        stages = []
+        for stage in self.stages:
+            count = len(stage.expressions)
+            stages.append(stage.with_expressions(exps[:count], nargs))
+            del exps[:count]
+        red = None if self.reduction is None else replace(self.reduction, epilogue=exps[1])
+        return Kernel(nargs, self.size, exps[0], red, tuple(stages))
 
     def input_dtypes(self) -> list[dt.DType | None]:
         """The element dtype each input is read as (None for an input never read)."""
@@ -122,6 +176,7 @@ class Kernel:
         found = set()
         for node in self.expressions:
             found |= {n.dtype for n in node.toposort()}
-        if self.reduction is not None:
-            found.add(self.reduction.acc_dtype)
+        for kernel in self.stages + (self,):
+            if kernel.reduction is not None:
+                found.add(kernel.reduction.acc_dtype)
         return found

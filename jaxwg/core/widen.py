@@ -183,6 +183,8 @@ def widen_kernel(kernel: Kernel) -> Kernel:
     """
     if not any(d in dt.WIDENED for d in kernel.dtypes()):
         return kernel
+    if kernel.stages:  # frontend/rows.py leaves small integers out of row stages
+        raise NotImplementedError("widen_kernel: kernels with row stages of small integers")
     exp = widen(kernel.exp)
     red = kernel.reduction
     if red is None:

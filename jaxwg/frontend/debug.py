@@ -60,6 +60,8 @@ def describe(kernel) -> str:
     text = f"{kernel.dtype}[{kernel.size}] from {kernel.nargs} input{'s' * (kernel.nargs != 1)}"
     if kernel.reduction is not None:
         text += f", {kernel.reduction.op.value} over {kernel.reduction.size}"
+    if getattr(kernel, "stages", ()):
+        text += f", {len(kernel.stages)} row stage{'s' * (len(kernel.stages) != 1)} over {kernel.rows} rows"
     return text
 
 
@@ -103,9 +105,11 @@ class _Report:
 
 
 def _expressions(kernel) -> list[tuple[str, object]]:
+    staged = [(f"stage{j} {name}", exp) for j, stage in enumerate(getattr(kernel, "stages", ()))
+              for name, exp in _expressions(stage)]
     if kernel.reduction is None:
-        return [("out", kernel.exp)]
-    return [("term", kernel.exp), ("out", kernel.reduction.epilogue)]
+        return staged + [("out", kernel.exp)]
+    return staged + [("term", kernel.exp), ("out", kernel.reduction.epilogue)]
 
 
 def _indent(text: str, prefix: str) -> str:

@@ -43,6 +43,12 @@ def max_inputs(backend) -> int | None:
     return None if limit is None else limit - 1
 
 
+def schedule_for(backend, targets) -> list:
+    """`fusion.schedule` within the backend's limits: buffers a kernel binds, and bytes
+    one binding holds (a kernel with row stages binds its output whole)."""
+    return schedule(targets, max_inputs(backend), getattr(backend, "window_bytes", None))
+
+
 def device_of(nodes) -> Device:
     for n in nodes:
         if n.device is not None:
@@ -62,7 +68,7 @@ def _dispatch_schedule(pending) -> None:
     device = device_of(pending)
     backend = device.backend
     dispatch = debug.dispatcher(device, "flush")  # backend.dispatch unless jaxwg_debug is on
-    for step in schedule(pending, max_inputs(backend)):
+    for step in schedule_for(backend, pending):
         exe = backend.prepare(step.kernel, fast_math=config.jaxwg_fast_math)
         out = backend.malloc(nbytes(backend, step.output))
         try:
@@ -99,7 +105,7 @@ class Program:
         registers = {id(n): r for r, n in enumerate(list(arg_nodes) + list(const_nodes))}
         self.consts = [n.buffer for n in const_nodes]
         self.first_temp = self.n_args + len(self.consts)  # the first kernel-made register
-        steps = schedule(list(out_nodes), max_inputs(backend))
+        steps = schedule_for(backend, list(out_nodes))
         kernels = []
         for step in steps:
             registers[id(step.output)] = len(registers)

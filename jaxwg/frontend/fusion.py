@@ -22,7 +22,10 @@ Which nodes get their own buffer (are *materialized*):
 7. the operand of a gather, which is read at positions computed from the indices
    (the indices themselves inline);
 8. a routine and its sources: a routine is its own hand-written kernel reading
-   contiguous buffers.
+   contiguous buffers;
+9. not a per-row value (a row's maximum, sum or mean) that only one later kernel reads,
+   and only at its own row: that kernel computes it as a row stage (`rows.fuse_rows`;
+   softmax and layer norms read their input once).
 
 Everything else is inlined: element `i` of a node is an AluExp built from its sources'
 elements (`_KernelBuilder.value`), movement ops map `i` through their ShapeTracker, and
@@ -49,6 +52,7 @@ from ..core.alu import AluExp
 from ..core.kernel import Kernel, Reduction
 from ..core.routine import Routine
 from .gather import element_coordinates
+from .rows import fuse_rows
 from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, OWN_KERNEL, REDUCE,
                    ROUTINE, LazyNode)
 from ..core.view import MultiIndex, check_index_size
@@ -405,15 +409,18 @@ class _KernelBuilder:
 _SCALAR = MultiIndex((), ())
 
 
-def schedule(targets, max_inputs: int | None = None) -> list[Step]:
-    """The kernels that realize `targets`, in dependency order (see module docstring)."""
+def schedule(targets, max_inputs: int | None = None, max_output_bytes: int | None = None) -> list[Step]:
+    """The kernels that realize `targets`, in dependency order (see module docstring),
+    reading at most `max_inputs` buffers each; a kernel with row stages (rule 9) writes
+    at most `max_output_bytes` (one storage binding)."""
     planner = _Planner(targets)
     roots = planner.plan()
     materialized = {id(n) for n in roots}
     steps: list[Step] = []
     for root in roots:
         _build(root, planner.epilogue_of.get(id(root)), materialized, max_inputs, steps)
-    return steps
+    kept = planner.targets | {id(n) for n in planner.order if n.users > planner.edges[id(n)]}
+    return fuse_rows(steps, kept, max_inputs, max_output_bytes)
 
 
 def _build(root, fused, materialized: set, max_inputs, steps: list) -> None:

@@ -46,7 +46,7 @@ from . import matmul
 from .codegen import STORAGE_TYPE, WGSL_TYPE, strip_parens
 from .shader import (GROUP_BUILTINS, THREAD_BUILTINS, Shader, ShaderOptions, ShaderSpec, UniformField,
                      lift_constants, output_limit, reduced_value)
-from .tuner import Tuning, quad_inputs, vector_inputs
+from .tuner import Tuning, quad_inputs, reads_quads, vector_inputs
 
 
 def elementwise(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
@@ -303,11 +303,7 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
                       uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
     s = Shader(kernel, tuning, options, uniforms)
     b, red, group = s.b, kernel.reduction, tuning.group
-    op, acc_dtype, identity, body = red.op, red.acc_dtype, red.identity, alu.cast(red.acc_dtype, kernel.exp)
-    if acc_dtype.is_bool:
-        # bool in workgroup memory miscomputes on NVIDIA: reduce 0/1 as int32 (any = max, all = min)
-        op = Op.MAX if op in (Op.ADD, Op.MAX) else Op.MIN
-        acc_dtype, identity, body = dt.int32, alu.cast(dt.int32, identity), alu.cast(dt.int32, body)
+    op, acc_dtype, identity, body = _workgroup_monoid(red, kernel.exp)
     acc_ty = WGSL_TYPE[acc_dtype]
     rows = tuning.workgroup_size // group  # outputs per workgroup, `group` threads each
     b.lines.insert(0, f"var<workgroup> partials: array<{acc_ty}, {tuning.workgroup_size}>;")
@@ -347,18 +343,230 @@ def grouped_reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     return s.finish(rows)
 
 
-def _emit_tree(s: Shader, op: Op, acc_dtype: dt.DType, group: int) -> None:
-    """Combine each output's `group` partial results pairwise in workgroup memory."""
+def _workgroup_monoid(red, exp: AluExp) -> tuple[Op, dt.DType, AluExp, AluExp]:
+    """(op, accumulation dtype, identity, term) of a reduction whose threads combine
+    their results in workgroup memory: bool there miscomputes on NVIDIA, so 0/1 reduce
+    as int32 (any = max, all = min)."""
+    op, acc_dtype, identity, body = red.op, red.acc_dtype, red.identity, alu.cast(red.acc_dtype, exp)
+    if acc_dtype.is_bool:
+        op = Op.MAX if op in (Op.ADD, Op.MAX) else Op.MIN
+        acc_dtype, identity, body = dt.int32, alu.cast(dt.int32, identity), alu.cast(dt.int32, body)
+    return op, acc_dtype, identity, body
+
+
+def _emit_tree(s: Shader, op: Op, acc_dtype: dt.DType, group: int, array: str = "partials",
+               acc: str = "acc") -> None:
+    """Combine each output's `group` partial results (`acc` of each of its threads)
+    pairwise in the workgroup array `array`; its first thread's slot holds the result."""
     b = s.b
-    b.emit("partials[lid] = acc;", "workgroupBarrier();")
+    b.emit(f"{array}[lid] = {acc};", "workgroupBarrier();")
     width = group // 2
-    a = alu.variable(acc_dtype, "partials[lid]")
-    other = alu.variable(acc_dtype, "partials[lid + stride]")
+    a = alu.variable(acc_dtype, f"{array}[lid]")
+    other = alu.variable(acc_dtype, f"{array}[lid + stride]")
     combined = s.codegen().run(alu.binary(op, a, other))
     b.emit(f"for (var stride = {width}u; stride > 0u; stride = stride / 2u) {{")
     with b.indent():
-        b.emit(f"if (lane < stride) {{ partials[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
+        b.emit(f"if (lane < stride) {{ {array}[lid] = {strip_parens(combined)}; }}", "workgroupBarrier();")
     b.emit("}")
+
+
+# Steps of a row that a row kernel's threads unroll, keeping the vec4s they read in
+# registers for every stage, so that the row is read from memory once (16 steps hold 64
+# values of each input per thread); longer rows loop, and read again from cache.
+MAX_UNROLLED_STEPS = 16
+
+
+def row_kernel(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
+               uniforms: tuple[UniformField, ...] = ()) -> ShaderSpec:
+    """A kernel with row stages (`core.kernel`): `group` threads per row and
+    `workgroup_size // group` rows per workgroup. For each stage in turn the row's
+    threads reduce its terms (4 consecutive ones per thread and step where the length
+    allows, read as one vec4 where the input does), combine their results in workgroup
+    memory, and all take the stage's value; then the row's outputs: a reduction the
+    same way, stored by the row's first thread, or the row's elements (vec4 stores
+    with `tuning.vector` 4). See `_RowReads` for how often the row is read."""
+    if options.output_windowed:
+        raise ValueError("a kernel with row stages writes its whole output through one binding")
+    group, per_workgroup = tuning.group, tuning.workgroup_size // tuning.group
+    quads = _row_quads(kernel, options.windows)
+    s = Shader(kernel, tuning, options, uniforms, quads)
+    b, rows = s.b, kernel.rows
+    lengths = [k.reduction.size for k in (*kernel.stages, kernel) if k.reduction is not None]
+    steps = [_row_steps(n, group)[1] for n in lengths + [0 if kernel.reduction else kernel.row_length]]
+    reads = _RowReads(s, quads, unrolled=max(steps) <= MAX_UNROLLED_STEPS)
+    s.begin_main(GROUP_BUILTINS)
+    top = s.codegen()  # one for the function's scope: its temporaries get distinct names
+    with b.indent():
+        b.emit("let wgi = i32(wid.x + wid.y * nwg.x);",
+               f"let lane = lid % {group}u;", "let lanei = i32(lane);",
+               f"let row = wgi * {per_workgroup}i + i32(lid / {group}u);",
+               # no early return before barriers: past the end, compute the last row, store nothing
+               f"let gidx = min(row, {rows - 1}i);")
+        for j, stage in enumerate(kernel.stages):
+            b.emit(f"let stage{j} = {_row_value(s, top, reads, stage, f'stage{j}')};")
+        if kernel.reduction is not None:
+            value = _row_value(s, top, reads, kernel, "out")
+            b.emit(f"if (lane == 0u && row < {rows}i) {{")
+            with b.indent():
+                s.store("gidx", value, kernel.dtype)
+            b.emit("}")
+        else:
+            _row_elements(s, reads)
+    return s.finish(per_workgroup * kernel.row_length)
+
+
+def _row_steps(length: int, group: int) -> tuple[int, int, list[AluExp]]:
+    """(terms per thread and step, steps, the row positions of step `r`'s terms) for a
+    row of `length` shared by `group` threads."""
+    width = 4 if length % 4 == 0 else 1
+    steps = -(-length // (group * width))
+    first = (alu.special("r", max(steps, 1)) * group + alu.special("lanei", group)) * width
+    return width, steps, [first + k for k in range(width)]
+
+
+class _RowReads:
+    """The terms of a row kernel's steps, with the vec4 inputs read as vec4s.
+
+    `unrolled`: every step of every stage is written out, and each vec4 is read once at
+    function scope and kept for the stages after (the row is read from memory once);
+    otherwise the steps loop and each stage reads its row again (from cache)."""
+
+    def __init__(self, s: Shader, quads: frozenset, unrolled: bool):
+        self.s, self.quads, self.unrolled = s, quads, unrolled
+        self.names: dict = {}  # (input, index of the vec4's first element) -> its variable
+        self.count = 0
+
+    def at(self, ridxs: list[AluExp], r: int) -> list[AluExp]:
+        """Step `r`'s positions (unrolled steps are constants)."""
+        return [x.substitute({"r": alu.const(dt.int32, r)}).simplify() for x in ridxs]
+
+    def terms(self, body: AluExp, ridxs: list[AluExp], cache: dict) -> list[AluExp]:
+        """`body` at the positions `ridxs` of one step; emits the vec4 reads it needs that
+        are not in scope yet."""
+        self.count += 1
+        quads = self.quads if len(ridxs) == 4 else frozenset()
+        quad_body, found = _read_quads(body, quads, f"q{self.count}_")
+        renames = {}
+        for name, arg, index in found:
+            first = index.substitute({"ridx": ridxs[0]}).simplify(cache)
+            if (arg, first) in self.names:
+                renames[name] = self.names[(arg, first)]
+                continue
+            self.s.b.emit(f"let {name} = in{arg}[u32({strip_parens(self.s.codegen().run(first))}) >> 2u];")
+            if self.unrolled:
+                self.names[(arg, first)] = name
+        if renames:
+            quad_body = quad_body.rewrite(lambda n: alu.variable(n.dtype, renames[n.arg])
+                                          if n.op is Op.VARIABLE and n.arg in renames else None)
+        names = {renames.get(name, name) for name, _, _ in found}
+        return [_lane_of(quad_body, names, k).substitute({"ridx": r}).simplify(cache)
+                for k, r in enumerate(ridxs)]
+
+
+def _row_value(s: Shader, top, reads: _RowReads, kernel: Kernel, name: str) -> str:
+    """Emit the computation of one row value (a stage, or a reduction's output) for row
+    `gidx`; return its WGSL text."""
+    red, b = kernel.reduction, s.b
+    if red is None:
+        exp = kernel.exp.simplify()
+    else:
+        group = s.tuning.group
+        op, acc_dtype, identity, body = _workgroup_monoid(red, kernel.exp)
+        acc = f"{name}_acc"
+        b.emit(f"var {acc}: {WGSL_TYPE[acc_dtype]} = {s.codegen().run(identity)};")
+        width, steps, ridxs = _row_steps(red.size, group)
+        cache: dict = {}
+
+        def step_terms(positions: list[AluExp]) -> list[AluExp]:
+            terms = reads.terms(body, positions, cache)
+            if steps * group * width != red.size:
+                terms = [alu.where(r.lt(red.size), t, identity).simplify(cache) for r, t in zip(positions, terms)]
+            return terms
+
+        if reads.unrolled:
+            for r in range(steps):
+                terms = step_terms(reads.at(ridxs, r))  # the reads stay in scope
+                b.emit("{")
+                with b.indent():
+                    _emit_accumulation(s, op, [acc], [terms])
+                b.emit("}")
+        else:
+            _emit_cascade(s, op, acc_dtype, identity, steps, [acc],
+                          lambda targets: _emit_accumulation(s, op, targets, [step_terms(ridxs)]))
+        total = alu.variable(acc_dtype, acc)
+        if group > 1:
+            array = f"{name}_partials"
+            b.lines.insert(0, f"var<workgroup> {array}: array<{WGSL_TYPE[acc_dtype]}, {s.tuning.workgroup_size}>;")
+            _emit_tree(s, op, acc_dtype, group, array, acc)
+            total = alu.variable(acc_dtype, f"{array}[lid - lane]")
+        exp = red.epilogue.substitute({"acc": reduced_value(red, total)}).simplify()
+    top.reset()
+    top.count_references(exp)
+    return strip_parens(top.run(exp))
+
+
+def _row_elements(s: Shader, reads: _RowReads) -> None:
+    """Emit the computation and stores of the elements of row `gidx`."""
+    kernel, b = s.kernel, s.b
+    rows, length = kernel.rows, kernel.row_length
+    exp = kernel.exp.substitute({"gidx": alu.gidx(rows) * length + alu.ridx(length)}).simplify()
+    width, steps, cols = _row_steps(length, s.tuning.group)
+    cache: dict = {}
+
+    def store(positions: list[AluExp], values: list[AluExp]) -> None:
+        indices = [(alu.gidx(rows) * length + c).simplify(cache) for c in positions]
+        g = s.codegen()
+        for e in values + indices:
+            g.count_references(e)
+        texts = [strip_parens(g.run(v)) for v in values]
+        if s.vector_output:
+            out = STORAGE_TYPE[kernel.dtype]
+            if kernel.dtype.is_bool:
+                texts = [f"select(0i, 1i, {x})" for x in texts]
+            b.emit(f"result[u32({strip_parens(g.run(indices[0]))}) >> 2u] = vec4<{out}>({', '.join(texts)});")
+        else:
+            for index, text in zip(indices, texts):
+                s.store(strip_parens(g.run(index)), text, kernel.dtype)
+
+    def in_row(first: AluExp) -> str:
+        return f"row < {rows}i && {strip_parens(s.codegen().run(first))} < {length}i"
+
+    if reads.unrolled:
+        for r in range(steps):
+            positions = reads.at(cols, r)
+            values = reads.terms(exp, positions, cache)  # reads past the row's end are discarded
+            b.emit(f"if ({in_row(positions[0])}) {{")
+            with b.indent():
+                store(positions, values)
+            b.emit("}")
+        return
+    b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
+    with b.indent():
+        b.emit(f"if (!({in_row(cols[0].simplify())})) {{ break; }}")
+        store(cols, reads.terms(exp, cols, cache))
+    b.emit("}")
+
+
+def _row_quads(kernel: Kernel, windows: tuple[int, ...]) -> frozenset[int]:
+    """The inputs a row kernel reads as vec4s: of a 4-byte type in one binding, and read
+    only in the stepped loops (reductions, and the row's elements) of rows of a multiple
+    of 4, at four aligned consecutive positions (`tuner.reads_quads`)."""
+    rows, length = kernel.rows, kernel.row_length
+    parts: list[tuple[AluExp, int]] = []  # (expression, its stepped row length; 0 if not stepped)
+    for k in (*kernel.stages, kernel):
+        if k.reduction is not None:
+            parts += [(k.exp, k.reduction.size), (k.reduction.epilogue, 0)]
+        elif k is kernel:
+            parts.append((k.exp.substitute({"gidx": alu.gidx(rows) * length + alu.ridx(length)}), length))
+        else:
+            parts.append((k.exp, 0))
+    ok: dict[int, bool] = {}
+    for exp, n in parts:
+        for ld in exp.simplify().loads():
+            quad = n > 0 and n % 4 == 0 and reads_quads(ld.src[0], alu.ridx(n))
+            ok[ld.arg] = ok.get(ld.arg, True) and quad and windows[ld.arg] == 1 \
+                and not ld.dtype.is_bool and STORAGE_TYPE[ld.dtype] in ("f32", "i32", "u32")
+    return frozenset(arg for arg, good in ok.items() if good)
 
 
 def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
@@ -367,17 +575,15 @@ def build_shader(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     A kernel's constants are lifted when they fit in `immediate_bytes` (0 keeps them
     literal: devices without immediates)."""
     red = kernel.reduction
-    if red is None:
-        (exp,), lifted = lift_constants((kernel.exp.simplify(),))
-        lifted_kernel = Kernel(kernel.nargs, kernel.size, exp)
-    else:
-        (exp, epilogue), lifted = lift_constants(
-            (kernel.exp.simplify(), red.epilogue.simplify()), keep_indices=True)
-        lifted_kernel = Kernel(kernel.nargs, kernel.size, exp, replace(red, epilogue=epilogue))
+    reduces = any(k.reduction is not None for k in (kernel, *kernel.stages))
+    exps, lifted = lift_constants(tuple(e.simplify() for e in kernel.expressions), keep_indices=reduces)
+    lifted_kernel = kernel.with_expressions(exps)
     uniforms: tuple[UniformField, ...] = ()
     # Each field takes at most 8 bytes, and a windowed output adds its base.
     if lifted and 8 * (len(lifted) + 1) <= immediate_bytes:
         kernel, uniforms = lifted_kernel, lifted
+    if kernel.stages:
+        return row_kernel(kernel, tuning, options, uniforms)
     if red is None:
         if tuning.vector == 4 and not options.output_windowed and max(options.windows, default=1) == 1:
             return elementwise_vec4(kernel, tuning, options, uniforms)

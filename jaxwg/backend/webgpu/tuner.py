@@ -118,6 +118,8 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     """The passes that compute `kernel`, each with its tuning (one pass unless `split`)."""
     direct = tuple(range(kernel.nargs))
     red = kernel.reduction
+    if kernel.stages:
+        return [Pass(kernel, row_tuning(kernel, traits), direct)]
     if red is None:
         vector = 4 if kernel.size >= 1024 and vector_inputs(kernel) is not None else 1
         wg = traits.workgroup_size if kernel.size >= traits.workgroup_size * vector else 64
@@ -162,6 +164,22 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     (last,) = plan(second, traits, split=False)
     return [Pass(first, first_tuning, direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
+
+
+def row_tuning(kernel: Kernel, traits: AdapterTraits) -> Tuning:
+    """Threads per row of a kernel with row stages (templates.row_kernel): on GPUs
+    enough that each reads about 16 terms of the longest row (at most a workgroup);
+    on software adapters one, which reads its row from the CPU's cache at each stage
+    without the barriers that sharing a row takes."""
+    vector = 4 if (kernel.reduction is None and kernel.row_length % 4 == 0
+                   and STORAGE_TYPE[kernel.dtype] in ("f32", "i32", "u32")) else 1
+    if traits.is_software:
+        return Tuning(workgroup_size=traits.workgroup_size, group=1, vector=vector)
+    longest = max([kernel.row_length] + [k.reduction.size for k in (*kernel.stages, kernel) if k.reduction])
+    group = 4
+    while group < traits.workgroup_size and group * 16 < longest:
+        group *= 2
+    return Tuning(workgroup_size=traits.workgroup_size, group=group, vector=vector)
 
 
 # Slices a GPU split reduces in its first pass (one workgroup each): the H200's 132

@@ -1,0 +1,177 @@
+"""Row fusion: per-row values computed inside the kernel that reads them.
+
+`fusion.schedule` plans softmax as three kernels, each reading the whole input: the row
+maxima, the row sums of exp(x - max), and exp(x - max) / sum, which reads the maxima and
+sums back through a broadcast. Layer norms (mean, variance, output) and logsumexp
+look the same. `fuse_rows` merges such a chain into its last kernel as *row stages*
+(`core.kernel`): the backends then compute a row's stages and its outputs together, one
+workgroup (or one thread, on software adapters) per row, so the input is read from
+memory once and from cache after that.
+
+A kernel K of `rows` outputs becomes a stage of a later kernel E when:
+
+* E reads K's output only at its own row: at `gidx // row_length`, or at `gidx` when E
+  has `rows` outputs (a reduction, such as logsumexp's sum);
+* nothing else reads it: no other kernel but E's other stages (which read it at their
+  own row, `gidx`), it is not a target, and no pending node outside the schedule uses it;
+* K has `rows` outputs and reduces at most `MAX_ROW_LENGTH` terms; a stage without a
+  reduction (a per-row elementwise value, such as logsumexp's guard on the maxima)
+  comes along when its sources are stages or inputs;
+* the rows are many (`MIN_ROWS`) or the work is small (`SMALL_WORK`): a few long rows
+  are faster as split reductions, which spread one row over many workgroups;
+* E's output fits one storage binding, and E reads no more buffers than the device
+  binds; no value is a small integer (`core.widen` has no rule for stages).
+
+>>> import jaxwg.numpy as jnp
+>>> from jaxwg.frontend.fusion import schedule
+>>> x = jnp.ones((256, 8))
+>>> e = jnp.exp(x - x.max(axis=1, keepdims=True))
+>>> [len(step.kernel.stages) for step in schedule([(e / e.sum(axis=1, keepdims=True)).node])]
+[2]
+"""
+
+from __future__ import annotations
+
+from ..core import alu
+from ..core import dtypes as dt
+from ..core.alu import AluExp, Op
+from ..core.kernel import Kernel, stage_value
+
+# Terms a stage may reduce and outputs a row may have: one workgroup (or one software
+# thread) takes a whole row, so very long rows are left to the split reductions.
+MAX_ROW_LENGTH = 16384
+# Row fusion needs this many rows to keep a GPU's workgroups busy, unless the whole
+# kernel is small enough that launching fewer kernels is what counts.
+MIN_ROWS = 64
+SMALL_WORK = 1 << 18
+
+
+def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
+              max_output_bytes: int | None = None) -> list:
+    """`steps` (fusion.Step, in dependency order) with row stages merged into the kernels
+    that read them (see the module docstring). `kept` holds the ids of nodes that must
+    keep their own buffer: targets, and nodes that pending work elsewhere reads.
+
+    Later kernels are merged first, so that a chain of stages (mean, then variance)
+    goes whole into its last reader."""
+    producer = {id(s.output): s for s in steps}
+    readers: dict[int, list] = {}
+    for s in steps:
+        for node in s.inputs:
+            readers.setdefault(id(node), []).append(s)
+    replaced: dict[int, object] = {}  # id(step) -> its merged step, or None if it became a stage
+    for step in reversed(steps):
+        if id(step) in replaced or not isinstance(step.kernel, Kernel):
+            continue
+        for rows in _row_counts(step, producer):
+            stages = _stages_for(step, rows, producer, readers, kept)
+            fused = _merge(step, stages) if stages else None
+            if fused is not None and _fits(fused, max_inputs, max_output_bytes):
+                replaced[id(step)] = fused
+                replaced.update((id(s), None) for s in stages)
+                break
+    return [replaced.get(id(s), s) for s in steps if replaced.get(id(s), s) is not None]
+
+
+def _row_counts(step, producer: dict) -> list[int]:
+    """The row counts of the kernels `step` reads that could be its stages, most rows first."""
+    kernel = step.kernel
+    sizes = {producer[id(n)].kernel.size for n in step.inputs
+             if id(n) in producer and isinstance(producer[id(n)].kernel, Kernel)}
+    return sorted((r for r in sizes if _rows_fit(kernel, r)), reverse=True)
+
+
+def _rows_fit(kernel: Kernel, rows: int) -> bool:
+    """Whether `kernel` can be computed in `rows` rows (see the module docstring)."""
+    if rows == 0 or kernel.size == 0 or kernel.size % rows or (
+            kernel.reduction is not None and kernel.size != rows):
+        return False
+    length = max(kernel.size // rows, kernel.reduction.size if kernel.reduction else 1)
+    return length <= MAX_ROW_LENGTH and (rows >= MIN_ROWS or rows * length <= SMALL_WORK)
+
+
+def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set) -> list:
+    """The steps that can become row stages of `step` with `rows` rows, in dependency
+    order ([] if none reduces: per-row elementwise values alone are not worth a row
+    kernel)."""
+    candidates: dict[int, object] = {}  # id(step) -> step, grown from step's inputs
+    stack = list(step.inputs)
+    while stack:
+        k = producer.get(id(stack.pop()))
+        if k is None or id(k) in candidates or not _may_be_stage(k, rows, step.kernel, kept):
+            continue
+        candidates[id(k)] = k
+        stack.extend(k.inputs)
+    while True:  # drop candidates read elsewhere, or read at another row, until none is
+        kept_now = {i: c for i, c in candidates.items()
+                    if all(id(r) in candidates or r is step for r in readers[id(c.output)])
+                    and _read_at_row(c, [step, *candidates.values()])}
+        if len(kept_now) == len(candidates):
+            break
+        candidates = kept_now
+    if not any(c.kernel.reduction is not None for c in candidates.values()):
+        return []
+    order = {id(s): i for i, s in enumerate(producer.values())}
+    return sorted(candidates.values(), key=lambda c: order[id(c)])
+
+
+def _may_be_stage(candidate, rows: int, kernel: Kernel, kept: set) -> bool:
+    k = candidate.kernel
+    if not isinstance(k, Kernel) or k.stages or k.size != rows or id(candidate.output) in kept:
+        return False
+    if k.reduction is not None and k.reduction.size > MAX_ROW_LENGTH:
+        return False
+    return not any(d in dt.WIDENED for d in k.dtypes() | kernel.dtypes())
+
+
+def _read_at_row(candidate, steps: list) -> bool:
+    """Whether every kernel among `steps` reads `candidate`'s output at its own row."""
+    rows = candidate.kernel.size
+    for s in steps:
+        args = [arg for arg, node in enumerate(s.inputs) if node is candidate.output]
+        if not args:
+            continue
+        row = alu.gidx(s.kernel.size)
+        if s.kernel.size != rows:
+            row = row // (s.kernel.size // rows)
+        row = row.simplify()
+        if any(ld.arg in args and ld.src[0].simplify() is not row
+               for e in s.kernel.expressions for ld in e.loads()):
+            return False
+    return True
+
+
+def _merge(step, stages: list):
+    """`step` with `stages` as its row stages, over the union of their inputs."""
+    from .fusion import Step  # fusion imports this module
+
+    stage_of = {id(s.output): j for j, s in enumerate(stages)}
+    inputs: list = []
+    for s in [step, *stages]:
+        for node in s.inputs:
+            if id(node) not in stage_of and not any(node is n for n in inputs):
+                inputs.append(node)
+
+    def relinked(s) -> Kernel:
+        """The kernel of `s` reading `inputs`, and its stages' values as variables."""
+        def relink(node: AluExp):
+            if node.op is not Op.LOAD:
+                return None
+            source = s.inputs[node.arg]
+            if id(source) in stage_of:
+                return stage_value(stage_of[id(source)], node.dtype)
+            arg = next(i for i, n in enumerate(inputs) if n is source)
+            return alu.load(arg, node.dtype, node.src[0])
+
+        return s.kernel.with_expressions([e.rewrite(relink) for e in s.kernel.expressions], len(inputs))
+
+    own = relinked(step)
+    kernel = Kernel(own.nargs, own.size, own.exp, own.reduction, tuple(relinked(s) for s in stages))
+    return Step(kernel, inputs, step.output)
+
+
+def _fits(step, max_inputs: int | None, max_output_bytes: int | None) -> bool:
+    k = step.kernel
+    itemsize = 4 if k.dtype.is_bool else k.dtype.itemsize
+    return (max_inputs is None or len(step.inputs) <= max_inputs) and (
+        max_output_bytes is None or k.size * itemsize <= max_output_bytes)

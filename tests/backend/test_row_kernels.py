@@ -1,0 +1,109 @@
+"""Kernels with row stages (core.kernel, templates.row_kernel) against the CPU backend.
+
+Every thread mapping the row template offers runs on the WebGPU backend and is held to
+the CPU backend's NumPy interpretation of the same kernel: one thread per row (software
+adapters), a few threads per row with several rows per workgroup, a whole workgroup per
+row (GPUs); rows whose length is or is not a multiple of 4 (vec4 reads and stores or
+scalar ones), bool and int32 stages through workgroup memory, a final reduction, and
+a grid past 65535 workgroups.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from jaxwg.core import alu
+from jaxwg.core import dtypes as dt
+from jaxwg.core.alu import Op
+from jaxwg.core.kernel import Kernel, Reduction, stage_value
+from jaxwg.backend.webgpu.tuner import AdapterTraits, row_tuning
+
+from .helpers import assert_close_ulps, assert_equal_values, run_kernel
+
+# (workgroup size, threads per row)
+MAPPINGS = [(64, 1), (64, 4), (64, 16), (256, 256), (32, 32)]
+
+
+def softmax_kernel(rows: int, length: int) -> Kernel:
+    """exp(x - max) / sum(exp(x - max)) over rows of `length`, as fusion builds it."""
+    x = alu.load(0, dt.float32, alu.gidx(rows) * length + alu.ridx(length))
+    top = Kernel(1, rows, x, Reduction(Op.MAX, dt.float32, length))
+    e = alu.unary(Op.EXP, x - stage_value(0, dt.float32))
+    total = Kernel(1, rows, e, Reduction(Op.ADD, dt.float32, length))
+    out = alu.load(0, dt.float32, alu.gidx(rows * length))
+    body = alu.unary(Op.EXP, out - stage_value(0, dt.float32)) / stage_value(1, dt.float32)
+    return Kernel(1, rows * length, body, stages=(top, total))
+
+
+def mixed_kernel(rows: int, length: int) -> Kernel:
+    """An int32 row sum, a bool 'all positive' stage, an elementwise stage of both, and
+    a final float reduction that reads all three."""
+    g, r = alu.gidx(rows), alu.ridx(length)
+    counts = alu.load(0, dt.int32, g * length + r)
+    total = Kernel(2, rows, counts, Reduction(Op.ADD, dt.int32, length))
+    positive = Kernel(2, rows, alu.const(dt.int32, -1).lt(counts), Reduction(Op.MIN, dt.bool_, length))
+    scale = Kernel(2, rows, alu.where(stage_value(1, dt.bool_), alu.cast(dt.float32, stage_value(0, dt.int32)),
+                                      alu.const(dt.float32, -1.0)))
+    y = alu.load(1, dt.float32, g * length + r)
+    red = Reduction(Op.ADD, dt.float32, length, alu.variable(dt.float32, "acc") * stage_value(2, dt.float32))
+    return Kernel(2, rows, y * alu.cast(dt.float32, counts), red, stages=(total, positive, scale))
+
+
+def run_on(backend, kernel, inputs, mapping=None):
+    tuning = None
+    if mapping is not None:
+        wg, group = mapping
+        tuning = replace(row_tuning(kernel, AdapterTraits(False)), workgroup_size=wg, group=group)
+    return run_kernel(backend, kernel, inputs, tuning)
+
+
+@pytest.mark.parametrize("mapping", MAPPINGS)
+@given(rows=st.integers(1, 80), length=st.integers(1, 300), seed=st.integers(0, 2**16))
+def test_softmax_kernel(cpu, webgpu, mapping, rows, length, seed):
+    x = np.random.default_rng(seed).normal(0, 4, rows * length).astype(np.float32)
+    kernel = softmax_kernel(rows, length)
+    want = run_kernel(cpu, kernel, [x])
+    # Sums in another order and exp within 2 ulp: a few ulp apart, relative to each row's 1.
+    assert_close_ulps(run_on(webgpu, kernel, [x], mapping), want, 8, atol=1e-7, context=f"{mapping}")
+
+
+@pytest.mark.parametrize("mapping", MAPPINGS)
+@given(rows=st.integers(1, 60), length=st.integers(1, 100), seed=st.integers(0, 2**16))
+def test_mixed_stage_dtypes(cpu, webgpu, mapping, rows, length, seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(-1 if seed % 2 else 0, 5, rows * length).astype(np.int32)
+    y = rng.integers(-8, 8, rows * length).astype(np.float32)  # exact sums in any order
+    kernel = mixed_kernel(rows, length)
+    want = run_kernel(cpu, kernel, [counts, y])
+    expect = (y * counts).reshape(rows, length).sum(1) * np.where(
+        (counts >= 0).reshape(rows, length).all(1), counts.reshape(rows, length).sum(1), -1)
+    assert_equal_values(want, expect.astype(np.float32), "cpu")
+    assert_equal_values(run_on(webgpu, kernel, [counts, y], mapping), want, f"{mapping}")
+
+
+def test_default_mapping_and_specials(cpu, webgpu):
+    x = np.random.default_rng(1).normal(size=(6, 8)).astype(np.float32)
+    x[1, 3], x[2, :], x[3, 0], x[4, 5] = np.nan, -np.inf, np.inf, -0.0
+    kernel = softmax_kernel(6, 8)
+    assert_close_ulps(run_on(webgpu, kernel, [x.ravel()]), run_kernel(cpu, kernel, [x.ravel()]), 8, atol=1e-7)
+
+
+def test_grid_past_65535_workgroups(cpu, webgpu):
+    """One workgroup per row, 70000 rows: the grid folds into two dimensions."""
+    rows, length = 70_000, 8
+    x = np.random.default_rng(2).normal(size=rows * length).astype(np.float32)
+    kernel = softmax_kernel(rows, length)
+    got = run_on(webgpu, kernel, [x], (4, 4))
+    assert_close_ulps(got, run_kernel(cpu, kernel, [x]), 8, atol=1e-7)
+
+
+def test_stages_are_checked():
+    x = alu.load(0, dt.float32, alu.gidx(4) * 3 + alu.ridx(3))
+    stage = Kernel(1, 4, x, Reduction(Op.ADD, dt.float32, 3))
+    with pytest.raises(ValueError, match="cannot hold rows"):
+        Kernel(1, 10, alu.const(dt.float32, 0), stages=(stage,))
+    with pytest.raises(ValueError, match="plain kernels"):
+        Kernel(2, 12, alu.const(dt.float32, 0), stages=(stage,))
