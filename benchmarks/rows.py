@@ -5,7 +5,8 @@
 The kernel comes from the public API's fusion (`fusion.schedule` of a softmax and of a
 layer norm over a rows x length float32 matrix); each mapping "workgroup/group" runs it
 through the backend with that many threads per workgroup and per row, its steps unrolled
-(each vec4 read once, kept for every stage) and looped (each stage reads the row again),
+(each vec4 read once, kept for every stage; up to `templates.MAX_UNROLLED_STEPS` steps,
+else it loops anyway) and looped (each stage reads the row again),
 20 dispatches back to back and one wait, best of 5. Reported: GB/s of the bytes the
 kernel must move (the input read once, the output written once), next to a plain copy
 of the same bytes through the elementwise template (the floor). The results are checked
@@ -63,6 +64,7 @@ def main() -> None:
     p.add_argument("--mappings", nargs="*", default=["256/256", "256/128", "256/64", "128/128", "64/64"])
     args = p.parse_args()
     be = get_backend("webgpu")
+    unroll_limit = templates.MAX_UNROLLED_STEPS
     print(f"adapter: {be.describe()}; {time.strftime('%Y-%m-%d')}", flush=True)
     x = np.random.default_rng(0).standard_normal((args.rows, args.length)).astype(np.float32)
     nbytes = 2 * x.nbytes
@@ -80,7 +82,7 @@ def main() -> None:
                 wg, group = map(int, mapping.split("/"))
                 tuning = replace(default.tuning, workgroup_size=wg, group=group)
                 for unrolled in (True, False):
-                    templates.MAX_UNROLLED_STEPS = 16 if unrolled else 0
+                    templates.MAX_UNROLLED_STEPS = unroll_limit if unrolled else 0
                     be._executables = type(be._executables)(64)  # compile under the new setting
                     exe = be.prepare(kernel, tuning)
                     rate = nbytes / seconds(be, exe, [slot], out) / 1e9

@@ -60,8 +60,10 @@ def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
         for node in s.inputs:
             readers.setdefault(id(node), []).append(s)
     replaced: dict[int, object] = {}  # id(step) -> its merged step, or None if it became a stage
+    reduces = _reduces_upstream(steps, producer)
     for step in reversed(steps):
-        if id(step) in replaced or not isinstance(step.kernel, Kernel):
+        if id(step) in replaced or not isinstance(step.kernel, Kernel) or not reduces[id(step)] \
+                or any(d in dt.WIDENED for d in step.kernel.dtypes()):
             continue
         for rows in _row_counts(step, producer):
             stages = _stages_for(step, rows, producer, readers, kept)
@@ -71,6 +73,17 @@ def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
                 replaced.update((id(s), None) for s in stages)
                 break
     return [replaced.get(id(s), s) for s in steps if replaced.get(id(s), s) is not None]
+
+
+def _reduces_upstream(steps: list, producer: dict) -> dict[int, bool]:
+    """id(step) -> whether a kernel `step` reads, directly or through others, reduces
+    (without one it has no stage to take: long elementwise chains skip the search)."""
+    reduces: dict[int, bool] = {}
+    for s in steps:
+        sources = [producer[id(n)] for n in s.inputs if id(n) in producer]
+        reduces[id(s)] = any(isinstance(p.kernel, Kernel) and p.kernel.reduction is not None
+                             or reduces[id(p)] for p in sources)
+    return reduces
 
 
 def _row_counts(step, producer: dict) -> list[int]:
@@ -98,14 +111,14 @@ def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set) -> li
     stack = list(step.inputs)
     while stack:
         k = producer.get(id(stack.pop()))
-        if k is None or id(k) in candidates or not _may_be_stage(k, rows, step.kernel, kept):
+        if k is None or id(k) in candidates or not _may_be_stage(k, rows, kept):
             continue
         candidates[id(k)] = k
         stack.extend(k.inputs)
     while True:  # drop candidates read elsewhere, or read at another row, until none is
         kept_now = {i: c for i, c in candidates.items()
                     if all(id(r) in candidates or r is step for r in readers[id(c.output)])
-                    and _read_at_row(c, [step, *candidates.values()])}
+                    and _read_at_row(c, readers[id(c.output)])}
         if len(kept_now) == len(candidates):
             break
         candidates = kept_now
@@ -115,17 +128,18 @@ def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set) -> li
     return sorted(candidates.values(), key=lambda c: order[id(c)])
 
 
-def _may_be_stage(candidate, rows: int, kernel: Kernel, kept: set) -> bool:
+def _may_be_stage(candidate, rows: int, kept: set) -> bool:
     k = candidate.kernel
     if not isinstance(k, Kernel) or k.stages or k.size != rows or id(candidate.output) in kept:
         return False
     if k.reduction is not None and k.reduction.size > MAX_ROW_LENGTH:
         return False
-    return not any(d in dt.WIDENED for d in k.dtypes() | kernel.dtypes())
+    return not any(d in dt.WIDENED for d in k.dtypes())
 
 
 def _read_at_row(candidate, steps: list) -> bool:
-    """Whether every kernel among `steps` reads `candidate`'s output at its own row."""
+    """Whether every kernel among `steps` (its readers) reads `candidate`'s output at
+    its own row."""
     rows = candidate.kernel.size
     for s in steps:
         args = [arg for arg, node in enumerate(s.inputs) if node is candidate.output]

@@ -371,9 +371,9 @@ def _emit_tree(s: Shader, op: Op, acc_dtype: dt.DType, group: int, array: str = 
 
 
 # Steps of a row that a row kernel's threads unroll, keeping the vec4s they read in
-# registers for every stage, so that the row is read from memory once (16 steps hold 64
+# registers for every stage, so that the row is read from memory once (8 steps hold 32
 # values of each input per thread); longer rows loop, and read again from cache.
-MAX_UNROLLED_STEPS = 16
+MAX_UNROLLED_STEPS = 8
 
 
 def row_kernel(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
@@ -384,7 +384,8 @@ def row_kernel(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     allows, read as one vec4 where the input does), combine their results in workgroup
     memory, and all take the stage's value; then the row's outputs: a reduction the
     same way, stored by the row's first thread, or the row's elements (vec4 stores
-    with `tuning.vector` 4). See `_RowReads` for how often the row is read."""
+    with `tuning.vector` 4). Short rows unroll their steps (`_unrolled_row`), long
+    ones loop (`_looped_row`)."""
     if options.output_windowed:
         raise ValueError("a kernel with row stages writes its whole output through one binding")
     group, per_workgroup = tuning.group, tuning.workgroup_size // tuning.group
@@ -393,25 +394,15 @@ def row_kernel(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     b, rows = s.b, kernel.rows
     lengths = [k.reduction.size for k in (*kernel.stages, kernel) if k.reduction is not None]
     steps = [_row_steps(n, group)[1] for n in lengths + [0 if kernel.reduction else kernel.row_length]]
-    reads = _RowReads(s, quads, unrolled=max(steps) <= MAX_UNROLLED_STEPS)
+    unrolled = max(steps) <= MAX_UNROLLED_STEPS
     s.begin_main(GROUP_BUILTINS)
-    top = s.codegen()  # one for the function's scope: its temporaries get distinct names
     with b.indent():
         b.emit("let wgi = i32(wid.x + wid.y * nwg.x);",
                f"let lane = lid % {group}u;", "let lanei = i32(lane);",
                f"let row = wgi * {per_workgroup}i + i32(lid / {group}u);",
                # no early return before barriers: past the end, compute the last row, store nothing
                f"let gidx = min(row, {rows - 1}i);")
-        for j, stage in enumerate(kernel.stages):
-            b.emit(f"let stage{j} = {_row_value(s, top, reads, stage, f'stage{j}')};")
-        if kernel.reduction is not None:
-            value = _row_value(s, top, reads, kernel, "out")
-            b.emit(f"if (lane == 0u && row < {rows}i) {{")
-            with b.indent():
-                s.store("gidx", value, kernel.dtype)
-            b.emit("}")
-        else:
-            _row_elements(s, reads)
+        (_unrolled_row if unrolled else _looped_row)(s, _RowReads(s, quads, unrolled))
     return s.finish(per_workgroup * kernel.row_length)
 
 
@@ -435,12 +426,13 @@ class _RowReads:
         self.s, self.quads, self.unrolled = s, quads, unrolled
         self.names: dict = {}  # (input, index of the vec4's first element) -> its variable
         self.count = 0
+        self.cache: dict = {}
 
     def at(self, ridxs: list[AluExp], r: int) -> list[AluExp]:
         """Step `r`'s positions (unrolled steps are constants)."""
         return [x.substitute({"r": alu.const(dt.int32, r)}).simplify() for x in ridxs]
 
-    def terms(self, body: AluExp, ridxs: list[AluExp], cache: dict) -> list[AluExp]:
+    def terms(self, body: AluExp, ridxs: list[AluExp]) -> list[AluExp]:
         """`body` at the positions `ridxs` of one step; emits the vec4 reads it needs that
         are not in scope yet."""
         self.count += 1
@@ -448,7 +440,7 @@ class _RowReads:
         quad_body, found = _read_quads(body, quads, f"q{self.count}_")
         renames = {}
         for name, arg, index in found:
-            first = index.substitute({"ridx": ridxs[0]}).simplify(cache)
+            first = index.substitute({"ridx": ridxs[0]}).simplify(self.cache)
             if (arg, first) in self.names:
                 renames[name] = self.names[(arg, first)]
                 continue
@@ -459,91 +451,162 @@ class _RowReads:
             quad_body = quad_body.rewrite(lambda n: alu.variable(n.dtype, renames[n.arg])
                                           if n.op is Op.VARIABLE and n.arg in renames else None)
         names = {renames.get(name, name) for name, _, _ in found}
-        return [_lane_of(quad_body, names, k).substitute({"ridx": r}).simplify(cache)
+        return [_lane_of(quad_body, names, k).substitute({"ridx": r}).simplify(self.cache)
                 for k, r in enumerate(ridxs)]
 
-
-def _row_value(s: Shader, top, reads: _RowReads, kernel: Kernel, name: str) -> str:
-    """Emit the computation of one row value (a stage, or a reduction's output) for row
-    `gidx`; return its WGSL text."""
-    red, b = kernel.reduction, s.b
-    if red is None:
-        exp = kernel.exp.simplify()
-    else:
-        group = s.tuning.group
-        op, acc_dtype, identity, body = _workgroup_monoid(red, kernel.exp)
-        acc = f"{name}_acc"
-        b.emit(f"var {acc}: {WGSL_TYPE[acc_dtype]} = {s.codegen().run(identity)};")
-        width, steps, ridxs = _row_steps(red.size, group)
-        cache: dict = {}
-
-        def step_terms(positions: list[AluExp]) -> list[AluExp]:
-            terms = reads.terms(body, positions, cache)
-            if steps * group * width != red.size:
-                terms = [alu.where(r.lt(red.size), t, identity).simplify(cache) for r, t in zip(positions, terms)]
+    def reduction_terms(self, red, body: AluExp, identity: AluExp, ridxs: list[AluExp]) -> list[AluExp]:
+        """One step's terms of the reduction `red`, those past the row's end `identity`."""
+        terms = self.terms(body, ridxs)
+        width, steps, _ = _row_steps(red.size, self.s.tuning.group)
+        if steps * self.s.tuning.group * width == red.size:
             return terms
-
-        if reads.unrolled:
-            for r in range(steps):
-                terms = step_terms(reads.at(ridxs, r))  # the reads stay in scope
-                b.emit("{")
-                with b.indent():
-                    _emit_accumulation(s, op, [acc], [terms])
-                b.emit("}")
-        else:
-            _emit_cascade(s, op, acc_dtype, identity, steps, [acc],
-                          lambda targets: _emit_accumulation(s, op, targets, [step_terms(ridxs)]))
-        total = alu.variable(acc_dtype, acc)
-        if group > 1:
-            array = f"{name}_partials"
-            b.lines.insert(0, f"var<workgroup> {array}: array<{WGSL_TYPE[acc_dtype]}, {s.tuning.workgroup_size}>;")
-            _emit_tree(s, op, acc_dtype, group, array, acc)
-            total = alu.variable(acc_dtype, f"{array}[lid - lane]")
-        exp = red.epilogue.substitute({"acc": reduced_value(red, total)}).simplify()
-    top.reset()
-    top.count_references(exp)
-    return strip_parens(top.run(exp))
+        return [alu.where(r.lt(red.size), t, identity).simplify(self.cache) for r, t in zip(ridxs, terms)]
 
 
-def _row_elements(s: Shader, reads: _RowReads) -> None:
-    """Emit the computation and stores of the elements of row `gidx`."""
-    kernel, b = s.kernel, s.b
+def _row_reductions(kernel: Kernel):
+    """(name, kernel) of each row value: the stages (`stage<j>`), then a reduction's output."""
+    named = [(f"stage{j}", stage) for j, stage in enumerate(kernel.stages)]
+    return named + ([("out", kernel)] if kernel.reduction is not None else [])
+
+
+def _combine_row(s: Shader, name: str, op: Op, acc_dtype: dt.DType) -> AluExp:
+    """After each thread's `<name>_acc`: the row's total, combined in workgroup memory
+    (`<name>_partials[lid - lane]`) when the row has several threads."""
+    if s.tuning.group == 1:
+        return alu.variable(acc_dtype, f"{name}_acc")
+    array = f"{name}_partials"
+    s.b.lines.insert(0, f"var<workgroup> {array}: array<{WGSL_TYPE[acc_dtype]}, {s.tuning.workgroup_size}>;")
+    _emit_tree(s, op, acc_dtype, s.tuning.group, array, f"{name}_acc")
+    return alu.variable(acc_dtype, f"{array}[lid - lane]")
+
+
+def _element_positions(s: Shader) -> tuple[int, list[AluExp], AluExp]:
+    """(steps, row positions of step `r`'s elements, the body at row `gidx`, position `ridx`)."""
+    kernel = s.kernel
     rows, length = kernel.rows, kernel.row_length
+    _, steps, cols = _row_steps(length, s.tuning.group)
     exp = kernel.exp.substitute({"gidx": alu.gidx(rows) * length + alu.ridx(length)}).simplify()
-    width, steps, cols = _row_steps(length, s.tuning.group)
-    cache: dict = {}
+    return steps, cols, exp
 
-    def store(positions: list[AluExp], values: list[AluExp]) -> None:
-        indices = [(alu.gidx(rows) * length + c).simplify(cache) for c in positions]
+
+def _store_row_elements(s: Shader, indices: list[str], texts: list[str]) -> None:
+    """Store the values `texts` at the output positions `indices` (one vec4 with
+    `tuning.vector` 4)."""
+    kernel = s.kernel
+    if s.vector_output:
+        out = STORAGE_TYPE[kernel.dtype]
+        if kernel.dtype.is_bool:
+            texts = [f"select(0i, 1i, {x})" for x in texts]
+        s.b.emit(f"result[u32({strip_parens(indices[0])}) >> 2u] = vec4<{out}>({', '.join(texts)});")
+    else:
+        for index, text in zip(indices, texts):
+            s.store(strip_parens(index), text, kernel.dtype)
+
+
+def _in_row(s: Shader, first: AluExp) -> str:
+    """Whether the row position `first` is in a row of the output."""
+    return f"row < {s.kernel.rows}i && {strip_parens(s.codegen().run(first))} < {s.kernel.row_length}i"
+
+
+def _emit_row_value(s: Shader, name: str, text: str) -> None:
+    """`let stage<j> = text`, or the store of a reduction's output by the row's first thread."""
+    if name != "out":
+        s.b.emit(f"let {name} = {text};")
+        return
+    s.b.emit(f"if (lane == 0u && row < {s.kernel.rows}i) {{")
+    with s.b.indent():
+        s.store("gidx", text, s.kernel.dtype)
+    s.b.emit("}")
+
+
+def _unrolled_row(s: Shader, reads: _RowReads) -> None:
+    """Every step of every stage written out, all at function scope and in one codegen:
+    each vec4 is read once, and a value two stages share (softmax's exp(x - max), layer
+    norm's x - mean) or the outputs share (a row's 1 / sqrt(var + eps)) is computed once."""
+    kernel, b, group = s.kernel, s.b, s.tuning.group
+    top = s.codegen()
+    plans = []  # (name, kernel, monoid, each step's terms, the value of its total `acc`)
+    for name, k in _row_reductions(kernel):
+        red = k.reduction
+        if red is None:
+            plans.append((name, k, None, [], k.exp.simplify()))
+            continue
+        monoid = _workgroup_monoid(red, k.exp)
+        op, acc_dtype, identity, body = monoid
+        _, steps, ridxs = _row_steps(red.size, group)
+        step_terms = [reads.reduction_terms(red, body, identity, reads.at(ridxs, r)) for r in range(steps)]
+        total = alu.variable(acc_dtype, f"{name}_acc" if group == 1 else f"{name}_partials[lid - lane]")
+        plans.append((name, k, monoid, step_terms, red.epilogue.substitute({"acc": reduced_value(red, total)}).simplify()))
+    elements = []  # (first position, indices, values) of each step
+    if kernel.reduction is None:
+        rows, length = kernel.rows, kernel.row_length
+        steps, cols, exp = _element_positions(s)
+        for r in range(steps):
+            positions = reads.at(cols, r)
+            values = reads.terms(exp, positions)  # reads past the row's end are discarded
+            indices = [(alu.gidx(rows) * length + c).simplify(reads.cache) for c in positions]
+            elements.append((positions[0], indices, values))
+    for _, _, _, step_terms, value in plans:
+        for t in (t for terms in step_terms for t in terms):
+            top.count_references(t)
+        top.count_references(value)
+    for _, indices, values in elements:
+        for e in values + indices:
+            top.count_references(e)
+    for name, k, monoid, step_terms, value in plans:
+        if monoid is not None:
+            op, acc_dtype, identity, _ = monoid
+            acc = alu.variable(acc_dtype, f"{name}_acc")
+            b.emit(f"var {acc.arg}: {WGSL_TYPE[acc_dtype]} = {top.run(identity)};")
+            for terms in step_terms:
+                b.emit(f"{acc.arg} = {strip_parens(top.run(alu.binary(op, acc, _tree(op, terms))))};")
+            _combine_row(s, name, op, acc_dtype)
+        _emit_row_value(s, name, strip_parens(top.run(value)))
+    rendered = [(first, [top.run(i) for i in indices], [strip_parens(top.run(v)) for v in values])
+                for first, indices, values in elements]
+    for first, indices, texts in rendered:
+        b.emit(f"if ({_in_row(s, first)}) {{")
+        with b.indent():
+            _store_row_elements(s, indices, texts)
+        b.emit("}")
+
+
+def _looped_row(s: Shader, reads: _RowReads) -> None:
+    """Each stage's steps a loop (a cascade of partial sums for float sums), reading its
+    row again; then the row's elements, a loop too."""
+    kernel, b = s.kernel, s.b
+    top = s.codegen()  # for the function's scope: its temporaries get distinct names
+    for name, k in _row_reductions(kernel):
+        red = k.reduction
+        if red is None:
+            exp = k.exp.simplify()
+        else:
+            op, acc_dtype, identity, body = _workgroup_monoid(red, k.exp)
+            b.emit(f"var {name}_acc: {WGSL_TYPE[acc_dtype]} = {s.codegen().run(identity)};")
+            _, steps, ridxs = _row_steps(red.size, s.tuning.group)
+            _emit_cascade(s, op, acc_dtype, identity, steps, [f"{name}_acc"],
+                          lambda targets: _emit_accumulation(
+                              s, op, targets, [reads.reduction_terms(red, body, identity, ridxs)]))
+            total = _combine_row(s, name, op, acc_dtype)
+            exp = red.epilogue.substitute({"acc": reduced_value(red, total)}).simplify()
+        top.reset()
+        top.count_references(exp)
+        _emit_row_value(s, name, strip_parens(top.run(exp)))
+    if kernel.reduction is not None:
+        return
+    rows, length = kernel.rows, kernel.row_length
+    steps, cols, exp = _element_positions(s)
+    b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
+    with b.indent():
+        first = cols[0].simplify()
+        b.emit(f"if (!({_in_row(s, first)})) {{ break; }}")
+        values = reads.terms(exp, cols)
+        indices = [(alu.gidx(rows) * length + c).simplify(reads.cache) for c in cols]
         g = s.codegen()
         for e in values + indices:
             g.count_references(e)
         texts = [strip_parens(g.run(v)) for v in values]
-        if s.vector_output:
-            out = STORAGE_TYPE[kernel.dtype]
-            if kernel.dtype.is_bool:
-                texts = [f"select(0i, 1i, {x})" for x in texts]
-            b.emit(f"result[u32({strip_parens(g.run(indices[0]))}) >> 2u] = vec4<{out}>({', '.join(texts)});")
-        else:
-            for index, text in zip(indices, texts):
-                s.store(strip_parens(g.run(index)), text, kernel.dtype)
-
-    def in_row(first: AluExp) -> str:
-        return f"row < {rows}i && {strip_parens(s.codegen().run(first))} < {length}i"
-
-    if reads.unrolled:
-        for r in range(steps):
-            positions = reads.at(cols, r)
-            values = reads.terms(exp, positions, cache)  # reads past the row's end are discarded
-            b.emit(f"if ({in_row(positions[0])}) {{")
-            with b.indent():
-                store(positions, values)
-            b.emit("}")
-        return
-    b.emit(f"for (var r: i32 = 0i; r < {steps}i; r++) {{")
-    with b.indent():
-        b.emit(f"if (!({in_row(cols[0].simplify())})) {{ break; }}")
-        store(cols, reads.terms(exp, cols, cache))
+        _store_row_elements(s, [g.run(i) for i in indices], texts)
     b.emit("}")
 
 
