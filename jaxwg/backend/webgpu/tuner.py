@@ -200,7 +200,9 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
         return SOFTWARE_TILES[0]
     if c.batch * -(-c.m // 128) * -(-c.n // 128) >= 128:
         return Tile(128, 128, 16, 8, 8)
-    return Tile(64, 64, 8, 4, 4)
+    if c.batch * -(-c.m // 64) * -(-c.n // 64) >= 128:
+        return Tile(64, 64, 8, 4, 4)
+    return Tile(32, 32, 16, 4, 4)  # small products: four times the workgroups
 
 
 # What autotuning chooses from (autotune.py), the heuristics' usual choice first.
@@ -209,10 +211,13 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # 64 x 64 x 16 is left out: timed alone after a synchronize it looked fastest at every
 # size, and the autotuner chose it, but back to back at 4096^2 it ran at 9-29 TFLOP/s
 # (benchmarks/matmul.py --tiles), and products through it were 0.57x JAX against 0.69x.
+# The MLP training step's products (256 x 784 x 512, 256 x 512 x 512, 784 x 256 x 512 and
+# their transposes; µs per product, 50 back to back): 32 x 32 x 16 took 25-43 where
+# 64 x 64 x 8 took 30-62 (too few workgroups for 132 multiprocessors).
 # lavapipe 1024^2 (GFLOP/s): 64 x 64 in 8 x 8 blocks 12.9, 32 x 128 11.8, 32 x 64 in
 # 4 x 8 blocks 8.2.
 GPU_TILES = (Tile(128, 128, 16, 8, 8), Tile(128, 128, 8, 8, 8), Tile(128, 64, 8, 8, 4),
-             Tile(64, 64, 8, 4, 4))
+             Tile(64, 64, 8, 4, 4), Tile(32, 32, 16, 4, 4))
 SOFTWARE_TILES = (Tile(64, 64, 4, 8, 8, staged=False), Tile(32, 128, 4, 8, 8, staged=False),
                   Tile(32, 64, 4, 4, 8, staged=False))
 
