@@ -1,15 +1,14 @@
 """Matrix products through the public API, beside NumPy and JAX (when importable).
 
-    python3 benchmarks/matmul.py [--sizes 1024 4096] [--mlp] [--tiles "Tile(128,128,8,8,8)" ...]
+    python3 benchmarks/matmul.py [--sizes 1024 4096 256x784x512] [--mlp] [--tiles "Tile(128,128,8,8,8)" ...]
 
-For each size S: a jitted float32 `a @ b` of two S x S matrices (JAX with
-precision="highest", so both compute in float32), one call then block, best of
-several; TFLOP/s and the ratio JAX time / jaxwg time. `--mlp` adds the forward pass
-of a 2048 x 1024 -> 4096 -> 1024 MLP with bias and relu (the epilogues fuse into the
-products). `--tiles` times the given tiles on the S x S product instead of the
+For each size S (or M x K x N): a jitted float32 `a @ b` of two S x S matrices (an M x K
+by a K x N one; JAX with precision="highest", so both compute in float32), one call then
+block, best of several; TFLOP/s and the ratio JAX time / jaxwg time. `--mlp` adds the
+forward pass of a 2048 x 1024 -> 4096 -> 1024 MLP with bias and relu (the epilogues fuse
+into the products). `--tiles` times the given tiles on each product instead of the
 tuner's choice (a tool for choosing the heuristics), each run alone (one dispatch and
-a wait) and ten back to back (one wait). Results are checked against
-NumPy in float64.
+a wait) and ten back to back (one wait). Results are checked against NumPy in float64.
 """
 
 from __future__ import annotations
@@ -57,14 +56,14 @@ def report(what: str, flops: float, ours: float, theirs: float | None) -> None:
     print(line, flush=True)
 
 
-def square(s: int, rng) -> None:
-    a, b = (rng.random((s, s), dtype=np.float32) for _ in range(2))
+def product(m: int, k: int, n: int, rng) -> None:
+    a, b = rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32)
     f = jaxwg.jit(lambda x, y: x @ y)
     x, y = jnp.asarray(a), jnp.asarray(b)
-    check(f(x, y), a.astype(np.float64) @ b, f"matmul {s}")
+    check(f(x, y), a.astype(np.float64) @ b, f"matmul {m}x{k}x{n}")
     ours = best_seconds(lambda: f(x, y).block_until_ready())
     theirs = jax_seconds(lambda p, q: __import__("jax").numpy.matmul(p, q, precision="highest"), a, b)
-    report(f"matmul f32 {s}^2", 2 * s ** 3, ours, theirs)
+    report(f"matmul f32 {m}x{k}x{n}", 2 * m * k * n, ours, theirs)
 
 
 def mlp(rng) -> None:
@@ -91,18 +90,18 @@ def mlp(rng) -> None:
     report("mlp 2048x1024->4096->1024", 2 * batch * d_in * hidden * 2, ours, theirs)
 
 
-def tiles(s: int, specs: list[str], rng) -> None:
+def tiles(m: int, k: int, n: int, specs: list[str], rng) -> None:
     from jaxwg.backend.webgpu.tuner import Tile, Tuning
     from jaxwg.core import alu, dtypes as dt
     from jaxwg.core.kernel import Kernel, Reduction
 
     be = get_backend("webgpu")
-    g, r = alu.gidx(s * s), alu.ridx(s)
-    kernel = Kernel(2, s * s, alu.load(0, dt.float32, (g // s) * s + r) * alu.load(1, dt.float32, r * s + g % s),
-                    Reduction(alu.Op.ADD, dt.float32, s))
-    a, b = (rng.random((s, s), dtype=np.float32) for _ in range(2))
+    g, r = alu.gidx(m * n), alu.ridx(k)
+    kernel = Kernel(2, m * n, alu.load(0, dt.float32, (g // n) * k + r) * alu.load(1, dt.float32, r * n + g % n),
+                    Reduction(alu.Op.ADD, dt.float32, k))
+    a, b = rng.random((m, k), dtype=np.float32), rng.random((k, n), dtype=np.float32)
     slots = [be.malloc(a.nbytes, a), be.malloc(b.nbytes, b)]
-    out = be.malloc(a.nbytes)
+    out = be.malloc(m * n * 4)
     for spec in specs:
         tile = eval(spec, {"Tile": Tile})
         exe = be.prepare(kernel, Tuning(workgroup_size=tile.threads, tile=tile))
@@ -113,27 +112,28 @@ def tiles(s: int, specs: list[str], rng) -> None:
             be.synchronize()
 
         seconds = best_seconds(run)
-        got = np.frombuffer(be.read(out), np.float32).reshape(s, s)
+        got = np.frombuffer(be.read(out), np.float32)[:m * n].reshape(m, n)
         check(got, a.astype(np.float64) @ b, spec)
-        report(f"{spec}, one + wait", 2 * s ** 3, seconds, None)
-        report(f"{spec}, 10 back to back", 2 * s ** 3, best_seconds(lambda: run(10)) / 10, None)
+        report(f"{m}x{k}x{n} {spec}, one + wait", 2 * m * k * n, seconds, None)
+        report(f"{m}x{k}x{n} {spec}, 10 back to back", 2 * m * k * n, best_seconds(lambda: run(10)) / 10, None)
     for slot in slots + [out]:
         be.decref(slot)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", type=int, nargs="*", default=[256, 1024, 4096])
+    p.add_argument("--sizes", nargs="*", default=["256", "1024", "4096"], help="S or MxKxN")
     p.add_argument("--mlp", action="store_true")
     p.add_argument("--tiles", nargs="*", default=[])
     args = p.parse_args()
     print(f"adapter: {get_backend('webgpu').describe()}; {time.strftime('%Y-%m-%d')}", flush=True)
     rng = np.random.default_rng(0)
-    for s in args.sizes:
+    for size in args.sizes:
+        m, k, n = map(int, size.split("x")) if "x" in size else (int(size),) * 3
         if args.tiles:
-            tiles(s, args.tiles, rng)
+            tiles(m, k, n, args.tiles, rng)
         else:
-            square(s, rng)
+            product(m, k, n, rng)
     if args.mlp:
         mlp(rng)
 
