@@ -84,6 +84,19 @@ class Backend(abc.ABC):
     def memory_stats(self) -> dict:
         """Counters: bytes_in_use, peak_bytes_in_use, live_slots, and backend extras."""
 
+    def replay(self, kernels, register_bytes, n_args: int, const_slots, outputs):
+        """A faster way to run a jit program's fixed kernel list, or None where the
+        backend has none (the program then dispatches its kernels one by one).
+
+        `kernels` are the program's steps (`executable`, `inputs` and `output`
+        registers, output `nbytes`, registers it `frees`); registers are the
+        arguments, then `const_slots`, then one per kernel; `register_bytes` sizes
+        them. The result's `run(arg_slots)` records the kernels and returns the slot
+        of each register in `outputs` (results are new slots; arguments and
+        constants come back without a new reference), or None, having recorded
+        nothing, when the arguments' sizes differ from those it was made for."""
+        return None
+
     def describe(self) -> str:
         """A one-line description of the device this backend runs on."""
         return self.name

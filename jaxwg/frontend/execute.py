@@ -5,7 +5,9 @@ kernels at once; each computed node becomes a realized BUFFER. `Program` is what
 compiles a jaxpr into: the same schedule, recorded with *registers* instead of
 buffers, each kernel prepared once. A call replays it: allocate each kernel's output,
 dispatch (the backend queues every dispatch into one command encoder and compute
-pass), and free intermediates right after their last reader.
+pass), and free intermediates right after their last reader; or, where the backend
+offers one (`backend.replay`: WebGPU's keeps intermediates between calls and makes
+bind groups once), through that.
 
 Threads: `realize` holds the graph lock (`lazy.GRAPH_LOCK`), since it rewrites nodes
 that other threads may read; a program's replay holds its backend's lock, so its
@@ -115,6 +117,10 @@ class Program:
         self.n_registers = len(registers)
         self.outputs = [registers[id(n)] for n in out_nodes]
         self.kernels = self._with_frees(kernels)
+        register_bytes = [nbytes(backend, n) for n in list(arg_nodes) + list(const_nodes)]
+        register_bytes += [k.nbytes for k in self.kernels]
+        self._replay = backend.replay(self.kernels, register_bytes, self.n_args,
+                                      [b.slot for b in self.consts], self.outputs)
 
     def _with_frees(self, kernels) -> list[_Kernel]:
         """Free each kernel-made register after its last reader (outputs are kept)."""
@@ -134,25 +140,36 @@ class Program:
     def run(self, arg_slots: list[int]) -> list[Buffer]:
         """Dispatch the program on argument slots; one new Buffer per output."""
         backend = self.device.backend
-        slots = list(arg_slots) + [b.slot for b in self.consts]
-        slots += [None] * (self.n_registers - len(slots))
         handed_out = set()
         results = []
-        dispatch = debug.dispatcher(self.device, self.label)
         with backend.lock:  # one acquisition; the calls below re-enter it
-            for k in self.kernels:
-                out = slots[k.output] = backend.malloc(k.nbytes)
-                dispatch(k.executable, [slots[r] for r in k.inputs], [out])
-                for r in k.frees:
-                    backend.decref(slots[r])
-            for r in self.outputs:
+            outputs = None
+            if self._replay is not None and not debug.level():
+                outputs = self._replay.run(arg_slots)
+            if outputs is None:
+                outputs = self._dispatch_each(arg_slots)
+            for r, slot in zip(self.outputs, outputs):
                 # Arguments, constants and repeated outputs are shared: take a reference.
                 if r < self.first_temp or r in handed_out:
-                    backend.incref(slots[r])
+                    backend.incref(slot)
                 handed_out.add(r)
-                results.append(Buffer(backend, slots[r]))
+                results.append(Buffer(backend, slot))
         counters["kernels"] += len(self.kernels)
         return results
+
+    def _dispatch_each(self, arg_slots: list[int]) -> list[int]:
+        """Allocate, dispatch and free kernel by kernel (through the debug view when it
+        is on); the slot of each output register."""
+        backend = self.device.backend
+        slots = list(arg_slots) + [b.slot for b in self.consts]
+        slots += [None] * (self.n_registers - len(slots))
+        dispatch = debug.dispatcher(self.device, self.label)
+        for k in self.kernels:
+            out = slots[k.output] = backend.malloc(k.nbytes)
+            dispatch(k.executable, [slots[r] for r in k.inputs], [out])
+            for r in k.frees:
+                backend.decref(slots[r])
+        return [slots[r] for r in self.outputs]
 
     def __len__(self) -> int:
         return len(self.kernels)

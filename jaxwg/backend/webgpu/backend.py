@@ -48,6 +48,7 @@ from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from . import scan, scatter, sort
 from .queue import DispatchQueue
+from .replay import Replay
 from .routines import RoutineExecutable, compile_routine, record_routine
 from .templates import ShaderOptions, ShaderSpec, build_shader
 from .tuner import AdapterTraits, Pass, Tile, Tuning, plan, scratch_bytes, tile_candidates
@@ -314,6 +315,10 @@ class WebGPUBackend(Backend):
         return compiled
 
     # -- dispatch --------------------------------------------------------------------
+    def replay(self, kernels, register_bytes, n_args: int, const_slots, outputs) -> Replay:
+        with self.lock:
+            return Replay(self, kernels, register_bytes, n_args, const_slots, outputs)
+
     def dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         self.check_kernel_inputs(executable, inputs, outputs)
         with self.lock:
@@ -350,23 +355,39 @@ class WebGPUBackend(Backend):
         # each slot is looked up once, and the bind group by the launch and buffers.
         entries = self.slots.entries(inputs)
         sizes = tuple(e.nbytes for e in entries)
-        launch = exe.launches.get((index, sizes)) or self._launch_for(exe, index, sizes)
+        launch = self.launch_for(exe, index, sizes)
         buffers = tuple(entries[arg].buffer for arg, _, _ in launch.inputs)
         out_buffer = self.slots.buffer(output)
         used = inputs + [output]
-        for window, (offset, size, immediates, grid) in enumerate(launch.outputs):
-            key = (id(launch), window, out_buffer, *buffers)  # the buffers kept alive by the key
-            hit = self._bind_groups.get(key)
-            if hit is None:
-                bindings = [(b, o, n) for b, (_, o, n) in zip(buffers, launch.inputs)]
-                group = self._create_bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
-                # the launch is kept with its group, so that no new launch takes its id
-                self._bind_groups.put(key, hit := (group, launch))
-            self.queue.record_checked(launch.pipeline, hit[0], grid, used, immediates)
+        for window, (_, _, immediates, grid) in enumerate(launch.outputs):
+            group = self.launch_group(launch, window, out_buffer, buffers)
+            self.queue.record_checked(launch.pipeline, group, grid, used, immediates)
 
-    def _launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
+    def launch_group(self, launch: _Launch, window: int, out_buffer: wgpu.GPUBuffer,
+                     buffers: tuple) -> wgpu.GPUBindGroup:
+        """The bind group of output `window` of `launch` over these buffers (its inputs
+        in binding order), cached by the launch and the buffers."""
+        key = (id(launch), window, out_buffer, *buffers)  # the buffers kept alive by the key
+        hit = self._bind_groups.get(key)
+        if hit is None:
+            hit = (self.make_launch_group(launch, window, out_buffer, buffers), launch)
+            # the launch is kept with its group, so that no new launch takes its id
+            self._bind_groups.put(key, hit)
+        return hit[0]
+
+    def make_launch_group(self, launch: _Launch, window: int, out_buffer: wgpu.GPUBuffer,
+                          buffers: tuple) -> wgpu.GPUBindGroup:
+        """A new bind group of output `window` of `launch` (uncached)."""
+        offset, size = launch.outputs[window][:2]
+        bindings = [(b, o, n) for b, (_, o, n) in zip(buffers, launch.inputs)]
+        return self._create_bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
+
+    def launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
         """The pass's `_Launch` for inputs of `sizes` bytes (cached on the executable:
         a program's kernels look it up on every call)."""
+        return exe.launches.get((index, sizes)) or self._new_launch(exe, index, sizes)
+
+    def _new_launch(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
         windows = tuple(max(1, -(-n // self.window_bytes)) for n in sizes)
         options, compiled = self._pipeline_for(exe, index, windows)
         spec, kernel = compiled.spec, exe.passes[index].kernel

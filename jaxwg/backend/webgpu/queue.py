@@ -73,6 +73,7 @@ class DispatchQueue:
         self._pipeline: wgpu.GPUComputePipeline | None = None
         self._immediates: bytes | None = None  # what the open pass's pipeline last got
         self._held_slots: list[int] = []
+        self._kept: list = []  # objects owning buffers that recorded work uses (`hold`)
         self._distinct_held: set[int] = set()  # the slots counted in _held_bytes
         self._pending = 0
         self.dispatches_recorded = 0
@@ -113,6 +114,14 @@ class DispatchQueue:
         for index, bind_group, dynamic_offsets in bind_groups:
             self._record.set_bind_group(compute_pass, bind_group, index, dynamic_offsets or ())
         self._dispatch(compute_pass, grid, immediates)
+
+    def hold(self, slots: Sequence[int], owner=None) -> None:
+        """Keep `slots` and `owner` (an object whose buffers the next dispatches use) alive
+        until the next submit: for dispatches recorded with no `slots_used` of their own.
+        A submit releases them, so a caller recording after one holds them again."""
+        self._hold(slots)
+        if owner is not None:
+            self._kept.append(owner)
 
     def record_checked(self, pipeline: wgpu.GPUComputePipeline, bind_group: wgpu.GPUBindGroup,
                        grid: tuple[int, int, int], slots_used: Sequence[int],
@@ -159,6 +168,7 @@ class DispatchQueue:
             return
         encoder, compute_pass = self._encoder, self._pass
         held, self._held_slots = self._held_slots, []
+        kept, self._kept = self._kept, []
         self._distinct_held = set()
         self._encoder = self._pass = self._pipeline = self._immediates = None
         self._pending = 0
@@ -173,6 +183,7 @@ class DispatchQueue:
             # After the submit, any later use of these buffers comes after this work.
             for slot in held:
                 self._slots.release_hold(slot)
+            del kept  # owners may free their buffers now
         self._open_pass()
 
     def synchronize(self) -> None:

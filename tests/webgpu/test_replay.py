@@ -1,0 +1,170 @@
+"""Jit programs replayed on WebGPU (`backend/webgpu/replay.py`): intermediates reused
+across calls, bind groups made once, arguments held once per call. Each test checks
+results against NumPy under the conditions that would expose a wrong reuse: calls
+queued back to back, programs dropped and arguments deleted while their work is
+pending, and submits inside a call."""
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg.backend.webgpu import replay as replay_module
+
+
+@pytest.fixture
+def device():
+    try:
+        return jaxwg.devices("webgpu")[0]
+    except RuntimeError as e:  # no adapter on this machine
+        pytest.skip(str(e))
+
+
+def _layer(x, w):
+    """A few kernels with intermediates: two products, a row max and a row sum."""
+    h = jnp.tanh(x @ w)
+    return jnp.sum(h @ w.T, axis=1) + jnp.max(h, axis=1)
+
+
+def _reference(x, w):
+    h = np.tanh(x.astype(np.float64) @ w)
+    return (h @ w.T).sum(axis=1) + h.max(axis=1)
+
+
+def _inputs(rng, n=24, k=40):
+    return (rng.standard_normal((n, k)).astype(np.float32),
+            rng.standard_normal((k, 33)).astype(np.float32) * 0.2)
+
+
+def _replay_of(jitted, *args):
+    return jitted.lower(*args)._compiled.program._replay
+
+
+def _scribble(device, shapes, rng):
+    """Upload arrays of these shapes: freed pool buffers of those sizes get new bytes
+    before any pending submit runs."""
+    return [jaxwg.device_put(rng.standard_normal(s).astype(np.float32), device)
+            for s in shapes for _ in range(4)]
+
+
+def test_calls_back_to_back_share_the_arena(device):
+    rng = np.random.default_rng(0)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(_layer)
+    w_dev = jaxwg.device_put(w, device)
+    xs = [x + i for i in range(40)]
+    outs = [f(jaxwg.device_put(xi, device), w_dev) for xi in xs]  # no wait in between
+    replay = _replay_of(f, jaxwg.device_put(x, device), w_dev)
+    assert replay._arena.slots  # the intermediates live in the arena
+    for xi, out in zip(xs, outs):
+        np.testing.assert_allclose(np.asarray(out), _reference(xi, w), rtol=2e-4, atol=2e-4)
+
+
+def test_dropped_program_keeps_its_pending_work(device, monkeypatch):
+    # A pool that keeps nothing destroys a freed buffer at once: the arena of a program
+    # dropped before its work is submitted must outlive that submit.
+    from jaxwg.backend.webgpu.buffers import PoolConfig
+    monkeypatch.setattr(device.backend.slots.pool, "config", PoolConfig(max_total_pooled_bytes=0))
+    rng = np.random.default_rng(1)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(lambda x, w: _layer(x, w) * 1.0)
+    args = [jaxwg.device_put(a, device) for a in (x, w)]
+    device.backend.synchronize()
+    out = f(*args)
+    program = weakref.ref(f.lower(*args)._compiled.program)
+    del f
+    gc.collect()
+    assert program() is None  # its arena is held by the pending work only
+    np.testing.assert_allclose(np.asarray(out), _reference(x, w), rtol=2e-4, atol=2e-4)
+
+
+def test_arguments_deleted_during_pending_work(device):
+    rng = np.random.default_rng(2)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(_layer, donate_argnums=0)
+    w_dev = jaxwg.device_put(w, device)
+    f(jaxwg.device_put(x, device), w_dev).block_until_ready()  # compiled
+    outs = []
+    for i in range(5):
+        x_dev = jaxwg.device_put(x + i, device)
+        outs.append(f(x_dev, w_dev))  # x_dev is deleted by the donation
+        _scribble(device, [x.shape], rng)
+    for i, out in enumerate(outs):
+        np.testing.assert_allclose(np.asarray(out), _reference(x + i, w), rtol=2e-4, atol=2e-4)
+
+
+def test_submits_inside_a_call_hold_the_arguments_again(device):
+    rng = np.random.default_rng(3)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(lambda x, w: _layer(x, w) + x[:, 0], donate_argnums=0)  # the last kernel reads x
+    w_dev = jaxwg.device_put(w, device)
+    queue = device.backend.queue
+    n = len(f.lower(jaxwg.device_put(x, device), w_dev).kernels)
+    assert n >= 3
+    f(jaxwg.device_put(x, device), w_dev).block_until_ready()
+    old = queue.max_pending
+    queue.max_pending = n - 1  # a submit before the last kernel, which stays pending
+    try:
+        x_dev = jaxwg.device_put(x, device)
+        device.backend.synchronize()
+        before = queue.submits
+        out = f(x_dev, w_dev)  # deletes x_dev: only the call's hold keeps its buffer
+        assert queue.submits == before + 1 and queue.pending == 1
+        _scribble(device, [x.shape], rng)
+        np.testing.assert_allclose(np.asarray(out), _reference(x, w) + x[:, 0], rtol=2e-4, atol=2e-4)
+    finally:
+        queue.max_pending = old
+
+
+def test_large_intermediates_are_allocated_per_call(device, monkeypatch):
+    monkeypatch.setattr(replay_module, "ARENA_BYTES", 0)
+    rng = np.random.default_rng(4)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(lambda x, w: _layer(x, w) - 1.0)  # a new function: compiled here
+    args = [jaxwg.device_put(a, device) for a in (x, w)]
+    f(*args).block_until_ready()
+    assert not _replay_of(f, *args)._arena.slots
+    gc.collect()
+    live = device.memory_stats()["live_slots"]
+    outs = [f(*args) for _ in range(20)]
+    for out in outs:
+        np.testing.assert_allclose(np.asarray(out), _reference(x, w) - 1, rtol=2e-4, atol=2e-4)
+    del outs, out
+    gc.collect()
+    device.backend.synchronize()
+    assert device.memory_stats()["live_slots"] == live
+
+
+def test_arena_is_freed_with_its_program(device):
+    rng = np.random.default_rng(5)
+    x, w = _inputs(rng)
+    args = [jaxwg.device_put(a, device) for a in (x, w)]
+    gc.collect()
+    device.backend.synchronize()
+    live = device.memory_stats()["live_slots"]
+    f = jaxwg.jit(lambda x, w: _layer(x, w) + 0.0)
+    for _ in range(50):
+        f(*args)
+    device.backend.synchronize()
+    arena = len(_replay_of(f, *args)._arena.slots)
+    assert arena > 0
+    assert device.memory_stats()["live_slots"] == live + arena
+    del f
+    gc.collect()
+    device.backend.synchronize()
+    assert device.memory_stats()["live_slots"] == live
+
+
+def test_arguments_of_another_size_record_nothing(device):
+    x, w = _inputs(np.random.default_rng(6))
+    f = jaxwg.jit(_layer)
+    args = [jaxwg.device_put(a, device) for a in (x, w)]
+    replay = _replay_of(f, *args)
+    other = jaxwg.device_put(np.ones((2, 40), np.float32), device)
+    recorded = device.backend.queue.dispatches_recorded
+    slots = [other._node.buffer.slot, args[1]._node.buffer.slot]
+    assert replay.run(slots) is None
+    assert device.backend.queue.dispatches_recorded == recorded
