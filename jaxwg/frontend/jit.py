@@ -492,6 +492,8 @@ class Jitted:
         return pytree.tree_unflatten(entry.out_tree, results)
 
     def _donate_inputs(self, args) -> None:
+        if not self._donate:
+            return
         static = _resolve(self._static_argnums, len(args))
         for i in _resolve(self._donate, len(args)):
             if 0 <= i < len(args) and i not in static:

@@ -181,7 +181,8 @@ def test_split_layouts(backend, layout, axis):
 
 @pytest.mark.parametrize("software", [False, True], ids=["gpu-plan", "software-plan"])
 @pytest.mark.parametrize("outputs, length, axis", [
-    (1, (1 << 20) + 3, 1), (3, 300_001, 1), (2000, 40, 1), (300, 5000, 1), (5000, 33, 0), (40, 20_000, 0)])
+    (1, (1 << 20) + 3, 1), (3, 300_001, 1), (2000, 40, 1), (300, 5000, 1), (5000, 33, 0), (40, 20_000, 0),
+    (512, 256, 0), (10, 256, 0), (7, 1000, 0)])
 def test_each_adapter_kinds_plan_runs_here(webgpu, software, outputs, length, axis):
     """The plans the tuner makes for GPUs and for software adapters both give NumPy's
     sums on the adapter at hand (CI has no GPU, yet GPU plans must be tested)."""
@@ -190,15 +191,52 @@ def test_each_adapter_kinds_plan_runs_here(webgpu, software, outputs, length, ax
     index = (alu.gidx(outputs) * length + alu.ridx(length) if axis == 1
              else alu.ridx(length) * outputs + alu.gidx(outputs))
     kernel = Kernel(1, outputs, alu.load(0, dt.float32, index), Reduction(Op.ADD, dt.float32, length))
-    passes = plan(kernel, AdapterTraits(software, webgpu.traits.max_binding_bytes))
+    out = run_plan(webgpu, kernel, AdapterTraits(software, webgpu.traits.max_binding_bytes), stored)
+    check(out, expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
+
+
+def run_plan(webgpu, kernel: Kernel, traits: AdapterTraits, x: np.ndarray) -> np.ndarray:
+    """`kernel` over the input `x`, computed by the passes the tuner plans for `traits`."""
+    passes = plan(kernel, traits)
     exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
-    slot, out = webgpu.upload(stored.reshape(-1)), webgpu.malloc(4 * outputs)
+    slot, out = webgpu.upload(x.reshape(-1)), webgpu.malloc(4 * kernel.size)
     try:
         webgpu.dispatch(exe, [slot], [out])
-        check(webgpu.download(out, dt.float32, outputs), expected(Op.ADD, dt.float32, x), Op.ADD, dt.float32, x)
+        return webgpu.download(out, kernel.dtype, kernel.size)
     finally:
         webgpu.decref(slot)
         webgpu.decref(out)
+
+
+@pytest.mark.parametrize("op, dtype", [(Op.ADD, dt.float32), (Op.MAX, dt.int32), (Op.MIN, dt.float32)])
+@pytest.mark.parametrize("rows, cols, first_col, stride", [
+    (2048, 256, 0, 256), (33, 20, 0, 20), (7, 64, 1, 68), (40_000, 16, 0, 16), (3, 4, 0, 4)])
+def test_software_column_reductions_read_four_columns_per_load(webgpu, op, dtype, rows, cols, first_col, stride):
+    """On software adapters a reduction over a leading axis gives each thread 16 (or 4)
+    neighbouring columns, read as vec4s where four columns start on a multiple of 4
+    (not in a view one column in), with the rows split into slices when there are few
+    threads or more than a thread may sum; results are NumPy's."""
+    stored = sample(dtype, op, (rows, stride), np.random.default_rng(rows + cols))
+    index = alu.ridx(rows) * stride + alu.gidx(cols) + first_col
+    kernel = Kernel(1, cols, alu.load(0, dtype, index), Reduction(op, dtype, rows))
+    traits = AdapterTraits(True, webgpu.traits.max_binding_bytes)
+    x = np.ascontiguousarray(stored[:, first_col:first_col + cols].T)
+    check(run_plan(webgpu, kernel, traits, stored), expected(op, dtype, x), op, dtype, x)
+    first = plan(kernel, traits)[0]
+    assert first.tuning.upcast == (16 if cols % 16 == 0 else 4)
+    vec4 = "array<vec4<" in webgpu.prepare(first.kernel, first.tuning).shader_sources()[0]
+    assert vec4 == (first_col % 4 == 0)
+
+
+def test_few_short_columns_take_a_workgroup_each_on_gpus():
+    """A bias gradient's column sums (512 columns of 256) are too few outputs for a thread
+    each: on a GPU a workgroup reads each column; many columns keep a thread each."""
+    def first_pass(outputs, length):
+        index = alu.ridx(length) * outputs + alu.gidx(outputs)
+        kernel = Kernel(1, outputs, alu.load(0, dt.float32, index), Reduction(Op.ADD, dt.float32, length))
+        return plan(kernel, AdapterTraits(False, 1 << 30))[0].tuning
+    assert first_pass(512, 256).group == 16  # 16 terms a thread
+    assert first_pass(100_000, 256).group == 1
 
 
 @pytest.mark.parametrize("unroll", [4, 3])

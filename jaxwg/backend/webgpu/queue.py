@@ -44,8 +44,12 @@ BindGroupEntry = tuple[int, wgpu.GPUBindGroup, Sequence[int] | None]
 # this many bytes of distinct slots held, the queue submits early. (Counted per slot,
 # not per use: counting a 256 MiB input once per dispatch made every second kernel
 # that read it submit, about 100 µs of CPU each on the H200, and its reductions ran at
-# 0.3-0.4x JAX.)
-MAX_HELD_BYTES = 512 * 1024 * 1024
+# 0.3-0.4x JAX.) Each submit also leaves the GPU a gap: a jitted `v * 2 + 1` on 64M
+# float32 called back to back (a 256 MiB input and output a call) ran at 0.92x JAX with
+# 512 MiB (a submit per call), 0.98x with 1 GiB and 0.998x with 2 GiB (H200). Outputs
+# dropped while held are lent to later outputs (`SlotTable.decref`), so what can pile
+# up is mostly uploads and arrays that stay alive.
+MAX_HELD_BYTES = 2048 * 1024 * 1024
 
 
 class DispatchQueue:

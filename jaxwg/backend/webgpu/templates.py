@@ -107,9 +107,14 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     up, unroll, wg = tuning.upcast, tuning.unroll, tuning.workgroup_size
     # Unrolled by 4, inputs read at four contiguous terms are read one vec4 per step:
     # lavapipe loads lane by lane, so that doubled its row and full sums (3 to 5-7 GB/s).
-    # (Reading four neighbouring outputs' terms as one vec4 gained nothing for its column sums.)
     quads = quad_inputs(kernel, alu.ridx(red.size), options.windows) if unroll == 4 else frozenset()
-    s = Shader(kernel, tuning, options, uniforms, quads)
+    # With outputs upcast by a multiple of 4, inputs read at four neighbouring outputs
+    # (a sum over a leading axis) are read one vec4 per four outputs: the tuner gives
+    # lavapipe's column sums 16 outputs a thread, and 2048^2 ran at 2.0 -> 7 GB/s.
+    output_quads = frozenset()
+    if up % 4 == 0 and not options.output_windowed:
+        output_quads = quad_inputs(kernel, alu.gidx(kernel.size), options.windows) - quads
+    s = Shader(kernel, tuning, options, uniforms, quads | output_quads)
     b = s.b
     acc_dtype, acc_ty = red.acc_dtype, WGSL_TYPE[red.acc_dtype]
     s.begin_main(THREAD_BUILTINS)
@@ -124,7 +129,7 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
         cache: dict = {}
 
         def emit_terms(ridxs: list[AluExp], targets) -> None:
-            reads, terms = _quad_terms(body, gidxs, ridxs, quads, cache)
+            reads, terms = _quad_terms(body, gidxs, ridxs, quads, output_quads, cache)
             g = s.codegen()
             for name, arg, index in reads:
                 b.emit(f"let {name} = in{arg}[u32({strip_parens(g.run(index))}) >> 2u];")
@@ -144,18 +149,27 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
 
 
 def _quad_terms(body: AluExp, gidxs: list[AluExp], ridxs: list[AluExp], quads: frozenset,
-                cache: dict) -> tuple[list, list[list[AluExp]]]:
+                output_quads: frozenset, cache: dict) -> tuple[list, list[list[AluExp]]]:
     """The terms `ridxs` of the outputs `gidxs` (terms[u][k]), with the inputs `quads`
-    read as one vec4 per output whose lanes are the four terms; also those reads, as
-    (variable name, input, load index at the first term)."""
+    read as one vec4 per output whose lanes are the four terms, and the inputs
+    `output_quads` as one vec4 per term and four outputs (`gidxs` come in fours from a
+    multiple of 4) whose lanes are the outputs; also those reads, as (variable name,
+    input, load index at the first term or output)."""
     reads, terms = [], []
     for u, g in enumerate(gidxs):
         quad_body, quad_reads = _read_quads(body, quads, f"quad{u}_")
         reads += [(name, arg, index.substitute({"gidx": g, "ridx": ridxs[0]}).simplify(cache))
                   for name, arg, index in quad_reads]
         names = {name for name, _, _ in quad_reads}
-        terms.append([_lane_of(quad_body, names, k).substitute({"gidx": g, "ridx": r}).simplify(cache)
-                      for k, r in enumerate(ridxs)])
+        row = []
+        for k, r in enumerate(ridxs):
+            term, out_reads = _read_quads(quad_body, output_quads, f"out{u // 4}_{k}_")
+            if u % 4 == 0:
+                reads += [(name, arg, index.substitute({"gidx": g, "ridx": r}).simplify(cache))
+                          for name, arg, index in out_reads]
+            term = _lane_of(_lane_of(term, names, k), {name for name, _, _ in out_reads}, u % 4)
+            row.append(term.substitute({"gidx": g, "ridx": r}).simplify(cache))
+        terms.append(row)
     return reads, terms
 
 

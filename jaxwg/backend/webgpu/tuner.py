@@ -25,7 +25,7 @@ autotuning.
 >>> x = alu.load(0, dt.float32, alu.ridx(1 << 20))
 >>> passes = plan(Kernel(1, 1, x, Reduction(alu.Op.ADD, dt.float32, 1 << 20)), AdapterTraits(False))
 >>> [(p.kernel.size, p.kernel.reduction.size, p.tuning.group) for p in passes]
-[(256, 4096, 256), (1, 256, 256)]
+[(256, 4096, 256), (1, 256, 16)]
 >>> passes = plan(Kernel(1, 1, x, Reduction(alu.Op.ADD, dt.float32, 1 << 20)), AdapterTraits(True))
 >>> [(p.kernel.size, p.kernel.reduction.size, p.tuning.group) for p in passes]
 [(1024, 1024, 1), (1, 1024, 1)]
@@ -129,6 +129,8 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         return [Pass(kernel, Tuning(workgroup_size=tile.threads, tile=tile), direct)]
     outputs, length = kernel.size, red.size
     columns = _reads_columns(kernel)
+    if traits.is_software and columns and outputs % 4 == 0:
+        return _software_columns(kernel, traits, split)
     if traits.grouped and outputs >= traits.parallelism and length >= 32 and not columns:
         # Many short rows: a few threads per row read it together (coalesced), 256 / group
         # rows per workgroup, instead of one thread per row striding through memory.
@@ -139,10 +141,21 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     if (outputs >= traits.parallelism and not long_rows) or length < 64 or (columns and not split):
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     group = traits.workgroup_size
-    if traits.grouped and not columns and (length <= 4 * 4096 or outputs * group >= traits.parallelism
-                                            or not split):
+    # Few short columns (a bias gradient: 512 columns of 256) have too few outputs for a
+    # thread each to fill a GPU, and each such thread waits on its loads one by one: a
+    # group of threads per column reads it together, uncoalesced (H200, µs: 512 x 256
+    # 55-73 a thread per column, 19-24 grouped; 10 x 256 38-54, 17-19).
+    few_columns = columns and length < 4 * 256 and outputs * 32 < traits.parallelism
+    if traits.grouped and (not columns or few_columns) and (
+            length <= 4 * 4096 or outputs * group >= traits.parallelism or not split):
+        # At least 16 terms a thread, 256 / group outputs a workgroup. The MLP's 5120 x 256
+        # weight gradient on the H200 (µs, two runs): a 256-wide tree per output 43-65,
+        # 32 threads an output 34-49, 16 threads 24-33.
+        while group > 16 and group * 16 > length:
+            group //= 2
         unroll = 4 if length >= 4 * group else 1
-        return [Pass(kernel, Tuning(workgroup_size=group, group=group, unroll=unroll), direct)]
+        return [Pass(kernel, Tuning(workgroup_size=traits.workgroup_size, group=group, unroll=unroll),
+                     direct)]
     if length < 4 * 256 or not split:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     if traits.grouped and not columns:
@@ -164,6 +177,31 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     (last,) = plan(second, traits, split=False)
     return [Pass(first, first_tuning, direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
+
+
+def _software_columns(kernel: Kernel, traits: AdapterTraits, split: bool) -> list[Pass]:
+    """A sum over a leading axis on a software adapter: each thread reduces 16 (or 4)
+    neighbouring columns, read as vec4s, down a slice of the rows, and a second pass
+    adds the slices. lavapipe loads one lane at a time and each row of a column is a
+    new page: a thread a column read 2048^2 float32 at 2.0 GB/s; 16 columns a thread
+    in 8 slices, 7.7 (a probe of raw WGSL: 4 columns 6.5, 32 columns 8.5, workgroups of
+    8 to 32 threads within 5% of each other)."""
+    direct = tuple(range(kernel.nargs))
+    upcast = 16 if kernel.size % 16 == 0 else 4
+    length = kernel.reduction.size
+    parts = 1
+    if split:
+        parts = max(1, min(-(-traits.parallelism * upcast // kernel.size), length // 64),
+                    -(-length // MAX_THREAD_TERMS))
+
+    def tuning(k: Kernel) -> Tuning:
+        return Tuning(workgroup_size=16, upcast=upcast, unroll=4 if k.reduction.size >= 16 else 1)
+
+    if parts == 1:
+        return [Pass(kernel, tuning(kernel), direct)]
+    first, second = split_reduction(kernel, parts, "columns")
+    return [Pass(first, tuning(first), direct, writes_scratch=True),
+            Pass(second, tuning(second), direct + ("scratch",))]
 
 
 def row_tuning(kernel: Kernel, traits: AdapterTraits) -> Tuning:
@@ -259,14 +297,19 @@ def _reads_columns(kernel: Kernel) -> bool:
 
 
 def reads_quads(index: AluExp, axis: AluExp) -> bool:
-    """Whether the load index `index` moves by one element as the special index `axis`
-    grows by one and is a multiple of 4 wherever `axis` is: then four consecutive
-    values of `axis` read one aligned vec4."""
+    """Whether four consecutive values of the special index `axis` from each multiple of
+    4 read one aligned vec4: `index` is a multiple of 4 there and moves by one element a
+    step within the four. (Only within: the partials of a split over a leading axis,
+    `(gidx % n) + (gidx // n) * stride`, jump between rows but not inside a quad.)"""
     name, extent = axis.arg
-    if extent % 4 or index_step(index, axis) != 1:
+    if extent % 4:
         return False
     quad = alu.special("quad", extent // 4)
-    return (index.substitute({name: quad * 4}) % 4).simplify() == alu.const(dt.int32, 0)
+    first = index.substitute({name: quad * 4})
+    if (first % 4).simplify() != alu.const(dt.int32, 0):
+        return False
+    return all((index.substitute({name: quad * 4 + lane}) - first).simplify() == alu.const(dt.int32, lane)
+               for lane in (1, 2, 3))
 
 
 def quad_inputs(kernel: Kernel, axis: AluExp, windows: tuple[int, ...]) -> frozenset[int]:
