@@ -334,3 +334,18 @@ def test_smoke_fused_chain(backend):
     out = run_kernel(backend, Kernel(1, x.size, e), [x])
     expected = np.where(x < 0, np.exp(x) * 2 + 1, np.sqrt(np.abs(x)) - x).astype(np.float32)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)  # sqrt(x) - x cancels near 1
+
+
+def test_codegens_of_one_shader_name_their_temporaries_apart():
+    """Templates render parts of a shader (a vec4 read's index, the terms that use it)
+    with separate codegens into one scope: their `let` temporaries must not clash (a row
+    kernel reading two vec4s through a gathered index declared `alu0` twice)."""
+    x = load(0, dt.float32, 8)
+    b = WgslBuilder()
+    for _ in range(2):
+        g = ExpCodegen(b, load=lambda arg, index: f"in{arg}[{index}]")
+        shared = x * x
+        g.count_references(shared + shared)
+        g.run(shared + shared)
+    names = [line.split()[1].rstrip(":") for line in b.lines if line.startswith("let ")]
+    assert len(names) == 4 and len(set(names)) == 4, b.lines

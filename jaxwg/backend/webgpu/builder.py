@@ -31,6 +31,7 @@ class WgslBuilder:
         self.enables: set[str] = set()
         self.helpers: list[str] = []
         self._indent = 0
+        self._names = 0
 
     def emit(self, *lines: str) -> None:
         for line in lines:
@@ -43,6 +44,12 @@ class WgslBuilder:
             yield
         finally:
             self._indent -= 1
+
+    def fresh(self, prefix: str) -> str:
+        """A new name, unique in this shader: every codegen emitting into it shares one
+        count, so two of them never `let` the same temporary in one scope."""
+        self._names += 1
+        return f"{prefix}{self._names - 1}"
 
     def need(self, helper: str) -> None:
         """Ask for a helper function (a key of `builtins.HELPERS`), and its dependencies."""

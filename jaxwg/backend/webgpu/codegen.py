@@ -468,7 +468,6 @@ class ExpCodegen:
         self._refs: dict[AluExp, int] = {}
         self._text: dict[AluExp, str] = {}
         self._threefry: dict[tuple, str] = {}
-        self._counter = 0
         self._algebra = _Algebra()
         self.fast_math = fast_math
 
@@ -522,9 +521,7 @@ class ExpCodegen:
         return SHARED if shared else None
 
     def fresh(self, prefix: str = "alu") -> str:
-        name = f"{prefix}{self._counter}"
-        self._counter += 1
-        return name
+        return self.builder.fresh(prefix)
 
     def run(self, exp: AluExp) -> str:
         """The WGSL text of `exp`; temporaries it needs are emitted into the builder."""
