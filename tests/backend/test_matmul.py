@@ -17,7 +17,8 @@ from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.contraction import as_contraction
 from jaxwg.core.kernel import Kernel, Reduction
-from jaxwg.backend.webgpu.tuner import MAX_THREAD_TERMS, AdapterTraits, Tile, Tuning, plan
+from jaxwg.backend.webgpu.tuner import (MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, AdapterTraits, Tile,
+                                         Tuning, plan)
 
 from .helpers import assert_equal_values, run_kernel
 
@@ -161,3 +162,22 @@ def test_planner_tiles_products_only(software):
     assert all(p.tuning.tile is None for p in plan(long_sums, traits))
     too_big = AdapterTraits(software, max_binding_bytes=256 * 255 * 4)
     assert all(p.tuning.tile is None for p in plan(product_kernel(dt.float32, 1, 256, 64, 256), too_big))
+
+
+def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):
+    """Software adapters give large products (SOFTWARE_LARGE_PRODUCT_FLOPS) 16 x 16
+    outputs a thread and small ones 8 x 8 (cheaper to compile); the large tile computes
+    a ragged, transposed, batched product with a bias epilogue exactly."""
+    traits = AdapterTraits(True)
+    assert plan(product_kernel(dt.float32, 1, 512, 512, 512), traits)[0].tuning.tile == SOFTWARE_TILES[0]
+    assert plan(product_kernel(dt.float32, 1, 64, 64, 64), traits)[0].tuning.tile == SOFTWARE_SMALL_TILE
+    tile = SOFTWARE_TILES[0]
+    assert (tile.thread_m, tile.thread_n) == (16, 16)
+    batch, m, k, n = 2, 70, 37, 66
+    rng = np.random.default_rng(5)
+    lhs, rhs, inputs = operands(dt.float32, batch, m, k, n, True, False, rng)
+    shift = rng.integers(-3, 4, n).astype(np.float32)
+    kernel = product_kernel(dt.float32, batch, m, k, n, lhs_transposed=True, bias=True)
+    got = run_kernel(webgpu, kernel, inputs + [shift], Tuning(workgroup_size=tile.threads, tile=tile))
+    want = (lhs.astype(np.float64) @ rhs) * 2 + shift
+    assert_equal_values(got, want.astype(np.float32).reshape(-1), str(tile))

@@ -235,7 +235,8 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
             or kernel.size * _stored_itemsize(kernel.dtype) > traits.max_binding_bytes):
         return None
     if traits.is_software:
-        return SOFTWARE_TILES[0]
+        large = 2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS
+        return SOFTWARE_TILES[0] if large else SOFTWARE_SMALL_TILE
     if c.batch * -(-c.m // 128) * -(-c.n // 128) >= 128:
         return Tile(128, 128, 16, 8, 8)
     if c.batch * -(-c.m // 64) * -(-c.n // 64) >= 128:
@@ -252,12 +253,20 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # The MLP training step's products (256 x 784 x 512, 256 x 512 x 512, 784 x 256 x 512 and
 # their transposes; µs per product, 50 back to back): 32 x 32 x 16 took 25-43 where
 # 64 x 64 x 8 took 30-62 (too few workgroups for 132 multiprocessors).
-# lavapipe 1024^2 (GFLOP/s): 64 x 64 in 8 x 8 blocks 12.9, 32 x 128 11.8, 32 x 64 in
-# 4 x 8 blocks 8.2.
+# lavapipe loads one lane at a time, about 3e9 floats a second on 2 cores (vec4 loads),
+# and multiplies at up to 60 GFLOP/s: a thread's block of a x b outputs reads a + b
+# values per 2ab flops, so bigger blocks win even though their accumulators spill
+# (GFLOP/s, 10 back to back, 1024^2 / 256^2 / 784 x 512 x 512): 64 x 64 in 16 x 16
+# blocks 24 / 23 / 23, 32 x 128 in 16 x 16 the same, 16 x 32 blocks 22 / 21 / 22,
+# 16 x 8 19, 8 x 8 14 / 17 / - (the choice before 2026-12-05). But lavapipe compiles
+# a 16 x 16 block in about 1.1 s against 0.05 for 8 x 8: products under
+# SOFTWARE_LARGE_PRODUCT_FLOPS (about 10 ms a call) keep 8 x 8 blocks.
 GPU_TILES = (Tile(128, 128, 16, 8, 8), Tile(128, 128, 8, 8, 8), Tile(128, 64, 8, 8, 4),
              Tile(64, 64, 8, 4, 4), Tile(32, 32, 16, 4, 4))
-SOFTWARE_TILES = (Tile(64, 64, 4, 8, 8, staged=False), Tile(32, 128, 4, 8, 8, staged=False),
-                  Tile(32, 64, 4, 4, 8, staged=False))
+SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
+SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
+                  SOFTWARE_SMALL_TILE)
+SOFTWARE_LARGE_PRODUCT_FLOPS = 1 << 27
 
 
 def tile_candidates(kernel: Kernel, traits: AdapterTraits) -> list[Tile]:
