@@ -329,17 +329,21 @@ _register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f 
           "atan2_f32")
 
 # sin and cos: x = k pi/2 + r with |r| <= pi/4, polynomials on r, and the quadrant
-# k mod 4 choosing signs and swaps. pi/2 is split into parts of 8 and 12 significant
-# bits and a tail (Cody and Waite), so k times each of the first two is exact while
-# |x| < ~6000; beyond that the reduction loses accuracy gradually. Native sin/cos are
-# only specified on [-pi, pi] and on NVIDIA lose digits inside it (tan(1.5): 34 ulp).
+# k mod 4 choosing signs and swaps. pi/2 is split into three parts of 8 significant
+# bits and a float32 tail (Cody and Waite), so k times each of the first three is exact
+# while |k| < 2^16 (|x| < ~100000) and each subtraction is exact or rounds a value the
+# size of r; beyond that the reduction loses accuracy gradually. (Parts of 8 and 12 bits
+# were exact only to |x| ~ 6400: cos(9800.198) = -4.0686e-05 came out -4.0567e-05 on
+# lavapipe, which does not fuse k * part into the subtraction as NVIDIA's compiler did.)
+# Native sin/cos are only specified on [-pi, pi] and on NVIDIA lose digits inside it
+# (tan(1.5): 34 ulp).
 _register("sincos_f32", f"""
 fn sincos_f32(x: f32) -> vec2<f32> {{
   let small = abs(x) < 0.785398163f;
   let k = select(round(x * 0.636619747f), 0.0f, small);
   // Inside [-pi/4, pi/4] r is x itself (the reduction would turn -0.0 into +0.0).
-  let r = select(((x - k * 1.5703125f) - k * 0.0004838705062866211f) - k * -4.371138828673793e-08f,
-                 x, small);
+  let r = select((((x - k * 1.5703125f) - k * 0.000484466552734375f) - k * -6.407499313354492e-07f)
+                 - k * 9.92093629470503e-10f, x, small);
   let z = r * r;
   // sin r = r to float32 below |r| = 1e-4; the fma would turn -0.0 into +0.0.
   let s = select(fma(r * z, {_horner(SIN_QUARTER, "z")}, r), r, abs(r) < 0.0001f);
