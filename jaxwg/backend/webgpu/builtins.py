@@ -329,21 +329,26 @@ _register("acos_f32", "fn acos_f32(x: f32) -> f32 { return atan2_f32(sqrt((1.0f 
           "atan2_f32")
 
 # sin and cos: x = k pi/2 + r with |r| <= pi/4, polynomials on r, and the quadrant
-# k mod 4 choosing signs and swaps. pi/2 is split into three parts of 8 significant
-# bits and a float32 tail (Cody and Waite), so k times each of the first three is exact
-# while |k| < 2^16 (|x| < ~100000) and each subtraction is exact or rounds a value the
-# size of r; beyond that the reduction loses accuracy gradually. (Parts of 8 and 12 bits
-# were exact only to |x| ~ 6400: cos(9800.198) = -4.0686e-05 came out -4.0567e-05 on
-# lavapipe, which does not fuse k * part into the subtraction as NVIDIA's compiler did.)
+# k mod 4 choosing signs and swaps. Below 1e5, pi/2 is split into three parts of 8
+# significant bits and a float32 tail (Cody and Waite): k times each of the first three
+# is exact while |k| < 2^16, and each subtraction is exact or rounds a value the size
+# of r. (Parts of 8 and 12 bits were exact only to |x| ~ 6400: cos(9800.198) =
+# -4.0686e-05 came out -4.0567e-05 on lavapipe, which does not fuse k * part into the
+# subtraction as NVIDIA's compiler did.) From 1e5 on, `reduce_pio2_large_f32`.
 # Native sin/cos are only specified on [-pi, pi] and on NVIDIA lose digits inside it
 # (tan(1.5): 34 ulp).
 _register("sincos_f32", f"""
 fn sincos_f32(x: f32) -> vec2<f32> {{
   let small = abs(x) < 0.785398163f;
-  let k = select(round(x * 0.636619747f), 0.0f, small);
+  var k = select(round(x * 0.636619747f), 0.0f, small);
   // Inside [-pi/4, pi/4] r is x itself (the reduction would turn -0.0 into +0.0).
-  let r = select((((x - k * 1.5703125f) - k * 0.000484466552734375f) - k * -6.407499313354492e-07f)
+  var r = select((((x - k * 1.5703125f) - k * 0.000484466552734375f) - k * -6.407499313354492e-07f)
                  - k * 9.92093629470503e-10f, x, small);
+  if (abs(x) > 1.0e5f) {{
+    let large = reduce_pio2_large_f32(x);
+    r = large.x;
+    k = large.y;
+  }}
   let z = r * r;
   // sin r = r to float32 below |r| = 1e-4; the fma would turn -0.0 into +0.0.
   let s = select(fma(r * z, {_horner(SIN_QUARTER, "z")}, r), r, abs(r) < 0.0001f);
@@ -353,7 +358,67 @@ fn sincos_f32(x: f32) -> vec2<f32> {{
   if (q == 1u) {{ return vec2<f32>(c, -s); }}
   if (q == 2u) {{ return vec2<f32>(-s, -c); }}
   return vec2<f32>(-c, s);
-}}""")
+}}""", "reduce_pio2_large_f32")
+# The 64-bit product of two u32 as (low word, high word), from 16-bit halves.
+_register("mul_wide_u32", """
+fn mul_wide_u32(a: u32, b: u32) -> vec2<u32> {
+  let al = a & 0xffffu;
+  let ah = a >> 16u;
+  let bl = b & 0xffffu;
+  let bh = b >> 16u;
+  let lh = al * bh;
+  let hl = ah * bl;
+  let ll = al * bl;
+  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
+  return vec2<u32>((ll & 0xffffu) | (mid << 16u), ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
+}""")
+# (r, k mod 4) with |x| = k pi/2 + r for any finite |x| >= 1e5 (Payne and Hanek): |x| is
+# m 2^s with m a 24-bit integer, and |x| 2/pi = m 2^s (w0 2^-32 + w1 2^-64 + ...) with
+# the words of 2/pi's binary expansion. The words before w_j, j = (s - 2) / 32, add
+# multiples of 4 (whole turns) and are skipped; m times the next four is a 152-bit
+# integer whose bits at 32 (j + 4) - s and up are k, and the 64 bits below it the
+# fraction, rounded to the nearest quadrant. The words after those change r by less
+# than 2^-70. inf gives NaN.
+_register("reduce_pio2_large_f32", """
+fn reduce_pio2_large_f32(x: f32) -> vec2<f32> {
+  let bits = bitcast<u32>(x) & 0x7fffffffu;
+  if (bits >= 0x7f800000u) { return vec2<f32>(bitcast<f32>(0x7fc00000u), 0.0f); }
+  let s = i32(bits >> 23u) - 150;
+  let m = (bits & 0x7fffffu) | 0x800000u;
+  let j = max(s - 2, 0) / 32;
+  var w = array<u32, 7>(0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
+                        0xfe5163abu);
+  var p = array<u32, 6>(0u, 0u, 0u, 0u, 0u, 0u);  // m * w[j..j+3], least significant word first
+  var carry = 0u;
+  for (var i = 0; i < 4; i++) {
+    let product = mul_wide_u32(m, w[j + 3 - i]);
+    p[i] = product.x + carry;
+    carry = product.y + select(0u, 1u, p[i] < carry);
+  }
+  p[4] = carry;
+  let point = 32 * (j + 4) - s;  // the bit where the integer part starts, 95 to 135
+  var words = vec3<u32>();  // the fraction's low and high word, then k's bits
+  for (var i = 0; i < 3; i++) {
+    let at = point - 64 + 32 * i;
+    let off = u32(at % 32);
+    let upper = select(0u, p[at / 32 + 1] << (32u - off), off != 0u);
+    words[i] = (p[at / 32] >> off) | upper;
+  }
+  var k = words.z & 3u;
+  var lo = words.x;
+  var hi = words.y;
+  var sign = 1.0f;
+  if (hi >= 0x80000000u) {  // a fraction of 1/2 or more: the next quadrant, r negative
+    k = k + 1u;
+    lo = ~lo + 1u;
+    hi = ~hi + select(0u, 1u, lo == 0u);
+    sign = -1.0f;
+  }
+  let f = f32(hi) * bitcast<f32>(0x2f800000u) + f32(lo) * bitcast<f32>(0x1f800000u);  // 2^-32, 2^-64
+  let r = sign * f * 1.57079633f;
+  if (x < 0.0f) { return vec2<f32>(-r, f32((4u - k) & 3u)); }
+  return vec2<f32>(r, f32(k & 3u));
+}""", "mul_wide_u32")
 _register("sin_f32", "fn sin_f32(x: f32) -> f32 { return sincos_f32(x).x; }", "sincos_f32")
 _register("cos_f32", "fn cos_f32(x: f32) -> f32 { return sincos_f32(x).y; }", "sincos_f32")
 _register("tan_f32", "fn tan_f32(x: f32) -> f32 { let v = sincos_f32(x); return v.x / v.y; }", "sincos_f32")
