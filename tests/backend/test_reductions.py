@@ -259,3 +259,22 @@ def test_an_input_bound_as_vec4s_covers_its_last_partial_vec4(webgpu):
         assert webgpu.slots.buffer(slot).size >= 9 * 16
     finally:
         webgpu.decref(slot)
+
+
+@pytest.mark.parametrize("dtype, expected_subgroups", [(dt.float32, True), (dt.int32, True), (dt.float16, True),
+                                                     (dt.float64, False)])
+def test_grouped_reductions_combine_in_subgroups_where_the_adapter_has_them(webgpu, dtype, expected_subgroups):
+    """Threads of a group first combine their partial results through subgroup shuffles
+    when the adapter offers subgroups (lavapipe through Vulkan does; llvmpipe through
+    OpenGL does not) and the accumulator is a 4-byte type (float16 sums accumulate in
+    float32; float64 ones keep the tree); the results are NumPy's
+    either way (the variants above run every op and dtype through both paths)."""
+    if not webgpu.supports(dtype):
+        pytest.skip(f"{webgpu.describe()} lacks {dtype}")
+    kernel = row_kernel(Op.ADD, dtype, 5, 300)
+    tuning = Tuning(workgroup_size=64, group=32, unroll=4)
+    x = sample(dtype, Op.ADD, (5, 300), np.random.default_rng(11))
+    check(run_kernel(webgpu, kernel, [x.reshape(-1)], tuning), expected(Op.ADD, dtype, x), Op.ADD, dtype, x)
+    shader = webgpu.prepare(kernel, tuning).shader_sources()[0]
+    has = "subgroup" in webgpu.device.features
+    assert ("subgroupShuffleXor" in shader) == (has and expected_subgroups)

@@ -272,7 +272,8 @@ class WebGPUBackend(Backend):
                                  f"{self.describe()} has no 'immediates' feature to split it")
             quantum = p.tuning.workgroup_size * p.tuning.upcast
             output_window = self.window_bytes // out_item // quantum * quantum
-        return ShaderOptions(tuple(windows), elements, output_window, exe.fast_math)
+        return ShaderOptions(tuple(windows), elements, output_window, exe.fast_math,
+                             "subgroup" in self.device.features)
 
     def _pipeline_for(self, exe: WebGPUExecutable, index: int,
                       windows: tuple[int, ...]) -> tuple[ShaderOptions, _Pipeline]:

@@ -41,12 +41,14 @@ class ShaderOptions:
     """How buffers are bound: `windows[arg]` bindings per input (0 when unused) of
     `window_elements[arg]` elements each, and `output_window`, the elements one
     dispatch writes when the output is split (0 when it is not); `fast_math` drops
-    the IEEE guards (see `ExpCodegen`)."""
+    the IEEE guards (see `ExpCodegen`); `subgroups`: the adapter has subgroup
+    operations, which combine threads' partial results without workgroup memory."""
 
     windows: tuple[int, ...]
     window_elements: tuple[int, ...] = ()
     output_window: int = 0
     fast_math: bool = False
+    subgroups: bool = False
 
     @property
     def output_windowed(self) -> bool:
@@ -182,6 +184,12 @@ class Shader:
     def begin_main(self, signature: str) -> None:
         self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",
                     f"fn main({signature}) {{")
+
+    def add_builtin(self, parameter: str) -> None:
+        """Add `parameter` (`@builtin(...) name: type`) to the entry point, once."""
+        main = next(i for i, line in enumerate(self.b.lines) if line.startswith("fn main("))
+        if parameter not in self.b.lines[main]:
+            self.b.lines[main] = self.b.lines[main].replace(") {", f", {parameter}) {{", 1)
 
     def output_index(self, offset: str) -> str:
         """The WGSL expression of the global output index `offset` past this dispatch's base."""
