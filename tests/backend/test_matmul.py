@@ -165,12 +165,15 @@ def test_planner_tiles_products_only(software):
 
 
 def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):
-    """Software adapters give large products (SOFTWARE_LARGE_PRODUCT_FLOPS) 16 x 16
-    outputs a thread and small ones 8 x 8 (cheaper to compile); the large tile computes
-    a ragged, transposed, batched product with a bias epilogue exactly."""
+    """Software adapters give large plain float32 products (SOFTWARE_LARGE_PRODUCT_FLOPS)
+    16 x 16 outputs a thread; small ones, other dtypes and products with an epilogue
+    keep 8 x 8 (seconds cheaper to compile). The large tile computes a ragged,
+    transposed, batched product with a bias epilogue exactly."""
     traits = AdapterTraits(True)
     assert plan(product_kernel(dt.float32, 1, 512, 512, 512), traits)[0].tuning.tile == SOFTWARE_TILES[0]
-    assert plan(product_kernel(dt.float32, 1, 64, 64, 64), traits)[0].tuning.tile == SOFTWARE_SMALL_TILE
+    for small in (product_kernel(dt.float32, 1, 64, 64, 64), product_kernel(dt.int32, 1, 512, 512, 512),
+                  product_kernel(dt.float32, 1, 512, 512, 512, bias=True)):
+        assert plan(small, traits)[0].tuning.tile == SOFTWARE_SMALL_TILE
     tile = SOFTWARE_TILES[0]
     assert (tile.thread_m, tile.thread_n) == (16, 16)
     batch, m, k, n = 2, 70, 37, 66

@@ -235,7 +235,9 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
             or kernel.size * _stored_itemsize(kernel.dtype) > traits.max_binding_bytes):
         return None
     if traits.is_software:
-        large = 2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS
+        red = kernel.reduction
+        large = (2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS and kernel.dtype is dt.float32
+                 and red.acc_dtype is dt.float32 and red.epilogue is red.acc)
         return SOFTWARE_TILES[0] if large else SOFTWARE_SMALL_TILE
     if c.batch * -(-c.m // 128) * -(-c.n // 128) >= 128:
         return Tile(128, 128, 16, 8, 8)
@@ -259,8 +261,10 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # (GFLOP/s, 10 back to back, 1024^2 / 256^2 / 784 x 512 x 512): 64 x 64 in 16 x 16
 # blocks 24 / 23 / 23, 32 x 128 in 16 x 16 the same, 16 x 32 blocks 22 / 21 / 22,
 # 16 x 8 19, 8 x 8 14 / 17 / - (the choice before 2026-12-05). But lavapipe compiles
-# a 16 x 16 block in about 1.1 s against 0.05 for 8 x 8: products under
-# SOFTWARE_LARGE_PRODUCT_FLOPS (about 10 ms a call) keep 8 x 8 blocks.
+# the 256 outputs of a 16 x 16 block slowly: 0.1-1.1 s for a plain float32 product
+# (8 x 8: 0.05-0.5), 3.4 s with a bias and relu epilogue, 1.2 s in int32, 8.7 s in
+# float16 with a bias. Only plain float32 products of SOFTWARE_LARGE_PRODUCT_FLOPS or
+# more (about 10 ms a call) take them.
 GPU_TILES = (Tile(128, 128, 16, 8, 8), Tile(128, 128, 8, 8, 8), Tile(128, 64, 8, 8, 4),
              Tile(64, 64, 8, 4, 4), Tile(32, 32, 16, 4, 4))
 SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
