@@ -46,6 +46,7 @@ from . import autotune
 from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
+from .native_math import measure as measure_native_math
 from . import scan, scatter, sort
 from .queue import DispatchQueue
 from .replay import Replay
@@ -88,6 +89,7 @@ class WebGPUExecutable:
     passes: list[Pass]
     scratch_bytes: int
     fast_math: bool = False
+    native_math: frozenset = frozenset()  # helpers replaced by native variants (native_math.py)
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
     launches: dict = field(default_factory=dict)  # (pass index, input sizes) -> _Launch
     is_direct: bool = field(init=False)  # one pass, reading the inputs in order, writing the output
@@ -126,6 +128,7 @@ class WebGPUBackend(Backend):
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
+        self._native_math: frozenset[str] | None = None  # measured on first use
 
     def describe(self) -> str:
         return self.device.describe()
@@ -180,7 +183,7 @@ class WebGPUBackend(Backend):
             exe = self._executables.get(key)
             if exe is None:
                 exe = (self._prepare_routine(kernel) if isinstance(kernel, Routine)
-                       else self._plan_and_compile(kernel, tuning, fast_math))
+                       else self._plan_and_compile(kernel, tuning, fast_math, self.native_math()))
                 self._executables.put(key, exe)
             return exe
 
@@ -203,8 +206,28 @@ class WebGPUBackend(Backend):
                              f"binding ({self.window_bytes} bytes) of {self.describe()}")
         return compile_routine(self.device, routine, plan)
 
+    def native_math(self) -> frozenset[str]:
+        """The helpers this adapter's native builtins may replace (native_math.py),
+        measured on the first kernel compiled."""
+        with self.lock:
+            if self._native_math is None:
+                self._native_math = frozenset()  # what the measuring kernels themselves use
+                self._native_math = measure_native_math(self._run_with_natives)
+            return self._native_math
+
+    def _run_with_natives(self, kernel: Kernel, x: np.ndarray, natives: frozenset[str]) -> np.ndarray:
+        """`kernel` on the input `x`, compiled with `natives` and not cached."""
+        exe = self._plan_and_compile(kernel, None, False, natives)
+        slot, out = self.upload(x), self.malloc(kernel.size * self._itemsize(kernel.dtype))
+        try:
+            self.dispatch(exe, [slot], [out])
+            return self.download(out, kernel.dtype, kernel.size)
+        finally:
+            self.decref(slot)
+            self.decref(out)
+
     def _plan_and_compile(self, kernel: Kernel, tuning: Tuning | None,
-                          fast_math: bool) -> WebGPUExecutable:
+                          fast_math: bool, natives: frozenset[str] = frozenset()) -> WebGPUExecutable:
         kernel = widen_kernel(kernel)  # small integers compute in 32 bits (core/widen.py)
         self._check_dtypes(kernel)
         out_bytes = kernel.size * self._itemsize(kernel.dtype)
@@ -218,7 +241,7 @@ class WebGPUBackend(Backend):
                 passes = [replace(passes[0], tuning=self._measured_tile(kernel, fast_math))]
         else:
             passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
-        exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes), fast_math)
+        exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes), fast_math, natives)
         for i, p in enumerate(passes):  # compile the common case (every input one binding) now
             self._pipeline_for(exe, i, (1,) * p.kernel.nargs)
         return exe
@@ -273,7 +296,7 @@ class WebGPUBackend(Backend):
             quantum = p.tuning.workgroup_size * p.tuning.upcast
             output_window = self.window_bytes // out_item // quantum * quantum
         return ShaderOptions(tuple(windows), elements, output_window, exe.fast_math,
-                             "subgroup" in self.device.features)
+                             "subgroup" in self.device.features, exe.native_math)
 
     def _pipeline_for(self, exe: WebGPUExecutable, index: int,
                       windows: tuple[int, ...]) -> tuple[ShaderOptions, _Pipeline]:

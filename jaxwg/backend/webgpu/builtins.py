@@ -459,6 +459,13 @@ fn tanh_f32(x: f32) -> f32 {{
   }}
   return tanh(clamp(x, -10.0f, 10.0f));
 }}""", "isnan_f32")
+# The same guards around the adapter's own tanh, where it is as accurate (native_math.py).
+_register("tanh_native_f32", """
+fn tanh_native_f32(x: f32) -> f32 {
+  return select(tanh(clamp(x, -10.0f, 10.0f)), x, isnan_f32(x) || abs(x) < 0.0002f);
+}""", "isnan_f32")
+# Helpers a native variant may replace, where the adapter's builtin passes native_math.
+NATIVE_VARIANTS = {"tanh_f32": "tanh_native_f32"}
 
 # log(x) = e ln 2 + log(m) with x = 2^e m, m in [sqrt(1/2), sqrt(2)), and
 # log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^13. Near

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from ...core import dtypes as dt
 from ...core.alu import AluExp, Op, cast
 from .builder import WgslBuilder
-from .builtins import HELPERS
+from .builtins import HELPERS, NATIVE_VARIANTS
 
 WGSL_TYPE = {dt.bool_: "bool", dt.int32: "i32", dt.uint32: "u32",
              dt.float16: "f16", dt.float32: "f32", dt.float64: "f64"}
@@ -119,6 +119,8 @@ def _to_f16(g, f32_text: str) -> str:
 
 def _math_call(g, name: str, ty: str, args: list[str]) -> str:
     helper = f"{name}_{ty}"
+    if helper in g.native_math:  # the adapter's builtin is as accurate (native_math.py)
+        helper = NATIVE_VARIANTS[helper]
     if helper in HELPERS:
         g.builder.need(helper)
         name = helper
@@ -461,8 +463,10 @@ class ExpCodegen:
     """
 
     def __init__(self, builder: WgslBuilder, load: Callable[[int, str], str],
-                 names: dict[str, str] | None = None, fast_math: bool = False):
+                 names: dict[str, str] | None = None, fast_math: bool = False,
+                 native_math: frozenset[str] = frozenset()):
         self.builder = builder
+        self.native_math = native_math  # helpers to replace by NATIVE_VARIANTS
         self.load = load
         self.names = names or {}
         self._refs: dict[AluExp, int] = {}

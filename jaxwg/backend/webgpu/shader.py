@@ -42,13 +42,16 @@ class ShaderOptions:
     `window_elements[arg]` elements each, and `output_window`, the elements one
     dispatch writes when the output is split (0 when it is not); `fast_math` drops
     the IEEE guards (see `ExpCodegen`); `subgroups`: the adapter has subgroup
-    operations, which combine threads' partial results without workgroup memory."""
+    operations, which combine threads' partial results without workgroup memory;
+    `native_math`: helpers whose native variant the adapter computes as accurately
+    (native_math.py)."""
 
     windows: tuple[int, ...]
     window_elements: tuple[int, ...] = ()
     output_window: int = 0
     fast_math: bool = False
     subgroups: bool = False
+    native_math: frozenset[str] = frozenset()
 
     @property
     def output_windowed(self) -> bool:
@@ -179,7 +182,8 @@ class Shader:
         return f"in{arg}[{index}]" if self.options.windows[arg] == 1 else f"load_in{arg}({index})"
 
     def codegen(self) -> ExpCodegen:
-        return ExpCodegen(self.b, self.load_text, fast_math=self.options.fast_math)
+        return ExpCodegen(self.b, self.load_text, fast_math=self.options.fast_math,
+                          native_math=self.options.native_math)
 
     def begin_main(self, signature: str) -> None:
         self.b.emit(f"@compute @workgroup_size({self.tuning.workgroup_size})",

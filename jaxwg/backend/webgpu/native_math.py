@@ -1,0 +1,75 @@
+"""Native WGSL math where the adapter's builtin is as accurate as jaxwg's helper.
+
+jaxwg computes float32 math through accurate helpers (`builtins.py`) because native
+WGSL builtins vary by adapter: lavapipe's `tanh` is 683-4088 ulp off near 0, NVIDIA's
+`exp` 61 ulp. Where an adapter's builtin is already within the helper's accuracy it is
+cheaper: on the H200, `tanh` through the native builtin ran at 3991 GB/s against the
+helper's 3771, and the 8-op chain of docs/performance.md at 3098 against 2631 (JAX
+3697), at 1.7 ulp against the helper's 1.6. So each backend measures, once, each
+candidate's native variant (`builtins.NATIVE_VARIANTS`, which keep the helper's
+guards for NaN and tiny arguments) on a fixed sample against NumPy in float64, and
+uses the variants within `MAX_ULPS`.
+
+>>> sorted(c.helper for c in CANDIDATES)
+['tanh_f32']
+>>> within_ulps(np.float32([1.0, 0.5]), np.float64([1.0, 0.5 + 2 ** -24]), 1.0)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ...core import alu
+from ...core import dtypes as dt
+from ...core.alu import Op
+from ...core.kernel import Kernel
+
+# The helpers' own error on the adapters measured (tanh_f32: 1.6 ulp on the H200, 2.4
+# on lavapipe, relative to the value): a native builtin within it may replace them.
+MAX_ULPS = 2.5
+
+
+def _tanh_samples(rng: np.random.Generator) -> np.ndarray:
+    """Uniform over [-20, 20], and magnitudes log-spaced over [2e-4, 10] of either
+    sign, where a builtin computed as (e^2x - 1) / (e^2x + 1) cancels (below 2e-4 the
+    variant returns x, as the helper does)."""
+    uniform = rng.uniform(-20, 20, 4096)
+    small = np.exp(rng.uniform(np.log(2e-4), np.log(10), 4096)) * rng.choice([-1, 1], 4096)
+    return np.concatenate([uniform, small]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    helper: str  # the helper a native variant may replace (a key of builtins.NATIVE_VARIANTS)
+    op: Op
+    reference: Callable[[np.ndarray], np.ndarray]  # NumPy, on float64
+    samples: Callable[[np.random.Generator], np.ndarray]
+
+
+CANDIDATES = (Candidate("tanh_f32", Op.TANH, np.tanh, _tanh_samples),)
+
+
+def within_ulps(got: np.ndarray, want: np.ndarray, ulps: float) -> bool:
+    """Whether every float32 result is within `ulps` of the float64 reference, in units
+    of the reference's float32 spacing (NaN where NaN is expected)."""
+    spacing = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got.astype(np.float64) - want) / spacing
+    return bool(np.all((error <= ulps) | (np.isnan(got) & np.isnan(want))))
+
+
+def measure(run: Callable[[Kernel, np.ndarray, frozenset], np.ndarray]) -> frozenset[str]:
+    """The helpers whose native variant is accurate on the adapter that `run(kernel,
+    inputs, native_math)` computes a one-input kernel on."""
+    rng = np.random.default_rng(0)
+    accepted = set()
+    for c in CANDIDATES:
+        x = c.samples(rng)
+        kernel = Kernel(1, x.size, alu.unary(c.op, alu.load(0, dt.float32, alu.gidx(x.size))))
+        if within_ulps(run(kernel, x, frozenset({c.helper})), c.reference(x.astype(np.float64)), MAX_ULPS):
+            accepted.add(c.helper)
+    return frozenset(accepted)
