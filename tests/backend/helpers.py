@@ -7,12 +7,13 @@ from jaxwg.core.alu_eval import evaluate
 from jaxwg.core.kernel import Kernel
 
 
-def run_kernel(backend, kernel: Kernel, inputs: list[np.ndarray], tuning=None) -> np.ndarray:
-    """Upload `inputs`, run `kernel`, return its output; frees every slot it made."""
+def run_kernel(backend, kernel: Kernel, inputs: list[np.ndarray], tuning=None, executable=None) -> np.ndarray:
+    """Upload `inputs`, run `kernel` (through `executable` when given), return its
+    output; frees every slot it made."""
     slots = [backend.upload(a) for a in inputs]
     out = backend.malloc(kernel.size * backend.storage_dtype(kernel.dtype).itemsize)
     try:
-        exe = backend.prepare(kernel) if tuning is None else backend.prepare(kernel, tuning)
+        exe = executable or (backend.prepare(kernel) if tuning is None else backend.prepare(kernel, tuning))
         backend.dispatch(exe, slots, [out])
         return backend.download(out, kernel.dtype, kernel.size)
     finally:

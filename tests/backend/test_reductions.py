@@ -198,14 +198,7 @@ def test_each_adapter_kinds_plan_runs_here(webgpu, software, outputs, length, ax
 def run_plan(webgpu, kernel: Kernel, traits: AdapterTraits, x: np.ndarray) -> np.ndarray:
     """`kernel` over the input `x`, computed by the passes the tuner plans for `traits`."""
     passes = plan(kernel, traits)
-    exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
-    slot, out = webgpu.upload(x.reshape(-1)), webgpu.malloc(4 * kernel.size)
-    try:
-        webgpu.dispatch(exe, [slot], [out])
-        return webgpu.download(out, kernel.dtype, kernel.size)
-    finally:
-        webgpu.decref(slot)
-        webgpu.decref(out)
+    return run_kernel(webgpu, kernel, [x.reshape(-1)], executable=WebGPUExecutable(kernel, passes, scratch_bytes(passes)))
 
 
 @pytest.mark.parametrize("op, dtype", [(Op.ADD, dt.float32), (Op.MAX, dt.int32), (Op.MIN, dt.float32)])

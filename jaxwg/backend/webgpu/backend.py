@@ -46,7 +46,7 @@ from . import autotune
 from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
-from .native_math import measure as measure_native_math
+from .native_math import measure as measure_native_math, uses_candidates
 from . import scan, scatter, sort
 from .queue import DispatchQueue
 from .replay import Replay
@@ -183,7 +183,7 @@ class WebGPUBackend(Backend):
             exe = self._executables.get(key)
             if exe is None:
                 exe = (self._prepare_routine(kernel) if isinstance(kernel, Routine)
-                       else self._plan_and_compile(kernel, tuning, fast_math, self.native_math()))
+                       else self._plan_and_compile(kernel, tuning, fast_math, self._natives_for(kernel)))
                 self._executables.put(key, exe)
             return exe
 
@@ -206,9 +206,12 @@ class WebGPUBackend(Backend):
                              f"binding ({self.window_bytes} bytes) of {self.describe()}")
         return compile_routine(self.device, routine, plan)
 
+    def _natives_for(self, kernel: Kernel) -> frozenset[str]:
+        return self.native_math() if uses_candidates(kernel) else frozenset()
+
     def native_math(self) -> frozenset[str]:
         """The helpers this adapter's native builtins may replace (native_math.py),
-        measured on the first kernel compiled."""
+        measured once, for the first kernel that could use one."""
         with self.lock:
             if self._native_math is None:
                 self._native_math = frozenset()  # what the measuring kernels themselves use

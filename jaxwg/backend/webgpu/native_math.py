@@ -8,7 +8,7 @@ helper's 3771, and the 8-op chain of docs/performance.md at 3098 against 2631 (J
 3697), at 1.7 ulp against the helper's 1.6. So each backend measures, once, each
 candidate's native variant (`builtins.NATIVE_VARIANTS`, which keep the helper's
 guards for NaN and tiny arguments) on a fixed sample against NumPy in float64, and
-uses the variants within `MAX_ULPS`.
+uses the variants within `MAX_ULPS`, measuring on the first kernel that could use one.
 
 >>> sorted(c.helper for c in CANDIDATES)
 ['tanh_f32']
@@ -51,6 +51,13 @@ class Candidate:
 
 
 CANDIDATES = (Candidate("tanh_f32", Op.TANH, np.tanh, _tanh_samples),)
+
+
+def uses_candidates(kernel: Kernel) -> bool:
+    """Whether `kernel` computes an op a native variant may serve: only then is the
+    measurement worth its compile (a process that never calls tanh skips it)."""
+    ops = {c.op for c in CANDIDATES}
+    return any(node.op in ops for exp in kernel.expressions for node in exp.toposort())
 
 
 def within_ulps(got: np.ndarray, want: np.ndarray, ulps: float) -> bool:
