@@ -7,10 +7,11 @@ step of the round trip timed on its own (medians over `--reps` round trips, µs)
 
 * call: the jitted function's Python side, up to the dispatch recorded in the open
   compute pass (argument checks, cache lookup, output slot, bind group, record);
-* end + finish: ending the compute pass, the fence copy, finishing the encoder;
+* end + finish: ending the compute pass (and the fence copy where the device has no
+  `wait_idle`, native.py), finishing the encoder;
 * submit: `queue.submit`;
 * open the next pass: what the queue does while the GPU runs (see queue.flush);
-* map wait: mapping the fence word, which returns once the GPU has run the work;
+* wait: `wait_idle`, or mapping the fence word; returns once the GPU has run the work;
 * read 4 bytes: `np.asarray` of the (ready) result: copy to staging, submit, map.
 
 Then the floors without a kernel: opening an encoder and a compute pass (what the
@@ -38,13 +39,21 @@ def _median_us(samples: list[float]) -> float:
 
 def _fence(queue):
     def copy(encoder):
-        encoder.copy_buffer_to_buffer(queue._fence_source, 0, queue._fence_target, 0, 4)
+        if queue._device.wait_idle is None:
+            encoder.copy_buffer_to_buffer(queue._fence_source, 0, queue._fence_target, 0, 4)
     return copy
+
+
+def _wait(queue):
+    if queue._device.wait_idle is not None:
+        queue._device.wait_idle()
+    else:
+        queue._device.read_mapped(queue._fence_target, 4, queue._fence_word)
 
 
 def round_trip_steps(backend, f, args, reps: int) -> dict[str, float]:
     queue, device = backend.queue, backend.device
-    steps = {k: [] for k in ("call", "end + finish", "submit", "open the next pass", "map wait",
+    steps = {k: [] for k in ("call", "end + finish", "submit", "open the next pass", "wait",
                              "read 4 bytes", "total")}
     for _ in range(reps):
         backend.synchronize()
@@ -67,7 +76,7 @@ def round_trip_steps(backend, f, args, reps: int) -> dict[str, float]:
             backend.slots.release_hold(slot)
         queue._open_pass()
         t_open = time.perf_counter()
-        device.read_mapped(queue._fence_target, 4, queue._fence_word)
+        _wait(queue)
         t4 = time.perf_counter()
         np.asarray(out)
         t5 = time.perf_counter()
@@ -89,14 +98,14 @@ def floors(backend, f, args, reps: int) -> dict[str, float]:
         encoder = device.device.create_command_encoder()
         _fence(queue)(encoder)
         device.queue.submit([encoder.finish()])
-        device.read_mapped(queue._fence_target, 4, queue._fence_word)
+        _wait(queue)
         t1 = time.perf_counter()
         f(*args).block_until_ready()
         t2 = time.perf_counter()
         empty.append(t1 - t0)
         whole.append(t2 - t1)
     return {"open an encoder and a pass": _median_us(opening),
-            "empty submit + fence map": _median_us(empty), "call + block_until_ready": _median_us(whole)}
+            "empty submit + wait": _median_us(empty), "call + block_until_ready": _median_us(whole)}
 
 
 def chained(backend, reps: int, calls: int = 200) -> dict[str, float]:

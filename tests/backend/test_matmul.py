@@ -27,6 +27,8 @@ TILES = {
     "staged-32x16": Tile(32, 16, 8, 4, 4),
     "staged-32-k16": Tile(32, 32, 16, 4, 4),
     "staged-128": Tile(128, 128, 8, 8, 8),
+    "double-128-k16": Tile(128, 128, 16, 8, 8, buffers=2),
+    "double-32x16": Tile(32, 16, 8, 4, 4, buffers=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
     "unstaged-8x16": Tile(8, 16, 8, 2, 4, staged=False),
 }

@@ -26,24 +26,24 @@ def staged(device, data: np.ndarray):
 @pytest.mark.parametrize("size, skip, count", [(4, 0, 4), (64, 3, 50), (1 << 20, 12345, 500000)])
 def test_native_reads_match_the_public_api(device, size, skip, count):
     data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8)
-    read = native.reader(device)
-    assert isinstance(read.__self__, native.MappedReader)  # wgpu 0.32 is the known version
+    waits = native.sync(device)
+    assert isinstance(waits, native.NativeSync)  # wgpu 0.32 is the known version
     out = np.zeros(count, np.uint8)
     staging = staged(device, data)
-    read(staging, size, out, skip)
+    waits.read(staging, size, out, skip)
     np.testing.assert_array_equal(out, data[skip:skip + count])
     again = np.zeros(count, np.uint8)
-    native._public_read(staging, size, again, skip)  # the buffer is unmapped again: usable
+    native.PublicSync.read(staging, size, again, skip)  # the buffer is unmapped again: usable
     np.testing.assert_array_equal(again, out)
 
 
 def test_an_unknown_wgpu_falls_back_to_the_public_api(device, monkeypatch):
     monkeypatch.setattr(wgpu, "__version__", "9.9.9")
-    read = native.reader(device)
-    assert read is native._public_read
+    waits = native.sync(device)
+    assert isinstance(waits, native.PublicSync) and waits.wait_idle is None
     data = np.arange(16, dtype=np.uint8)
     out = np.zeros(8, np.uint8)
-    read(staged(device, data), 16, out, 8)
+    waits.read(staged(device, data), 16, out, 8)
     np.testing.assert_array_equal(out, data[8:])
 
 
@@ -65,3 +65,39 @@ def test_the_known_wgpu_records_through_wgpu_native(monkeypatch):
     assert isinstance(native.recorder(), native.PassRecorder)
     monkeypatch.setattr(wgpu, "__version__", "9.9.9")
     assert isinstance(native.recorder(), native.PublicPassRecorder)
+
+
+def test_wait_idle_returns_after_the_submitted_work(device):
+    """After `wait_idle`, a mapping of what the work wrote completes in one poll that
+    does not block (a 64 MiB copy takes milliseconds on the software adapters)."""
+    from wgpu.backends.wgpu_native import ffi, lib
+
+    waits = native.sync(device)
+    data = np.random.default_rng(0).integers(0, 256, 64 << 20, dtype=np.uint8)
+    for _ in range(3):
+        staging = staged(device, data)
+        waits.wait_idle()
+        status = []
+        info = ffi.new("WGPUBufferMapCallbackInfo *")
+        info.mode = lib.WGPUCallbackMode_AllowProcessEvents
+        info.callback = callback = ffi.callback(
+            "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)", lambda s, *_: status.append(s))
+        lib.wgpuBufferMapAsync(staging._internal, lib.WGPUMapMode_Read, 0, data.nbytes, info[0])
+        lib.wgpuDevicePoll(device._internal, False, ffi.NULL)
+        assert status == [lib.WGPUMapAsyncStatus_Success], status
+        lib.wgpuBufferUnmap(staging._internal)
+        del callback
+
+
+@pytest.mark.parametrize("native_wait", [True, False])
+def test_synchronize_waits_either_way(native_wait, monkeypatch):
+    import jaxwg
+    import jaxwg.numpy as jnp
+
+    backend = jaxwg.devices("webgpu")[0].backend
+    if not native_wait:
+        monkeypatch.setattr(backend.device, "wait_idle", None)
+    x = jnp.asarray(np.arange(1 << 20, dtype=np.float32))
+    y = (x * 2.0 + 1.0).block_until_ready()
+    backend.synchronize()
+    np.testing.assert_array_equal(np.asarray(y), np.arange(1 << 20, dtype=np.float32) * 2 + 1)

@@ -11,7 +11,9 @@ thread `tile.thread_m` x `tile.thread_n` of them in named vec4 accumulators
   every thread reads four rows of lhs or four columns of rhs per vec4. The next
   step's values are read into registers while this step's are multiplied.
   Thread (tx, ty) owns rows `g * m / G + 4 * ty + r` and columns likewise, so that
-  the threads of a warp read neighbouring vec4s.
+  the threads of a warp read neighbouring vec4s. With two buffers, step s is stored
+  into half s % 2 of workgroup memory while step s - 1 is multiplied from the other
+  half, and one barrier per step separates them.
 * **Unstaged** tiles (software adapters): each thread reads its own operands straight
   into registers; its outputs are one contiguous block. lavapipe loads memory one lane
   at a time, so what counts there is multiply-adds per load (docs/webgpu-notes.md).
@@ -62,7 +64,8 @@ def matrix_product(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     c, t = as_contraction(kernel), tuning.tile
     if (c is None or options.output_windowed or t.threads != tuning.workgroup_size
             or t.m % t.thread_m or t.n % t.thread_n or t.thread_n % 4 or t.k % 4
-            or (t.staged and (t.thread_m % 4 or t.m * t.k % t.threads or t.n * t.k % t.threads))):
+            or (t.staged and (t.thread_m % 4 or t.m * t.k % t.threads or t.n * t.k % t.threads))
+            or t.buffers not in (1, 2) or (t.buffers == 2 and not t.staged)):
         raise ValueError(f"tile {t} does not apply to kernel {kernel.exp!r}")
     return _MatrixProduct(kernel, c, tuning, options, uniforms).build()
 
@@ -105,17 +108,21 @@ class _MatrixProduct:
     def build(self) -> ShaderSpec:
         t, b = self.tile, self.b
         if t.staged:
-            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {t.k * t.m // 4}>;")
-            b.lines.insert(1, f"var<workgroup> rhs_tile: array<vec4<{self.ty}>, {t.k * t.n // 4}>;")
+            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {t.buffers * self._half('a')}>;")
+            b.lines.insert(1, f"var<workgroup> rhs_tile: array<vec4<{self.ty}>, {t.buffers * self._half('b')}>;")
         self.s.begin_main(GROUP_BUILTINS)
         with b.indent():
             self._locate_tile()
             for name in self._accumulators():
                 b.emit(f"var {name} = vec4<{self.ty}>();")
             staged = self._prefetch_first_step() if t.staged else None
+            if t.buffers == 2:
+                self._stage_first_step(staged)
             b.emit(f"for (var k0 = 0i; k0 < {self.c.k}i; k0 += {t.k}i) {{")
             with b.indent():
-                if t.staged:
+                if t.buffers == 2:
+                    self._double_buffered_step(staged)
+                elif t.staged:
                     self._stage_step(staged)
                 else:
                     self._direct_step()
@@ -205,24 +212,66 @@ class _MatrixProduct:
                               for name, op, free, kl, vector, _ in placed], assign=True)
         self.b.emit("}")
 
+    def _half(self, prefix: str) -> int:
+        """vec4s of workgroup memory one step of an operand tile takes."""
+        return self.tile.k * (self.tile.m if prefix == "a" else self.tile.n) // 4
+
     def _stage_step(self, placed: list) -> None:
         b, t = self.b, self.tile
         b.emit("workgroupBarrier();")
-        for *_, stores in placed:
-            b.emit(*stores)
+        self._store_staged(placed)
         b.emit("workgroupBarrier();")
+        self._prefetch(placed, f"k0 + {t.k}i")
+        self._multiply_staged("", "")
+
+    def _stage_first_step(self, placed: list) -> None:
+        """Two buffers: step 0 into the first half, then step 1's values into registers."""
+        self._store_staged(placed)
+        self.b.emit("workgroupBarrier();")
+        self._prefetch(placed, f"{self.tile.k}i")
+
+    def _double_buffered_step(self, placed: list) -> None:
+        """Store the next step (in registers) into the other half, read the step after it,
+        multiply this half; the barrier ends the step for every thread."""
+        b, t = self.b, self.tile
+        b.emit(f"let half = (k0 / {t.k}i) % 2i;")
+        b.emit(f"let lhs0 = half * {self._half('a')}i;", f"let rhs0 = half * {self._half('b')}i;")
         b.emit(f"if (k0 + {t.k}i < {self.c.k}i) {{")
         with b.indent():
-            self._emit_staged_reads(placed, f"k0 + {t.k}i")
+            b.emit("let other = 1i - half;")
+            self._store_staged(placed, {"lhs_tile": f"other * {self._half('a')}i + ",
+                                            "rhs_tile": f"other * {self._half('b')}i + "})
         b.emit("}")
+        self._prefetch(placed, f"k0 + {2 * t.k}i")
+        self._multiply_staged("lhs0 + ", "rhs0 + ")
+        b.emit("workgroupBarrier();")
+
+    def _store_staged(self, placed: list, bases: dict[str, str] | None = None) -> None:
+        """The staged registers into workgroup memory; `bases` offset each tile's
+        indices (the other half of two buffers)."""
+        for *_, stores in placed:
+            for store in stores:
+                for tile_name, base in (bases or {}).items():
+                    store = store.replace(f"{tile_name}[", f"{tile_name}[{base}")
+                self.b.emit(store)
+
+    def _prefetch(self, placed: list, k_origin: str) -> None:
+        """Read the step from `k_origin` into the staged registers, if there is one."""
+        self.b.emit(f"if ({k_origin} < {self.c.k}i) {{")
+        with self.b.indent():
+            self._emit_staged_reads(placed, k_origin)
+        self.b.emit("}")
+
+    def _multiply_staged(self, lhs_base: str, rhs_base: str) -> None:
+        b, t = self.b, self.tile
         rows, cols = t.thread_m // 4, t.thread_n // 4
         for kk in range(t.k):
             b.emit("{")
             with b.indent():
                 for g in range(rows):
-                    b.emit(f"let a{g} = lhs_tile[{kk * t.m // 4 + g * t.m // rows // 4}i + ty];")
+                    b.emit(f"let a{g} = lhs_tile[{lhs_base}{kk * t.m // 4 + g * t.m // rows // 4}i + ty];")
                 for h in range(cols):
-                    b.emit(f"let b{h} = rhs_tile[{kk * t.n // 4 + h * t.n // cols // 4}i + tx];")
+                    b.emit(f"let b{h} = rhs_tile[{rhs_base}{kk * t.n // 4 + h * t.n // cols // 4}i + tx];")
                 a_values = [f"a{g}.{_LANES[r]}" for g in range(rows) for r in range(4)]
                 self._accumulate(a_values, [f"b{h}" for h in range(cols)])
             b.emit("}")

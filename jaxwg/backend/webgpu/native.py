@@ -1,14 +1,21 @@
-"""Reading mapped buffers and recording dispatches through wgpu-native directly: the one
-place jaxwg uses wgpu-py's private handles (`obj._internal`, the cffi `lib` and `ffi`).
+"""Waiting for the GPU, reading mapped buffers and recording dispatches through
+wgpu-native directly: the one place jaxwg uses wgpu-py's private handles
+(`obj._internal`, the cffi `lib` and `ffi`).
 
 wgpu-py 0.32's `map_sync(READ)` submits an empty command buffer first (its
 workaround for wgpu-native issue 305) and waits through a promise that its polling
 thread resolves: measured on the H200, a 4-byte read-back took 258 µs that way and
 101-109 µs calling wgpu-native's `wgpuBufferMapAsync`, `wgpuDevicePoll(wait)`,
 `wgpuBufferGetMappedRange` and `wgpuBufferUnmap` on the calling thread (lavapipe: 382
-and 219 µs). `MappedReader` does the latter. wgpu-py never learns of the mapping,
+and 219 µs). `NativeSync.read` does the latter. wgpu-py never learns of the mapping,
 which is undone before `read` returns, so its own view of the buffer (unmapped)
-stays true.
+stays true. `NativeSync.wait_idle` waits for all submitted work with the same polls,
+where the public API can only map a buffer that a fence copy wrote.
+
+A blocking `wgpuDevicePoll` sleeps in the driver until the work is done, and waking up
+takes time: both waits first poll without blocking, for up to `spin_s` seconds (a
+small jit call + wait on lavapipe: 214 µs with a fence copy and a blocking map, 158
+with a blocking poll, 116 polling without blocking first).
 
 Recording a dispatch into an open compute pass (`recorder()`) calls
 `wgpuComputePassEncoderSetPipeline`, `...SetBindGroup`, `...SetImmediates` and
@@ -17,7 +24,7 @@ and copies the dynamic offsets, several µs a call, three or four calls per disp
 WebGPU to the end of the pass in any case, which still goes through wgpu-py and raises.
 The pass keeps what it references alive (wgpu-native counts the references).
 
-The private names are checked once: `reader(device)` and `recorder()` return the
+The private names are checked once: `sync(device)` and `recorder()` return the
 public API's equivalents unless wgpu is a version this module was written against and
 every name they call exists.
 
@@ -29,7 +36,7 @@ every name they call exists.
 >>> encoder = dev.create_command_encoder(); encoder.copy_buffer_to_buffer(src, 0, staging, 0, 16)
 >>> dev.queue.submit([encoder.finish()])
 >>> out = np.zeros(8, np.uint8)
->>> reader(dev)(staging, 16, out, skip=4)   # bytes 4..12: the floats 1.0 and 2.0
+>>> sync(dev).read(staging, 16, out, skip=4)   # bytes 4..12: the floats 1.0 and 2.0
 >>> out.view(np.float32)
 array([1., 2.], dtype=float32)
 """
@@ -51,14 +58,16 @@ _RECORD_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSet
 _TIMEOUT_S = 120.0
 
 
-class MappedReader:
-    """Maps MAP_READ buffers of one device and copies bytes out (see module doc).
-    One read at a time: the backend's lock serializes them."""
+class NativeSync:
+    """Waits for one device's GPU on the calling thread: maps MAP_READ buffers and
+    copies bytes out, or waits for all submitted work (see the module doc). One wait
+    at a time: the backend's lock serializes them."""
 
-    def __init__(self, device: wgpu.GPUDevice, ffi, lib):
+    def __init__(self, device: wgpu.GPUDevice, ffi, lib, spin_s: float):
         self._ffi, self._lib = ffi, lib
         self._device = device  # keeps the handle below alive
         self._handle = device._internal
+        self._spin_s = spin_s
         self._status = [0]
 
         @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
@@ -71,6 +80,24 @@ class MappedReader:
         self._info.mode = lib.WGPUCallbackMode_AllowProcessEvents
         self._info.callback = mapped
 
+    def _poll_until(self, done, what: str) -> None:
+        """Poll (which runs callbacks) until `done()`: without blocking for `spin_s`,
+        then blocking. A poll's return value says whether the queue is empty; only its
+        low byte is meaningful."""
+        poll, handle, null = self._lib.wgpuDevicePoll, self._handle, self._ffi.NULL
+        start = time.perf_counter()
+        while not done(poll(handle, False, null) & 0xFF):
+            if time.perf_counter() - start > self._spin_s:
+                break
+        deadline = time.monotonic() + _TIMEOUT_S
+        while not done(poll(handle, True, null) & 0xFF):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not complete")
+
+    def wait_idle(self) -> None:
+        """Return once the GPU has finished all work submitted so far."""
+        self._poll_until(lambda empty: empty, "waiting for the GPU")
+
     def read(self, buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int = 0) -> None:
         """Copy `dest.size` bytes from byte `skip` of the first `size` bytes (a multiple
         of 4) of `buffer` into the uint8 array `dest`, once the GPU is done with it."""
@@ -78,11 +105,7 @@ class MappedReader:
         handle = buffer._internal
         self._status[0] = 0
         lib.wgpuBufferMapAsync(handle, lib.WGPUMapMode_Read, 0, size, self._info[0])
-        deadline = time.monotonic() + _TIMEOUT_S
-        while self._status[0] == 0:
-            lib.wgpuDevicePoll(self._handle, True, ffi.NULL)
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"mapping a {size}-byte buffer for reading did not complete")
+        self._poll_until(lambda _: self._status[0] != 0, f"mapping a {size}-byte buffer for reading")
         if self._status[0] != 1:
             raise RuntimeError(f"mapping a {size}-byte buffer for reading failed (status {-self._status[0]})")
         try:
@@ -92,12 +115,19 @@ class MappedReader:
             lib.wgpuBufferUnmap(handle)
 
 
-def _public_read(buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int = 0) -> None:
-    buffer.map_sync(wgpu.MapMode.READ, 0, size)
-    try:
-        dest[:] = np.frombuffer(buffer.read_mapped(0, size, copy=False), np.uint8, dest.size, skip)
-    finally:
-        buffer.unmap()
+class PublicSync:
+    """The same through wgpu-py's public API, which cannot wait for the GPU without a
+    buffer to map: `wait_idle` is None (the dispatch queue maps a fence word instead)."""
+
+    wait_idle = None
+
+    @staticmethod
+    def read(buffer: wgpu.GPUBuffer, size: int, dest: np.ndarray, skip: int = 0) -> None:
+        buffer.map_sync(wgpu.MapMode.READ, 0, size)
+        try:
+            dest[:] = np.frombuffer(buffer.read_mapped(0, size, copy=False), np.uint8, dest.size, skip)
+        finally:
+            buffer.unmap()
 
 
 class PassRecorder:
@@ -167,12 +197,12 @@ def recorder():
     return PassRecorder(*found)
 
 
-def reader(device: wgpu.GPUDevice):
-    """`MappedReader(device).read` where this wgpu allows it, else the same through
-    wgpu-py's public `map_sync`."""
+def sync(device: wgpu.GPUDevice, spin_s: float = 0.0):
+    """A `NativeSync` for `device` where this wgpu allows it, else a `PublicSync`;
+    waits poll without blocking for up to `spin_s` seconds first."""
     found = _native()
     if found is None or not hasattr(device, "_internal") or \
             not all(hasattr(found[1], name) for name in _NAMES):
-        return _public_read
+        return PublicSync()
     ffi, lib = found
-    return MappedReader(device, ffi, lib).read
+    return NativeSync(device, ffi, lib, spin_s)

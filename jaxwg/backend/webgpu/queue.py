@@ -192,9 +192,14 @@ class DispatchQueue:
 
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""
-        # queue.on_submitted_work_done_sync raises TypeError in wgpu 0.32.0. Mapping a
-        # buffer waits for the submit that last used it, and submits finish in order:
-        # a 4-byte copy submitted with the pending work is the fence.
+        if self._device.wait_idle is not None:
+            self.flush()
+            self._device.wait_idle()
+            return
+        # Through wgpu-py's public API (queue.on_submitted_work_done_sync raises
+        # TypeError in wgpu 0.32.0), mapping a buffer waits for the submit that last
+        # used it, and submits finish in order: a 4-byte copy submitted with the pending
+        # work is the fence.
         def fence(encoder: wgpu.GPUCommandEncoder) -> None:
             encoder.copy_buffer_to_buffer(self._fence_source, 0, self._fence_target, 0, 4)
 

@@ -77,7 +77,8 @@ class Tile:
     per step. `staged` tiles copy each step's operands into workgroup memory first
     (GPUs: every operand is read from memory once per workgroup); unstaged ones read
     them straight from the inputs into registers (software adapters, where workgroup
-    memory is ordinary memory and barriers cost)."""
+    memory is ordinary memory and barriers cost). `buffers` = 2 stages alternate steps
+    into two halves of workgroup memory: one barrier a step instead of two."""
 
     m: int
     n: int
@@ -85,6 +86,7 @@ class Tile:
     thread_m: int
     thread_n: int
     staged: bool = True
+    buffers: int = 1
 
     @property
     def threads(self) -> int:
