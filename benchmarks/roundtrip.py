@@ -7,15 +7,15 @@ step of the round trip timed on its own (medians over `--reps` round trips, µs)
 
 * call: the jitted function's Python side, up to the dispatch recorded in the open
   compute pass (argument checks, cache lookup, output slot, bind group, record);
-* end + finish: ending the compute pass (and the fence copy where the device has no
-  `wait_idle`, native.py), finishing the encoder;
-* submit: `queue.submit`;
+* end: ending the compute pass (and the fence copy where the device has no
+  `wait_idle`, native.py);
+* finish + submit: finishing the encoder and submitting it;
 * open the next pass: what the queue does while the GPU runs (see queue.flush);
 * wait: `wait_idle`, or mapping the fence word; returns once the GPU has run the work;
 * read 4 bytes: `np.asarray` of the (ready) result: copy to staging, submit, map.
 
-Then the floors without a kernel: opening an encoder and a compute pass (what the
-first call after a wait pays), an empty submit plus the fence map, and the
+Then the floors without a kernel: opening and ending an encoder's compute pass (what
+the first call after a wait pays), submitting that encoder and waiting, and the
 all-in-one call + `block_until_ready` for comparison. Also a chain of 200 calls each
 feeding the next: the Python side of the 200 calls, then the submit and wait. Uses
 the queue's private fields (a benchmark of its internals).
@@ -53,7 +53,7 @@ def _wait(queue):
 
 def round_trip_steps(backend, f, args, reps: int) -> dict[str, float]:
     queue, device = backend.queue, backend.device
-    steps = {k: [] for k in ("call", "end + finish", "submit", "open the next pass", "wait",
+    steps = {k: [] for k in ("call", "end", "finish + submit", "open the next pass", "wait",
                              "read 4 bytes", "total")}
     for _ in range(reps):
         backend.synchronize()
@@ -61,11 +61,10 @@ def round_trip_steps(backend, f, args, reps: int) -> dict[str, float]:
         out = f(*args)
         t1 = time.perf_counter()
         encoder = queue._encoder
-        queue._pass.end()
+        queue._encoding.end(queue._pass)
         _fence(queue)(encoder)
-        buffer = encoder.finish()
         t2 = time.perf_counter()
-        device.queue.submit([buffer])
+        queue._encoding.submit(encoder)
         t3 = time.perf_counter()
         # As the queue's flush does: forget the submitted pass, drop its holds and open
         # the next pass while the GPU runs.
@@ -91,13 +90,12 @@ def floors(backend, f, args, reps: int) -> dict[str, float]:
     opening, empty, whole = [], [], []
     for _ in range(reps):
         t = time.perf_counter()
-        encoder = device.device.create_command_encoder()
-        encoder.begin_compute_pass().end()
+        encoder = queue._encoding.encoder()
+        queue._encoding.end(queue._encoding.begin_pass(encoder))
         opening.append(time.perf_counter() - t)
         t0 = time.perf_counter()
-        encoder = device.device.create_command_encoder()
         _fence(queue)(encoder)
-        device.queue.submit([encoder.finish()])
+        queue._encoding.submit(encoder)
         _wait(queue)
         t1 = time.perf_counter()
         f(*args).block_until_ready()

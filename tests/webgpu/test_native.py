@@ -47,13 +47,19 @@ def test_an_unknown_wgpu_falls_back_to_the_public_api(device, monkeypatch):
     np.testing.assert_array_equal(out, data[8:])
 
 
-@pytest.mark.parametrize("make", [native.recorder, native.PublicPassRecorder])
+@pytest.mark.parametrize("make", [native.encoding, native.PublicEncoding])
 def test_dispatches_recorded_either_way_compute_the_same(make, monkeypatch):
     import jaxwg
     import jaxwg.numpy as jnp
 
     backend = jaxwg.devices("webgpu")[0].backend
-    monkeypatch.setattr(backend.queue, "_record", make())
+    queue = backend.queue
+    queue.flush()
+    encoding = make(backend.device.device)
+    monkeypatch.setattr(queue, "_encoding", encoding)
+    monkeypatch.setattr(queue, "_record", encoding.recorder)
+    monkeypatch.setattr(queue, "_encoder", None)  # the pass opened in advance is the old kind
+    monkeypatch.setattr(queue, "_pass", None)
     x = np.linspace(-3, 3, 70007).astype(np.float32)
     f = jaxwg.jit(lambda v: jnp.sum(jnp.tanh(v) * 2.0 + v[::-1]) + v.reshape(7, 10001)[:, :5].T)
     out = np.asarray(f(jnp.asarray(x)))
@@ -61,10 +67,26 @@ def test_dispatches_recorded_either_way_compute_the_same(make, monkeypatch):
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-3)
 
 
-def test_the_known_wgpu_records_through_wgpu_native(monkeypatch):
-    assert isinstance(native.recorder(), native.PassRecorder)
+def test_the_known_wgpu_encodes_through_wgpu_native(device, monkeypatch):
+    encoding = native.encoding(device)
+    assert isinstance(encoding, native.NativeEncoding) and isinstance(encoding.recorder, native.PassRecorder)
     monkeypatch.setattr(wgpu, "__version__", "9.9.9")
-    assert isinstance(native.recorder(), native.PublicPassRecorder)
+    encoding = native.encoding(device)
+    assert isinstance(encoding, native.PublicEncoding) and isinstance(encoding.recorder, native.PublicPassRecorder)
+
+
+def test_native_encoding_raises_what_wgpu_native_reports(device):
+    """A copy past a buffer's end is a validation error at the finish: raised, not logged."""
+    encoding = native.encoding(device)
+    small = device.create_buffer(size=16, usage="COPY_SRC|COPY_DST")
+    encoder = encoding.encoder()
+    encoder.copy_buffer_to_buffer(small, 0, small, 8, 16)
+    with pytest.raises(wgpu.GPUValidationError):
+        encoding.submit(encoder)
+    encoder = encoding.encoder()  # and the encoding still works
+    encoding.end(encoding.begin_pass(encoder))
+    encoding.submit(encoder)
+    native.sync(device).wait_idle()
 
 
 def test_wait_idle_returns_after_the_submitted_work(device):

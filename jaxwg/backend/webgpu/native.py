@@ -17,14 +17,19 @@ takes time: both waits first poll without blocking, for up to `spin_s` seconds (
 small jit call + wait on lavapipe: 214 µs with a fence copy and a blocking map, 158
 with a blocking poll, 116 polling without blocking first).
 
-Recording a dispatch into an open compute pass (`recorder()`) calls
+Recording a dispatch into an open compute pass (`PassRecorder`) calls
 `wgpuComputePassEncoderSetPipeline`, `...SetBindGroup`, `...SetImmediates` and
 `...DispatchWorkgroups` directly: wgpu-py wraps each call in an error-capturing proxy
 and copies the dynamic offsets, several µs a call, three or four calls per dispatch. Recording errors are deferred by
-WebGPU to the end of the pass in any case, which still goes through wgpu-py and raises.
-The pass keeps what it references alive (wgpu-native counts the references).
+WebGPU to the end of the pass in any case. The pass keeps what it references alive
+(wgpu-native counts the references).
 
-The private names are checked once: `sync(device)` and `recorder()` return the
+Opening, ending, finishing and submitting the encoder (`encoding()`) go through
+wgpu-native too: wgpu-py builds descriptor structs and a Python object for each, about
+20 µs of a small call's round trip on lavapipe. The errors wgpu-native reports during
+those calls are captured through wgpu-py's error handler and raised as wgpu-py would.
+
+The private names are checked once: `sync(device)` and `encoding(device)` return the
 public API's equivalents unless wgpu is a version this module was written against and
 every name they call exists.
 
@@ -43,6 +48,7 @@ array([1., 2.], dtype=float32)
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -52,9 +58,13 @@ import wgpu
 _KNOWN_VERSIONS = ("0.32.",)
 _NAMES = ("wgpuBufferMapAsync", "wgpuDevicePoll", "wgpuBufferGetMappedRange", "wgpuBufferUnmap",
           "WGPUMapMode_Read", "WGPUCallbackMode_AllowProcessEvents", "WGPUMapAsyncStatus_Success")
-_RECORD_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
-                 "wgpuComputePassEncoderSetImmediates", "wgpuComputePassEncoderDispatchWorkgroups")
 # A map that has not completed after this long means a lost callback: an error, not a hang.
+_ENCODE_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSetBindGroup",
+                 "wgpuComputePassEncoderSetImmediates", "wgpuComputePassEncoderDispatchWorkgroups",
+                 "wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderBeginComputePass",
+                 "wgpuComputePassEncoderEnd", "wgpuComputePassEncoderRelease",
+                 "wgpuCommandEncoderCopyBufferToBuffer", "wgpuCommandEncoderFinish",
+                 "wgpuCommandEncoderRelease", "wgpuQueueSubmit", "wgpuCommandBufferRelease")
 _TIMEOUT_S = 120.0
 
 
@@ -174,6 +184,125 @@ class PublicPassRecorder:
         compute_pass.dispatch_workgroups(x, y, z)
 
 
+class _Raw:
+    """A wgpu-native handle (`_internal`, as wgpu-py's objects have) released when it is
+    dropped unless something took it."""
+
+    __slots__ = ("_internal", "_release")
+
+    def __init__(self, handle, release):
+        self._internal, self._release = handle, release
+
+    def take(self):
+        handle, self._internal = self._internal, None
+        return handle
+
+    def __del__(self):
+        if self._internal is not None:
+            self._release(self.take())
+
+
+class _RawEncoder(_Raw):
+    """A command encoder opened through wgpu-native, with the one command jaxwg records
+    outside compute passes."""
+
+    __slots__ = ("_copy",)
+
+    def __init__(self, handle, release, copy):
+        super().__init__(handle, release)
+        self._copy = copy
+
+    def copy_buffer_to_buffer(self, source: wgpu.GPUBuffer, source_offset: int,
+                              destination: wgpu.GPUBuffer, destination_offset: int, size: int) -> None:
+        self._copy(self._internal, source._internal, source_offset, destination._internal,
+                   destination_offset, size)
+
+
+class NativeEncoding:
+    """Opens an encoder with a compute pass, and ends, finishes and submits it, through
+    wgpu-native (see the module doc); `recorder` records dispatches into its passes."""
+
+    def __init__(self, device: wgpu.GPUDevice, ffi, lib, errors, error_types):
+        self.recorder = PassRecorder(ffi, lib)
+        self._lib, self._errors, self._error_types = lib, errors, error_types
+        self._device = device  # keeps the handles below alive
+        self._handle, self._queue = device._internal, device.queue._internal
+        self._encoder_desc = ffi.new("WGPUCommandEncoderDescriptor *")
+        self._pass_desc = ffi.new("WGPUComputePassDescriptor *")
+        self._finish_desc = ffi.new("WGPUCommandBufferDescriptor *")
+        self._buffers = ffi.new("WGPUCommandBuffer[1]")
+
+    def encoder(self) -> _RawEncoder:
+        lib = self._lib
+        with self._raising("opening a command encoder"):
+            handle = lib.wgpuDeviceCreateCommandEncoder(self._handle, self._encoder_desc)
+        return _RawEncoder(handle, lib.wgpuCommandEncoderRelease, lib.wgpuCommandEncoderCopyBufferToBuffer)
+
+    def begin_pass(self, encoder: _RawEncoder) -> _Raw:
+        lib = self._lib
+        with self._raising("beginning a compute pass"):
+            handle = lib.wgpuCommandEncoderBeginComputePass(encoder._internal, self._pass_desc)
+        return _Raw(handle, lib.wgpuComputePassEncoderRelease)
+
+    def end(self, compute_pass: _Raw) -> None:
+        lib = self._lib
+        handle = compute_pass.take()
+        try:
+            with self._raising("ending a compute pass"):
+                lib.wgpuComputePassEncoderEnd(handle)
+        finally:
+            lib.wgpuComputePassEncoderRelease(handle)
+
+    def submit(self, encoder: _RawEncoder) -> None:
+        """Finish `encoder` and submit its commands."""
+        lib, buffers = self._lib, self._buffers
+        handle = encoder.take()
+        try:
+            with self._raising("finishing a command encoder"):
+                buffers[0] = lib.wgpuCommandEncoderFinish(handle, self._finish_desc)
+        finally:
+            lib.wgpuCommandEncoderRelease(handle)
+        try:
+            with self._raising("submitting commands"):
+                lib.wgpuQueueSubmit(self._queue, 1, buffers)
+        finally:
+            lib.wgpuCommandBufferRelease(buffers[0])
+
+    @contextlib.contextmanager
+    def _raising(self, what: str):
+        """Raise what wgpu-native reports during the block as wgpu-py raises it."""
+        self._errors.capture(what)
+        try:
+            yield
+        finally:
+            error = self._errors.release(what)
+        if error is not None:
+            kind, message = error
+            raise self._error_types.get(kind, wgpu.GPUError)(message)
+
+
+class PublicEncoding:
+    """The same through wgpu-py's public API."""
+
+    def __init__(self, device: wgpu.GPUDevice):
+        self.recorder = PublicPassRecorder()
+        self._device = device
+
+    def encoder(self) -> wgpu.GPUCommandEncoder:
+        return self._device.create_command_encoder(label="jaxwg-dispatch")
+
+    @staticmethod
+    def begin_pass(encoder: wgpu.GPUCommandEncoder) -> wgpu.GPUComputePassEncoder:
+        return encoder.begin_compute_pass(label="jaxwg-dispatch")
+
+    @staticmethod
+    def end(compute_pass: wgpu.GPUComputePassEncoder) -> None:
+        compute_pass.end()
+
+    def submit(self, encoder: wgpu.GPUCommandEncoder) -> None:
+        self._device.queue.submit([encoder.finish()])
+
+
 def _native():
     """wgpu-native's cffi `(ffi, lib)` when this wgpu is a known version, else None."""
     if not wgpu.__version__.startswith(_KNOWN_VERSIONS):
@@ -185,18 +314,6 @@ def _native():
     return ffi, lib
 
 
-def recorder():
-    """A `PassRecorder` where this wgpu allows it, else a `PublicPassRecorder`.
-
-    >>> hasattr(recorder(), "dispatch")
-    True
-    """
-    found = _native()
-    if found is None or not all(hasattr(found[1], name) for name in _RECORD_NAMES):
-        return PublicPassRecorder()
-    return PassRecorder(*found)
-
-
 def sync(device: wgpu.GPUDevice, spin_s: float = 0.0):
     """A `NativeSync` for `device` where this wgpu allows it, else a `PublicSync`;
     waits poll without blocking for up to `spin_s` seconds first."""
@@ -206,3 +323,22 @@ def sync(device: wgpu.GPUDevice, spin_s: float = 0.0):
         return PublicSync()
     ffi, lib = found
     return NativeSync(device, ffi, lib, spin_s)
+
+
+def encoding(device: wgpu.GPUDevice):
+    """A `NativeEncoding` for `device` where this wgpu allows it, else a `PublicEncoding`.
+
+    >>> from jaxwg.backend.webgpu.device import get_device
+    >>> enc = encoding(get_device().device)
+    >>> encoder = enc.encoder(); enc.end(enc.begin_pass(encoder)); enc.submit(encoder)
+    """
+    found = _native()
+    if found is None or not hasattr(device, "_internal") or \
+            not all(hasattr(found[1], name) for name in _ENCODE_NAMES):
+        return PublicEncoding(device)
+    try:
+        from wgpu.backends.wgpu_native._api import error_handler
+        from wgpu.backends.wgpu_native._helpers import ERROR_TYPES
+    except ImportError:
+        return PublicEncoding(device)
+    return NativeEncoding(device, *found, error_handler, ERROR_TYPES)

@@ -72,8 +72,9 @@ class DispatchQueue:
         self.max_held_bytes = max_held_bytes
         self._held_bytes = 0
         slots.before_copy = self.flush
-        self._encoder: wgpu.GPUCommandEncoder | None = None
-        self._pass: wgpu.GPUComputePassEncoder | None = None
+        # The open encoder and compute pass, as `native.encoding` makes them.
+        self._encoder = None
+        self._pass = None
         self._pipeline: wgpu.GPUComputePipeline | None = None
         self._immediates: bytes | None = None  # what the open pass's pipeline last got
         self._held_slots: list[int] = []
@@ -90,7 +91,8 @@ class DispatchQueue:
             label="jaxwg-fence-read", size=4, usage=READ_STAGING_USAGE
         )
         self._fence_word = np.zeros(4, np.uint8)
-        self._record = native.recorder()
+        self._encoding = native.encoding(device.device)
+        self._record = self._encoding.recorder
 
     @property
     def pending(self) -> int:
@@ -166,9 +168,9 @@ class DispatchQueue:
         (23 µs on the H200; docs/performance.md)."""
         if self._pending == 0:  # nothing recorded; a pass opened in advance stays open
             if then is not None:
-                encoder = self._device.device.create_command_encoder()
+                encoder = self._encoding.encoder()
                 then(encoder)
-                self._device.queue.submit([encoder.finish()])
+                self._encoding.submit(encoder)
             return
         encoder, compute_pass = self._encoder, self._pass
         held, self._held_slots = self._held_slots, []
@@ -178,10 +180,10 @@ class DispatchQueue:
         self._pending = 0
         self._held_bytes = 0
         try:
-            compute_pass.end()
+            self._encoding.end(compute_pass)
             if then is not None:
                 then(encoder)
-            self._device.queue.submit([encoder.finish()])
+            self._encoding.submit(encoder)
             self.submits += 1
         finally:
             # After the submit, any later use of these buffers comes after this work.
@@ -223,12 +225,10 @@ class DispatchQueue:
             raise
         self._held_slots.extend(taken)
 
-    def _open_pass(self) -> wgpu.GPUComputePassEncoder:
+    def _open_pass(self):
         if self._pass is None:
-            self._encoder = self._device.device.create_command_encoder(
-                label="jaxwg-dispatch"
-            )
-            self._pass = self._encoder.begin_compute_pass(label="jaxwg-dispatch")
+            self._encoder = self._encoding.encoder()
+            self._pass = self._encoding.begin_pass(self._encoder)
         return self._pass
 
     def check_grid(self, grid: tuple[int, int, int]) -> None:
