@@ -40,12 +40,6 @@ OPTIONAL_FEATURES = (
     "immediates",
 )
 
-# How long a wait for the GPU polls without blocking before it sleeps in the driver
-# (native.py): waking from the sleep is slower than the work of a small call. Software
-# adapters share the CPU with the waiting thread, so they get a shorter spin.
-SPIN_SECONDS = float(os.environ.get("JAXWG_SPIN_S", 0.002))
-SPIN_SECONDS_SOFTWARE = float(os.environ.get("JAXWG_SPIN_S", 0.0002))
-
 _ADAPTER_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
 
@@ -128,7 +122,7 @@ class WebGPUDevice:
         self.queue = self.device.queue
         self.limits = dict(self.device.limits)
         self.is_software = self.info["adapter_type"] == "CPU"
-        waits = native.sync(self.device, SPIN_SECONDS_SOFTWARE if self.is_software else SPIN_SECONDS)
+        waits = native.sync(self.device)
         # read_mapped(buffer, size, dest, skip): copy out of a MAP_READ buffer;
         # wait_idle(): wait for all submitted work, or None where only a mapping can wait.
         self.read_mapped, self.wait_idle = waits.read, waits.wait_idle

@@ -10,12 +10,10 @@ thread resolves: measured on the H200, a 4-byte read-back took 258 µs that way 
 and 219 µs). `NativeSync.read` does the latter. wgpu-py never learns of the mapping,
 which is undone before `read` returns, so its own view of the buffer (unmapped)
 stays true. `NativeSync.wait_idle` waits for all submitted work with the same polls,
-where the public API can only map a buffer that a fence copy wrote.
-
-A blocking `wgpuDevicePoll` sleeps in the driver until the work is done, and waking up
-takes time: both waits first poll without blocking, for up to `spin_s` seconds (a
-small jit call + wait on lavapipe: 214 µs with a fence copy and a blocking map, 158
-with a blocking poll, 116 polling without blocking first).
+where the public API can only map a buffer that a fence copy wrote (a small jit call
++ wait on lavapipe: 214 µs with the fence copy and its mapping, 158 without). Polling
+without blocking for a while before the blocking poll gained nothing measurable on an
+H100 (jit call + wait 141-145 µs either way).
 
 Recording a dispatch into an open compute pass (`PassRecorder`) calls
 `wgpuComputePassEncoderSetPipeline`, `...SetBindGroup`, `...SetImmediates` and
@@ -73,11 +71,10 @@ class NativeSync:
     copies bytes out, or waits for all submitted work (see the module doc). One wait
     at a time: the backend's lock serializes them."""
 
-    def __init__(self, device: wgpu.GPUDevice, ffi, lib, spin_s: float):
+    def __init__(self, device: wgpu.GPUDevice, ffi, lib):
         self._ffi, self._lib = ffi, lib
         self._device = device  # keeps the handle below alive
         self._handle = device._internal
-        self._spin_s = spin_s
         self._status = [0]
 
         @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
@@ -91,14 +88,9 @@ class NativeSync:
         self._info.callback = mapped
 
     def _poll_until(self, done, what: str) -> None:
-        """Poll (which runs callbacks) until `done()`: without blocking for `spin_s`,
-        then blocking. A poll's return value says whether the queue is empty; only its
-        low byte is meaningful."""
+        """Poll, blocking (which runs callbacks), until `done(queue_empty)`. A poll's
+        return value says whether the queue is empty; only its low byte is meaningful."""
         poll, handle, null = self._lib.wgpuDevicePoll, self._handle, self._ffi.NULL
-        start = time.perf_counter()
-        while not done(poll(handle, False, null) & 0xFF):
-            if time.perf_counter() - start > self._spin_s:
-                break
         deadline = time.monotonic() + _TIMEOUT_S
         while not done(poll(handle, True, null) & 0xFF):
             if time.monotonic() > deadline:
@@ -314,15 +306,14 @@ def _native():
     return ffi, lib
 
 
-def sync(device: wgpu.GPUDevice, spin_s: float = 0.0):
-    """A `NativeSync` for `device` where this wgpu allows it, else a `PublicSync`;
-    waits poll without blocking for up to `spin_s` seconds first."""
+def sync(device: wgpu.GPUDevice):
+    """A `NativeSync` for `device` where this wgpu allows it, else a `PublicSync`."""
     found = _native()
     if found is None or not hasattr(device, "_internal") or \
             not all(hasattr(found[1], name) for name in _NAMES):
         return PublicSync()
     ffi, lib = found
-    return NativeSync(device, ffi, lib, spin_s)
+    return NativeSync(device, ffi, lib)
 
 
 def encoding(device: wgpu.GPUDevice):
