@@ -49,7 +49,7 @@ from .device import Device, default_device
 from .execute import Program, counters, realize
 from .jaxpr import ClosedJaxpr, Literal, eval_jaxpr, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
-from .trace import Tracer, _dynamic, describe_traced
+from .trace import Tracer, _dynamic, axis_env, describe_traced, wraps
 
 CACHE_SIZE = 256
 
@@ -323,7 +323,7 @@ class Jitted:
     """The callable `jit` returns (see the module docstring)."""
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums):
-        functools.update_wrapper(self, fun)
+        wraps(fun)(self)
         self._fun = fun
         nums, names = _index_tuple(static_argnums), _name_tuple(static_argnames)
         donate = _index_tuple(donate_argnums)
@@ -423,7 +423,7 @@ class Jitted:
     def _trace(self, n_args: int, static, in_tree, in_avals) -> tuple[ClosedJaxpr, object]:
         """The function's jaxpr at these avals and its output tree, cached: programs
         for each device, and calls staged inside other traces, share one trace."""
-        key = (in_tree, in_avals, _typed(static), config.program_key())
+        key = (in_tree, in_avals, _typed(static), axis_env(), config.program_key())
         found = self._traces.get(key)
         if found is not None:
             return found

@@ -506,6 +506,7 @@ for _prim, _fn in ELEMENT_RULES.items():
     lowering_rules[_prim] = _elementwise_rule(_fn)
 lowering_rules[P.copy_p] = lambda aval, x: elementwise(ELEMENT_RULES[P.copy_p], aval, x)
 lowering_rules[P.stop_gradient_p] = lambda aval, x: x
+lowering_rules[P.name_p] = lambda aval, x, *, name: x
 
 
 def _threefry_word(k0, k1, x0, x1, *, word):
@@ -516,7 +517,7 @@ lowering_rules[P.threefry2x32_p] = lambda avals, *nodes: [
     elementwise(_threefry_word, aval, *nodes, word=w) for w, aval in enumerate(avals)]
 
 
-def _unbound_collective(aval, x, *, axis_name):
+def _unbound_collective(aval, *operands, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 

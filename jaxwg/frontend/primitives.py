@@ -489,9 +489,29 @@ threefry2x32_p = _declare("threefry2x32", _threefry_abstract_eval, multiple_resu
 psum_p = _declare("psum", lambda x, *, axis_name: x)
 pmax_p = _declare("pmax", lambda x, *, axis_name: x)
 pmin_p = _declare("pmin", lambda x, *, axis_name: x)
-COLLECTIVES = (psum_p, pmax_p, pmin_p)
+REDUCING_COLLECTIVES = (psum_p, pmax_p, pmin_p)
+
+
+def _all_gather_abstract_eval(x, *, axis_name, axis_size, all_gather_dimension, tiled):
+    shape = list(x.shape)
+    if tiled:
+        shape[all_gather_dimension] *= axis_size
+    else:
+        shape.insert(all_gather_dimension, axis_size)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+# A member's index along the axis (an int32 scalar), and every member's `x` stacked
+# (or, `tiled`, concatenated) along `all_gather_dimension`; the output shape needs the
+# axis size, so it is a param, as in JAX.
+axis_index_p = _declare("axis_index", lambda *, axis_name: ShapedArray((), dt.int32))
+all_gather_p = _declare("all_gather", _all_gather_abstract_eval)
+COLLECTIVES = (*REDUCING_COLLECTIVES, axis_index_p, all_gather_p)
 # The identity whose derivative is zero (`lax.stop_gradient`).
 stop_gradient_p = _declare("stop_gradient", lambda x: x)
+# The identity that names a value (param `name`) for checkpoint policies
+# (`jaxwg.ad_checkpoint.checkpoint_name`).
+name_p = _declare("name", lambda x, *, name: x)
 
 
 def _jit_abstract_eval(*avals, jaxpr, name):

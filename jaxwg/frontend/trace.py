@@ -187,13 +187,25 @@ def new_main(trace_type: type, global_data=None, dynamic: bool = False, debug_in
         state.stack.pop()
 
 
-def axis_size(axis_name) -> int:
-    """The size of the innermost active axis named `axis_name`: levels that bind named
-    axes (vmap's) keep `axis_name` and `size` in their `global_data`."""
+def _named_level(axis_name) -> MainTrace:
+    """The innermost active level that binds the axis `axis_name`: levels that bind
+    named axes (vmap's) keep `axis_name` and `size` in their `global_data`."""
     for main in reversed(_state.stack):
         if axis_name is not None and getattr(main.global_data, "axis_name", None) == axis_name:
-            return main.global_data.size
+            return main
     raise NameError(f"unbound axis name: {axis_name}")
+
+
+def axis_size(axis_name) -> int:
+    """The size of the innermost active axis named `axis_name`."""
+    return _named_level(axis_name).global_data.size
+
+
+def axis_env() -> tuple:
+    """The active named axes as (name, size) pairs, outermost first: what a traced
+    collective (`pmean`'s divisor, `all_gather`'s shape) depends on beyond its avals."""
+    return tuple((main.global_data.axis_name, main.global_data.size) for main in _state.stack
+                 if getattr(main.global_data, "axis_name", None) is not None)
 
 
 def describe_traced(fun, purpose: str) -> str:
@@ -209,6 +221,36 @@ def describe_traced(fun, purpose: str) -> str:
     code = getattr(fun, "__code__", None)
     where = f" at {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
     return f"{name}{where} traced for {purpose}"
+
+
+def wraps(wrapped, docstr: str | None = None, **fields):
+    """Decorator: the transformed function takes `wrapped`'s name, qualname, module,
+    attributes and `__wrapped__`, and `docstr` formatted with `fun` (the name), `doc`
+    (the wrapped docstring) and `fields` as its docstring (default: the wrapped one),
+    as JAX's transformations do.
+
+    >>> def f(x):
+    ...     "Doubles."
+    >>> @wraps(f, "Vectorized {fun}. {doc}")
+    ... def g(x):
+    ...     pass
+    >>> g.__name__, g.__doc__
+    ('f', 'Vectorized f. Doubles.')
+    """
+    def decorate(fun):
+        name = getattr(wrapped, "__name__", None) or getattr(
+            getattr(wrapped, "func", None), "__name__", "<unnamed function>")  # a partial
+        doc = getattr(wrapped, "__doc__", "") or ""
+        fun.__dict__.update(getattr(wrapped, "__dict__", {}))
+        fun.__annotations__ = getattr(wrapped, "__annotations__", {})
+        fun.__name__ = name
+        fun.__qualname__ = getattr(wrapped, "__qualname__", name)
+        fun.__module__ = getattr(wrapped, "__module__", "<unknown module>")
+        fun.__doc__ = doc if docstr is None else docstr.format(fun=name, doc=doc, **fields)
+        fun.__wrapped__ = wrapped
+        return fun
+
+    return decorate
 
 
 def _check_alive(tracer) -> None:
@@ -228,8 +270,15 @@ def _check_alive(tracer) -> None:
         f"values to global state.{origin}")
 
 
-def find_top_trace(args) -> Trace:
+def find_top_trace(args, axis_name=None) -> Trace:
+    """The trace of the highest level among `args`, the dynamic level and, for a
+    collective, the level binding `axis_name`: a collective of a value that level does
+    not see (a constant, an unbatched value) is still its to reduce, as in JAX."""
     top = _state.dynamic[-1]
+    if axis_name is not None:
+        named = _named_level(axis_name)
+        if named.level > top.level:
+            top = named
     leader = None
     for x in args:
         if isinstance(x, Tracer) and x._trace.main.level > top.level:
@@ -260,7 +309,7 @@ def full_lower(value):
 
 def bind(primitive, *args, **params):
     """Apply `primitive` to `args` in the innermost relevant trace (see module doc)."""
-    trace = find_top_trace(args)
+    trace = find_top_trace(args, params.get("axis_name"))
     tracers = [full_raise(trace, a) for a in args]
     outs = trace.process_primitive(primitive, tracers, params)
     if primitive.multiple_results:

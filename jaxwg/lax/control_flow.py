@@ -154,6 +154,17 @@ def _concrete_int(x):
         return None
 
 
+def _check_bounds(lower, upper) -> None:
+    """JAX's rule for fori_loop's bounds: one dtype, except that a weakly typed signed
+    integer (a Python int) goes with a strongly typed one."""
+    lo, hi = aval_of(lower), aval_of(upper)
+    signed = lo.dtype.kind == hi.dtype.kind == "i"
+    if lo.dtype is hi.dtype or (signed and lo.weak_type != hi.weak_type):
+        return
+    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                    f"{lo.dtype.name} and {hi.dtype.name}")
+
+
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """`body_fun(i, val)` for i in [lower, upper): a `scan` when the bounds are known at
     trace time (differentiable in reverse), else a `while_loop`.
@@ -163,6 +174,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     >>> lax.fori_loop(0, 3, lambda i, x: x * 2.0, jnp.ones(2)).tolist()
     [8.0, 8.0]
     """
+    _check_bounds(lower, upper)
     lo, hi = _concrete_int(lower), _concrete_int(upper)
     if lo is not None and hi is not None:
         def step(carry, _):

@@ -8,6 +8,8 @@ Array([0, 2, 4], dtype=int32)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..frontend import aval as avals
@@ -500,15 +502,32 @@ def erf_inv(x):
     return bind(P.erf_inv_p, x)
 
 
+def _axis_names(axis_name) -> tuple:
+    """A collective's axis names: one name, or a tuple or list of names (reduced over
+    all of them, as one axis of their combined members)."""
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _bind_collective(prim, x, axis_name):
+    """`prim` over each named axis in turn (a sum, max or min over several axes is the
+    same reduction over one axis after another), for every leaf of `x`."""
+    from ..frontend import pytree
+
+    def leaf_fn(leaf):
+        for name in _axis_names(axis_name):
+            leaf = bind(prim, leaf, axis_name=name)
+        return leaf
+
+    return pytree.tree_map(leaf_fn, x)
+
+
 def _collective(prim, what: str, example: str):
     def fn(x, axis_name):
-        from ..frontend import pytree
-
-        return pytree.tree_map(lambda leaf: bind(prim, leaf, axis_name=axis_name), x)
+        return _bind_collective(prim, x, axis_name)
 
     fn.__name__ = prim.name
-    fn.__doc__ = (f"The {what} of `x` over the members of the vmap axis `axis_name` (each "
-                  "member gets it).\n\n"
+    fn.__doc__ = (f"The {what} of `x` over the members of the vmap axis `axis_name` (a "
+                  "name or a tuple of names; each member gets it).\n\n"
                   "    >>> import jaxwg, jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
                   f"    >>> jaxwg.vmap(lambda v: lax.{prim.name}(v, 'i'), axis_name='i')"
                   f"(jnp.arange(3.0)).tolist()\n    {example}\n")
@@ -531,8 +550,51 @@ def pmean(x, axis_name):
     from ..frontend import pytree
     from ..frontend.trace import axis_size
 
-    size = axis_size(axis_name)
-    return pytree.tree_map(lambda leaf: div(bind(P.psum_p, leaf, axis_name=axis_name), size), x)
+    size = math.prod(axis_size(name) for name in _axis_names(axis_name))
+    return pytree.tree_map(lambda total: div(total, size), psum(x, axis_name))
+
+
+def axis_index(axis_name):
+    """This member's index (int32) along the vmap axis `axis_name`; with a tuple of
+    names, the index into their members flattened, the last name varying fastest.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: v + lax.axis_index("i"), axis_name="i")(jnp.zeros(3)).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    from ..frontend.trace import axis_size
+
+    first, *rest = _axis_names(axis_name)
+    index = bind(P.axis_index_p, axis_name=first)
+    for name in rest:
+        index = add(mul(index, axis_size(name)), bind(P.axis_index_p, axis_name=name))
+    return index
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every member's `x` (each leaf of the pytree), stacked along a new axis `axis`
+    or, `tiled`, concatenated along the existing axis `axis`; each member gets it.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(jnp.arange(2.0)).tolist()
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    from ..frontend import pytree
+    from ..frontend.trace import axis_size
+
+    if axis_index_groups is not None:
+        raise NotImplementedError("all_gather with axis_index_groups")
+
+    def gather(leaf):
+        rank = _aval_of(leaf).ndim + (not tiled)  # the output's rank
+        if not -rank <= axis < rank:
+            raise ValueError(f"axis {axis} is out of bounds for array of dimension {rank}")
+        return bind(P.all_gather_p, leaf, axis_name=axis_name, axis_size=axis_size(axis_name),
+                    all_gather_dimension=axis % rank, tiled=tiled)
+
+    return pytree.tree_map(gather, x)
 
 
 def stop_gradient(x):
@@ -554,4 +616,4 @@ def stop_gradient(x):
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
-           ("annotations", "np", "avals", "P", "bind")]
+           ("annotations", "math", "np", "avals", "P", "bind")]

@@ -186,11 +186,11 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     def flat(*xs):
         out = fun(*pytree.tree_unflatten(p_tree, xs))
         if has_aux:
-            out, aux = _split_aux(out, "jvp")
-            out_tree.append(pytree.tree_structure(aux))
+            out, aux_leaves, rebuild_aux = _split_aux(out, "jvp")
+            out_tree.append(rebuild_aux)
             out_leaves, tree = pytree.tree_flatten(out)
             out_tree.insert(0, tree)
-            return out_leaves + pytree.tree_leaves(aux)
+            return out_leaves + aux_leaves
         out_leaves, tree = pytree.tree_flatten(out)
         out_tree.append(tree)
         return out_leaves
@@ -200,12 +200,23 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     t_user = [_user_tangent(t, aval_of(p)) for p, t in zip(p_out[:n], t_out[:n])]
     result = (pytree.tree_unflatten(out_tree[0], p_out[:n]), pytree.tree_unflatten(out_tree[0], t_user))
     if has_aux:
-        return (*result, pytree.tree_unflatten(out_tree[1], p_out[n:]))
+        return (*result, out_tree[1](p_out[n:]))
     return result
 
 
 def _split_aux(out, what: str):
+    """A has_aux function's (output, aux) pair as the output, aux's traced leaves and
+    how to rebuild aux from their values: its other leaves (strings, Python numbers,
+    concrete arrays) pass through as they are, as in JAX."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise ValueError(f"{what} with has_aux=True requires the function to return a pair "
                          f"(output, aux), got {type(out).__name__}")
-    return out[0], out[1]
+    leaves, tree = pytree.tree_flatten(out[1])
+    traced = [isinstance(leaf, Tracer) for leaf in leaves]
+    kept = [None if t else leaf for leaf, t in zip(leaves, traced)]
+
+    def rebuild(values):
+        it = iter(values)
+        return pytree.tree_unflatten(tree, [next(it) if t else k for t, k in zip(traced, kept)])
+
+    return out[0], [leaf for leaf, t in zip(leaves, traced) if t], rebuild

@@ -511,12 +511,10 @@ P.transpose_rules[P.dot_general_p] = _dot_general_transpose
 # -- calls (jit, checkpoint) -------------------------------------------------------------
 
 
-def _renamed(params: dict, how: str) -> dict:
-    """A call's params for its JVP or transpose: a jit's name says so (as JAX's does);
-    a checkpoint is marked differentiated."""
-    if "name" in params:
-        return {**params, "name": f"{how}({params['name']})"}
-    return {**params, "differentiated": True}
+def _differentiated(params: dict) -> dict:
+    """A call's params for its JVP or transpose: a checkpoint is marked differentiated;
+    a jit keeps its name (as JAX 0.10's does)."""
+    return params if "name" in params else {**params, "differentiated": True}
 
 
 def _call_jvp(prim):
@@ -536,7 +534,7 @@ def _call_jvp(prim):
                             for t, a, d in zip(t_out, out_avals, differentiable) if d]
 
         args = list(primals) + [t for t, nz in zip(tangents, nonzero) if nz]
-        outs = call_staged(jvp_call, args, prim, **_renamed(params, "jvp"))
+        outs = call_staged(jvp_call, args, prim, **_differentiated(params))
         m = len(out_avals)
         it = iter(outs[m:])
         return outs[:m], [next(it) if d else Zero(tangent_aval(a))
@@ -559,7 +557,7 @@ def _call_transpose(prim):
 
         ct_values = [instantiate(ct) for ct in cts]
         outs = iter(call_staged(transposed_call, defined + ct_values, prim,
-                                **_renamed(params, "transpose")))
+                                **_differentiated(params)))
         return [next(outs) if u else None for u in undefined]
 
     return rule
@@ -568,6 +566,12 @@ def _call_transpose(prim):
 for _call in (P.jit_p, P.remat_p):
     P.jvp_rules[_call] = _call_jvp(_call)
     P.transpose_rules[_call] = _call_transpose(_call)
+
+
+# The primal keeps its name; the tangent is not named (as in JAX), so policies see
+# names on the primal side only.
+P.jvp_rules[P.name_p] = lambda primals, tangents, *, name: (P.name_p.bind(primals[0], name=name),
+                                                           tangents[0])
 
 
 # -- collectives -----------------------------------------------------------------------------
@@ -591,3 +595,19 @@ def _chosen_member_jvp(prim):
 
 _chosen_member_jvp(P.pmax_p)
 _chosen_member_jvp(P.pmin_p)
+defzero(P.axis_index_p)
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis_size, all_gather_dimension, tiled):
+    """Each member's cotangent is the sum over members of its own piece of theirs (JAX's
+    psum_scatter): the piece at its axis index of the psum."""
+    k = all_gather_dimension
+    sizes = list(aval_of(ct).shape)
+    sizes[k] = sizes[k] // axis_size if tiled else 1
+    starts = [0] * len(sizes)
+    starts[k] = lax.mul(P.axis_index_p.bind(axis_name=axis_name), sizes[k])
+    piece = lax.dynamic_slice(P.psum_p.bind(ct, axis_name=axis_name), starts, sizes)
+    return [piece if tiled else lax.squeeze(piece, (k,))]
+
+
+deflinear(P.all_gather_p, _all_gather_transpose)

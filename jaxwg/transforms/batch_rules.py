@@ -28,7 +28,7 @@ from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
-from .batching import batch_fun, batch_size, batched_first, move_axis
+from .batching import batch_fun, batch_size, batched_first, move_axis, own_axis_rules
 
 
 def _rank(v, d) -> int:
@@ -112,7 +112,7 @@ _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     P.square_p, P.integer_pow_p, P.add_p, P.add_any_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
     P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p, P.bitcast_convert_type_p,
-    P.clamp_p, P.copy_p, P.stop_gradient_p, P.threefry2x32_p)]
+    P.clamp_p, P.copy_p, P.stop_gradient_p, P.name_p, P.threefry2x32_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
 
@@ -216,14 +216,13 @@ def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
 
 
 def _call_rule(prim):
-    """A call (jit, checkpoint) of the batched jaxpr, every output batched at axis 0."""
+    """A call (jit, checkpoint) of the batched jaxpr, every output batched at axis 0; a
+    jit keeps its name (as JAX's does)."""
     def rule(vals, dims, *, jaxpr, **params):
         size = batch_size(vals, dims)
         moved, in_dims = batched_first(vals, dims, size)
         batched_call = batch_fun(lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, xs), size,
                                  in_dims)
-        if "name" in params:
-            params = {**params, "name": f"vmap({params['name']})"}
         outs = call_staged(batched_call, moved, prim, **params)
         return outs, [0] * len(outs)
 
@@ -238,11 +237,54 @@ def _collective_rule(prim):
     P.batch_rules[prim] = rule
 
 
+def _all_gather_rule(vals, dims, *, all_gather_dimension, **params):
+    """An all_gather over another axis: the batch axis first, gathered behind it."""
+    x = move_axis(vals[0], dims[0], 0, 0)
+    return P.all_gather_p.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
+
+
+# -- collectives over the level's own axis (`batching.own_axis_rules`) ----------------------
+
+
+def _psum_own(size, vals, dims, *, axis_name):
+    (x,), (d,) = vals, dims
+    if d is None:  # the same value in every member
+        return lax.mul(x, lax.convert_element_type(size, aval_of(x).dtype, weak_type=True)), None
+    return lax.reduce_sum(x, (d,)), None
+
+
+def _chosen_own(reduce):
+    """pmax/pmin: the reduction over the batch axis; an unbatched value is its own."""
+    def rule(size, vals, dims, *, axis_name):
+        (x,), (d,) = vals, dims
+        return (x if d is None else reduce(x, (d,))), None
+
+    return rule
+
+
+def _all_gather_own(size, vals, dims, *, axis_name, axis_size, all_gather_dimension, tiled):
+    """The batch axis moved to the gathered position (an unbatched value broadcast),
+    merged into the next axis when `tiled`; the result is the same in every member."""
+    k = all_gather_dimension
+    out = move_axis(vals[0], dims[0], k, size)
+    if tiled:
+        shape = aval_of(out).shape
+        out = lax.reshape(out, shape[:k] + (shape[k] * shape[k + 1],) + shape[k + 2:])
+    return out, None
+
+
 P.batch_rules[P.reshape_p] = _reshape_rule
 P.batch_rules[P.pad_p] = _pad_rule
 P.batch_rules[P.concatenate_p] = _concatenate_rule
 P.batch_rules[P.dot_general_p] = _dot_general_rule
 _call_rule(P.jit_p)
 _call_rule(P.remat_p)
-for _p in P.COLLECTIVES:
+for _p in P.REDUCING_COLLECTIVES:
     _collective_rule(_p)
+P.batch_rules[P.all_gather_p] = _all_gather_rule
+own_axis_rules[P.psum_p] = _psum_own
+own_axis_rules[P.pmax_p] = _chosen_own(lax.reduce_max)
+own_axis_rules[P.pmin_p] = _chosen_own(lax.reduce_min)
+own_axis_rules[P.axis_index_p] = lambda size, vals, dims, *, axis_name: (
+    lax.iota(np.int32, size), 0)
+own_axis_rules[P.all_gather_p] = _all_gather_own

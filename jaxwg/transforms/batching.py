@@ -7,7 +7,8 @@ binds the primitive once on whole batches: an elementwise op on the batched oper
 a reduction over shifted axes, a `dot_general` with one more batch dimension (so a
 batch of products is one tiled product, not a loop). Collectives over a named axis
 (`lax.psum`, `pmean`, `pmax`, `pmin`) reduce over the batch dimension of the level
-with that name and pass through the others.
+with that name (`own_axis_rules`) and pass through the others; `axis_index` and
+`all_gather` are read off the same batch dimension.
 
 >>> import jaxwg.numpy as jnp
 >>> vmap(lambda row: jnp.sum(row * row))(jnp.arange(6.0).reshape(2, 3)).tolist()
@@ -16,9 +17,11 @@ with that name and pass through the others.
 
 from __future__ import annotations
 
+import contextvars
+
 from ..frontend import pytree
 from ..frontend.aval import ShapedArray
-from ..frontend.trace import Trace, Tracer, describe_traced, full_raise, new_main
+from ..frontend.trace import Trace, Tracer, describe_traced, full_raise, new_main, wraps
 
 
 class BatchInfo:
@@ -29,6 +32,18 @@ class BatchInfo:
     def __init__(self, size: int, axis_name):
         self.size = size
         self.axis_name = axis_name
+
+
+# The level whose batching rule is running: a rule that batches a body (`batch_fun`:
+# jit, scan, cond, ...) gives the body's level the same axis name, so that collectives
+# inside the body reduce over it, as they would outside.
+_running_axis = contextvars.ContextVar("running_batch_axis", default=None)
+
+
+# Collectives over a level's own axis (`lax.psum(x, name)` inside `vmap(...,
+# axis_name=name)`), filled by `batch_rules`: (axis size, operands, their batch dims,
+# **params) -> (result, its batch dim). Collectives over other axes use `batch_rules`.
+own_axis_rules: dict = {}
 
 
 class BatchTracer(Tracer):
@@ -65,10 +80,12 @@ class BatchTrace(Trace):
     def process_primitive(self, primitive, tracers, params):
         from ..frontend import primitives as P
 
-        if primitive in P.COLLECTIVES and params["axis_name"] == self.main.global_data.axis_name:
-            return _reduce_over_batch(self, primitive, tracers[0])
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
+        info = self.main.global_data
+        if primitive in P.COLLECTIVES and params["axis_name"] == info.axis_name:
+            out, out_dim = own_axis_rules[primitive](info.size, vals, dims, **params)
+            return BatchTracer(self, out, out_dim)
         if all(d is None for d in dims):
             outs = primitive.bind(*vals, **params)
             out_list = outs if primitive.multiple_results else [outs]
@@ -77,7 +94,11 @@ class BatchTrace(Trace):
         rule = P.batch_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Batching rule for '{primitive.name}' not implemented")
-        out, out_dim = rule(vals, dims, **params)
+        running = _running_axis.set(info)
+        try:
+            out, out_dim = rule(vals, dims, **params)
+        finally:
+            _running_axis.reset(running)
         if primitive.multiple_results:
             return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
         return BatchTracer(self, out, out_dim)
@@ -117,8 +138,11 @@ def batched_first(vals, dims, size: int) -> tuple[list, list]:
 def batch_fun(fun, size: int, in_dims):
     """`fun(*xs) -> list` over batches: the arguments `in_dims` marks (0) batched at axis
     0, every output batched at axis 0 (broadcast if `fun` leaves it unbatched)."""
+    running = _running_axis.get()
+    axis_name = running.axis_name if running is not None else None
+
     def batched(*xs):
-        outs, out_dims = vmap_flat(fun, size, xs, in_dims)
+        outs, out_dims = vmap_flat(fun, size, xs, in_dims, axis_name)
         return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
     return batched
@@ -136,10 +160,12 @@ def batch_jaxpr(closed, size: int, in_dims, what: str):
 
 
 def vmap_flat(fun, size: int, args, in_dims, axis_name=None, debug_info=None):
-    """`fun(*args) -> list` on batches: (outputs, their batch dims or None)."""
+    """`fun(*args) -> list` on batches: (outputs, their batch dims or None). Unmapped
+    arguments are passed as they are (as JAX does), so they may be static arguments
+    of a `jit` inside."""
     with new_main(BatchTrace, BatchInfo(size, axis_name), debug_info=debug_info) as main:
         trace = BatchTrace(main)
-        outs = fun(*[BatchTracer(trace, a, d) for a, d in zip(args, in_dims)])
+        outs = fun(*[a if d is None else BatchTracer(trace, a, d) for a, d in zip(args, in_dims)])
         tracers = [full_raise(trace, o) for o in outs]
         return [t.val for t in tracers], [t.batch_dim for t in tracers]
 
@@ -205,6 +231,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # JAX reads a list in_axes as the tuple of arguments
 
+    doc = ("Vectorized version of {fun}. Takes similar arguments as {fun} but with additional "
+           "array axes over which {fun} is mapped.")
+    if getattr(fun, "__doc__", None):
+        doc += "\n\nOriginal documentation:\n\n{doc}"
+
+    @wraps(fun, doc)
     def vmapped(*args, **kwargs):
         leaves, in_tree = pytree.tree_flatten((args, kwargs))
         spec = (in_axes, {k: 0 for k in kwargs}) if isinstance(in_axes, tuple) else in_axes
@@ -232,23 +264,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
                     raise ValueError("vmap has mapped output but out_axes is None")
                 placed.append(out)
                 continue
-            rank = aval_of(out).ndim + (dim is None)
+            rank = aval_of(out).ndim + (dim is None)  # with the mapped axis
+            if not -rank <= want < rank:
+                raise ValueError(f"axis {want} is out of bounds for array of dimension {rank}")
             placed.append(move_axis(out, dim, want % rank, size))
         return pytree.tree_unflatten(out_tree, placed)
 
     return vmapped
-
-
-def _reduce_over_batch(trace: BatchTrace, primitive, tracer: BatchTracer):
-    """A collective over this level's axis: the reduction over the batch dimension,
-    unbatched (every member gets it)."""
-    from .. import lax
-    from ..frontend import primitives as P
-
-    x, d = tracer.val, tracer.batch_dim
-    if d is None:  # the same value in every member
-        out = lax.mul(x, trace.main.global_data.size) if primitive is P.psum_p else x
-    else:
-        reduce = {P.psum_p: lax.reduce_sum, P.pmax_p: lax.reduce_max, P.pmin_p: lax.reduce_min}
-        out = reduce[primitive](x, (d,))
-    return BatchTracer(trace, out, None)

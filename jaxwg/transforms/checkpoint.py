@@ -14,12 +14,12 @@ says to save. Policies are functions of an equation's primitive and params, as i
 
 from __future__ import annotations
 
-import functools
 from types import SimpleNamespace
 
 from ..frontend import primitives as P
 from ..frontend import pytree
 from ..frontend.jaxpr import call_staged
+from ..frontend.trace import wraps
 
 
 def _dots(prim, **params) -> bool:
@@ -30,14 +30,66 @@ def _dots_without_batch(prim, **params) -> bool:
     return prim is P.dot_general_p and not params["dimension_numbers"][1][0]
 
 
+def _named(prim, params, names) -> bool:
+    """Whether the equation is a `checkpoint_name` with one of `names`."""
+    return prim is P.name_p and params["name"] in names
+
+
+def save_only_these_names(*names):
+    """A policy that saves the values `checkpoint_name` gave one of `names`, and no others."""
+    return lambda prim, *_, **params: _named(prim, params, names)
+
+
+def save_any_names_but_these(*names):
+    """A policy that saves the values `checkpoint_name` named, except those with `names`."""
+    return lambda prim, *_, **params: prim is P.name_p and not _named(prim, params, names)
+
+
+def save_anything_except_these_names(*names):
+    """A policy that saves every value except those `checkpoint_name` gave one of `names`.
+    (The named value's producer is saved anyway, so this saves as much as
+    `everything_saveable`; JAX's version is `everything_saveable` outright.)"""
+    return lambda prim, *_, **params: not _named(prim, params, names)
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """A policy that saves what either policy saves."""
+    def policy(prim, *args, **params):
+        out1, out2 = policy_1(prim, *args, **params), policy_2(prim, *args, **params)
+        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+            raise ValueError("The return value of the policies should be a boolean. Got: "
+                             f"{out1} and {out2}. Please write a custom policy function "
+                             "directly, rather than using this helper function.")
+        return out1 or out2
+
+    return policy
+
+
 checkpoint_policies = SimpleNamespace(
-    nothing_saveable=lambda prim, **params: False,
-    everything_saveable=lambda prim, **params: True,
+    nothing_saveable=lambda prim, *_, **params: False,
+    everything_saveable=lambda prim, *_, **params: True,
     dots_saveable=_dots,
     checkpoint_dots=_dots,
     dots_with_no_batch_dims_saveable=_dots_without_batch,
     checkpoint_dots_with_no_batch_dims=_dots_without_batch,
+    save_only_these_names=save_only_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_anything_except_these_names=save_anything_except_these_names,
+    save_from_both_policies=save_from_both_policies,
 )
+
+
+def checkpoint_name(x, name):
+    """`x` (each leaf of the pytree) unchanged, named `name` for the policies of an
+    enclosing `checkpoint` (`save_only_these_names`, ...).
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> policy = checkpoint_policies.save_only_these_names("h")
+    >>> f = checkpoint(lambda x: jnp.sin(checkpoint_name(jnp.sin(x), "h")), policy=policy)
+    >>> round(jaxwg.grad(f)(1.0).item(), 6)
+    0.360039
+    """
+    return pytree.tree_map(lambda leaf: P.name_p.bind(leaf, name=name), x)
 
 
 def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
@@ -50,7 +102,7 @@ def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=())
     """
     static = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def checkpointed(*args):
         dynamic = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = pytree.tree_flatten(tuple(dynamic))

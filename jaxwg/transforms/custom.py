@@ -23,6 +23,7 @@ batched together.
 from __future__ import annotations
 
 import functools
+import inspect
 
 from ..frontend import primitives as P
 from ..frontend import pytree
@@ -48,15 +49,32 @@ class _Nondiff:
         return [a if i in self.nums else next(it) for i, a in enumerate(self.args)]
 
 
+def _positional(fun, args, kwargs, what: str) -> tuple:
+    """The arguments of a call as positional ones, defaults included, bound through
+    `fun`'s signature (as JAX does, so the rules see every argument in its place)."""
+    signature = inspect.signature(
+        (lambda *a, **k: None) if isinstance(fun, functools.partial) else fun)  # opaque, as JAX
+    try:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        passed = [k for k in bound.kwargs if k in kwargs]
+        if passed:
+            raise TypeError("The following keyword arguments could not be resolved to "
+                            f"positions: {', '.join(passed)}")
+    except TypeError as e:
+        raise TypeError(f"The input arguments to the {what}-decorated function "
+                        f"{getattr(fun, '__name__', fun)} could not be resolved to "
+                        f"positional-only arguments. Binding failed with the error:\n{e}") from e
+    return bound.args
+
+
 def _trace_call(fun, nondiff_argnums, args, kwargs, what: str):
-    """`fun(*args)` traced at the avals of its differentiated arguments' leaves:
-    (the `_Nondiff` split, closed jaxpr, captured outer tracers, leaves, their tree,
-    the output tree)."""
+    """`fun(*args, **kwargs)` traced at the avals of its differentiated arguments'
+    leaves: (the `_Nondiff` split, closed jaxpr, captured outer tracers, leaves, their
+    tree, the output tree)."""
     from ..frontend.array import aval_of
 
-    if kwargs:
-        raise TypeError(f"{what} functions take positional arguments only here")
-    nd = _Nondiff(nondiff_argnums, args)
+    nd = _Nondiff(nondiff_argnums, _positional(fun, args, kwargs, what))
     leaves, in_tree = pytree.tree_flatten(nd.diff)
     flat, out_tree = pytree.flatten_fun(lambda *d: fun(*nd.merge(d)), in_tree)
     closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, what))

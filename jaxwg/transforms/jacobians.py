@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..frontend import pytree
-from .ad import instantiate, jvp_flat, tangent_aval
+from ..frontend.trace import wraps
+from .ad import instantiate, is_differentiable, jvp_flat, tangent_aval
 from .batching import move_axis, vmap_flat
 from .reverse import _check_inputs, split_args, vjp
 
@@ -44,6 +45,12 @@ def _target(argnums, dyn: tuple):
     return dyn if isinstance(argnums, (tuple, list)) else dyn[0]
 
 
+# The docstring of the functions `jacfwd` and `jacrev` return (JAX's).
+_JACOBIAN_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argnums}. Takes the "
+                 "same arguments as {fun} but returns the jacobian of the output with respect "
+                 "to the arguments at positions {argnums}.")
+
+
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of `fun` with respect to `argnums`, by forward mode.
 
@@ -53,6 +60,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """
     from ..frontend.array import aval_of
 
+    @wraps(fun, _JACOBIAN_DOC, argnums=argnums)
     def jac(*args):
         partial, dyn = split_args(fun, args, argnums, "jacfwd")
         _check_inputs(dyn, "jacfwd", False, holomorphic)
@@ -111,6 +119,15 @@ def _column(t, start: int, in_aval):
     return lax.reshape(lax.slice(t, lo, hi), shape[:-1] + in_aval.shape)
 
 
+def _check_real_outputs(out_avals) -> None:
+    for aval in out_avals:
+        if not is_differentiable(aval):
+            raise TypeError(f"jacrev requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
+                            "differentiation of functions with integer outputs, use jax.vjp "
+                            "directly.")
+
+
 def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """The Jacobian of `fun` with respect to `argnums`, by reverse mode.
@@ -122,6 +139,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     from .. import lax
     from ..frontend.array import aval_of
 
+    @wraps(fun, _JACOBIAN_DOC, argnums=argnums)
     def jac(*args):
         partial, dyn = split_args(fun, args, argnums, "jacrev")
         _check_inputs(dyn, "jacrev", allow_int, holomorphic)
@@ -129,6 +147,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         y, f_vjp = out[0], out[1]
         y_leaves, out_tree = pytree.tree_flatten(y)
         out_avals = [aval_of(v) for v in y_leaves]
+        _check_real_outputs(out_avals)
         basis, total = _basis(out_avals)
 
         def pull(*cts):

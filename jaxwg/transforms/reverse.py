@@ -21,7 +21,7 @@ import numpy as np
 
 from ..frontend import pytree
 from ..frontend.jaxpr import eval_jaxpr, trace_to_jaxpr
-from ..frontend.trace import describe_traced
+from ..frontend.trace import describe_traced, wraps
 from .ad import (
     Zero,
     _split_aux,
@@ -89,15 +89,14 @@ class _Linearized:
 
 
 def _flatten_fun(fun, in_tree, out_trees: list, has_aux: bool, what: str):
-    """`fun` of pytrees as a function of flat leaves; the output (and aux) trees land
-    in `out_trees`."""
+    """`fun` of pytrees as a function of flat leaves; the output tree (and how to
+    rebuild aux, see `_split_aux`) land in `out_trees`."""
     def flat(*leaves):
         out = fun(*pytree.tree_unflatten(in_tree, leaves))
         if has_aux:
-            out, aux = _split_aux(out, what)
+            out, aux_leaves, rebuild_aux = _split_aux(out, what)
             out_leaves, tree = pytree.tree_flatten(out)
-            aux_leaves, aux_tree = pytree.tree_flatten(aux)
-            out_trees[:] = [tree, aux_tree, len(out_leaves)]
+            out_trees[:] = [tree, rebuild_aux, len(out_leaves)]
             return out_leaves + aux_leaves
         out_leaves, tree = pytree.tree_flatten(out)
         out_trees[:] = [tree, None, len(out_leaves)]
@@ -111,8 +110,8 @@ def _linearize_tree(fun, primals: tuple, has_aux: bool, what: str):
     trees: list = []
     lin = _Linearized(_flatten_fun(fun, in_tree, trees, has_aux, what), leaves,
                       describe_traced(fun, what))
-    out_tree, aux_tree, n = trees
-    aux = pytree.tree_unflatten(aux_tree, lin.primals_out[n:]) if has_aux else None
+    out_tree, rebuild_aux, n = trees
+    aux = rebuild_aux(lin.primals_out[n:]) if has_aux else None
     return lin, in_tree, out_tree, n, aux
 
 
@@ -156,8 +155,10 @@ def vjp(fun, *primals, has_aux: bool = False):
         ct = cts[0] if len(cts) == 1 else cts
         ct_leaves, ct_tree = pytree.tree_flatten(ct)
         if ct_tree != out_tree:
-            raise TypeError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                            f"structure of primal output {out_tree}.")
+            raise ValueError("unexpected tree structure.\n\nThe argument to a VJP function "
+                             "returned by `jax.vjp` must match the pytree structure of the "
+                             f"differentiated function {getattr(fun, '__name__', fun)}.\n\nBut "
+                             f"the tree structures differ: got {ct_tree}, expected {out_tree}.")
         cts_out = []
         for leaf, aval in zip(ct_leaves, lin.out_avals):
             if not is_differentiable(aval):
@@ -186,7 +187,11 @@ def split_args(fun, args: tuple, argnums, what: str):
     """`fun` as a function of the arguments `argnums` names (the others fixed), and those."""
     nums = _argnums_tuple(argnums)
     for i in nums:
-        if not -len(args) <= i < len(args):
+        if i < -len(args):
+            raise ValueError("Positional argument indices, e.g. for `static_argnums`, must have "
+                             "value greater than or equal to -len(args) and less than len(args), "
+                             f"but got value {i} for len(args) == {len(args)}.")
+        if i >= len(args):
             raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
                             f"least {max(nums) + 1} positional arguments to be passed by the "
                             f"caller, but got only {len(args)} positional arguments.")
@@ -217,6 +222,17 @@ def _check_inputs(dyn_args, what: str, allow_int: bool, holomorphic: bool) -> No
                             "allow_int to True.")
 
 
+# The docstrings of the functions `grad` and `value_and_grad` return (JAX's).
+_GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+             "same arguments as {fun} but returns the gradient, which has the same shape as "
+             "the arguments at positions {argnums}.")
+_VALUE_AND_GRAD_DOC = (
+    "Value and gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
+    "same arguments as {fun} but returns a two-element tuple where the first element is the "
+    "value of {fun} and the second element is the gradient, which has the same shape as the "
+    "arguments at positions {argnums}.")
+
+
 def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
                    allow_int: bool = False):
     """A function returning `fun`'s value and its gradient with respect to `argnums`.
@@ -230,6 +246,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
     single = not isinstance(argnums, (tuple, list))
 
+    @wraps(fun, _VALUE_AND_GRAD_DOC, argnums=argnums)
     def value_and_grad_f(*args, **kwargs):
         f = (lambda *a: fun(*a, **kwargs)) if kwargs else fun
         partial, dyn = split_args(f, args, argnums, "grad")
@@ -268,6 +285,7 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     """
     vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
+    @wraps(fun, _GRAD_DOC, argnums=argnums)
     def grad_f(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g

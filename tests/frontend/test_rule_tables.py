@@ -18,7 +18,8 @@ NOT_LINEAR = {
     "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
     "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",
-    "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin",
+    "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin", "axis_index",
+    "name",  # its JVP rule leaves the tangent unnamed
     "threefry2x32", "sort_permutation",
     # calls whose JVP rules replace them with the user's rules (the custom functions)
     "custom_jvp_call", "custom_vjp_call",
@@ -28,9 +29,10 @@ NOT_LINEAR = {
 NOT_YET = {
     "jvp_rules": set(),
     "transpose_rules": NOT_LINEAR,
-    # iota takes no operands, so no batched value ever reaches it; custom_lin is only
-    # transposed (a custom_vjp function's linear part), never evaluated or batched.
-    "batch_rules": {"iota", "custom_lin"},
+    # iota and axis_index take no operands, so no batched value ever reaches them (a
+    # vmap level reads axis_index off its own axis); custom_lin is only transposed (a
+    # custom_vjp function's linear part), never evaluated or batched.
+    "batch_rules": {"iota", "axis_index", "custom_lin"},
 }
 
 

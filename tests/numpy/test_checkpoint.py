@@ -58,3 +58,57 @@ def test_the_backward_pass_recomputes_what_is_not_saved():
     assert saved_values(policy=jaxwg.checkpoint_policies.dots_saveable) == 1
     text = str(jaxwg.make_jaxpr(jaxwg.checkpoint(lambda v: jnp.sin(v)))(1.0))
     assert "remat2[" in text and "differentiated=False" in text and "prevent_cse=True" in text
+
+
+def _named_net(m, N, policy):
+    name = m.ad_checkpoint.checkpoint_name
+
+    def layer(w, x):
+        return name(N.tanh(name(x @ w, "pre")), "act")
+
+    layer = m.checkpoint(layer, policy=policy)
+    return lambda ws, x: N.sum(layer(ws[1], layer(ws[0], x)) ** 2)
+
+
+NAMED_POLICIES = {
+    "save_only_these_names": lambda P: P.save_only_these_names("pre"),
+    "save_any_names_but_these": lambda P: P.save_any_names_but_these("act"),
+    "save_anything_except_these_names": lambda P: P.save_anything_except_these_names("pre"),
+    "save_from_both_policies": lambda P: P.save_from_both_policies(
+        P.nothing_saveable, P.save_only_these_names("pre")),
+}
+
+
+@pytest.mark.parametrize("policy", sorted(NAMED_POLICIES))
+def test_named_policies_match_jax(platform, policy):
+    import jax.ad_checkpoint  # noqa: F401 - JAX does not import it with jax
+
+    ws, x = _inputs()
+    make = NAMED_POLICIES[policy]
+    ours = jaxwg.grad(_named_net(jaxwg, jnp, make(jaxwg.checkpoint_policies)))
+    theirs = jax.grad(_named_net(jax, jax_numpy, make(jax.checkpoint_policies)))
+    for a, b in zip(ours([jnp.asarray(w) for w in ws], jnp.asarray(x)), theirs(ws, x)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-5, atol=1e-6)
+
+
+def test_named_values_are_what_the_policy_saves():
+    import jax.ad_checkpoint  # noqa: F401
+
+    ws, x = _inputs()
+    args = ([jnp.asarray(w) for w in ws], jnp.asarray(x))
+    policies = jaxwg.ad_checkpoint.checkpoint_policies
+    assert policies is jaxwg.checkpoint_policies
+
+    def saved_values(policy):
+        jaxpr = jaxwg.make_jaxpr(jaxwg.grad(_named_net(jaxwg, jnp, policy)))(*args)
+        first = next(e for e in jaxpr.eqns if e.primitive.name == "remat2")
+        return [v.aval.shape for v in first.out_binders[1:]]  # beyond the layer's output
+
+    assert saved_values(policies.save_only_these_names("pre")) == [(3, 5)]
+    assert saved_values(policies.save_only_these_names("other")) == []
+    assert saved_values(policies.save_any_names_but_these("pre")) == []  # "act" is no residual
+    with pytest.raises(ValueError, match="should be a boolean"):
+        saved_values(policies.save_from_both_policies(lambda *a, **k: None, policies.dots_saveable))
+    ours = str(jaxwg.make_jaxpr(lambda v: jaxwg.ad_checkpoint.checkpoint_name(v, "h"))(1.0))
+    theirs = str(jax.make_jaxpr(lambda v: jax.ad_checkpoint.checkpoint_name(v, "h"))(1.0))
+    assert ours == theirs

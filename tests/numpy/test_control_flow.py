@@ -178,3 +178,18 @@ def test_errors():
         lax.scan(lambda c, x: (jnp.ones(2), x), 0.0, jnp.ones(3))
     with pytest.raises(TypeError, match="Pred must be a scalar"):
         lax.cond(jnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
+
+
+FORI_BOUNDS = [(0.0, 3), (0, np.int32(3)), (np.uint32(0), 3), (0, 3.0), (0.0, 3.0),
+               (np.int32(0), np.int32(3)), (np.uint32(0), np.int32(3))]
+
+
+@pytest.mark.parametrize("bounds", FORI_BOUNDS, ids=str)
+def test_fori_loop_bound_types_match_jax(bounds):
+    def run(L):
+        try:
+            return float(L.fori_loop(*bounds, lambda i, x: x + 1.0, 0.0))
+        except TypeError as e:
+            return str(e)
+
+    assert run(lax) == run(jax.lax)

@@ -144,3 +144,45 @@ def test_nondiff_argnums_match_jax():
     got = jaxwg.grad(make(jaxwg.custom_jvp, jaxwg.custom_vjp, jnp))(x)
     want = jax.grad(make(jax.custom_jvp, jax.custom_vjp, jax_numpy))(x)
     np.testing.assert_allclose(float(got), float(want), rtol=1e-6)
+
+
+def _with_defaults(m, N):
+    @m.custom_jvp
+    def f(x, y=2.0, *, z=1.0):
+        return N.sin(x) * y * z
+
+    @f.defjvp
+    def f_jvp(primals, tangents):  # the default y arrives as a positional argument
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), 3.0 * tx * y + ty
+
+    @m.custom_vjp
+    def g(x, y=2.0):
+        return x * y
+
+    g.defvjp(lambda x, y: (x * y, (x, y)), lambda r, c: (c * r[1] * 10, c * r[0]))
+    return f, g
+
+
+KEYWORD_CALLS = {
+    "jvp_keyword": lambda m, f, g: m.grad(f)(1.0, y=2.0),
+    "jvp_all_keywords": lambda m, f, g: m.grad(lambda x: f(y=3.0, x=x))(1.0),
+    "jvp_default": lambda m, f, g: m.grad(f)(1.0),
+    "jvp_forward": lambda m, f, g: m.jvp(lambda x, y: f(y=y, x=x), (1.0, 2.0), (1.0, 1.0))[1],
+    "vjp_keyword": lambda m, f, g: m.grad(lambda x: g(y=3.0, x=x))(1.0),
+    "vjp_default": lambda m, f, g: m.grad(g, argnums=0)(1.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_CALLS))
+def test_keyword_arguments_resolve_to_positions_as_in_jax(name):
+    got = KEYWORD_CALLS[name](jaxwg, *_with_defaults(jaxwg, jnp))
+    want = KEYWORD_CALLS[name](jax, *_with_defaults(jax, jax_numpy))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("m", [jaxwg, jax], ids=lambda m: m.__name__)
+def test_keyword_only_arguments_are_an_error_as_in_jax(m):
+    f, _ = _with_defaults(m, jnp if m is jaxwg else jax_numpy)
+    with pytest.raises(TypeError, match="could not be resolved to positions: z"):
+        f(1.0, z=3.0)

@@ -149,3 +149,38 @@ def test_bad_shapes_raise_at_trace_time():
     with pytest.raises(TypeError, match=r"add got incompatible shapes for broadcasting: "
                                         r"\(3,\), \(4,\)"):
         jaxwg.make_jaxpr(lambda x, y: x + y)(jnp.ones(3), jnp.ones(4))
+
+
+def _documented(x):
+    """Sums the sines."""
+    return (x * 0.5).sum()
+
+
+def _undocumented(x):
+    return (x * 0.5).sum()
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "vmap", "jacfwd", "jacrev",
+                                       "hessian", "jit", "checkpoint", "remat"])
+@pytest.mark.parametrize("fun", [_documented, _undocumented], ids=lambda f: f.__name__)
+def test_transformed_functions_keep_name_and_doc_as_jax(transform, fun):
+    ours, theirs = getattr(jaxwg, transform)(fun), getattr(jax, transform)(fun)
+    for attr in ("__name__", "__qualname__", "__module__", "__doc__"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr
+    assert (getattr(ours, "__wrapped__", None) is fun) == (getattr(theirs, "__wrapped__", None) is fun)
+
+
+INNER_CALLS = {
+    "jit_of_grad": lambda m, f: m.jit(m.grad(f)),
+    "jit_of_vmap": lambda m, f: m.jit(m.vmap(f)),
+    "grad_of_jit": lambda m, f: m.grad(m.jit(f)),
+    "vmap_of_jit": lambda m, f: m.vmap(m.jit(f)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INNER_CALLS))
+def test_inner_jit_names_match_jax(name):
+    x = np.ones((2, 3), np.float32) if "vmap" in name else np.float32(1.0)
+    names = [re.findall(r"\bname=(\S+)", str(m.make_jaxpr(INNER_CALLS[name](m, _documented))(x)))
+             for m in (jaxwg, jax)]
+    assert names[0] == names[1] != []

@@ -101,6 +101,14 @@ def test_compositions():
     assert made.shape == (4, 2)
 
 
+def test_unmapped_arguments_reach_static_arguments_of_jit():
+    x = np.arange(3.0, dtype=np.float32)
+    for static in ({"static_argnums": 1}, {"static_argnames": "n"}):
+        got = jaxwg.vmap(jaxwg.jit(lambda x, n: x**n, **static), in_axes=(0, None))(jnp.asarray(x), 2)
+        want = jax.vmap(jax.jit(lambda x, n: x**n, **static), in_axes=(0, None))(x, 2)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+
+
 def test_named_axis_collectives_match_jax():
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
 
@@ -125,6 +133,96 @@ def test_named_axis_collectives_match_jax():
     np.testing.assert_allclose(np.asarray(g(jnp.asarray(x))), np.asarray(gj(x)), rtol=1e-6)
     with pytest.raises(NameError, match="unbound axis name: j"):
         lax.psum(jnp.ones(2), "j")
+
+
+def _same_as_jax(make):
+    """`make(vmap-module, lax-module, numpy-module)` run with jaxwg and with JAX."""
+    got = make(jaxwg, lax, jnp)
+    want = make(jax, jax.lax, jax_numpy)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+
+
+M = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+W = np.arange(18.0, dtype=np.float32).reshape(3, 3, 2)
+
+NESTED_COLLECTIVES = {
+    "jit": lambda m, L, n: m.vmap(m.jit(lambda v: L.psum(v, "i")), axis_name="i")(M),
+    "jit_pmean": lambda m, L, n: m.vmap(m.jit(lambda v: L.pmean(v, "i")), axis_name="i")(M),
+    "scan": lambda m, L, n: m.vmap(
+        lambda v: L.scan(lambda c, x: (c + L.psum(x, "i"), c), 0.0, v)[0], axis_name="i")(M),
+    "cond": lambda m, L, n: m.vmap(
+        lambda v: L.cond(v[0] > 1, lambda v: L.psum(v, "i"), lambda v: -v, v), axis_name="i")(M),
+    "jit_unbatched": lambda m, L, n: m.vmap(m.jit(lambda a, c: L.psum(c, "i") + a),
+                                            in_axes=(0, None), axis_name="i")(M, M[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NESTED_COLLECTIVES))
+def test_collectives_inside_nested_traces_match_jax(name):
+    _same_as_jax(NESTED_COLLECTIVES[name])
+
+
+UNBATCHED_COLLECTIVES = {
+    "closed_over": lambda m, L, n: m.vmap(lambda a, c: L.psum(c * 2.0, "i"), in_axes=(0, None),
+                                          axis_name="i")(n.ones(3), n.ones(2)),
+    "python_scalar": lambda m, L, n: m.vmap(lambda x: L.psum(1, "i") * x, axis_name="i")(n.ones(3)),
+    "pmean_of_constant": lambda m, L, n: m.vmap(lambda x: L.pmean(2.0, "i") * x,
+                                                axis_name="i")(n.ones(3)),
+    "pmax_of_constant": lambda m, L, n: m.vmap(lambda x: L.pmax(2.0, "i") * x,
+                                               axis_name="i")(n.ones(3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNBATCHED_COLLECTIVES))
+def test_collectives_of_unbatched_values_match_jax(name):
+    _same_as_jax(UNBATCHED_COLLECTIVES[name])
+
+
+def _nested(m, f):
+    return m.vmap(m.vmap(f, axis_name="j"), axis_name="i")
+
+
+AXIS_COLLECTIVES = {
+    "psum_two_axes": lambda m, L, n: _nested(m, lambda v: L.psum(v, ("i", "j")))(M),
+    "pmean_two_axes": lambda m, L, n: _nested(m, lambda v: L.pmean(v, ["j", "i"]))(M),
+    "pmax_two_axes": lambda m, L, n: _nested(m, lambda v: L.pmax(v, ("i", "j")))(M),
+    "axis_index": lambda m, L, n: m.vmap(lambda v: v + L.axis_index("i"), axis_name="i")(M),
+    "axis_index_in_jit": lambda m, L, n: m.vmap(m.jit(lambda v: L.axis_index("i")),
+                                                axis_name="i")(M),
+    "axis_index_two_axes": lambda m, L, n: _nested(m, lambda v: L.axis_index(("i", "j")))(M),
+    "all_gather": lambda m, L, n: m.vmap(lambda v: L.all_gather(v, "i"), axis_name="i")(M),
+    "all_gather_axis_1": lambda m, L, n: m.vmap(lambda v: L.all_gather(v, "i", axis=-1),
+                                                axis_name="i")(M),
+    "all_gather_tiled": lambda m, L, n: m.vmap(m.jit(lambda v: L.all_gather(v, "i", tiled=True)),
+                                               axis_name="i")(M),
+    "all_gather_unbatched": lambda m, L, n: m.vmap(lambda v, c: L.all_gather(c, "i"),
+                                                   in_axes=(0, None), axis_name="i")(M, M[0]),
+    "all_gather_outer_axis": lambda m, L, n: _nested(m, lambda v: L.all_gather(v, "i"))(M),
+    "all_gather_grad": lambda m, L, n: m.vmap(
+        m.grad(lambda v, w: (L.all_gather(v, "i") * w).sum()), axis_name="i")(M, W),
+    "all_gather_tiled_grad": lambda m, L, n: m.vmap(
+        m.grad(lambda v, w: (L.all_gather(v, "i", tiled=True) * w.reshape(6)).sum()),
+        axis_name="i")(M, W),
+    "all_gather_grad_outside": lambda m, L, n: m.grad(lambda x: m.vmap(
+        lambda v, w: (L.all_gather(v, "i") * w).sum(), axis_name="i")(x, W).sum())(M),
+    "all_gather_jvp": lambda m, L, n: m.jvp(
+        m.vmap(lambda v: L.all_gather(v, "i", axis=1), axis_name="i"), (M,), (M * 2,))[1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXIS_COLLECTIVES))
+def test_axis_collectives_match_jax(name):
+    _same_as_jax(AXIS_COLLECTIVES[name])
+
+
+def test_collective_errors_match_jax():
+    with pytest.raises(NameError, match="unbound axis name: j"):
+        jaxwg.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="i")(jnp.ones(3))
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        lax.axis_index("i")
+    with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
+        jaxwg.vmap(lambda v: lax.all_gather(v, "i", axis=2), axis_name="i")(jnp.ones((3, 2)))
 
 
 @pytest.mark.parametrize("name", ["jacfwd", "jacrev"])
@@ -162,3 +260,9 @@ def test_errors_match_jax():
         jaxwg.vmap(lambda a: a, out_axes=None)(jnp.ones(3))
     with pytest.raises(ValueError, match="len\\(in_axes\\)=2, len\\(args\\)=1"):
         jaxwg.vmap(lambda a: a, in_axes=(0, 0))(jnp.ones(3))
+    for out_axes in (3, -4, (0, 5)):
+        for m, n in ((jaxwg, jnp), (jax, jax_numpy)):
+            with pytest.raises(ValueError, match="is out of bounds for array of dimension 3"):
+                m.vmap(lambda a: (a, a), out_axes=out_axes)(n.ones((3, 2, 2)))
+    with pytest.raises(ValueError, match="axis 1 is out of bounds for array of dimension 1"):
+        jaxwg.vmap(lambda a: 1.0, out_axes=1)(jnp.ones(3))
