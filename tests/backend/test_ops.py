@@ -374,3 +374,43 @@ def test_sin_and_cos_over_the_float32_range(webgpu, op, exact):
     bound = 4 * ulp + np.where(np.abs(x) <= 1e5, 1e-11, 0.0)
     err = np.abs(got[:-3].astype(np.float64) - want)
     assert np.all(err <= bound), (x[err > bound][:5], got[:-3][err > bound][:5], want[err > bound][:5])
+
+
+def test_where_on_indices_computes_only_the_taken_value():
+    """A where whose condition tests indices and whose values read inputs nothing else
+    reads becomes an `if`: the value of the other branch is not computed."""
+    def wgsl(exp):
+        b = WgslBuilder()
+        codegen = ExpCodegen(b, load=lambda arg, index: f"in{arg}[{index}]")
+        codegen.count_references(exp)
+        return "\n".join(b.lines + [codegen.run(exp)])
+
+    g = alu.gidx(8)
+    x, y = alu.load(0, dt.float32, g), alu.load(1, dt.float32, g - 4)
+    text = wgsl(alu.where(g.lt(4), alu.unary(Op.EXP, x), y * 2.0))
+    assert "if (gidx < 4i)" in text and "select" not in text, text
+    # a data-dependent condition, or values that are used elsewhere too, stay a select
+    assert "select" in wgsl(alu.where(x.lt(0.0), alu.unary(Op.EXP, x), y))
+    assert "select" in wgsl(alu.where(g.lt(4), x, y) + x * y)
+
+
+@pytest.mark.parametrize("parts", [[5, 3], [1, 7, 2, 9, 4, 6], [64, 1, 1000]])
+def test_concatenations_through_branches(webgpu, parts):
+    """Nested wheres on index ranges (a concatenation), with values that share a node and
+    specials in every part: each element comes from its own part."""
+    total, starts = sum(parts), np.cumsum([0] + parts)
+    g = alu.gidx(total)
+    rng = np.random.default_rng(len(parts))
+    inputs = [rng.standard_normal(n).astype(np.float32) for n in parts]
+    for x, special in zip(inputs, [np.inf, np.nan, -np.inf, -0.0] * 2):
+        x[-1] = special  # NaN or inf next door must not leak into another part
+    exp = None
+    for arg in reversed(range(len(parts))):
+        v = alu.load(arg, dt.float32, g - int(starts[arg]))
+        value = v * v - v  # a node used twice within the branch
+        exp = value if exp is None else alu.where(g.lt(int(starts[arg + 1])), value, exp)
+    kernel = Kernel(len(parts), total, exp)
+    got = run_kernel(webgpu, kernel, inputs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = np.concatenate([x * x - x for x in inputs])
+    assert_equal_values(got, want, str(parts))
