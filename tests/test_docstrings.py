@@ -5,6 +5,8 @@ import inspect
 import pytest
 
 import jaxwg
+import jaxwg.example_libraries.optimizers
+import jaxwg.example_libraries.stax
 import jaxwg.lax
 import jaxwg.numpy
 import jaxwg.nn
@@ -23,7 +25,9 @@ def _public(module):
 
 
 FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy, jaxwg.random, jaxwg.nn,
-                             jaxwg.nn.initializers, jaxwg.scipy.special) for f in _public(m))
+                             jaxwg.nn.initializers, jaxwg.scipy.special,
+                             jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
+                 for f in _public(m))
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

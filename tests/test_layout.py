@@ -19,6 +19,7 @@ ALLOWED = {
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
     "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
     "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "config", "errors"},
+    "example_libraries": {"lax", "numpy", "nn", "random", "tree_util", "example_libraries"},
 }
 
 
