@@ -122,9 +122,19 @@ def _keyword_positions(sig: inspect.Signature | None) -> list[tuple[int, str]]:
 
 
 @functools.lru_cache(maxsize=64)
+@functools.cache
 def _arrays_tree(n: int):
     """The tree `_flatten` finds for `n` positional arrays: ([*, ...], {})."""
     return pytree.tree_structure(([0] * n, {}))
+
+
+def _same_call(last: tuple, key: tuple) -> bool:
+    """Whether two jit cache keys are equal, by identity where a loop's calls share
+    objects (the tree, the avals of the last outputs, the device, the program key)."""
+    (tree, avals, static, device, program), (tree2, avals2, static2, device2, program2) = last, key
+    return (device is device2 and program is program2 and len(avals) == len(avals2)
+            and all(a is b for a, b in zip(avals, avals2)) and (tree is tree2 or tree == tree2)
+            and static == static2)
 
 
 def _typed(static: tuple) -> tuple:
@@ -350,6 +360,9 @@ class Jitted:
             fun, (self._static_argnums, self._static_argnames, self._donate))
         self._hits = 0
         self._misses = 0
+        # The last call's (tree, avals, typed static, device, program key) and entry: a
+        # loop calls with the same aval objects (its own outputs) and skips the lookup.
+        self._last: tuple | None = None
 
     @property
     def _name(self) -> str:
@@ -452,14 +465,20 @@ class Jitted:
         in_avals = tuple(aval_of(x) for x in leaves)
         device = self._device(leaves, args, kwargs)
         key = (in_tree, in_avals, _typed(static), device, config.program_key())
+        last = self._last
+        if last is not None and _same_call(last[0], key):
+            self._hits += 1  # the counters are approximate under threads
+            return last[1]
         entry = self._cache.get(key)
         if entry is not None:
-            self._hits += 1  # the counters are approximate under threads
+            self._hits += 1
+            self._last = (key, entry)
             return entry
         self._misses += 1
         closed, out_tree = self._trace(len(args), static, in_tree, in_avals)
         entry = _Compiled(closed, out_tree, lower_to_program(closed, device, self._name))
         self._cache.put(key, entry)
+        self._last = (key, entry)
         return entry
 
     def _stage(self, n_args: int, static, leaves, in_tree):
@@ -517,6 +536,7 @@ class Jitted:
     def clear_cache(self) -> None:
         self._cache.clear()
         self._traces.clear()
+        self._last = None
 
     def __get__(self, obj, objtype=None):
         if obj is None:

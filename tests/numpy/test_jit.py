@@ -330,6 +330,25 @@ def _webgpu_device():
     return device
 
 
+def test_calls_on_the_same_arrays_see_config_and_static_changes(platform):
+    """A loop's calls share aval objects and skip the cache lookup (jit._same_call):
+    a config change or a static argument of another type still makes a new program."""
+    f = jaxwg.jit(lambda x, n: x * n, static_argnums=1)
+    x = jnp.ones(2)
+    for _ in range(3):
+        x = f(x, 2)
+    assert f._cache_info() == {"hits": 2, "misses": 1, "size": 1}
+    assert f(x, 2.0).dtype == jnp.float32 and f(x, True).dtype == jnp.float32
+    assert f._cache_info()["misses"] == 3
+    jaxwg.config.update("jax_enable_x64", True)
+    try:
+        assert f(x, 2.0).dtype == jnp.float32
+    finally:
+        jaxwg.config.update("jax_enable_x64", False)
+    assert f._cache_info()["misses"] == 4
+    assert_array(f(x, 2), np.full(2, 16.0, np.float32))
+
+
 def test_programs_are_cached_per_device():
     gpu = _webgpu_device()
     f = jaxwg.jit(lambda x, s: x * 2 + s)
