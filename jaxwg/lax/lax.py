@@ -510,10 +510,13 @@ def _axis_names(axis_name) -> tuple:
 
 def _bind_collective(prim, x, axis_name):
     """`prim` over each named axis in turn (a sum, max or min over several axes is the
-    same reduction over one axis after another), for every leaf of `x`."""
+    same reduction over one axis after another), for every leaf of `x`; a sum of bools
+    counts them in int32, as JAX's does."""
     from ..frontend import pytree
 
     def leaf_fn(leaf):
+        if prim is P.psum_p and _aval_of(leaf).dtype.is_bool:
+            leaf = convert_element_type(leaf, "int32")
         for name in _axis_names(axis_name):
             leaf = bind(prim, leaf, axis_name=name)
         return leaf
@@ -540,18 +543,25 @@ pmin = _collective(P.pmin_p, "minimum", "[0.0, 0.0, 0.0]")
 
 
 def pmean(x, axis_name):
-    """The mean of `x` over the members of the vmap axis `axis_name`.
+    """The mean of `x` over the members of the vmap axis `axis_name`; integers and
+    bools average to floats, as JAX's true division gives.
 
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> from jaxwg import lax
-    >>> jaxwg.vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(jnp.arange(3.0)).tolist()
-    [1.0, 1.0, 1.0]
+    >>> jaxwg.vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(jnp.arange(4)).tolist()
+    [1.5, 1.5, 1.5, 1.5]
     """
     from ..frontend import pytree
     from ..frontend.trace import axis_size
 
     size = math.prod(axis_size(name) for name in _axis_names(axis_name))
-    return pytree.tree_map(lambda total: div(total, size), psum(x, axis_name))
+
+    def mean(total):
+        if not _aval_of(total).dtype.is_float:
+            total = convert_element_type(total, float)
+        return div(total, size)
+
+    return pytree.tree_map(mean, psum(x, axis_name))
 
 
 def axis_index(axis_name):

@@ -208,6 +208,12 @@ AXIS_COLLECTIVES = {
         lambda v, w: (L.all_gather(v, "i") * w).sum(), axis_name="i")(x, W).sum())(M),
     "all_gather_jvp": lambda m, L, n: m.jvp(
         m.vmap(lambda v: L.all_gather(v, "i", axis=1), axis_name="i"), (M,), (M * 2,))[1],
+    "pmean_of_ints": lambda m, L, n: m.vmap(lambda v: L.pmean(v, "i"), axis_name="i")(
+        n.array([1, 2, 3, 4])),
+    "pmean_of_bools": lambda m, L, n: m.vmap(lambda v: L.pmean(v, "i"), axis_name="i")(
+        n.array([True, False, True, True])),
+    "psum_of_bools": lambda m, L, n: m.vmap(lambda v: L.psum(v, "i"), axis_name="i")(
+        n.array([True, False, True])),
 }
 
 
