@@ -243,15 +243,23 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1):
             pytree.tree_unflatten(y_tree, outs[n_carry:]))
 
 
-def map(f, xs):
+def map(f, xs, *, batch_size: int | None = None):
     """`f` applied to each slice of `xs` along its leading axis, stacked (a scan).
+    `batch_size` only changes how the work is run, never the result: JAX maps each
+    batch with `vmap`; jaxwg unrolls that many steps of the scan into one body.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
     >>> lax.map(lambda x: x * x, jnp.arange(3.0)).tolist()
     [0.0, 1.0, 4.0]
+    >>> lax.map(lambda x: x + 1, jnp.arange(5), batch_size=2).tolist()
+    [1, 2, 3, 4, 5]
     """
-    return scan(lambda _, x: ((), f(x)), (), xs)[1]
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)):
+        raise TypeError(f"lax.map batch_size must be an int, got {batch_size!r}")
+    if batch_size is not None and batch_size < 0:
+        raise TypeError(f"lax.map batch_size must be positive, got {batch_size}")
+    return scan(lambda _, x: ((), f(x)), (), xs, unroll=batch_size or 1)[1]
 
 
 def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):

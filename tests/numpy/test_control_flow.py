@@ -53,6 +53,7 @@ PROGRAMS = {
         reverse=True), [(5,), (5,)]),
     "scan rnn": (lambda L, N: _rnn(L, N), None),
     "map": (lambda L, N: lambda x: L.map(lambda r: N.sum(N.exp(r)), x), [(4, 3)]),
+    "map in batches": (lambda L, N: lambda x: L.map(lambda r: N.sin(r) * r, x, batch_size=3), [(7, 2)]),
     # the composition of affine maps v -> a v + b (associative), over a pytree
     "associative_scan": (lambda L, N: lambda a, b: L.associative_scan(
         lambda p, q: (p[0] * q[0], p[1] * q[0] + q[1]), (a, b)), [(7,), (7,)]),
