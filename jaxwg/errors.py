@@ -35,6 +35,15 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that created it."""
 
 
+class JAXIndexError(IndexError):
+    """Base of the indexing errors (an IndexError)."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """A boolean index whose values are not known while tracing: the shape of the result
+    would depend on them (use `jnp.where` instead)."""
+
+
 def concretization_message(what: str, aval) -> str:
     return (f"Attempted {what} of traced array with shape {aval.str_short()}.\n"
             "The value is not known while tracing (inside jit or make_jaxpr). Use "

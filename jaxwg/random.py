@@ -36,7 +36,9 @@ from . import lax
 from . import numpy as jnp
 from .config import config
 from .frontend.array import aval_of
+from .frontend.aval import canonical_dtype
 from .frontend.trace import Tracer
+from .numpy._util import canonicalize_axis
 from .transforms.custom import custom_jvp
 
 __all__ = ["PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare",
@@ -166,8 +168,12 @@ def bits(key, shape=(), dtype=None):
     return lax.convert_element_type(lax.bitwise_xor(b0, b1), dtype)
 
 
-def _float_dtype(dtype):
-    dtype = np.dtype(np.float32 if dtype is None else dtype)
+def _float_dtype(dtype, what: str):
+    """The dtype of `what`'s samples: float32 by default, float64 narrowed unless x64 is
+    on (as JAX); JAX's ValueError for a dtype that is not a float."""
+    dtype = np.dtype(np.float32) if dtype is None else canonical_dtype(dtype).np
+    if dtype.kind != "f":
+        raise ValueError(f"dtype argument to `{what}` must be a float dtype, got {dtype.name}")
     if dtype not in (np.float32, np.float16):
         raise TypeError(f"random: only float32 and float16 samples are supported, got {dtype}")
     return dtype
@@ -182,7 +188,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     >>> bool((x >= -2.0).all() and (x < 3.0).all())
     True
     """
-    dtype, shape = _float_dtype(dtype), _shape(shape)
+    dtype, shape = _float_dtype(dtype, "uniform"), _shape(shape)
     raw = bits(key, shape)
     nmant = np.finfo(dtype).nmant
     if dtype == np.float32:
@@ -206,7 +212,7 @@ def normal(key, shape=(), dtype=None):
     >>> abs(float(random.normal(random.PRNGKey(0), (10000,)).mean())) < 0.05
     True
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "normal")
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
     u = uniform(key, shape, dtype, lo, 1.0)
     return lax.mul(lax.erf_inv(u), float(np.sqrt(np.array(2.0, dtype))))
@@ -296,7 +302,7 @@ def laplace(key, shape=(), dtype=None):
     >>> random.laplace(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "laplace")
     u = uniform(key, shape, dtype, -1.0 + float(np.finfo(dtype).epsneg), 1.0)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
@@ -308,7 +314,7 @@ def logistic(key, shape=(), dtype=None):
     >>> random.logistic(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "logistic")
     u = uniform(key, shape, dtype, float(np.finfo(dtype).tiny), 1.0)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
@@ -320,7 +326,7 @@ def cauchy(key, shape=(), dtype=None):
     >>> random.cauchy(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "cauchy")
     u = uniform(key, shape, dtype, float(np.finfo(dtype).eps), 1.0)
     return lax.tan(lax.mul(lax.sub(u, 0.5), float(np.pi)))
 
@@ -332,7 +338,7 @@ def gumbel(key, shape=(), dtype=None):
     >>> random.gumbel(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "gumbel")
     u = uniform(key, shape, dtype, float(np.finfo(dtype).tiny), 1.0)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
@@ -345,7 +351,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     >>> bool((x > -1.0).all() and (x < 2.0).all())
     True
     """
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "truncated_normal")
     lower = jnp.asarray(lower, dtype)
     upper = jnp.asarray(upper, dtype)
     shape = np.broadcast_shapes(lower.shape, upper.shape) if shape is None else _shape(shape)
@@ -436,33 +442,59 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
 
 
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
-    """Random draws from `range(a)` (an int; drawing from an array's elements needs a
-    gather, which jaxwg does not have yet), uniformly or with probabilities `p`, as JAX.
+    """Random draws from `range(a)` (an int) or from the slices of array `a` along `axis`,
+    uniformly or with probabilities `p`, with or without replacement, bit for bit as JAX
+    (draws of indices, then a `take` from `a`).
 
+    >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> x = random.choice(random.PRNGKey(0), 10, (4,), replace=False)
     >>> len(set(x.tolist()))
     4
+    >>> random.choice(random.PRNGKey(0), jnp.array([0.5, 1.5, 2.5]), (2,)).dtype
+    dtype('float32')
     """
-    if np.ndim(a) != 0 or hasattr(a, "aval"):
-        raise NotImplementedError("choice from an array's elements needs a gather, which "
-                                  "jaxwg does not have yet: draw indices with choice(key, n)")
-    n, shape = int(a), _shape(shape)
+    _check_key(key, "choice")
+    arr, shape = jnp.asarray(a), _shape(shape)
+    if arr.ndim == 0:
+        n = int(a)
+    else:
+        axis = canonicalize_axis(axis, arr.ndim)
+        n = arr.shape[axis]
     draws = math.prod(shape)
+    if draws == 0:
+        return jnp.zeros(shape, arr.dtype)
+    if n <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
     if not replace and draws > n:
         raise ValueError(f"Cannot take a larger sample (size {draws}) than population (size {n}) "
                          "when 'replace=False'")
+    if p is None and not replace:
+        result = lax.slice_in_dim(permutation(key, n if arr.ndim == 0 else arr, axis), 0, draws,
+                                  axis=0 if arr.ndim == 0 else axis)
+    else:
+        index = _choice_indices(key, n, shape, replace, p)
+        result = index if arr.ndim == 0 else jnp.take(arr, index, axis)
+    return lax.reshape(result, shape if arr.ndim == 0 else arr.shape[:axis] + shape + arr.shape[axis + 1:])
+
+
+def _choice_indices(key, n: int, shape, replace: bool, p):
+    """Indices into `range(n)` for `choice`: uniform with replacement, or weighted by `p`
+    (inverse CDF with replacement, Gumbel top-k without), as JAX draws them."""
     if p is None:
-        if replace:
-            return randint(key, shape, 0, n)
-        return lax.reshape(lax.slice(permutation(key, n), (0,), (draws,)), shape)
+        return randint(key, shape, 0, n)
     p = jnp.asarray(p)
+    if not jnp.issubdtype(p.dtype, np.inexact):
+        p = p.astype(canonical_dtype(float).np)
+    if p.shape != (n,):
+        raise ValueError("p must be None or a 1D vector with the same size as a.shape[axis]. "
+                         f"p has shape {p.shape} and a.shape[axis] is {n}.")
     if replace:
         cumulative = jnp.cumsum(p)
         r = cumulative[-1] * (1 - uniform(key, shape, p.dtype))
         return jnp.searchsorted(cumulative, r)
     noisy = gumbel(key, (n,), p.dtype) + jnp.log(p)
-    return lax.reshape(lax.top_k(noisy, draws)[1], shape)
+    return lax.top_k(noisy, math.prod(shape))[1]
 
 
 # -- rejection samplers ------------------------------------------------------------------------
@@ -535,7 +567,7 @@ def _loggamma_jvp(key, primals, tangents):
 def _gamma_parameter(key, a, shape, dtype, what: str):
     """`a` as float32 broadcast to `shape` (default its own), and the output dtype."""
     _check_key(key, what)
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, what)
     a = jnp.asarray(a)
     shape = a.shape if shape is None else _shape(shape)
     if np.broadcast_shapes(a.shape, shape) != shape:
@@ -771,7 +803,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     if method != "cholesky":
         raise NotImplementedError(f"multivariate_normal method={method!r} needs a matrix "
                                   "decomposition jaxwg does not have yet; use method='cholesky'")
-    dtype = _float_dtype(dtype)
+    dtype = _float_dtype(dtype, "multivariate_normal")
     mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
     if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:
         raise ValueError(f"multivariate_normal requires mean.shape[-1] == cov.shape[-2] == "
@@ -800,20 +832,23 @@ def _orthonormal_columns(z):
     return jnp.stack(columns, axis=-1)
 
 
-def orthogonal(key, n: int, shape=(), dtype=None):
-    """Random n x n orthogonal matrices, uniform (Haar): the Q of a Gaussian matrix's QR
-    decomposition with R's diagonal made positive (Gram-Schmidt, unrolled over n: meant
-    for small n).
+def orthogonal(key, n: int, shape=(), dtype=None, m=None):
+    """Random n x m matrices (m = n by default) with orthonormal columns (n >= m) or rows,
+    uniform (Haar): the Q of a Gaussian matrix's QR decomposition with R's diagonal made
+    positive, as JAX (Gram-Schmidt, unrolled over min(n, m): meant for small sizes).
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> q = random.orthogonal(random.PRNGKey(0), 3)
     >>> bool(jnp.allclose(q @ q.T, jnp.eye(3), atol=1e-5))
     True
+    >>> random.orthogonal(random.PRNGKey(0), 2, m=4).shape
+    (2, 4)
     """
-    if not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"orthogonal: n must be a non-negative integer, got {n!r}")
-    z = normal(key, (*_shape(shape), int(n), int(n)), dtype)
-    if n == 0:
-        return z
-    return _orthonormal_columns(z)
+    m = n if m is None else m
+    for size in (n, m):
+        if not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(f"orthogonal: n and m must be non-negative integers, got {size!r}")
+    z = normal(key, (*_shape(shape), int(max(n, m)), int(min(n, m))), dtype)
+    q = _orthonormal_columns(z) if min(n, m) else z
+    return q if n >= m else jnp.swapaxes(q, -1, -2)

@@ -357,7 +357,7 @@ def test_mixed_operations_match_jax(platform, data):
 
 
 def test_scalars_and_python_ints(platform):
-    assert jnp.int8 is np.int8 and jnp.uint8(7) == np.uint8(7)
+    assert jnp.int8 == np.int8 and jnp.uint8(7) == np.uint8(7)
     assert jnp.iinfo(jnp.int16).min == -32768 and jnp.iinfo(jnp.uint8).max == 255
     assert jnp.iinfo(jnp.uint16).bits == 16
     assert_array(jnp.asarray(jnp.int8(-3)), np.int8(-3))

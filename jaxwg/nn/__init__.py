@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
+from ..numpy._util import promote
 from ..transforms.custom import custom_jvp
 from . import initializers
 
@@ -54,12 +55,12 @@ relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)) (`lax.logistic`).
+    """1 / (1 + exp(-x)) (`lax.logistic`): floats only, as JAX (integers raise TypeError).
 
     >>> sigmoid(0.0).item()
     0.5
     """
-    return lax.logistic(jnp.asarray(x, dtype=jnp.result_type(x, jnp.float32)))
+    return lax.logistic(x)
 
 
 def softplus(x):
@@ -203,62 +204,88 @@ def glu(x, axis: int = -1):
     return a * sigmoid(b)
 
 
-def logsumexp(a, axis=None, keepdims: bool = False):
-    """log(sum(exp(a))) along `axis`, shifted by the (non-differentiated) maximum.
+def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
+    """log(sum(b exp(a))) along `axis` over the elements `where` allows, shifted by the
+    (non-differentiated) maximum. With `return_sign`, the log of the sum's magnitude and
+    its sign; else a negative sum gives NaN, as JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> round(logsumexp(jnp.array([0.0, 0.0])).item(), 6)
     0.693147
+    >>> [v.item() for v in logsumexp(jnp.array([0.0, 0.0]), b=jnp.array([1.0, -3.0]), return_sign=True)]
+    [0.6931471824645996, -1.0]
     """
-    a = jnp.asarray(a)
-    amax = jnp.max(a, axis=axis, keepdims=True)
+    if where is not None:
+        a = jnp.where(where, a, 0)
+    if b is not None:
+        a, b = promote(a, b, to_inexact=True)
+        a = jnp.where(b != 0, a, -np.inf)
+    else:
+        (a,) = promote(a, to_inexact=True)
+    amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-np.inf)
     amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
-    out = jnp.log(jnp.sum(jnp.exp(a - amax), axis=axis, keepdims=True)) + amax
+    exp_a = jnp.exp(a - amax)
+    if b is not None:
+        exp_a = exp_a * b
+    total = jnp.sum(exp_a, axis=axis, keepdims=True, where=where)
+    out, sign = jnp.log(jnp.abs(total)) + amax, jnp.sign(total)
     if not keepdims:
-        out = jnp.squeeze(out, axis=axis)
-    return out
+        out, sign = jnp.squeeze(out, axis=axis), jnp.squeeze(sign, axis=axis)
+    if return_sign:
+        return out, sign
+    return out if b is None else jnp.where(sign < 0, np.nan, out)
 
 
-def _softmax_plain(x, axis):
-    unnormalized = jnp.exp(x - jnp.max(x, axis, keepdims=True))
-    return unnormalized / jnp.sum(unnormalized, axis, keepdims=True)
+def _softmax_plain(x, axis, where):
+    x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
 
 
-def _softmax_rule(axis):
+def _softmax_rule(axis, where):
     @custom_jvp
     def softmax_of(x):
-        return _softmax_plain(x, axis)
+        return _softmax_plain(x, axis, where)
 
     @softmax_of.defjvp
     def softmax_jvp(primals, tangents):
         (x,), (t,) = primals, tangents
-        y = _softmax_plain(x, axis)
-        return y, y * (t - jnp.sum(y * t, axis, keepdims=True))
+        y = _softmax_plain(x, axis, where)
+        return y, y * (t - jnp.sum(y * t, axis, where=where, keepdims=True))
 
     return softmax_of
 
 
-def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis`, with JAX's derivative rule.
+def softmax(x, axis=-1, where=None):
+    """exp(x) / sum(exp(x)) along `axis` over the elements `where` allows (0 elsewhere),
+    with JAX's derivative rule.
 
     >>> import jaxwg.numpy as jnp
     >>> softmax(jnp.array([0.0, 0.0])).tolist()
     [0.5, 0.5]
+    >>> softmax(jnp.array([0.0, 0.0, 5.0]), where=jnp.array([True, True, False])).tolist()
+    [0.5, 0.5, 0.0]
     """
     axis = tuple(axis) if isinstance(axis, (tuple, list)) else axis
-    return _softmax_rule(axis)(jnp.asarray(x))
+    return _softmax_rule(axis, where)(jnp.asarray(x))
 
 
-def log_softmax(x, axis=-1):
-    """x - logsumexp(x) along `axis` (the maximum not differentiated), as JAX.
+def log_softmax(x, axis=-1, where=None):
+    """x - logsumexp(x) along `axis` (the maximum not differentiated) over the elements
+    `where` allows (-inf elsewhere), as JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 6) for v in log_softmax(jnp.array([0.0, 0.0])).tolist()]
     [-0.693147, -0.693147]
     """
     x = jnp.asarray(x)
-    shifted = x - lax.stop_gradient(jnp.max(x, axis, keepdims=True))
-    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis, keepdims=True))
+    x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    shifted = x_safe - lax.stop_gradient(x_max)
+    result = shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis, where=where, keepdims=True))
+    return result if where is None else jnp.where(where, result, -np.inf)
 
 
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):

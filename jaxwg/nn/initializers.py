@@ -18,7 +18,7 @@ from .. import random
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
            "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal",
-           "ones", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
+           "ones", "orthogonal", "truncated_normal", "uniform", "variance_scaling", "xavier_normal",
            "xavier_uniform", "zeros"]
 
 
@@ -148,3 +148,28 @@ lecun_uniform = _preset(1.0, "fan_in", "uniform", "lecun_uniform")
 lecun_normal = _preset(1.0, "fan_in", "truncated_normal", "lecun_normal")
 he_uniform = kaiming_uniform = _preset(2.0, "fan_in", "uniform", "he_uniform")
 he_normal = kaiming_normal = _preset(2.0, "fan_in", "truncated_normal", "he_normal")
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=jnp.float32):
+    """Uniformly distributed (Haar) orthogonal matrices times `scale`: the axes other than
+    `column_axis` flatten into rows, and the rows or the columns (whichever are fewer)
+    are orthonormal, as JAX's (the same matrices up to rounding for equal keys).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import random
+    >>> w = orthogonal()(random.PRNGKey(0), (3, 5))
+    >>> bool(jnp.allclose(w @ w.T, jnp.eye(3), atol=1e-5))
+    True
+    """
+    def init(key, shape, dtype=dtype):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        if 0 in shape:
+            return jnp.zeros(shape, dtype)
+        axis = column_axis % len(shape)
+        n_cols = shape[axis]
+        q = random.orthogonal(key, math.prod(shape) // n_cols, (), dtype, n_cols)
+        q = jnp.reshape(q, shape[:axis] + shape[axis + 1:] + (n_cols,))
+        return jnp.asarray(scale, dtype) * jnp.moveaxis(q, -1, axis)
+    return init

@@ -45,7 +45,8 @@ _UNARY = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute
 _FORWARDED = {
     "all": reductions.all, "any": reductions.any, "argmax": reductions.argmax,
     "argmin": reductions.argmin, "astype": shape.astype, "clip": ufuncs.clip,
-    "argsort": sorting.argsort, "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
+    "argpartition": sorting.argpartition, "argsort": sorting.argsort,
+    "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
     "diagonal": products.diagonal, "dot": products.dot, "flatten": shape.ravel,
     "max": reductions.max, "mean": reductions.mean, "min": reductions.min,
     "prod": reductions.prod, "ptp": reductions.ptp, "ravel": shape.ravel,

@@ -11,16 +11,18 @@ axis of size 1 (`True`) or 0 (`False`), as NumPy does.
 Array indices (and traced integer scalars) become one `lax.gather` after the slices:
 the arrays broadcast together, negative entries count from the end, out-of-bounds ones
 clamp, and their axes go where NumPy puts them (in place if they are adjacent, else in
-front). Boolean arrays must be concrete (the result's shape depends on their values)
-and become the integer arrays of their true positions. `None` or a scalar boolean
-beside array indices is not supported yet.
+front). Boolean arrays must be concrete (the result's shape depends on their values;
+a traced one raises `NonConcreteBooleanIndexError`, as in JAX) and become the integer
+arrays of their true positions. Beside array indices, `None` and scalar booleans add an
+axis of size 1 first, which `None` slices whole and a boolean indexes with an array of
+length 1 (True) or 0 (False), as NumPy reads them.
 
 >>> import jaxwg.numpy as jnp
 >>> x = jnp.arange(12).reshape(3, 4)
 >>> x[1], x[:, ::-2].tolist(), x[None, ..., 0].shape
 (Array([4, 5, 6, 7], dtype=int32), [[3, 1], [7, 5], [11, 9]], (1, 3))
->>> x[5, -9].tolist(), x[True].shape, x[1:1].shape
-(8, (1, 3, 4), (0, 4))
+>>> x[5, -9].tolist(), x[True].shape, x[1:1].shape, x[None, jnp.array([1, 0])].shape
+(8, (1, 3, 4), (0, 4), (1, 2, 4))
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import operator
 import numpy as np
 
 from .. import lax
+from ..errors import NonConcreteBooleanIndexError
 from ..frontend.trace import Tracer
 from ._util import aval_of, to_array
 
@@ -54,8 +57,7 @@ def _normalize(item, whole: bool):
         return _Bool(bool(item))
     if isinstance(item, Tracer) and item.aval.ndim == 0 and not item.aval.dtype.is_float:
         if item.aval.dtype.is_bool:
-            raise TypeError("jaxwg cannot index with a traced boolean scalar: its result's "
-                            "shape would depend on its value")
+            raise _non_concrete(item)
         return _Array(item)
     if isinstance(item, (list, tuple)):
         if whole:
@@ -82,6 +84,12 @@ def _normalize(item, whole: bool):
     except TypeError:
         raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
                         f"{type(item).__name__}") from None
+
+
+def _non_concrete(index: Tracer) -> NonConcreteBooleanIndexError:
+    return NonConcreteBooleanIndexError(
+        f"Array boolean indices must be concrete; got {index.aval.str_short()} (the result's "
+        "shape would depend on its values); use jnp.where instead")
 
 
 class _Array:
@@ -188,16 +196,33 @@ def getitem(a, index, fill_value=None):
     return x
 
 
-def _expand_booleans(items: tuple, shape) -> list:
+def _reads(item) -> int:
+    """How many axes of the operand an index item reads (a boolean array: its rank)."""
+    if isinstance(item, _Array):
+        aval = aval_of(item.value)
+        return aval.ndim if aval.dtype.is_bool else 1
+    return 0 if item is None or item is Ellipsis or isinstance(item, _Bool) else 1
+
+
+def _expand_ellipsis(items: tuple, ndim: int) -> list:
+    """`items` with `...` (if any) replaced by the slices of the axes nothing else reads."""
+    used = sum(_reads(item) for item in items)
+    if used > ndim:
+        raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
+    if Ellipsis not in items:
+        return list(items)
+    k = items.index(Ellipsis)
+    return list(items[:k]) + [slice(None)] * (ndim - used) + list(items[k + 1:])
+
+
+def _expand_booleans(items: list, shape) -> list:
     """Boolean array indices replaced by the integer arrays of their true positions (their
     values must be concrete: the result's shape depends on them), axis by axis."""
     out, axis = [], 0
     for item in items:
         if isinstance(item, _Array) and aval_of(item.value).dtype.is_bool:
             if isinstance(item.value, Tracer):
-                raise TypeError("jaxwg cannot index with a traced boolean array: the result's "
-                                "shape would depend on its values (NonConcreteBooleanIndexError "
-                                "in JAX); use jnp.where instead")
+                raise _non_concrete(item.value)
             mask = np.asarray(item.value)
             if mask.shape != tuple(shape[axis:axis + mask.ndim]):
                 raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
@@ -206,8 +231,21 @@ def _expand_booleans(items: tuple, shape) -> list:
             axis += mask.ndim
         else:
             out.append(item)
-            axis += item is not None and item is not Ellipsis and not isinstance(item, _Bool)
+            axis += _reads(item)
     return out
+
+
+def _new_axes(x, items: list):
+    """`x` with an axis of size 1 where each `None` or scalar boolean stands, and the items
+    that read it: a whole slice for `None` (a new axis in place), an integer array of
+    length 1 or 0 for a boolean (an advanced index, as NumPy takes it)."""
+    shape, out = list(aval_of(x).shape), []
+    for axis, item in enumerate(items):
+        if item is None or isinstance(item, _Bool):
+            shape.insert(axis, 1)
+            item = slice(None) if item is None else _Array(np.zeros(int(item.value), np.int32))
+        out.append(item)
+    return lax.reshape(x, tuple(shape)), out
 
 
 def _advanced(x, items: tuple, fill_value=None):
@@ -218,17 +256,9 @@ def _advanced(x, items: tuple, fill_value=None):
     from .. import numpy as jnp  # this module is part of jaxwg.numpy
 
     shape = aval_of(x).shape
-    items = _expand_booleans(items, shape)
-    if any(item is None or isinstance(item, _Bool) for item in items):
-        raise NotImplementedError("jaxwg does not support None or scalar booleans mixed with "
-                                  "array indices yet; index in two steps")
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
-        items = items[:k] + [slice(None)] * (len(shape) - len(items) + 1) + items[k + 1:]
-    if len(items) > len(shape):
-        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but "
-                         f"{len(items)} were indexed")
-    items += [slice(None)] * (len(shape) - len(items))
+    items = _expand_booleans(_expand_ellipsis(items, len(shape)), shape)
+    items += [slice(None)] * (len(shape) - sum(_reads(item) for item in items))
+    x, items = _new_axes(x, items)
     x = getitem(x, tuple(item if isinstance(item, slice) else slice(None) for item in items))
     shape = aval_of(x).shape
     advanced = [k for k, item in enumerate(items) if not isinstance(item, slice)]

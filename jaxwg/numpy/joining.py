@@ -1,5 +1,5 @@
 """Joining and splitting: `concatenate`, `stack` and its row-wise forms (`hstack`,
-`vstack`, `dstack`, `column_stack`), `append`, `split` and `array_split`; `insert` and
+`vstack`, `dstack`, `column_stack`), `block`, `append`, `split` and `array_split`; `insert` and
 `delete`.
 
 A join is one `concatenate` primitive (lazily a CONCAT node, which fuses into the kernel
@@ -44,6 +44,7 @@ from .shape import ATLEAST_DIMS, broadcast_to, moveaxis, ravel
 __all__ = [
     "append",
     "array_split",
+    "block",
     "column_stack",
     "concat",
     "concatenate",
@@ -213,6 +214,36 @@ def column_stack(tup):
     (3, 2)
     """
     return _stack_rows("column_stack", tup, {0: (0, 1), 1: (1,)}, lambda nd: 1, None)
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks: the innermost lists join along the
+    last axis, the next ones out along the one before, and so on (blocks gain leading
+    axes of size 1 to the depth of nesting or the largest rank).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.block([[jnp.ones((2, 2)), jnp.zeros((2, 1))], [jnp.full((1, 3), 2.0)]])
+    Array([[1., 1., 0.],
+           [1., 1., 0.],
+           [2., 2., 2.]], dtype=float32)
+    """
+    return _block(arrays)[0]
+
+
+def _block(xs):
+    """`block` of `xs` and the depth of its list nesting (1 for a leaf), as JAX's."""
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+    if not isinstance(xs, list):
+        return to_array(xs), 1
+    if not xs:
+        raise ValueError("jax.numpy.block does not allow empty list arguments")
+    parts, depths = zip(*[_block(x) for x in xs])
+    if any(d != depths[0] for d in depths[1:]):
+        raise ValueError("Mismatched list depths in jax.numpy.block")
+    rank = max(depths[0], *(aval_of(p).ndim for p in parts))
+    parts = [lax.reshape(p, (1,) * (rank - aval_of(p).ndim) + aval_of(p).shape) for p in parts]
+    return concatenate(parts, axis=-depths[0]), depths[0] + 1
 
 
 # -- splitting -------------------------------------------------------------------------------

@@ -107,9 +107,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> jnp.isclose(jnp.array([1.0, jnp.nan]), jnp.array([1.0 + 1e-7, jnp.nan]), equal_nan=True).tolist()
     [True, True]
     """
-    a, b = elementwise_operands("isclose", a, b)
-    if not np.issubdtype(a.dtype, np.inexact):
-        return a == b
+    # As JAX: integers and bools compare as floats, so atol and rtol apply to them too.
+    a, b = elementwise_operands("isclose", a, b, to_inexact=True)
     close = ufuncs.abs(a - b) <= atol + rtol * ufuncs.abs(b)
     finite = ufuncs.isfinite(a) & ufuncs.isfinite(b)
     out = ufuncs.where(finite, close, a == b)
@@ -147,16 +146,13 @@ def array_equal(a1, a2, equal_nan=False):
 def array_equiv(a1, a2):
     """Whether the arrays broadcast to one shape with equal elements.
 
+    Shapes that do not broadcast raise TypeError, as in JAX (NumPy returns False).
+
     >>> import jaxwg.numpy as jnp
     >>> jnp.array_equiv(jnp.ones((2, 3)), jnp.ones(3)).item()
     True
     """
-    a, b = to_array(a1), to_array(a2)
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        return to_array(False)
-    return _all(a == b)
+    return _all(ufuncs.equal(to_array(a1), to_array(a2)))
 
 
 def modf(x, /, out=None):

@@ -1,5 +1,5 @@
 """Order statistics and weighted means, with JAX's results: `quantile`, `percentile`,
-`median` and their NaN-ignoring versions (sorting on the device, `q` known at trace time),
+`median` and their NaN-ignoring versions (sorting on the device; `q` may be traced),
 `nanargmax`, `nanargmin`, `average`, `cov`, `corrcoef` and `searchsorted`.
 
 >>> import jaxwg.numpy as jnp
@@ -42,12 +42,6 @@ def _reject_out_and_overwrite(name: str, out, overwrite_input) -> None:
         raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
 
 
-def _take(x, i: int, axis: int):
-    lo, hi = [0] * x.ndim, list(x.shape)
-    lo[axis], hi[axis] = i, i + 1
-    return lax.squeeze(lax.slice(x, lo, hi), (axis,))
-
-
 def _take_per_slice(x, index, axis: int):
     """`x[..., index, ...]` along `axis`, where `index` (int32, the shape of `x` without
     `axis`) picks one element of each slice."""
@@ -75,19 +69,12 @@ def _reduced_layout(x, axis):
     return lax.reshape(x_moved, merged), len(kept), kept_shape
 
 
-def _static_neighbours(x, axis: int, q):
-    """The sorted samples around quantile `q` of every slice (all of length n), and the
-    weight of the upper one: positions known at trace time."""
-    n = x.shape[axis]
-    pos = q * q.dtype.type(n - 1)  # in q's dtype, as JAX's
-    low = np.floor(pos)
-    return _take(x, int(low), axis), _take(x, int(np.ceil(pos)), axis), pos - low
-
-
-def _counted_neighbours(x, count, axis: int, q):
-    """The sorted samples around quantile `q` of every slice whose first `count` samples
-    are not NaN (NaNs sort last), and the weight of the upper one: positions per slice,
-    on the device. A slice of NaNs only picks its first sample, NaN."""
+def _neighbours(x, count, axis: int, q):
+    """The sorted samples around quantile `q` (0-d) of every slice of `x` whose first
+    `count` samples are not NaN (NaNs sort last), and the weight of the upper one:
+    positions per slice, on the device, so `q` may be traced. As in JAX the positions
+    clamp to the samples and the weight does not: a `q` outside [0, 1] reads the first
+    or last sample, and a slice of NaNs only its first sample, NaN."""
     pos = (count - 1) * q
     low, high = ufuncs.floor(pos), ufuncs.ceil(pos)
 
@@ -112,13 +99,13 @@ def _interpolate(method: str, low_value, high_value, high_weight):
     return low_value.astype(dtype) * (1 - high_weight) + high_value.astype(dtype) * high_weight
 
 
-def _quantiles(q) -> np.ndarray:
-    """`q` on the host (it decides which samples are read), in the dtype JAX computes
-    the positions in: q's own if it is a float array, else the default float (float32
-    unless x64 is on)."""
-    qs = np.asarray(q)
-    inexact = np.issubdtype(qs.dtype, np.inexact) and not is_python_scalar(q)
-    return qs.astype(canonical_dtype(qs.dtype if inexact else np.float64).np)
+def _quantiles(q):
+    """`q` as an array (it may be traced) in the dtype JAX computes the positions in: q's
+    own if it is a float array, else the default float (float32 unless x64 is on)."""
+    qs = to_array(q)
+    if is_python_scalar(q) or not np.issubdtype(qs.dtype, np.inexact):
+        qs = qs.astype(canonical_dtype(np.float64).np)
+    return qs
 
 
 def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
@@ -131,8 +118,6 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
     qs = _quantiles(q)
     if qs.ndim > 1:
         raise ValueError(f"q must be a scalar or 1d, got shape {qs.shape}")
-    if np.any((qs < 0) | (qs > 1)):
-        raise ValueError("Quantiles must be in the range [0, 1]")
     shape = x.shape
     x, axis, kept_shape = _reduced_layout(x, axis)
     if x.shape[axis] == 0:  # a TypeError, as JAX's (from its gather)
@@ -140,12 +125,12 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
                         f"array of shape {shape}")
     if ignore_nan:
         count = _sum(~ufuncs.isnan(x), axis=axis, dtype=qs.dtype)
-        neighbours = partial(_counted_neighbours, sort(x, axis=axis), count, axis)
     else:
         x = ufuncs.where(_any(ufuncs.isnan(x), axis=axis, keepdims=True), np.nan, x)
-        neighbours = partial(_static_neighbours, sort(x, axis=axis), axis)
+        count = lax.full(x.shape[:axis] + x.shape[axis + 1:], x.shape[axis], qs.dtype)
+    neighbours = partial(_neighbours, sort(x, axis=axis), count, axis)
     results = []
-    for qi in np.atleast_1d(qs):
+    for qi in [qs] if qs.ndim == 0 else [qs[k] for k in range(qs.shape[0])]:
         r = _interpolate(method, *neighbours(qi)).astype(x.dtype)
         results.append(lax.reshape(r, kept_shape) if keepdims else r)
     if qs.ndim == 0:
@@ -155,9 +140,9 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
-    """The `q`-th quantiles (in [0, 1], known at trace time) along `axis` (an int, a
-    tuple, or None for all); NaN where a slice holds a NaN. `method`: linear, lower,
-    higher, midpoint or nearest.
+    """The `q`-th quantiles (in [0, 1]; it may be traced) along `axis` (an int, a tuple,
+    or None for all); NaN where a slice holds a NaN. `method`: linear, lower, higher,
+    midpoint or nearest. As in JAX, a `q` outside [0, 1] reads the nearest end sample.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.quantile(jnp.arange(5.0), jnp.array([0.25, 0.9])).tolist()
@@ -235,31 +220,39 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
-    """The mean of `a` along `axis`, weighted by `weights` (same shape, or 1-d along
-    `axis`); with `returned`, also the sum of the weights.
+    """The mean of `a` along `axis`, weighted by `weights` (the shape of `a`, or of the
+    axes in `axis`); with `returned`, also the sum of the weights.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.average(jnp.array([1.0, 2.0, 4.0]), weights=jnp.array([1.0, 1.0, 2.0])).item()
     2.75
     """
-    x = to_array(a)
-    if not np.issubdtype(x.dtype, np.inexact):
-        x = x.astype(np.float32)
     if weights is None:
+        x = to_array(a)
+        if not np.issubdtype(x.dtype, np.inexact):
+            x = x.astype(np.float32)
         total = _sum(x, axis=axis, keepdims=keepdims)
         count = x.size if axis is None else np.prod([x.shape[i] for i in np.atleast_1d(axis)])
         avg = total / float(count)  # weakly typed: float16 stays float16, as JAX
         return (avg, lax.full_like(avg, float(count))) if returned else avg
-    w = to_array(weights)
+    x, w = promote(to_array(a), to_array(weights), to_inexact=True)
     if w.shape != x.shape:
-        if axis is None or w.ndim != 1:
-            raise ValueError("Axis must be specified when shapes of a and weights differ.")
-        ax = canonicalize_axis(axis, x.ndim)
-        w = lax.broadcast_in_dim(w, x.shape, (ax,))
-    w = w.astype(x.dtype)
+        w = _weights_along(w, x.shape, axis)
     scale = _sum(w, axis=axis, keepdims=keepdims)
     avg = _sum(x * w, axis=axis, keepdims=keepdims) / scale
     return (avg, scale) if returned else avg
+
+
+def _weights_along(w, shape, axis):
+    """Weights given along the reduced axes (in `axis`'s order) broadcast to `shape`,
+    with JAX's ValueErrors for shapes that do not fit."""
+    if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+    axes = [canonicalize_axis(ax, len(shape)) for ax in np.atleast_1d(axis)]
+    if w.shape != tuple(shape[ax] for ax in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+    order = tuple(int(k) for k in np.argsort(axes))
+    return lax.broadcast_in_dim(lax.transpose(w, order), shape, tuple(sorted(axes)))
 
 
 def searchsorted(a, v, side="left", sorter=None, *, method=None):

@@ -6,7 +6,8 @@ an iota of each axis the same way (so slices, `None`, `...`, integers and intege
 boolean arrays all work alike), and one scatter (`lax.scatter_*`) writes the values,
 broadcast to the indexed shape. Out-of-bounds indices are dropped by updates (JAX's
 default `mode="drop"`) and clamped by `get` unless `mode="fill"`; repeated indices
-all contribute to `add`, `multiply`, `min` and `max`, and the last one wins for `set`.
+all contribute to `add`, `multiply`, `min`, `max`, `power` and `apply`, and the last one
+wins for `set`.
 
 >>> import jaxwg.numpy as jnp
 >>> x = jnp.zeros(5)
@@ -117,15 +118,18 @@ class IndexUpdateRef:
         return self._scatter(lax.scatter_mul, lax.div(lax.full_like(values, 1), values), **kwargs)
 
     def power(self, values, **kwargs):
-        """Raise to `values` (once per element, even where indices repeat).
+        """Raise to `values`; repeated indices raise repeatedly, as in JAX: the exponents
+        multiply into an array of ones, and `x` is raised to it (`x ** 1` elsewhere).
 
         >>> import jaxwg.numpy as jnp
-        >>> jnp.full(2, 3.0).at[0].power(2.0).tolist()
-        [9.0, 3.0]
+        >>> jnp.full(2, 3.0).at[jnp.array([0, 0])].power(2.0).tolist()
+        [81.0, 3.0]
         """
         from . import ufuncs
 
-        return self.set(ufuncs.power(self.get(), values), **kwargs)
+        x = to_array(self.array)
+        exponents = IndexUpdateRef(lax.full_like(x, 1), self.index).multiply(values, **kwargs)
+        return ufuncs.power(x, exponents)
 
     def min(self, values, **kwargs):
         """The minimum with `values`.
@@ -146,13 +150,28 @@ class IndexUpdateRef:
         return self._scatter(lax.scatter_max, values, **kwargs)
 
     def apply(self, func, **kwargs):
-        """`func` applied to the indexed elements (once each, whatever the repeats).
+        """`func` (elementwise) applied to the indexed elements, once per occurrence of an
+        index, as in JAX: a loop applies it where an element's count is not yet reached.
 
         >>> import jaxwg.numpy as jnp
         >>> jnp.arange(3.).at[1:].apply(lambda v: v * 10).tolist()
         [0.0, 10.0, 20.0]
+        >>> jnp.array([3.0, 1.0]).at[jnp.array([0, 0])].apply(lambda v: v + 1).tolist()
+        [5.0, 1.0]
         """
-        return self.set(func(self.get()), **kwargs)
+        from .reductions import max as max_
+
+        x = to_array(self.array)
+        dtype = aval_of(x).dtype
+        counts = IndexUpdateRef(lax.full_like(x, 0, dt.int32), self.index).add(1, **kwargs)
+        most = max_(counts, initial=0)
+
+        def step(carry):
+            k, y = carry
+            applied = lax.convert_element_type(func(y), dtype)
+            return k + 1, lax.select(counts > k, applied, y)
+
+        return lax.while_loop(lambda carry: carry[0] < most, step, (0, x))[1]
 
     def _values(self, values):
         """`values` in the array's dtype, broadcast to the indexed shape."""

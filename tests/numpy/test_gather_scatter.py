@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg import lax
+from jaxwg.errors import NonConcreteBooleanIndexError
 
 from .helpers import jax
 
@@ -156,6 +157,17 @@ INDICES = [
     (np.array([5, -7]),),  # out of bounds: clamps on reads
     ([0, 1], [2, 2]),
     (np.array([[True, False, True], [False, False, True]]),),
+    # None and scalar booleans beside array indices: a new axis, as NumPy and JAX
+    (None, np.array([1, 0])),
+    (np.array([1, 0]), None),
+    (np.array([1, 0]), None, np.array([2, 0])),  # None separates the arrays: theirs goes first
+    (slice(None), None, np.array([2, 0])),
+    (Ellipsis, None, np.array([3, 0])),
+    (np.array([1, 0]), Ellipsis, None),
+    (True, np.array([1, 0])),
+    (np.array([1, 0]), True, np.array([[0], [2]])),
+    (True, 1, np.array([3, 1])),
+    (Ellipsis, np.array([True, False, True, True])),
 ]
 
 
@@ -168,7 +180,8 @@ def test_array_indexing_matches_jax(run, index):
 
 UPDATE_INDICES = [(1,), (10,), (-1,), (slice(None), 1), (np.array([0, 0, 1]),),
                   (np.array([1, 5, -1]), slice(1, 3)), (Ellipsis, np.array([3, 3])),
-                  (0, slice(None), np.array([[1], [2]])), (np.array([[True, False, True], [False, True, True]]),)]
+                  (0, slice(None), np.array([[1], [2]])), (np.array([[True, False, True], [False, True, True]]),),
+                  (Ellipsis, None, np.array([3, 0])), (None, 0), (True, 1), (np.array([1, 0]), None, 2)]
 
 
 @pytest.mark.parametrize("index", UPDATE_INDICES, ids=str)
@@ -186,9 +199,26 @@ def test_at_get_fill_and_apply_match_jax(platform, position):
     x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     _same(jnp.asarray(x).at[index].get(mode="fill", fill_value=-7.0),
           jax.numpy.asarray(x).at[index].get(mode="fill", fill_value=-7.0))
-    if position not in (4, 5, 6):  # apply and power act once per element where indices repeat
-        _same(jnp.asarray(x).at[index].apply(jnp.sqrt), jax.numpy.asarray(x).at[index].apply(jax.numpy.sqrt))
-        _same(jnp.asarray(x).at[index].power(2.0), jax.numpy.asarray(x).at[index].power(2.0))
+    # apply and power act once per occurrence where indices repeat (positions 4 to 6)
+    _same(jnp.asarray(x).at[index].apply(jnp.sqrt), jax.numpy.asarray(x).at[index].apply(jax.numpy.sqrt))
+    _same(jnp.asarray(x).at[index].power(2.0), jax.numpy.asarray(x).at[index].power(2.0))
+
+
+@pytest.mark.parametrize("mode", [None, "clip"])
+def test_at_power_and_apply_repeat_for_repeated_indices(run, mode):
+    x = np.array([3.0, -1.0, 2.0, 0.5], np.float32)
+    index = np.array([0, 0, 3, 1, 0, 7])
+    exponents = np.array([2.0, 3.0, 2.0, 3.0, 0.5, 9.0], np.float32)
+    jx = jax.numpy.asarray(x)
+    _same(run(lambda a, i, e: a.at[i].power(e, mode=mode), jnp.asarray(x), jnp.asarray(index),
+              jnp.asarray(exponents)), jx.at[index].power(exponents, mode=mode))
+    _same(run(lambda a, i: a.at[i].apply(lambda v: v * 2 + 1, mode=mode), jnp.asarray(x),
+              jnp.asarray(index)), jx.at[index].apply(lambda v: v * 2 + 1, mode=mode))
+    ints = np.array([3, 1], np.int32)
+    _same(run(lambda a: a.at[jnp.array([0, 0])].power(2), jnp.asarray(ints)),
+          jax.numpy.asarray(ints).at[jax.numpy.array([0, 0])].power(2))
+    assert jnp.array([3.0, 1.0]).at[jnp.array([0, 0])].power(2.0).tolist() == [81.0, 1.0]
+    assert jnp.array([3.0, 1.0]).at[jnp.array([0, 0])].apply(lambda v: v + 1).tolist() == [5.0, 1.0]
 
 
 def test_indexing_under_transformations_matches_jax():
@@ -219,8 +249,27 @@ def test_bad_array_indices_raise_like_jax():
         x[jnp.array([0.5])]
     with pytest.raises(IndexError, match="boolean index"):
         x[np.array([True, False, True])]
-    with pytest.raises(TypeError, match="traced boolean"):
-        jaxwg.jit(lambda a, m: a[m])(x, jnp.array([True, False]))
+
+def test_traced_boolean_indices_raise_non_concrete_boolean_index_error():
+    x, mask = jnp.ones((2, 3)), jnp.array([True, False])
+    for f in (lambda a, m: a[m], lambda a, m: a.at[m].set(0.0), lambda a, m: a[m[0]]):
+        with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+            jax.jit(f)(jax.numpy.asarray(x), jax.numpy.asarray(mask))
+        with pytest.raises(NonConcreteBooleanIndexError, match="must be concrete"):
+            jaxwg.jit(f)(x, mask)
+    assert issubclass(NonConcreteBooleanIndexError, IndexError)
+
+
+def test_none_and_boolean_beside_arrays_follow_numpy_where_jax_does_not():
+    """JAX gathers `x[None, True, i]` along the wrong axis (0.10.2); NumPy is the spec."""
+    x = np.arange(24).reshape(2, 3, 4)
+    index = (None, True, np.array([1, 0]))
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x)[index]), x[index])
+    for index in ((False, np.array([1, 0])), (np.array([1, 0]), False, None)):
+        with pytest.raises(ValueError):
+            jax.numpy.asarray(x)[index]
+        with pytest.raises(ValueError):
+            jnp.asarray(x)[index]
 
 
 def test_scatter_with_batching_dims_and_the_gradient_of_a_batched_gather_match_jax(run):

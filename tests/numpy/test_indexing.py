@@ -194,9 +194,3 @@ def test_integer_index_into_empty_axis_raises(platform):
 def test_zero_dimensional_integer_index_raises(platform):
     with pytest.raises(IndexError, match="Too many indices"):
         jnp.asarray(1.0)[0]
-
-
-@pytest.mark.parametrize("index", [(None, np.array([0, 1])), (np.array([0, 1]), True)])
-def test_new_axes_beside_array_indices_not_supported_yet(platform, index):
-    with pytest.raises(NotImplementedError, match="None or scalar booleans"):
-        jnp.zeros((2, 3))[index]

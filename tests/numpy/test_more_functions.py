@@ -48,6 +48,39 @@ def test_nan_to_num_and_closeness_match_jax(platform):
     _same(jnp.array_equiv(jnp.ones((2, 3)), jnp.ones(3)), jax_numpy.array_equiv(np.ones((2, 3)), np.ones(3)))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["int8", "uint8", "int32", "bool"]), st.sampled_from(["int32", "float32"]),
+       st.lists(st.integers(-128, 127), min_size=4, max_size=4),
+       st.lists(st.integers(-128, 127), min_size=4, max_size=4),
+       st.sampled_from([0.0, 1.0, 2.5]), st.sampled_from([0.0, 0.05, 1e-5]))
+def test_isclose_of_integers_honours_tolerances(da, db, xs, ys, atol, rtol):
+    """Integers and bools compare as floats, as in JAX, so atol and rtol apply."""
+    a = np.array(xs).astype(da)
+    b = np.array(ys).astype(db)
+    _same(jnp.isclose(jnp.asarray(a), jnp.asarray(b), rtol, atol),
+          jax_numpy.isclose(a, b, rtol, atol))
+    _same(jnp.allclose(jnp.asarray(a), jnp.asarray(b), rtol, atol),
+          jax_numpy.allclose(a, b, rtol, atol))
+
+
+def test_isclose_integer_edge_cases(platform):
+    ints = np.array([2 ** 31 - 1, -2 ** 31, 100, 7], np.int32)
+    other = np.array([-2 ** 31, 2 ** 31 - 1, -100, 8], np.int32)
+    _same(jnp.isclose(jnp.asarray(ints), jnp.asarray(other), atol=1),
+          jax_numpy.isclose(ints, other, atol=1))
+    _same(jnp.isclose(jnp.array([1, 2]), jnp.array([2, 2]), atol=1), np.array([True, True]))
+    _same(jnp.isclose(3, 4, atol=1), jax_numpy.isclose(3, 4, atol=1))
+
+
+def test_array_equiv_of_shapes_that_do_not_broadcast_raises_as_jax():
+    with pytest.raises(TypeError):
+        jax_numpy.array_equiv(np.zeros(2), np.zeros(3))
+    with pytest.raises(TypeError, match="broadcast"):
+        jnp.array_equiv(jnp.zeros(2), jnp.zeros(3))
+    _same(jnp.array_equiv(jnp.zeros((1,)), jnp.zeros((2, 3))),
+          jax_numpy.array_equiv(np.zeros((1,)), np.zeros((2, 3))))
+
+
 def test_structure_functions_match_jax(platform):
     x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     m = np.arange(12, dtype=np.float32).reshape(3, 4)

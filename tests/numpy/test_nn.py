@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import jaxwg
+import jaxwg.scipy.special
 import jaxwg.numpy as jnp
 from jaxwg import nn, random
 
@@ -85,3 +86,65 @@ def test_initializers_match_jax(name):
     # a few ulp (see jaxwg.random): relative, and absolute where values are near zero
     scale = float(np.max(np.abs(np.asarray(want))))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=4e-7, atol=4e-7 * scale)
+
+
+@pytest.mark.parametrize("kw", [{}, {"scale": 2.0}, {"column_axis": 0}, {"column_axis": 1}])
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (2, 3, 4), (3, 0)])
+def test_orthogonal_initializer_matches_jax(shape, kw):
+    """The same matrices as JAX's (its Householder Q, ours Gram-Schmidt: unique up to rounding)."""
+    got = nn.initializers.orthogonal(**kw)(random.PRNGKey(4), shape)
+    want = jax.nn.initializers.orthogonal(**kw)(jax.random.PRNGKey(4), shape, jax.numpy.float32)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=0, atol=1e-6 * kw.get("scale", 1))
+    with pytest.raises(ValueError, match="2D"):
+        nn.initializers.orthogonal()(random.PRNGKey(4), (3,))
+
+
+WHERE = np.array([[True, False, True, True], [False, False, False, False], [True, True, True, False]])
+
+
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_softmax_family_with_where_matches_jax(run, axis):
+    """Masked-out elements give 0 (softmax) or -inf (log_softmax); a row masked out
+    entirely gives those too, as JAX; the gradient follows JAX's rule."""
+    x = np.random.default_rng(3).standard_normal(WHERE.shape).astype(np.float32) * 3
+    for fn in ("softmax", "log_softmax"):
+        got = run(lambda v, w: getattr(nn, fn)(v, axis=axis, where=w), jnp.asarray(x), jnp.asarray(WHERE))
+        want = getattr(jax.nn, fn)(x, axis=axis, where=WHERE)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-6, atol=1e-7)
+    g = jaxwg.grad(lambda v: jnp.sum(nn.softmax(v, axis, jnp.asarray(WHERE)) * x))(jnp.asarray(x))
+    gj = jax.grad(lambda v: (jax.nn.softmax(v, axis, WHERE) * x).sum())(x)
+    # y (t - <y, t>) cancels at the scale of the cotangent t = x: a few of its ulps
+    np.testing.assert_allclose(np.asarray(g), np.asarray(gj), rtol=1e-5,
+                               atol=4 * float(np.spacing(np.abs(x).max())))
+
+
+@pytest.mark.parametrize("logsumexp", [nn.logsumexp, jaxwg.scipy.special.logsumexp], ids=["nn", "scipy"])
+@pytest.mark.parametrize("axis", [1, None, (0, 1)])
+def test_logsumexp_with_b_return_sign_and_where_matches_jax(run, logsumexp, axis):
+    x = np.random.default_rng(5).standard_normal(WHERE.shape).astype(np.float32) * 3
+    b = np.array([1.0, -2.0, 0.0, 0.5], np.float32)
+    cases = [dict(b=b), dict(b=b, return_sign=True), dict(b=b, keepdims=True, return_sign=True),
+             dict(where=WHERE), dict(b=-b, where=WHERE, return_sign=True), dict(b=np.float32(0))]
+    for kw in cases:
+        names = [k for k, v in kw.items() if isinstance(v, np.ndarray)]  # arguments; the rest closed over
+        static = {k: v for k, v in kw.items() if k not in names}
+        got = run(lambda v, *a: logsumexp(v, axis, **dict(zip(names, a)), **static), jnp.asarray(x),
+                  *[jnp.asarray(kw[k]) for k in names])
+        want = jax.nn.logsumexp(x, axis, **kw)
+        for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+            assert g.shape == w.shape and g.dtype == w.dtype, kw
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, atol=1e-7, err_msg=str(kw))
+    ints = np.array([1, 2, 3], np.int32)  # integers promote to float, as JAX
+    got, want = nn.logsumexp(jnp.asarray(ints)), jax.nn.logsumexp(ints)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-6)
+
+
+def test_sigmoid_of_integers_raises_as_jax():
+    for x in (np.array([1, 2], np.int32), 0, np.array([True])):
+        with pytest.raises(TypeError):
+            jax.nn.sigmoid(x)
+        with pytest.raises(TypeError, match="logistic"):
+            nn.sigmoid(jnp.asarray(x))
+    assert nn.sigmoid(0.0).item() == 0.5

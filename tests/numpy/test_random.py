@@ -105,8 +105,13 @@ def test_errors():
         random.uniform(jnp.zeros(3, jnp.uint32), (2,))
     with pytest.raises(OverflowError):
         random.fold_in(random.PRNGKey(0), -1)
-    with pytest.raises(TypeError, match="only float32 and float16"):
-        random.uniform(random.PRNGKey(0), (2,), jnp.int32)
+    for name in ("uniform", "normal", "gumbel"):  # a ValueError, as JAX's
+        with pytest.raises(ValueError, match=f"`{name}` must be a float dtype"):
+            getattr(random, name)(random.PRNGKey(0), (2,), jnp.int32)
+        with pytest.raises(ValueError):
+            getattr(jax.random, name)(jax.random.PRNGKey(0), (2,), jnp.int32)
+    with pytest.raises(ValueError, match="`gamma` must be a float dtype"):
+        random.gamma(random.PRNGKey(0), 1.0, (2,), jnp.bool_)
 
 
 def test_permutation_categorical_and_choice_are_jaxs(platform):
@@ -132,6 +137,38 @@ def test_permutation_categorical_and_choice_are_jaxs(platform):
            jax.random.choice(jkey, 4, (3,), replace=False, p=p))
     with pytest.raises(ValueError, match="Cannot take a larger sample"):
         random.choice(key, 3, (4,), replace=False)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("replace", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_choice_from_an_array_is_jaxs(run, axis, replace, weighted):
+    """Draws from a float array's slices along `axis`: indices drawn as from range(n),
+    then a take, bit for bit as JAX."""
+    key, jkey = random.PRNGKey(5), jax.random.PRNGKey(5)
+    x = np.arange(24.0, dtype=np.float32).reshape(4, 6) / 4
+    n = x.shape[axis]
+    p = np.arange(1, n + 1, dtype=np.float32) / (n * (n + 1) / 2) if weighted else None
+    shape = (3,) if not replace else (2, 5)
+    got = run(lambda k, a: random.choice(k, a, shape, replace, None if p is None else jnp.asarray(p),
+                                         axis), key, jnp.asarray(x))
+    _exact(got, jax.random.choice(jkey, x, shape, replace, p, axis))
+
+
+def test_choice_edge_cases_are_jaxs(platform):
+    key, jkey = random.PRNGKey(1), jax.random.PRNGKey(1)
+    x = np.float32([0.5, 1.5, 2.5])
+    _exact(random.choice(key, jnp.asarray(x)), jax.random.choice(jkey, x))
+    _exact(random.choice(key, jnp.asarray(x), (0,)), jax.random.choice(jkey, x, (0,)))
+    _exact(random.choice(key, 5, (3,), p=jnp.array([1, 2, 3, 4, 5])),
+           jax.random.choice(jkey, 5, (3,), p=np.array([1, 2, 3, 4, 5])))
+    for bad in (dict(p=jnp.ones(2)), dict(a=jnp.zeros((0,)))):
+        kw = dict(a=jnp.asarray(x), shape=(2,)) | bad
+        jkw = {k: np.asarray(v) if hasattr(v, "shape") else v for k, v in kw.items()}
+        with pytest.raises(ValueError):
+            jax.random.choice(jkey, **jkw)
+        with pytest.raises(ValueError):
+            random.choice(key, **kw)
 
 
 # -- rejection-sampled distributions: the right law, not JAX's bits --------------------------
@@ -217,6 +254,16 @@ def test_gamma_gradient_is_the_implicit_reparameterization():
     with jax.enable_x64(True):
         want = jax.lax.random_gamma_grad(a.astype(np.float64), np.asarray(samples, np.float64))
     np.testing.assert_allclose(np.asarray(grads), np.asarray(want), rtol=1e-4)
+
+
+@pytest.mark.parametrize("n, m", [(2, 4), (4, 2), (3, 3), (0, 2)])
+def test_orthogonal_rectangular_matches_jax(platform, n, m):
+    """n x m with orthonormal rows or columns: JAX's matrices (the Q of the same normal
+    draws, unique with R's diagonal positive) up to rounding."""
+    got = random.orthogonal(random.PRNGKey(2), n, (3,), m=m)
+    want = jax.random.orthogonal(jax.random.PRNGKey(2), n, (3,), m=m)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=0, atol=1e-6)
 
 
 def test_multivariate_normal_and_orthogonal():

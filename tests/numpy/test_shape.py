@@ -146,6 +146,34 @@ def test_concatenate_many_operands(run):
     assert_array(out, np.concatenate(arrays, axis=-1))
 
 
+BLOCK_CASES = {
+    "2x2": (lambda a, b, c: [[a, b], [c]], [(2, 2), (2, 1), (1, 3)]),
+    "flat": (lambda a, b, c: [a, b, c], [(3,), (2,), ()]),
+    "promoted": (lambda a, b, c: [[a], [b, c]], [(2,), (), ()]),
+    "deep": (lambda a, b, c: [[[a, b]], [[c]]], [(1, 2, 1), (1, 2, 2), (2, 3)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BLOCK_CASES))
+def test_block_matches_jax(run, case):
+    nest, shapes_ = BLOCK_CASES[case]
+    arrays = [sample(s, d, seed=k) for k, (s, d) in enumerate(zip(shapes_, ["float32", "int32", "int8"]))]
+    want = jax_numpy.block(nest(*[jax_numpy.asarray(a) for a in arrays]))
+    out = run(lambda *xs: jnp.block(nest(*xs)), *[put(a) for a in arrays])
+    assert_array(out, np.asarray(want), dtype=want.dtype)
+
+
+def test_block_of_python_scalars_and_errors():
+    for arg in (1, [1, 2.0], [[1], [2]]):
+        want = jax_numpy.block(arg)
+        assert_array(jnp.block(arg), np.asarray(want), dtype=want.dtype, weak_type=want.weak_type)
+    for bad in ([[1, 2], 3], ([1, 2],), [[]], []):
+        with pytest.raises(ValueError):
+            jax_numpy.block(bad)
+        with pytest.raises(ValueError):
+            jnp.block(bad)
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (3,), (2, 1, 2)])
 def test_concatenate_and_stack_of_one_array(run, shape):
     """An array operand is the sequence of its rows."""

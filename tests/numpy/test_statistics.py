@@ -151,6 +151,22 @@ def test_nan_quantile_edge_cases(platform):
            jax_numpy.nanquantile(no_rows, 0.5, axis=1))
 
 
+@pytest.mark.parametrize("name", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "midpoint", "nearest"])
+def test_quantiles_of_traced_and_out_of_range_q_match_jax(run, name, method):
+    """q may be traced (jit), and a q outside [0, 1] reads the nearest end sample: JAX
+    clamps the positions, not the interpolation weight, and raises nothing."""
+    x = np.array([[1.0, 5.0, np.nan, 8.0, 2.0], [3.0, -1.0, 0.5, 4.0, 9.0]], np.float32)
+    scale = 100 if "percentile" in name else 1
+    for q in (np.float32(0.3), np.float32([1.5, -0.5, 1.0, 0.37]), np.float32(1.5)):
+        q = q * np.float32(scale)
+        got = run(lambda a, q: getattr(jnp, name)(a, q, axis=1, method=method),
+                  jnp.asarray(x), jnp.asarray(q))
+        _close(got, getattr(jax_numpy, name)(x, q, axis=1, method=method), _interpolation_atol(x))
+    _close(getattr(jnp, name)(jnp.asarray(x[1]), 1.5 * scale, method=method),
+           getattr(jax_numpy, name)(x[1], 1.5 * scale, method=method))
+
+
 def test_nan_quantile_errors():
     x = jnp.ones(3)
     with pytest.raises(ValueError, match="nanquantile does not support"):
