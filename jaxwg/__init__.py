@@ -11,7 +11,7 @@ Array([0, 2, 4], dtype=int32)
 
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import lax, nn, numpy, random, scipy, tree, tree_util
-from . import ad_checkpoint
+from . import ad_checkpoint, profiler
 from .config import config
 from .devices import (
                       block_until_ready,
@@ -38,7 +38,7 @@ from .transforms.reverse import grad, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "ad_checkpoint", "block_until_ready", "checkpoint", "checkpoint_policies",
+__all__ = ["Array", "Device", "ad_checkpoint", "profiler", "block_until_ready", "checkpoint", "checkpoint_policies",
            "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
            "device_count", "device_put", "devices", "grad", "hessian", "jacfwd", "jacobian",
            "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",

@@ -101,6 +101,20 @@ class Backend(abc.ABC):
         """A one-line description of the device this backend runs on."""
         return self.name
 
+    # -- timing, for the profiler -----------------------------------------------------------
+    def start_timing(self) -> bool:
+        """Time every dispatch on the device from now on; False where the backend
+        cannot (the profiler then times each kernel on the CPU, waiting for it)."""
+        return False
+
+    def timing_label(self, label) -> None:
+        """Label the dispatches that follow (what `stop_timing` reports them with)."""
+
+    def stop_timing(self) -> list:
+        """The dispatches timed since `start_timing`, in order, as objects with `label`,
+        `start_ns` and `end_ns` (device clock); timing stops."""
+        return []
+
     def supports(self, dtype: dt.DType) -> bool:
         return True
 

@@ -10,8 +10,9 @@ or per run of a jit program:
 4. each kernel's shader (WGSL on webgpu; the CPU backend interprets expressions).
 
 The executor calls `dispatcher(device, what)` once per flush and dispatches through
-what it returns: the backend's `dispatch` itself when the option is off, so the hot
-path costs nothing.
+what it returns: the backend's `dispatch` itself when the option is off and no
+profile is being recorded (`jaxwg.profiler`, which installs itself as `profiler`), so
+the hot path costs nothing.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> jaxwg.config.update("jaxwg_debug", 1)
@@ -29,9 +30,19 @@ import time
 from ..config import config
 
 
+# The recording `jaxwg.profiler` session, if any: it labels and times each dispatch.
+profiler = None
+
+
 def level() -> int:
     """The current `jaxwg_debug` level (0: quiet)."""
     return config.jaxwg_debug
+
+
+def watching() -> bool:
+    """Whether kernels must be dispatched one by one through `dispatcher` (debugging
+    output or a profile), not replayed."""
+    return bool(config.jaxwg_debug) or profiler is not None
 
 
 def emit(text: str) -> None:
@@ -43,6 +54,8 @@ def dispatcher(device, what: str):
     """The function to dispatch this flush's kernels on `device` with (`what` names the
     flush): the backend's `dispatch`, or at level 1 and above one that also prints and
     times each kernel."""
+    if profiler is not None:
+        return profiler.dispatcher(device, what)
     if not config.jaxwg_debug:
         return device.backend.dispatch
     return _Report(device, what).dispatch

@@ -144,7 +144,7 @@ class Program:
         results = []
         with backend.lock:  # one acquisition; the calls below re-enter it
             outputs = None
-            if self._replay is not None and not debug.level():
+            if self._replay is not None and not debug.watching():
                 outputs = self._replay.run(arg_slots)
             if outputs is None:
                 outputs = self._dispatch_each(arg_slots)

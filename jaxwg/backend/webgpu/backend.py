@@ -47,6 +47,7 @@ from .buffers import BufferPool, PoolConfig, SlotTable, align16
 from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device
 from .native_math import measure as measure_native_math, uses_candidates
+from .timing import KernelTimer
 from . import scan, scatter, sort
 from .queue import DispatchQueue
 from .replay import Replay
@@ -132,6 +133,22 @@ class WebGPUBackend(Backend):
 
     def describe(self) -> str:
         return self.device.describe()
+
+    # -- timing (timing.py) ------------------------------------------------------------
+    def start_timing(self) -> bool:
+        with self.lock:
+            if self.queue.timer is None:
+                self.queue.timer = KernelTimer.create(self.device, self.queue)
+            return self.queue.timer is not None
+
+    def timing_label(self, label) -> None:
+        if self.queue.timer is not None:
+            self.queue.timer.label = label
+
+    def stop_timing(self) -> list:
+        with self.lock:
+            timer, self.queue.timer = self.queue.timer, None
+            return [] if timer is None else timer.results()
 
     # -- memory ----------------------------------------------------------------------
     def malloc(self, nbytes: int, data=None) -> int:

@@ -31,11 +31,13 @@ ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
 
 # The optional features jaxwg's kernels use, requested wherever the adapter has them.
 # "immediates" backs `var<immediate>` scalars (DispatchQueue.record's `immediates`):
-# without the feature naga rejects such a shader.
+# without the feature naga rejects such a shader. The profiler stamps dispatches with
+# "timestamp-query-inside-passes" (timing.py).
 OPTIONAL_FEATURES = (
     "shader-f16",
     "shader-f64",
     "timestamp-query",
+    "timestamp-query-inside-passes",
     "subgroup",
     "immediates",
 )
@@ -126,6 +128,10 @@ class WebGPUDevice:
         # read_mapped(buffer, size, dest, skip): copy out of a MAP_READ buffer;
         # wait_idle(): wait for all submitted work, or None where only a mapping can wait.
         self.read_mapped, self.wait_idle = waits.read, waits.wait_idle
+
+    def queue_timestamp_period(self) -> float:
+        """Nanoseconds per tick of this device's timestamp queries."""
+        return native.timestamp_period(self.queue)
 
     @property
     def max_binding_bytes(self) -> int:

@@ -61,7 +61,8 @@ _ENCODE_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSet
                  "wgpuComputePassEncoderSetImmediates", "wgpuComputePassEncoderDispatchWorkgroups",
                  "wgpuDeviceCreateCommandEncoder", "wgpuCommandEncoderBeginComputePass",
                  "wgpuComputePassEncoderEnd", "wgpuComputePassEncoderRelease",
-                 "wgpuCommandEncoderCopyBufferToBuffer", "wgpuCommandEncoderFinish",
+                 "wgpuCommandEncoderCopyBufferToBuffer", "wgpuCommandEncoderResolveQuerySet",
+                 "wgpuCommandEncoderFinish",
                  "wgpuCommandEncoderRelease", "wgpuQueueSubmit", "wgpuCommandBufferRelease")
 _TIMEOUT_S = 120.0
 
@@ -195,19 +196,25 @@ class _Raw:
 
 
 class _RawEncoder(_Raw):
-    """A command encoder opened through wgpu-native, with the one command jaxwg records
+    """A command encoder opened through wgpu-native, with the commands jaxwg records
     outside compute passes."""
 
-    __slots__ = ("_copy",)
+    __slots__ = ("_lib",)
 
-    def __init__(self, handle, release, copy):
-        super().__init__(handle, release)
-        self._copy = copy
+    def __init__(self, handle, lib):
+        super().__init__(handle, lib.wgpuCommandEncoderRelease)
+        self._lib = lib
 
     def copy_buffer_to_buffer(self, source: wgpu.GPUBuffer, source_offset: int,
                               destination: wgpu.GPUBuffer, destination_offset: int, size: int) -> None:
-        self._copy(self._internal, source._internal, source_offset, destination._internal,
-                   destination_offset, size)
+        self._lib.wgpuCommandEncoderCopyBufferToBuffer(
+            self._internal, source._internal, source_offset, destination._internal, destination_offset, size)
+
+    def resolve_query_set(self, query_set: wgpu.GPUQuerySet, first_query: int, query_count: int,
+                          destination: wgpu.GPUBuffer, destination_offset: int) -> None:
+        self._lib.wgpuCommandEncoderResolveQuerySet(
+            self._internal, query_set._internal, first_query, query_count, destination._internal,
+            destination_offset)
 
 
 class NativeEncoding:
@@ -228,7 +235,7 @@ class NativeEncoding:
         lib = self._lib
         with self._raising("opening a command encoder"):
             handle = lib.wgpuDeviceCreateCommandEncoder(self._handle, self._encoder_desc)
-        return _RawEncoder(handle, lib.wgpuCommandEncoderRelease, lib.wgpuCommandEncoderCopyBufferToBuffer)
+        return _RawEncoder(handle, lib)
 
     def begin_pass(self, encoder: _RawEncoder) -> _Raw:
         lib = self._lib
@@ -333,3 +340,22 @@ def encoding(device: wgpu.GPUDevice):
     except ImportError:
         return PublicEncoding(device)
     return NativeEncoding(device, *found, error_handler, ERROR_TYPES)
+
+
+def timestamp_writer():
+    """`write(compute_pass, query_set, index)`: a timestamp inside a pass of a
+    `NativeEncoding` (wgpu-py has no public call for it), or None where this wgpu
+    is not a known version."""
+    found = _native()
+    if found is None or not hasattr(found[1], "wgpuComputePassEncoderWriteTimestamp"):
+        return None
+    write = found[1].wgpuComputePassEncoderWriteTimestamp
+    return lambda compute_pass, query_set, index: write(compute_pass._internal, query_set._internal, index)
+
+
+def timestamp_period(queue: wgpu.GPUQueue) -> float:
+    """Nanoseconds per timestamp tick (1.0 where wgpu-native cannot say)."""
+    found = _native()
+    if found is None or not hasattr(found[1], "wgpuQueueGetTimestampPeriod") or not hasattr(queue, "_internal"):
+        return 1.0
+    return float(found[1].wgpuQueueGetTimestampPeriod(queue._internal))

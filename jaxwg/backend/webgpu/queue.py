@@ -93,11 +93,17 @@ class DispatchQueue:
         self._fence_word = np.zeros(4, np.uint8)
         self._encoding = native.encoding(device.device)
         self._record = self._encoding.recorder
+        self.timer = None  # a timing.KernelTimer while the profiler traces
 
     @property
     def pending(self) -> int:
         """Dispatches recorded but not yet submitted."""
         return self._pending
+
+    @property
+    def records_natively(self) -> bool:
+        """Whether passes are wgpu-native's own (native.NativeEncoding)."""
+        return isinstance(self._encoding, native.NativeEncoding)
 
     def record(
         self,
@@ -114,6 +120,8 @@ class DispatchQueue:
         `var<immediate>` block from offset 0; the device needs the "immediates" feature.
         """
         self.check_grid(grid)
+        if self.timer is not None:
+            self.timer.make_room()
         self._hold(slots_used)
         compute_pass = self._pass or self._open_pass()
         self._use_pipeline(compute_pass, pipeline)
@@ -134,6 +142,8 @@ class DispatchQueue:
                        immediates: bytes | None) -> None:
         """`record` with one bind group (group 0, no dynamic offsets) and a grid already
         checked (`check_grid`): the path of every kernel dispatch."""
+        if self.timer is not None:
+            self.timer.make_room()
         self._hold(slots_used)
         compute_pass = self._pass or self._open_pass()
         self._use_pipeline(compute_pass, pipeline)
@@ -152,7 +162,12 @@ class DispatchQueue:
             # (a jitted function called in a loop) sets them once.
             self._record.set_immediates(compute_pass, immediates)
             self._immediates = immediates
-        self._record.dispatch(compute_pass, *grid)
+        if self.timer is None:
+            self._record.dispatch(compute_pass, *grid)
+        else:
+            self.timer.before(compute_pass)
+            self._record.dispatch(compute_pass, *grid)
+            self.timer.after(compute_pass)
         self._pending += 1
         self.dispatches_recorded += 1
         if self._pending >= self.max_pending or self._held_bytes >= self.max_held_bytes:
