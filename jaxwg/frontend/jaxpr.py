@@ -387,12 +387,20 @@ def _alphabetic(n: int) -> str:
     return s
 
 
-class _Names:
-    """Names of variables, unique across nested jaxprs, and the shared jaxprs' names."""
+def _dropped(jaxpr: Jaxpr) -> list:
+    """The binders of `jaxpr`'s equations that nothing reads: they print as `_` (JAX's
+    rule, for the printed jaxpr only; those of the jaxprs it calls keep their names)."""
+    used = {id(a) for e in jaxpr.eqns for a in e.inputs} | {id(v) for v in jaxpr.outvars}
+    return [v for e in jaxpr.eqns for v in e.out_binders if id(v) not in used]
 
-    def __init__(self, shared: dict):
+
+class _Names:
+    """Names of variables, unique across nested jaxprs, and the shared jaxprs' names;
+    the `dropped` variables are all named `_`."""
+
+    def __init__(self, shared: dict, dropped: list):
         self.shared = shared  # Jaxpr -> the name it is printed under
-        self.names: dict[int, str] = {}
+        self.names: dict[int, str] = {id(v): "_" for v in dropped}
         self._fresh = (s for s in map(_alphabetic, itertools.count())
                        if s not in shared.values())
 
@@ -434,39 +442,95 @@ def _pp_literal(lit: Literal) -> str:
     return f"{text}:{lit.aval.str_short()}"
 
 
-def _pp_vars(atoms, names: _Names, sep: str = "", binders: bool = False, used=None) -> tuple:
-    """Variables (`binders`: with their types); a binder nothing reads (not in `used`)
-    prints as `_`, as JAX prints it."""
-    def binder(v) -> str:
-        name = names(v) if used is None or id(v) in used else "_"
-        return f"{name}:{v.aval.str_short()}"
-
-    docs = [_text(binder(v) if binders else names(v)) for v in atoms]
+def _pp_vars(atoms, names: _Names, sep: str = "", binders: bool = False) -> tuple:
+    """Variables (`binders`: with their types)."""
+    docs = [_text(f"{names(v)}:{v.aval.str_short()}" if binders else names(v)) for v in atoms]
     return _nest(2, _group(_join(_concat(_text(sep), _group(_brk())), docs)))
 
 
+def _is_jaxpr(value) -> bool:
+    return isinstance(value, (Jaxpr, ClosedJaxpr))
+
+
 def _pp_value(value, names: _Names) -> tuple:
-    """A parameter's value: jaxprs nest (or name a shared one), the rest are text."""
+    """A parameter's value: jaxprs nest (or name a shared one), a tuple of jaxprs (a
+    cond's branches) one per line when they do not fit on one, the rest are text."""
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if isinstance(value, Jaxpr):
         return _pp_jaxpr_doc(value, names)
+    if isinstance(value, tuple) and value and all(map(_is_jaxpr, value)):
+        docs = [_pp_value(v, names) for v in value]
+        return _group(_concat(_nest(2, _concat(_text("("), _brk(""), _join(_brk(), docs))),
+                              _brk(""), _text(")")))
     return _text(_pp_param(value))
 
 
-def _pp_eqn(eqn: JaxprEqn, names: _Names, used: set) -> tuple:
-    params = sorted(eqn.params)
+# -- the parameters each primitive prints ------------------------------------------------------
+#
+# By default an equation prints all its params, sorted by name. These rules print what
+# JAX's own pretty-printing rules (its `pp_eqn_rules`) print for the same primitive:
+# `eqn -> [(name, value)]`, in printing order.
+
+
+def _sorted_params(eqn: JaxprEqn, **extra) -> list:
+    """The params and `extra` ones, sorted by name."""
+    return sorted({**eqn.params, **extra}.items())
+
+
+def _with_params(**extra):
+    """Params JAX's primitive has and jaxwg's lacks, at the only value they take in jaxwg
+    (which has no shardings): `reduce_sum[axes=(0,) out_sharding=None]`."""
+    return lambda eqn: _sorted_params(eqn, **extra)
+
+
+def _name_first(**extra):
+    """A call's `name` first (easier to scan), the rest sorted, as JAX prints calls."""
+    def params(eqn: JaxprEqn) -> list:
+        rest = [(k, v) for k, v in _sorted_params(eqn, **extra) if k != "name"]
+        return [("name", eqn.params["name"])] + rest
+    return params
+
+
+def _broadcast_in_dim_params(eqn: JaxprEqn) -> list:
+    """No `shape` (the binder's type says it), and no empty `broadcast_dimensions`."""
+    dims = eqn.params["broadcast_dimensions"]
+    return [("broadcast_dimensions", dims)] if dims else []
+
+
+def _dot_general_params(eqn: JaxprEqn) -> list:
+    """Dimension numbers as lists (JAX's shorter form), and the preferred element type
+    JAX fills in when none is asked for: the result's dtype."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = eqn.params["dimension_numbers"]
+    numbers = ((list(lhs_contract), list(rhs_contract)), (list(lhs_batch), list(rhs_batch)))
+    preferred = eqn.params["preferred_element_type"] or eqn.out_binders[0].aval.dtype
+    return [("dimension_numbers", numbers), ("preferred_element_type", preferred)]
+
+
+_PRINTED_PARAMS = {
+    P.broadcast_in_dim_p: _broadcast_in_dim_params,
+    P.dot_general_p: _dot_general_params,
+    P.reduce_sum_p: _with_params(out_sharding=None),
+    P.reshape_p: _with_params(sharding=None),
+    P.iota_p: _with_params(sharding=None),
+    P.jit_p: _name_first(),
+    # jaxwg's custom rules see every tangent instantiated (JAX's symbolic_zeros=False)
+    P.custom_jvp_call_p: _name_first(symbolic_zeros=False),
+    P.custom_vjp_call_p: _name_first(symbolic_zeros=False),
+}
+
+
+def _pp_eqn(eqn: JaxprEqn, names: _Names) -> tuple:
     if eqn.primitive is P.jit_p:  # the called jaxpr's variables take the caller's names
         inner = eqn.params["jaxpr"].jaxpr
         if inner not in names.shared:
             names.suggest(inner.invars, eqn.inputs)
             names.suggest(inner.outvars, eqn.out_binders)
-    if "name" in params:
-        params = ["name"] + [p for p in params if p != "name"]
-    lhs = _pp_vars(eqn.out_binders, names, binders=True, used=used)
+    params = _PRINTED_PARAMS.get(eqn.primitive, _sorted_params)(eqn)
+    lhs = _pp_vars(eqn.out_binders, names, binders=True)
     rhs = [_text(eqn.primitive.name)]
     if params:
-        pairs = [_concat(_text(f"{k}="), _pp_value(eqn.params[k], names)) for k in params]
+        pairs = [_concat(_text(f"{k}="), _pp_value(v, names)) for k, v in params]
         rhs.append(_group(_concat(_nest(2, _concat(_text("["), _brk(""), _join(_brk(), pairs))),
                                   _brk(""), _text("]"))))
     rhs.append(_concat(_text(" "), _pp_vars(eqn.inputs, names)))
@@ -478,13 +542,13 @@ def _pp_jaxpr_doc(jaxpr: Jaxpr, names: _Names, by_name: bool = True) -> tuple:
         return _text(names.shared[jaxpr])
     consts = _pp_vars(jaxpr.constvars, names, binders=True)
     args = _pp_vars(jaxpr.invars, names, binders=True)
-    used = {id(a) for e in jaxpr.eqns for a in e.inputs} | {id(v) for v in jaxpr.outvars}
-    eqns = _join(_brk("; "), [_pp_eqn(e, names, used) for e in jaxpr.eqns])
+    eqns = _join(_brk("; "), [_pp_eqn(e, names) for e in jaxpr.eqns])
     outs = _concat(_text("("), _pp_vars(jaxpr.outvars, names, sep=","),
                    _text(",)" if len(jaxpr.outvars) == 1 else ")"))
-    return _concat(_group(_nest(2, _concat(
+    # The closing brace is inside the group: a jaxpr printed on one line fits with it.
+    return _group(_concat(_nest(2, _concat(
         _text("{ lambda "), consts, _text("; "), args, _text(". let"),
-        _nest(2, _concat(_brk(), eqns)), _brk(), _text("in "), outs))), _text(" }"))
+        _nest(2, _concat(_brk(), eqns)), _brk(), _text("in "), outs)), _text(" }")))
 
 
 def called_jaxprs(eqn: JaxprEqn) -> list:
@@ -530,7 +594,7 @@ def pp_jaxpr(jaxpr: Jaxpr) -> str:
     fits in 80 columns; called jaxprs (`jit`) print nested, or shared ones first, as
     `let name = { lambda ... } in`."""
     shared = _shared_jaxprs(jaxpr)
-    names = _Names(shared)
+    names = _Names(shared, _dropped(jaxpr))
     docs = [_concat(_text(f"let {label} = "), _pp_jaxpr_doc(sub, names, by_name=False), _text(" in"),
                     _brk()) for sub, label in shared.items()]
     return _layout(_concat(*docs, _pp_jaxpr_doc(jaxpr, names)))

@@ -76,7 +76,9 @@ def cond(pred, true_fun, false_fun, *operands):
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {pred_aval.shape}.")
     if pred_aval.dtype is not dt.bool_ and not pred_aval.dtype.is_int:
         raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype.name}.")
-    index = lax.convert_element_type(lax.ne(pred, lax.full_like(pred, 0)), dt.int32)
+    if pred_aval.dtype is not dt.bool_:  # a number: true when nonzero
+        pred = lax.ne(pred, lax.full_like(pred, 0))
+    index = lax.convert_element_type(pred, dt.int32)
     return _bind_cond(index, (false_fun, true_fun), operands, "cond")
 
 

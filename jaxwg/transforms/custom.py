@@ -198,6 +198,8 @@ class custom_vjp:
             return [instantiate(Zero(tangent_aval(a))) if c is None else c
                     for a, c in zip(avals, [None] * n_captured + out)]
 
+        fwd_flat.__name__ = getattr(self.fwd, "__name__", "fwd")
+        bwd_flat.__name__ = getattr(self.bwd, "__name__", "bwd")
         outs = P.custom_vjp_call_p.bind(*captured, *leaves, call_jaxpr=closed, fwd=fwd_flat,
                                         bwd=bwd_flat, name=self.__name__)
         return pytree.tree_unflatten(out_tree, outs)

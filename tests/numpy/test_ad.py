@@ -1,6 +1,9 @@
 """Differentiation (`jvp`, `linearize`, `vjp`, `grad`, `value_and_grad`) of every primitive
 and of real programs, against finite differences, the transpose identity and JAX."""
 
+import contextlib
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -9,7 +12,7 @@ import jaxwg
 import jaxwg.numpy as jnp
 
 from .helpers import jax, jax_numpy
-from .transform_cases import CASES, inputs, ours, theirs
+from .transform_cases import CASES, FORWARD_ONLY, REVERSE_ONLY, inputs, ours, theirs
 
 
 @pytest.fixture
@@ -23,54 +26,103 @@ def x64():
 # derivative, 1, is checked against JAX and by the transpose identity), and
 # stop_gradient's derivative is zero by definition.
 NOT_NUMERIC = {"convert", "stop_gradient"}
+# Piecewise functions: their tangents are scaled down so that x +- h t stays on one side
+# of the kinks (ties, branch switches, a change of trip count).
+KINKED = {"rem", "clamp", "select_n", "reduce_max", "reduce_min", "max", "min", "sort", "pmax",
+          "pmin", "cond", "while"}
+DIFFERENCED = sorted(set(CASES) - NOT_NUMERIC - REVERSE_ONLY)
+BOTH_MODES = sorted(set(CASES) - FORWARD_ONLY - REVERSE_ONLY)
+# JAX has no differentiation rules for these (jaxwg differentiates them as their
+# reductions under the named axis): checked against differences only.
+NOT_IN_JAX = {"pmax", "pmin"}
 
 
-@pytest.mark.parametrize("case", sorted(set(CASES) - NOT_NUMERIC))
-@given(seed=st.integers(0, 2 ** 16))
-def test_jvp_matches_central_differences_in_float64(case, seed):
-    """On the CPU backend in float64: (f(x + h t) - f(x - h t)) / 2h, error O(h^2)."""
-    import os
+@contextlib.contextmanager
+def _platform(name: str):
     old = os.environ.get("JAXWG_PLATFORMS")
-    os.environ["JAXWG_PLATFORMS"] = "cpu"
-    jaxwg.config.update("jax_enable_x64", True)
+    os.environ["JAXWG_PLATFORMS"] = name
     try:
-        xs = inputs(case, seed, np.float64)
-        ts = inputs(case, seed + 1, np.float64)
-        ts = [t / max(1.0, np.abs(t).max()) for t in ts]
-        if case in ("rem", "clamp", "select_n", "reduce_max", "reduce_min", "max", "min"):
-            ts = [t * 1e-3 for t in ts]  # stay on one side of the kinks
-        f = ours(case)
-        args = [jnp.asarray(x) for x in xs]
-        _, tangent = jaxwg.jvp(f, args, [jnp.asarray(t) for t in ts])
-        h = 1e-6
-        plus = np.asarray(f(*[jnp.asarray(x + h * t) for x, t in zip(xs, ts)]), np.float64)
-        minus = np.asarray(f(*[jnp.asarray(x - h * t) for x, t in zip(xs, ts)]), np.float64)
-        np.testing.assert_allclose(np.asarray(tangent), (plus - minus) / (2 * h), rtol=1e-6,
-                                   atol=1e-6)
+        yield
     finally:
-        jaxwg.config.update("jax_enable_x64", False)
         if old is None:
             del os.environ["JAXWG_PLATFORMS"]
         else:
             os.environ["JAXWG_PLATFORMS"] = old
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+def _jvp_and_central_difference(case, seed, dtype, h):
+    """The JVP of the case at a random point and tangent and the central difference
+    (f(x + h t) - f(x - h t)) / 2h, as float64 arrays, and the largest |f(x)|."""
+    xs = inputs(case, seed, dtype)
+    ts = inputs(case, seed + 1, dtype)
+    ts = [(t / max(1.0, np.abs(t).max())).astype(dtype) for t in ts]
+    if case in KINKED:
+        ts = [t * dtype(1e-3) for t in ts]
+    f = ours(case)
+    y, tangent = jaxwg.jvp(f, [jnp.asarray(x) for x in xs], [jnp.asarray(t) for t in ts])
+    plus = np.asarray(f(*[jnp.asarray(x + dtype(h) * t) for x, t in zip(xs, ts)]), np.float64)
+    minus = np.asarray(f(*[jnp.asarray(x - dtype(h) * t) for x, t in zip(xs, ts)]), np.float64)
+    return np.asarray(tangent, np.float64), (plus - minus) / (2 * h), float(np.abs(np.asarray(y)).max())
+
+
+@pytest.mark.parametrize("case", DIFFERENCED)
+@given(seed=st.integers(0, 2 ** 16))
+def test_jvp_matches_central_differences_in_float64(case, seed):
+    """On the CPU backend in float64: (f(x + h t) - f(x - h t)) / 2h, error O(h^2)."""
+    jaxwg.config.update("jax_enable_x64", True)
+    try:
+        with _platform("cpu"):
+            tangent, difference, _ = _jvp_and_central_difference(case, seed, np.float64, 1e-6)
+        np.testing.assert_allclose(tangent, difference, rtol=1e-6, atol=1e-6)
+    finally:
+        jaxwg.config.update("jax_enable_x64", False)
+
+
+# float32 central differences: the rounding error of f (R ulps of the larger of |f| and 1,
+# R = 64 being the largest bound tests/backend/test_ops.py allows a float32 op) divided
+# by h, plus the truncation error h^2/6 |f'''|. The step h = eps^(1/3) makes both terms
+# of order eps^(2/3); with |f'''| <= 6 R max(|f|, |f' t|, 1) on the sampled intervals
+# (the cases keep to where their functions are tame) the error is at most
+# 2 R eps^(2/3) max(|f|, |f' t|, 1), about 3e-3 of it.
+_EPS32 = float(np.finfo(np.float32).eps)
+_H32 = _EPS32 ** (1 / 3)
+_ROUNDING_ULPS = 64
+_TOL32 = 2 * _ROUNDING_ULPS * _EPS32 ** (2 / 3)
+
+
+@pytest.mark.parametrize("case", DIFFERENCED)
+@given(seed=st.integers(0, 2 ** 16))
+def test_jvp_matches_central_differences_in_float32_on_webgpu(case, seed):
+    """On the WebGPU device in float32, with the bound derived above."""
+    try:
+        _ = jaxwg.devices("webgpu")[0].backend
+    except RuntimeError as e:  # no adapter on this machine
+        pytest.skip(str(e))
+    with _platform("webgpu"):
+        tangent, difference, value = _jvp_and_central_difference(case, seed, np.float32, _H32)
+    scale = max(1.0, value, float(np.abs(tangent).max()))
+    np.testing.assert_allclose(tangent, difference, rtol=0, atol=_TOL32 * scale)
+
+
+@pytest.mark.parametrize("case", sorted(set(CASES) - NOT_IN_JAX))
 def test_jvp_and_vjp_match_jax(platform, case):
     xs = inputs(case, 7)
-    ts = inputs(case, 8)
-    y, t = jaxwg.jvp(ours(case), [jnp.asarray(x) for x in xs], [jnp.asarray(t) for t in ts])
-    jy, jt = jax.jvp(theirs(case), xs, ts)
-    np.testing.assert_allclose(np.asarray(y), np.asarray(jy), rtol=2e-5, atol=1e-6)
-    np.testing.assert_allclose(np.asarray(t), np.asarray(jt), rtol=2e-5, atol=1e-5)
-    u = np.random.default_rng(9).standard_normal(np.shape(jy)).astype(np.float32)
+    if case not in REVERSE_ONLY:
+        ts = inputs(case, 8)
+        y, t = jaxwg.jvp(ours(case), [jnp.asarray(x) for x in xs], [jnp.asarray(t) for t in ts])
+        jy, jt = jax.jvp(theirs(case), xs, ts)
+        np.testing.assert_allclose(np.asarray(y), np.asarray(jy), rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(t), np.asarray(jt), rtol=2e-5, atol=1e-5)
+    if case in FORWARD_ONLY:
+        return
     _, f_vjp = jaxwg.vjp(ours(case), *[jnp.asarray(x) for x in xs])
-    _, j_vjp = jax.vjp(theirs(case), *xs)
+    jy, j_vjp = jax.vjp(theirs(case), *xs)
+    u = np.random.default_rng(9).standard_normal(np.shape(jy)).astype(np.float32)
     for got, want in zip(f_vjp(jnp.asarray(u)), j_vjp(u)):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", BOTH_MODES)
 @given(seed=st.integers(0, 2 ** 16))
 def test_vjp_is_the_transpose_of_jvp(case, seed):
     """<u, J v> == <J^T u, v> for random u, v: the transpose rules match the JVP rules."""

@@ -79,12 +79,83 @@ CASES = {
     "matmul": (lambda L, N, x, y: x @ y, [(3, 4), (4, 2)], (-1, 1)),
     "jit": (lambda L, N, x, y: jitted(L)(x, y), [(4,), (4,)], (-1, 1)),
     "stop_gradient": (lambda L, N, x: x * L.stop_gradient(x), [(4,)], (-1, 1)),
+    "copy": (lambda L, N, x: _primitive(L, "copy").bind(x) * x, [(4,)], (-1, 1)),
+    "add_any": (lambda L, N, x, y: _primitive(L, "add_any").bind(x, y) * x, [(4,), (4,)], (-1, 1)),
+    "gather": (lambda L, N, x: x[:, N.array([2, 0, 2])], [(3, 4)], (-1, 1)),
+    "scatter_add_flat": (lambda L, N, x, y: x.at[N.array([0, 2, 0])].add(y * x[1:]),
+                         [(4,), (3,)], (-1, 1)),
+    "cumsum": (lambda L, N, x: L.cumsum(x, axis=1), [(3, 4)], (-1, 1)),
+    "cumsum reverse": (lambda L, N, x: L.cumsum(x * x, axis=0, reverse=True), [(3, 4)], (-1, 1)),
+    "sort": (lambda L, N, x: N.sort(x, axis=-1), [(3, 4)], (-1, 1)),
+    # Collectives of a named vmap axis, batched by an inner unnamed vmap (their own rules
+    # run there; the named level turns them into reductions).
+    "psum": (lambda L, N, x: _collective(L, "psum")(x), [(3, 4)], (-1, 1)),
+    "pmax": (lambda L, N, x: _collective(L, "pmax")(x), [(3, 4)], (-1, 1)),
+    "pmin": (lambda L, N, x: _collective(L, "pmin")(x), [(3, 4)], (-1, 1)),
+    "cond": (lambda L, N, x, y: L.cond(x[0] > 0, lambda a, b: L.sin(a) * b, lambda a, b: a - b, x, y),
+             [(4,), (4,)], (-2, 2)),
+    # A trip count that depends on the values (forward mode only, as in JAX).
+    "while": (lambda L, N, x: L.while_loop(lambda c: N.sum(c) < 6.0, lambda c: c * 1.5 + 0.25, x),
+              [(3,)], (0.5, 1)),
+    "scan": (lambda L, N, x, y: _scan(L, x, y), [(4, 3), (3,)], (-1, 1)),
+    "remat2": (lambda L, N, x, y: _top(L).checkpoint(lambda a, b: L.sin(a) * b)(x, y),
+               [(4,), (4,)], (-1, 1)),
+    "custom_jvp_call": (lambda L, N, x: _custom(L, "jvp")(x), [(4,)], (-2, 2)),
+    "custom_vjp_call": (lambda L, N, x: _custom(L, "vjp")(x), [(4,)], (-2, 2)),
 }
+
+# Cases with one mode of differentiation only, as in JAX: no reverse mode through a
+# while loop, no forward mode through a custom_vjp function.
+FORWARD_ONLY = {"while"}
+REVERSE_ONLY = {"custom_vjp_call"}
+
+
+def _top(L):
+    """The library whose lax module `L` is: jaxwg or JAX."""
+    return jaxwg if L is lax else jax
 
 
 def jitted(L):
-    j = jaxwg.jit if L is lax else jax.jit
-    return j(lambda x, y: L.sin(x) * y + x)
+    return _top(L).jit(lambda x, y: L.sin(x) * y + x)
+
+
+def _primitive(L, name):
+    """A primitive no public function binds alone (JAX's `add_any` is `add_jaxvals_p`)."""
+    if L is lax:
+        from jaxwg.frontend import primitives as P
+        return {"copy": P.copy_p, "add_any": P.add_any_p}[name]
+    from jax._src import ad_util
+    return {"copy": jax.lax.copy_p, "add_any": ad_util.add_jaxvals_p}[name]
+
+
+def _collective(L, name):
+    top = _top(L)
+    reduce = getattr(L, name)
+    return top.vmap(lambda row: top.vmap(lambda e: reduce(e * e, "i"))(row), axis_name="i")
+
+
+def _scan(L, xs, c0):
+    carry, ys = L.scan(lambda c, a: (c * L.sin(a) + a, c * a), c0, xs)
+    return ys * carry
+
+
+def _custom(L, kind):
+    """x sin x with its derivative given by a custom rule (the same for both libraries)."""
+    top = _top(L)
+
+    def f(x):
+        return x * L.sin(x)
+
+    def df(x):
+        return L.sin(x) + x * L.cos(x)
+
+    if kind == "jvp":
+        fun = top.custom_jvp(f)
+        fun.defjvp(lambda primals, tangents: (f(primals[0]), df(primals[0]) * tangents[0]))
+    else:
+        fun = top.custom_vjp(f)
+        fun.defvjp(lambda x: (f(x), x), lambda x, g: (g * df(x),))
+    return fun
 
 
 def inputs(case, seed, dtype=np.float32):
@@ -122,7 +193,14 @@ INT_CASES = {
     "bitcast": (lambda L, N, x: L.bitcast_convert_type(x, N.int32), [(4,)], np.float32, (-2, 2)),
     "iota": (lambda L, N, x: x + L.broadcasted_iota(N.int32, (3, 4), 1), [(3, 4)], np.int32, (0, 5)),
     "reduce_max int": (lambda L, N, x: N.max(x, axis=1) + N.min(x), [(3, 4)], np.int32, (-9, 9)),
+    "sort_permutation": (lambda L, N, x: N.argsort(x, axis=-1), [(3, 4)], np.float32, (-2, 2)),
+    "threefry2x32": (lambda L, N, k0, k1, x0, x1: _xor(L.threefry2x32(k0, k1, x0, x1)),
+                     [(4,), (4,), (4,), (4,)], np.uint32, (0, 2 ** 32 - 1)),
 }
+
+
+def _xor(words):
+    return words[0] ^ words[1]
 
 
 def int_inputs(case, seed):
