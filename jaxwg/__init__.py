@@ -11,10 +11,11 @@ Array([0, 2, 4], dtype=int32)
 
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import lax, nn, numpy, random, scipy, tree, tree_util
-from . import ad_checkpoint, profiler
+from . import ad_checkpoint, debug, profiler
 from .config import config
 from .devices import (
                       block_until_ready,
+                      device_get,
                       default_backend,
                       device_count,
                       device_put,
@@ -25,7 +26,8 @@ from .devices import (
 from .frontend.array import Array
 from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
-from .frontend.jit import jit
+from .frontend.shape_eval import ShapeDtypeStruct, eval_shape
+from .frontend.jit import disable_jit, jit
 from .transforms import ad_rules as _ad_rules  # noqa: F401  (fills the JVP and transpose tables)
 from .transforms import batch_rules as _batch_rules  # noqa: F401  (fills the batching table)
 from .transforms import control_flow_rules as _control_flow_rules  # noqa: F401
@@ -38,9 +40,15 @@ from .transforms.reverse import grad, linearize, value_and_grad, vjp
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "ad_checkpoint", "profiler", "block_until_ready", "checkpoint", "checkpoint_policies",
-           "closure_convert", "config", "custom_jvp", "custom_vjp", "default_backend",
-           "device_count", "device_put", "devices", "grad", "hessian", "jacfwd", "jacobian",
+__all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "profiler", "block_until_ready",
+           "checkpoint", "checkpoint_policies", "closure_convert", "config", "custom_jvp",
+           "custom_vjp", "debug", "default_backend", "device_count", "device_get", "device_put",
+           "devices", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd", "jacobian",
            "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
            "make_jaxpr", "nn", "numpy", "random", "remat", "scipy", "tree", "tree_util",
            "value_and_grad", "vjp", "vmap"]
+
+from . import errors as _errors
+
+# A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
+__getattr__ = _errors.module_getattr(__name__)

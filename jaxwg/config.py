@@ -17,7 +17,9 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from dataclasses import dataclass
 
 
@@ -32,6 +34,15 @@ class _Option:
 _OPTIONS = {
     "jax_enable_x64": _Option(False, "JAX_ENABLE_X64",
                               "64-bit types (int64, float64) instead of their 32-bit defaults"),
+    "jax_debug_nans": _Option(False, "JAX_DEBUG_NANS",
+                              "raise FloatingPointError naming the operation that made a NaN "
+                              "(a jitted function that returns one runs again op by op)",
+                              shapes_programs=False),
+    "jax_debug_infs": _Option(False, "JAX_DEBUG_INFS", "as jax_debug_nans, for infinities",
+                              shapes_programs=False),
+    "jax_disable_jit": _Option(False, "JAX_DISABLE_JIT",
+                               "run jitted functions op by op (also `jaxwg.disable_jit()`)",
+                               shapes_programs=False),
     "jaxwg_debug": _Option(0, "JAXWG_DEBUG",
                            "print what runs: 1 kernels and times, 2 jit jaxprs, 3 kernel "
                            "expressions, 4 WGSL (see jaxwg.frontend.debug)", shapes_programs=False),
@@ -50,14 +61,21 @@ def _from_env(option: _Option):
     return type(option.default)(raw)
 
 
+_UNSET = object()
+
+
 class Config:
     """The option values; `jaxwg.config` is the one instance."""
 
     def __init__(self):
         object.__setattr__(self, "_values", {name: _from_env(o) for name, o in _OPTIONS.items()})
+        object.__setattr__(self, "_local", threading.local())  # this thread's `override`s
         self._update_key()
 
     def __getattr__(self, name: str):
+        overrides = getattr(self._local, "values", None)
+        if overrides and name in overrides:
+            return overrides[name]
         try:
             return self._values[name]
         except KeyError:
@@ -70,21 +88,51 @@ class Config:
         """The current value of option `name`."""
         if name not in self._values:
             raise AttributeError(f"Unrecognized config option: {name}")
-        return self._values[name]
+        return getattr(self, name)
 
     def update(self, name: str, value) -> None:
         """Set option `name` (an AttributeError for unknown names, as in JAX)."""
+        self._check(name, value)
+        self._values[name] = value
+        self._update_key()
+
+    @staticmethod
+    def _check(name: str, value) -> None:
         if name not in _OPTIONS:
             raise AttributeError(f"Unrecognized config option: {name}")
         kind = type(_OPTIONS[name].default)
         if not isinstance(value, kind):
             raise TypeError(f"config option {name} takes a {kind.__name__}, got {value!r}")
-        self._values[name] = value
-        self._update_key()
+
+    @contextlib.contextmanager
+    def override(self, name: str, value):
+        """Option `name` set to `value` in this thread until the block ends (JAX's context
+        managers, such as `disable_jit`, are per thread too). Only options that traced
+        programs do not depend on: the jit key is shared by all threads.
+
+        >>> with config.override("jax_disable_jit", True):
+        ...     config.jax_disable_jit
+        True
+        >>> config.jax_disable_jit
+        False
+        """
+        self._check(name, value)
+        if _OPTIONS[name].shapes_programs:
+            raise ValueError(f"config option {name} changes traced programs: use config.update")
+        overrides = self._local.__dict__.setdefault("values", {})
+        saved = overrides.get(name, _UNSET)
+        overrides[name] = value
+        try:
+            yield
+        finally:
+            if saved is _UNSET:
+                del overrides[name]
+            else:
+                overrides[name] = saved
 
     def values(self) -> dict:
-        """All options and their values."""
-        return dict(self._values)
+        """All options and their values (with this thread's overrides)."""
+        return {name: getattr(self, name) for name in self._values}
 
     def program_key(self) -> tuple:
         """The values programs depend on, as part of jit cache keys (kept ready: jit reads

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import gc
 
+import numpy as np
+
 from .frontend.array import Array
 from .frontend.device import Device, default_device, default_platform, get_device
 from .frontend.execute import device_of, realize
@@ -105,6 +107,20 @@ def live_arrays(platform: str | None = None) -> list[Array]:
     if platform is None:
         return found
     return [a for a in found if a.device.platform == platform]
+
+
+def device_get(x):
+    """`x` (a pytree) with each array copied to the host as a NumPy array; other leaves
+    are returned as they are.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> jaxwg.device_get({"a": jnp.arange(2), "b": [3]})
+    {'a': array([0, 1], dtype=int32), 'b': [3]}
+    """
+    from .frontend import pytree
+
+    block_until_ready(x)  # every array of a device computed by one schedule
+    return pytree.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
 
 
 def block_until_ready(x):

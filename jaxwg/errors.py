@@ -44,8 +44,93 @@ class NonConcreteBooleanIndexError(JAXIndexError):
     would depend on them (use `jnp.where` instead)."""
 
 
-def concretization_message(what: str, aval) -> str:
-    return (f"Attempted {what} of traced array with shape {aval.str_short()}.\n"
-            "The value is not known while tracing (inside jit or make_jaxpr). Use "
-            "static_argnums for values that decide Python control flow, or jnp.where / "
-            "lax.cond for data-dependent choices.")
+class NotImplementedInJaxwg(AttributeError, NotImplementedError):
+    """A name JAX has and jaxwg does not implement yet: an AttributeError, so `hasattr`
+    stays False and `getattr(module, name, default)` works, and a NotImplementedError,
+    which says what it is."""
+
+
+def missing_attribute(module: str, name: str, jax_names) -> AttributeError:
+    """The error for `module.name` that does not exist: NotImplementedInJaxwg when JAX's
+    module has `name` (`jax_names`), else Python's plain AttributeError.
+
+    >>> missing_attribute("jaxwg.numpy", "fft", {"fft"})
+    NotImplementedInJaxwg("jax.numpy.fft is not implemented in jaxwg yet (module 'jaxwg.numpy' has no attribute 'fft')")
+    >>> missing_attribute("jaxwg.numpy", "nope", {"fft"})
+    AttributeError("module 'jaxwg.numpy' has no attribute 'nope'")
+    """
+    plain = f"module {module!r} has no attribute {name!r}"
+    if name in jax_names:
+        jax_module = "jax" + module[len("jaxwg"):]
+        return NotImplementedInJaxwg(f"{jax_module}.{name} is not implemented in jaxwg yet ({plain})")
+    return AttributeError(plain)
+
+
+def module_getattr(module: str):
+    """The module-level `__getattr__` of `module` (called for names it lacks): the error of
+    `missing_attribute`, against the names of JAX's module (`jaxwg._jax_names`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> hasattr(jnp, "nope"), isinstance(AttributeError(), NotImplementedInJaxwg)
+    (False, False)
+    """
+    from ._jax_names import JAX_NAMES
+
+    jax_names = JAX_NAMES[module]
+
+    def __getattr__(name: str):
+        raise missing_attribute(module, name, jax_names)
+
+    return __getattr__
+
+
+def _shape(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _context(debug_info: str | None) -> str:
+    """JAX's line naming the traced function, from a trace's `debug_info` ("f at
+    file.py:3 traced for jit", see `jaxwg.frontend.trace.describe_traced`)."""
+    if not debug_info:
+        return ""
+    function, _, purpose = debug_info.rpartition(" traced for ")
+    return f"\nThe error occurred while tracing the function {function} for {purpose}."
+
+
+def _abstract_value(aval) -> str:
+    return ("Abstract tracer value encountered where concrete value is expected: traced "
+            f"array with shape {_shape(aval)}\n")
+
+
+def concretization_error(what: str, aval, debug_info: str | None = None) -> JAXTypeError:
+    """The error JAX raises when Python needs the value of a traced array: `what` is
+    "bool", "int", "float", "complex", "index", "array", "item" or "tolist"; the message
+    is JAX's, ending with the traced function (`debug_info`) where it is known.
+
+    >>> from jaxwg.frontend.aval import ShapedArray
+    >>> from jaxwg.core import dtypes as dt
+    >>> e = concretization_error("bool", ShapedArray((), dt.bool_), "f at m.py:3 traced for jit")
+    >>> print(type(e).__name__, e)
+    TracerBoolConversionError Attempted boolean conversion of traced array with shape bool[].
+    The error occurred while tracing the function f at m.py:3 for jit.
+    """
+    shape, context = _shape(aval), _context(debug_info)
+    if what == "bool":
+        return TracerBoolConversionError(
+            f"Attempted boolean conversion of traced array with shape {shape}.{context}")
+    if what == "index":
+        return TracerIntegerConversionError(
+            f"The __index__() method was called on traced array with shape {shape}{context}")
+    if what == "array":
+        return TracerArrayConversionError("The numpy.ndarray conversion method __array__() was "
+                                          f"called on traced array with shape {shape}{context}")
+    if what == "item":
+        return ConcretizationTypeError(f"{_abstract_value(aval)}This occurred in the item() "
+                                       f"method of jaxwg.Array{context}")
+    if what == "tolist":
+        return ConcretizationTypeError(f"{_abstract_value(aval)}The tolist() method was called "
+                                       f"on traced array with shape {shape}.{context}")
+    return ConcretizationTypeError(
+        f"{_abstract_value(aval)}The problem arose with the `{what}` function. If trying to "
+        f"convert the data type of a value, try using `x.astype({what})` or "
+        f"`jnp.array(x, {what})` instead.{context}")

@@ -395,8 +395,10 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     [0, 1, 2, 3, 4]
     """
     _check_key(key, "permutation")
-    if np.ndim(x) == 0 and not hasattr(x, "aval"):
-        if not isinstance(x, (int, np.integer)):
+    if np.ndim(x) == 0:  # a count, as a Python, NumPy or jaxwg integer
+        integer = (np.issubdtype(x.dtype, np.integer) if hasattr(x, "dtype")
+                   else isinstance(x, int) and not isinstance(x, bool))
+        if not integer:
             raise TypeError(f"x must be an integer or at least 1-dimensional, got {x!r}")
         return _shuffle(key, jnp.arange(int(x)), 0)
     x = jnp.asarray(x)
@@ -852,3 +854,8 @@ def orthogonal(key, n: int, shape=(), dtype=None, m=None):
     z = normal(key, (*_shape(shape), int(max(n, m)), int(min(n, m))), dtype)
     q = _orthonormal_columns(z) if min(n, m) else z
     return q if n >= m else jnp.swapaxes(q, -1, -2)
+
+from . import errors as _errors
+
+# A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
+__getattr__ = _errors.module_getattr(__name__)

@@ -35,6 +35,7 @@ from ..core import dtypes as dt
 from ..core.alu_eval import cast_array
 from . import aval as avals
 from . import lowering  # noqa: F401 - registers the lowering rules
+from . import nan_checks
 from . import primitives as P
 from .aval import ShapedArray
 from .device import Device, default_device
@@ -249,8 +250,11 @@ def eager_apply(primitive, args, params):
     with GRAPH_LOCK:  # lowering reads its input nodes, which another thread may realize
         nodes = P.lowering_rules[primitive](out_aval, *[a.node for a in args], **params)
         if primitive.multiple_results:
-            return [_wrap(n, a) for n, a in zip(nodes, out_aval)]
-        return _wrap(nodes, out_aval)
+            outs = [_wrap(n, a) for n, a in zip(nodes, out_aval)]
+        else:
+            outs = [_wrap(nodes, out_aval)]
+    nan_checks.check(primitive.name, outs)  # jax_debug_nans / jax_debug_infs
+    return outs if primitive.multiple_results else outs[0]
 
 
 def _wrap(node: LazyNode, aval: ShapedArray) -> Array:

@@ -1,12 +1,14 @@
-"""Evaluating control flow: the lowering rules of `cond`, `while` and `scan`.
+"""Evaluating control flow: the lowering rules of `cond`, `while`, `scan` and host callbacks.
 
 `scan` has a trip count known when it is traced, so it lowers by unrolling: each step's
 body is lowered into the lazy graph over the previous step's carry, with no read-back;
 a program (jit) holding a scan is still one dispatch list, and fusion may join steps.
 `cond` and `while` choose their path from values: their rules read the branch index, or
 the loop predicate, back from the device (one scalar each time) and lower the chosen
-body. That needs values, so a program holding them (`needs_values`) is run by
-evaluating its jaxpr equation by equation (`jit` does so) instead of as a fixed list.
+body. `debug_callback` (`jaxwg.debug`) reads its operands back and calls its function on
+the host. That needs values, so a program holding them (`needs_values`) is run by
+evaluating its jaxpr equation by equation (`jit` does so) instead of as a fixed list,
+which also keeps the callbacks in program order and out of reach of dead-code removal.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -25,7 +27,7 @@ from .lazy import CONST, LazyNode
 
 
 def needs_values(jaxpr) -> bool:
-    """Whether `jaxpr` (or a jaxpr it calls) holds a cond or a while loop."""
+    """Whether `jaxpr` (or a jaxpr it calls) holds a cond, a while loop or a callback."""
     from .jaxpr import called_jaxprs
 
     return any(eqn.primitive in P.DATA_DEPENDENT or any(needs_values(j) for j in called_jaxprs(eqn))
@@ -108,6 +110,15 @@ def _scan_lowering(out_avals, *args, jaxpr, length, reverse, num_consts, num_car
     return carry + stacked
 
 
+def _debug_callback_lowering(out_avals, *args, callback):
+    """Call `callback` now with the operands as arrays (computed when it reads them)."""
+    from .array import Array
+
+    callback(*[Array(node, ShapedArray(node.shape, node.dtype)) for node in args])
+    return []
+
+
 P.lowering_rules[P.cond_p] = _cond_lowering
 P.lowering_rules[P.while_p] = _while_lowering
 P.lowering_rules[P.scan_p] = _scan_lowering
+P.lowering_rules[P.debug_callback_p] = _debug_callback_lowering

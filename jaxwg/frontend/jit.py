@@ -33,6 +33,7 @@ Array([1., 3., 5.], dtype=float32)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import operator
@@ -41,7 +42,7 @@ import weakref
 
 from ..backend.lru import LruCache
 from ..config import config
-from . import debug, pytree
+from . import debug, nan_checks, pytree
 from . import primitives as P
 from .array import Array, asarray_for_bind, aval_of
 from .control_flow import needs_values
@@ -492,6 +493,8 @@ class Jitted:
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
         static, leaves, in_tree = self._flatten(args, kwargs)
         if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
             return self._stage(len(args), static, leaves, in_tree)
@@ -507,6 +510,7 @@ class Jitted:
         results = [Array(LazyNode.from_buffer(buf, aval.shape, aval.dtype, program.device),
                          aval)
                    for buf, aval in zip(outs, entry.closed.out_avals)]
+        nan_checks.check_jitted(self._name, results, lambda: self._fun(*args, **kwargs))
         self._donate_inputs(args)
         return pytree.tree_unflatten(entry.out_tree, results)
 
@@ -542,6 +546,21 @@ class Jitted:
         if obj is None:
             return self
         return functools.partial(self, obj)
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block, jitted functions run op by op in this thread, as plain Python
+    (`print` inside them sees values); the `jax_disable_jit` option, for one thread.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> with jaxwg.disable_jit():
+    ...     jaxwg.jit(lambda x: print(x.tolist()) or x)(jnp.arange(2))
+    [0, 1]
+    Array([0, 1], dtype=int32)
+    """
+    with config.override("jax_disable_jit", disable):
+        yield
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -574,9 +574,13 @@ def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, un
 cond_p = _declare("cond", _cond_abstract_eval, multiple_results=True)
 while_p = _declare("while", _while_abstract_eval, multiple_results=True)
 scan_p = _declare("scan", _scan_abstract_eval, multiple_results=True)
-# The control flow whose path depends on values: a program holding one runs its jaxpr
-# step by step (`jaxwg.frontend.control_flow`).
-DATA_DEPENDENT = (cond_p, while_p)
+# `jaxwg.debug.callback`: `callback(*operands)` called on the host with the operands'
+# values where the program reaches it; no outputs (`callback` is hashed by identity).
+debug_callback_p = _declare("debug_callback", lambda *avals, callback: [], multiple_results=True)
+# What needs values while a program runs: control flow whose path depends on them, and
+# host callbacks. A program holding one runs its jaxpr step by step
+# (`jaxwg.frontend.control_flow`).
+DATA_DEPENDENT = (cond_p, while_p, debug_callback_p)
 
 
 def _remat_abstract_eval(*avals, jaxpr, prevent_cse, differentiated, policy):

@@ -93,37 +93,32 @@ class Tracer:
         return self
 
     # Python needs concrete values for these; a tracer has none.
+    def _concretization_error(self, what: str) -> errors.JAXTypeError:
+        return errors.concretization_error(what, self.aval, self._trace.main.debug_info)
+
     def __bool__(self):
-        raise errors.TracerBoolConversionError(
-            errors.concretization_message("boolean conversion", self.aval))
+        raise self._concretization_error("bool")
 
     def __int__(self):
-        raise errors.ConcretizationTypeError(
-            errors.concretization_message("integer conversion", self.aval))
+        raise self._concretization_error("int")
 
     def __float__(self):
-        raise errors.ConcretizationTypeError(
-            errors.concretization_message("float conversion", self.aval))
+        raise self._concretization_error("float")
 
     def __complex__(self):
-        raise errors.ConcretizationTypeError(
-            errors.concretization_message("complex conversion", self.aval))
+        raise self._concretization_error("complex")
 
     def __index__(self):
-        raise errors.TracerIntegerConversionError(
-            errors.concretization_message("__index__ conversion", self.aval))
+        raise self._concretization_error("index")
 
     def __array__(self, dtype=None, copy=None):
-        raise errors.TracerArrayConversionError(
-            errors.concretization_message("conversion to a NumPy array", self.aval))
+        raise self._concretization_error("array")
 
     def item(self):
-        raise errors.ConcretizationTypeError(
-            errors.concretization_message("item()", self.aval))
+        raise self._concretization_error("item")
 
     def tolist(self):
-        raise errors.ConcretizationTypeError(
-            errors.concretization_message("tolist()", self.aval))
+        raise self._concretization_error("tolist")
 
 
 class EvalTrace(Trace):

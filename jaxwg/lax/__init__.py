@@ -34,3 +34,8 @@ __all__ = _lax_all + _special_all + ["GatherDimensionNumbers", "GatherScatterMod
                       "top_k", "while_loop", "padtype_to_pads", "reduce", "reduce_window",
                       "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
                       "conv_transpose", "conv_with_general_padding"]
+
+from .. import errors as _errors
+
+# A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
+__getattr__ = _errors.module_getattr(__name__)

@@ -338,6 +338,28 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """Element `index` (negative: from the end) along `axis`, keeping that axis with
+    size 1 unless `keepdims` is False; IndexError out of bounds, as JAX.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.index_in_dim(jnp.arange(6).reshape(2, 3), -1, axis=1, keepdims=False).tolist()
+    [2, 5]
+    """
+    shape = _aval_of(operand).shape
+    axis = int(axis)
+    if not -len(shape) <= axis < len(shape):
+        raise IndexError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
+    axis %= len(shape)
+    index, size = int(index), shape[axis]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    index %= size
+    out = slice_in_dim(operand, index, index + 1, axis=axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
 def squeeze(array, dimensions):
     """`array` without the size-1 axes `dimensions`.
 

@@ -239,6 +239,8 @@ def top_k(operand, k: int, *, axis: int = -1):
     ([5.0, 5.0], [1, 3])
     """
     shape = aval_of(operand).shape
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
     axis = axis % len(shape)
     if not 0 <= k <= shape[axis]:
         raise ValueError(f"top_k: k={k} must be in [0, {shape[axis]}] for axis of size "

@@ -344,3 +344,8 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         logits = jnp.where(causal, logits, large_negative)
     out = jnp.einsum("BNTS,BSNH->BTNH", softmax(logits, axis=-1), v)
     return out if batched else out[0]
+
+from .. import errors as _errors
+
+# A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
+__getattr__ = _errors.module_getattr(__name__)

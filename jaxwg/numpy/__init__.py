@@ -56,3 +56,8 @@ newaxis = None
 # functions above, and core must not import jaxwg.numpy.
 _array_methods.attach(ndarray)
 _array_methods.attach(_Tracer)
+
+from .. import errors as _errors
+
+# A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
+__getattr__ = _errors.module_getattr(__name__)

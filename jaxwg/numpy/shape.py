@@ -21,6 +21,8 @@ import numpy as np
 
 from .. import lax
 from ..frontend import aval as avals
+from ..frontend.array import Array
+from ..frontend.trace import Tracer
 from ._util import (
     aval_of,
     axis_index,
@@ -42,6 +44,7 @@ __all__ = [
     "broadcast_shapes",
     "broadcast_to",
     "expand_dims",
+    "isscalar",
     "flip",
     "fliplr",
     "flipud",
@@ -243,6 +246,22 @@ def ndim(a):
     0
     """
     return len(shape(a))
+
+
+def isscalar(element) -> bool:
+    """Whether `element` is a scalar: a Python or NumPy scalar, or an array (NumPy's, jaxwg's
+    or a traced one) with no axes. As JAX, unlike NumPy, rank-0 arrays count, so the answer
+    is the same under `jit`, where scalars arrive as rank-0 arrays.
+
+    >>> import numpy as np, jaxwg.numpy as jnp
+    >>> jnp.isscalar(1.0), jnp.isscalar(np.array(2)), jnp.isscalar(jnp.ones(2)), jnp.isscalar([1])
+    (True, True, False, False)
+    """
+    if np.isscalar(element):
+        return True
+    if isinstance(element, (np.ndarray, Array, Tracer)):
+        return element.ndim == 0
+    return False
 
 
 def size(a, axis=None):

@@ -611,3 +611,13 @@ def _all_gather_transpose(ct, x, *, axis_name, axis_size, all_gather_dimension, 
 
 
 deflinear(P.all_gather_p, _all_gather_transpose)
+
+
+def _debug_callback_jvp(primals, tangents, **params):
+    """The callback sees the primal values only (JAX's rule); it has no outputs."""
+    return P.debug_callback_p.bind(*primals, **params), []
+
+
+P.jvp_rules[P.debug_callback_p] = _debug_callback_jvp
+# Its operands are never linear (its JVP passes primals): no cotangent flows back.
+P.transpose_rules[P.debug_callback_p] = lambda ct, *args, **params: [None] * len(args)

@@ -12,8 +12,8 @@ products stay one product.
 >>> print(jaxwg.make_jaxpr(jaxwg.vmap(lambda a, b: a @ b))(jnp.ones((5, 2, 3)), jnp.ones((5, 3, 4))))
 { lambda ; a:f32[5,2,3] b:f32[5,3,4]. let
     c:f32[5,2,4] = dot_general[
-      dimension_numbers=(((2,), (1,)), ((0,), (0,)))
-      preferred_element_type=None
+      dimension_numbers=(([2], [1]), ([0], [0]))
+      preferred_element_type=float32
     ] a b
   in (c,) }
 """
@@ -288,3 +288,14 @@ own_axis_rules[P.pmin_p] = _chosen_own(lax.reduce_min)
 own_axis_rules[P.axis_index_p] = lambda size, vals, dims, *, axis_name: (
     lax.iota(np.int32, size), 0)
 own_axis_rules[P.all_gather_p] = _all_gather_own
+
+
+def _debug_callback_batch(vals, dims, **params):
+    """One call per batch element, with that element's values (JAX's rule, unrolled)."""
+    for i in range(batch_size(vals, dims)):
+        P.debug_callback_p.bind(*[v if d is None else lax.index_in_dim(v, i, d, keepdims=False)
+                                  for v, d in zip(vals, dims)], **params)
+    return [], []
+
+
+P.batch_rules[P.debug_callback_p] = _debug_callback_batch
