@@ -50,9 +50,18 @@ class Array:
     __array_priority__ = 100
 
     def __init__(self, node: LazyNode, aval: ShapedArray):
+        node.arrays += 1  # a pending node that arrays hold is kept when a user is realized
         self._node = node
         self.aval = aval
         self._deleted = False
+
+    def __del__(self):
+        self._release_node()
+
+    def _release_node(self) -> None:
+        node, self._node = getattr(self, "_node", None), None
+        if node is not None:
+            node.arrays -= 1
 
     # -- basic properties ------------------------------------------------------------------
     @property
@@ -160,7 +169,7 @@ class Array:
         (True, [0.0, 1.0, 2.0])
         """
         self._deleted = True
-        self._node = None
+        self._release_node()
 
     def copy(self) -> Array:
         return eager_apply(P.copy_p, [self], {})

@@ -13,7 +13,10 @@ Which nodes get their own buffer (are *materialized*):
    and a movement read through another movement (they compose into one when they can);
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
-   (`INLINE_COST`) that are cheaper to recompute than to write and read back;
+   (`INLINE_COST`) that are cheaper to recompute than to write and read back; and
+   any computed node that a live Array holds (`LazyNode.arrays`): the program may use
+   it again, and an eager loop such as `v = tanh(v); total += sum(v)` would otherwise
+   recompute a chain of every `v` so far in each new kernel;
 5. a reduction whose single consumer path is elementwise (and shape-preserving reshapes)
    up to one materialized node fuses into that node's kernel as the reduction
    epilogue: `sum(x) / n` is one kernel;
@@ -191,11 +194,12 @@ class _Planner:
             mine = set()
             for user in self.users[id(node)]:
                 mine |= {id(user)} if id(user) in self.materialize else roots[id(user)]
-            if node.users > self.edges[id(node)]:
+            if node.users > self.edges[id(node)] or node.arrays:
                 mine.add("elsewhere")
             if node.kind == REDUCE and self._fuse_as_epilogue(node, mine):
                 self.materialize.discard(id(node))
-            elif id(node) not in self.materialize and len(mine) > 1 and _worth_sharing(node):
+            elif id(node) not in self.materialize and (
+                    (len(mine) > 1 and _worth_sharing(node)) or (node.arrays and _is_computed(node))):
                 self.materialize.add(id(node))
             roots[id(node)] = {id(node)} if id(node) in self.materialize else mine
 
@@ -419,7 +423,7 @@ def schedule(targets, max_inputs: int | None = None, max_output_bytes: int | Non
     steps: list[Step] = []
     for root in roots:
         _build(root, planner.epilogue_of.get(id(root)), materialized, max_inputs, steps)
-    kept = planner.targets | {id(n) for n in planner.order if n.users > planner.edges[id(n)]}
+    kept = planner.targets | {id(n) for n in planner.order if n.users > planner.edges[id(n)] or n.arrays}
     return fuse_rows(steps, kept, max_inputs, max_output_bytes)
 
 

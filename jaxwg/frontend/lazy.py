@@ -144,8 +144,8 @@ class Buffer:
         self.backend = backend
         self.slot = slot
 
-    def __del__(self):
-        if self.backend is None or sys.is_finalizing():
+    def __del__(self, _finalizing=sys.is_finalizing):  # bound now: at exit `sys` may be None
+        if self.backend is None or _finalizing():
             return  # a placeholder, or the device may already be gone
         with contextlib.suppress(Exception):  # never raise from a finalizer
             self.backend.decref(self.slot)
@@ -157,6 +157,7 @@ class LazyNode:
     __slots__ = (
         "__weakref__",
         "arg",
+        "arrays",
         "buffer",
         "cost",
         "depth",
@@ -179,6 +180,7 @@ class LazyNode:
         self.arg = arg
         self.buffer = buffer
         self.users = 0
+        self.arrays = 0  # live Arrays holding this node (Array.__init__ / __del__)
         self.cost = 1 if kind in _COMPUTING else 0
         self.depth = 1
         self.device = device

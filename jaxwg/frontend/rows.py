@@ -44,6 +44,10 @@ MAX_ROW_LENGTH = 16384
 # kernel is small enough that launching fewer kernels is what counts.
 MIN_ROWS = 64
 SMALL_WORK = 1 << 18
+# Stages one kernel may take (softmax has two, a layer norm three): an eager loop that
+# accumulates a scalar leaves a chain of hundreds of one-row kernels, and merging them
+# all made one kernel per chain length, each compiled once and never reused.
+MAX_STAGES = 8
 
 
 def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
@@ -61,12 +65,13 @@ def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
             readers.setdefault(id(node), []).append(s)
     replaced: dict[int, object] = {}  # id(step) -> its merged step, or None if it became a stage
     reduces = _reduces_upstream(steps, producer)
+    at_row: dict[int, bool] = {}  # id(step) -> _read_at_row of it by its readers (they do not change)
     for step in reversed(steps):
         if id(step) in replaced or not isinstance(step.kernel, Kernel) or not reduces[id(step)] \
                 or any(d in dt.WIDENED for d in step.kernel.dtypes()):
             continue
         for rows in _row_counts(step, producer):
-            stages = _stages_for(step, rows, producer, readers, kept)
+            stages = _stages_for(step, rows, producer, readers, kept, at_row)
             fused = _merge(step, stages) if stages else None
             if fused is not None and _fits(fused, max_inputs, max_output_bytes):
                 replaced[id(step)] = fused
@@ -103,10 +108,11 @@ def _rows_fit(kernel: Kernel, rows: int) -> bool:
     return length <= MAX_ROW_LENGTH and (rows >= MIN_ROWS or rows * length <= SMALL_WORK)
 
 
-def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set) -> list:
+def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set, at_row: dict) -> list:
     """The steps that can become row stages of `step` with `rows` rows, in dependency
     order ([] if none reduces: per-row elementwise values alone are not worth a row
-    kernel)."""
+    kernel). `at_row` remembers `_read_at_row` per candidate: a chain of n small
+    kernels (an eager loop's pending steps) asks about the same candidates n times."""
     candidates: dict[int, object] = {}  # id(step) -> step, grown from step's inputs
     stack = list(step.inputs)
     while stack:
@@ -118,11 +124,11 @@ def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set) -> li
     while True:  # drop candidates read elsewhere, or read at another row, until none is
         kept_now = {i: c for i, c in candidates.items()
                     if all(id(r) in candidates or r is step for r in readers[id(c.output)])
-                    and _read_at_row(c, readers[id(c.output)])}
+                    and _read_at_row_once(c, readers[id(c.output)], at_row)}
         if len(kept_now) == len(candidates):
             break
         candidates = kept_now
-    if not any(c.kernel.reduction is not None for c in candidates.values()):
+    if len(candidates) > MAX_STAGES or not any(c.kernel.reduction is not None for c in candidates.values()):
         return []
     order = {id(s): i for i, s in enumerate(producer.values())}
     return sorted(candidates.values(), key=lambda c: order[id(c)])
@@ -135,6 +141,13 @@ def _may_be_stage(candidate, rows: int, kept: set) -> bool:
     if k.reduction is not None and k.reduction.size > MAX_ROW_LENGTH:
         return False
     return not any(d in dt.WIDENED for d in k.dtypes())
+
+
+def _read_at_row_once(candidate, steps: list, memo: dict) -> bool:
+    found = memo.get(id(candidate))
+    if found is None:
+        found = memo[id(candidate)] = _read_at_row(candidate, steps)
+    return found
 
 
 def _read_at_row(candidate, steps: list) -> bool:

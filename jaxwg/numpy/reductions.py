@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from ..core.alu_eval import cast_array
+
 from .. import lax
 from ..frontend import aval as avals
 from ..core import dtypes as dt
@@ -109,9 +111,10 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
 
 
 def _initial_value(initial, dtype: dt.DType):
-    """`initial` as a value of `dtype` (a Python int wraps into uint32, as JAX's)."""
+    """`initial` as a value of `dtype`: a Python int wraps into uint32 and a float
+    truncates and saturates into an integer type (NaN to 0), as JAX's do."""
     if isinstance(initial, (int, float, bool, np.generic)) and not dtype.is_float:
-        return np.asarray(initial).astype(dtype.np)[()]
+        return cast_array(np.asarray(initial), dtype)[()]
     return initial
 
 

@@ -81,7 +81,8 @@ def test_live_slots_return_to_baseline(backend):
 
 
 def test_pool_reuses_buffers_and_respects_caps(webgpu):
-    be = WebGPUBackend(webgpu.device, PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=1 << 20))
+    be = WebGPUBackend(webgpu.device, PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=1 << 20,
+                                                max_bytes_per_class=0))
     x = np.ones(1000, np.float32)
     k = Kernel(1, 1000, alu.load(0, dt.float32, alu.gidx(1000)) + 1.0)
     run_kernel(be, k, [x])

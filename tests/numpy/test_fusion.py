@@ -106,6 +106,32 @@ def test_no_leaks_over_eager_steps(platform):
     assert _live_slots() == baseline
 
 
+def test_values_arrays_hold_are_realized_with_their_users(platform):
+    """`v = tanh(v); total += sum(v)`: realizing `total` also writes `v`, which the
+    program holds, so each step's kernels read the last `v` instead of recomputing
+    every earlier one (the same kernels every step, compiled once)."""
+    from jaxwg.frontend import execute
+
+    v = jnp.asarray(np.linspace(-1, 1, 64, dtype=np.float32))
+    total = jnp.zeros(())
+    want_v, want_total, kernels = np.linspace(-1, 1, 64), 0.0, []
+    for _ in range(6):
+        before = execute.counters["kernels"]
+        v = jnp.tanh(v * 0.9 + 0.1)
+        total = total + jnp.sum(v)
+        total.block_until_ready()
+        kernels.append(execute.counters["kernels"] - before)
+        assert v.node.is_realized
+        want_v = np.tanh(want_v * 0.9 + 0.1)
+        want_total += want_v.sum()
+    assert len(set(kernels[1:])) == 1, kernels
+    np.testing.assert_allclose(np.asarray(v), want_v, rtol=1e-5)
+    np.testing.assert_allclose(float(total), want_total, rtol=1e-5)
+    w = jnp.exp(jnp.asarray(X))  # held and read through a view: computed, so written too
+    (w.T + 1.0).block_until_ready()
+    assert w.node.is_realized
+
+
 def test_no_leaks_over_jit_calls(platform):
     step = jaxwg.jit(lambda w, x: w - 0.01 * jnp.mean(x * w, axis=0))
     x = jnp.asarray(X)

@@ -471,3 +471,16 @@ def test_fusion_kernel_counts(platform, mode, case):
     assert n == 1, f"{case}: {n} kernels"
     v = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6).astype(np.float64)
     assert_array(out, want(v).astype(np.float32), rtol=2e-6)
+
+
+@pytest.mark.parametrize("fn, initial", [("max", -np.inf), ("max", np.nan), ("min", np.inf), ("sum", 2.7),
+                                         ("sum", -3.9), ("max", 1e12), ("min", -1e12)])
+def test_float_initials_of_integer_reductions_saturate_as_jax(fn, initial):
+    """A float `initial` converts into the integer type as JAX's does (truncated,
+    saturated, NaN to 0), without NumPy's cast warnings."""
+    x = np.array([1, -2, 7], np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = getattr(jnp, fn)(jnp.asarray(x), initial=initial)
+    want = getattr(jax_numpy, fn)(x, initial=initial)
+    assert_array(got, np.asarray(want))

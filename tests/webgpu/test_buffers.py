@@ -263,15 +263,19 @@ def test_buffers_are_reused(fresh_slots):
     assert stats["bytes_pooled"] == 1024
 
 
-def test_per_class_cap(device):
-    slots = SlotTable(device, BufferPool(device, PoolConfig(max_buffers_per_class=3)))
-    live = [slots.malloc(1000) for _ in range(5)]
+@pytest.mark.parametrize("count, class_bytes, kept", [(3, 0, 3), (3, 4096, 4), (5, 4096, 5)])
+def test_per_class_cap(device, count, class_bytes, kept):
+    """A class keeps `max_buffers_per_class` buffers, or as many as fit
+    `max_bytes_per_class` if that is more (here 1024-byte buffers)."""
+    config = PoolConfig(max_buffers_per_class=count, max_bytes_per_class=class_bytes)
+    slots = SlotTable(device, BufferPool(device, config))
+    live = [slots.malloc(1000) for _ in range(6)]
     buffers = [slots.buffer(s) for s in live]
     for slot in live:
         slots.decref(slot)
-    assert slots.pool.num_pooled(1000) == 3
-    assert slots.memory_stats()["bytes_pooled"] == 3 * 1024
-    assert [is_destroyed(device, b) for b in buffers] == [False] * 3 + [True] * 2
+    assert slots.pool.num_pooled(1000) == kept
+    assert slots.memory_stats()["bytes_pooled"] == kept * 1024
+    assert [is_destroyed(device, b) for b in buffers] == [False] * kept + [True] * (6 - kept)
 
 
 def test_total_cap(device):

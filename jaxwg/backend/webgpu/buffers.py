@@ -87,11 +87,19 @@ class PoolConfig:
     max_pooled_bytes_per_buffer: int = 1024 * MiB
     max_buffers_per_class: int = 64
     max_total_pooled_bytes: int = 2048 * MiB
+    # A class may keep more buffers while they add up to at most this: an eager loop
+    # holds hundreds of small results until a submit returns them all at once, and
+    # with 64 per class it created a new 256-byte buffer for nearly every op.
+    max_bytes_per_class: int = 1 * MiB
+
+    def buffers_per_class(self, size: int) -> int:
+        """How many free buffers of `size` bytes the pool keeps."""
+        return max(self.max_buffers_per_class, self.max_bytes_per_class // max(size, 1))
 
 
 # Staging buffers are used one at a time (each transfer waits for its mapping), so
 # a couple per class is enough; they are host memory, so keep few bytes.
-STAGING_CONFIG = PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=128 * MiB)
+STAGING_CONFIG = PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=128 * MiB, max_bytes_per_class=0)
 
 
 def align4(nbytes: int) -> int:
@@ -192,7 +200,7 @@ class BufferPool:
         config = self.config
         if (
             size <= config.max_pooled_bytes_per_buffer
-            and len(self._free.get(size, ())) < config.max_buffers_per_class
+            and len(self._free.get(size, ())) < config.buffers_per_class(size)
             and self.pooled_bytes + size <= config.max_total_pooled_bytes
         ):
             self._free.setdefault(size, []).append(buffer)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
 
 import wgpu
 
@@ -81,6 +82,7 @@ def select_adapter():
     >>> select_adapter().info["backend_type"]  # doctest: +SKIP
     'Vulkan'
     """
+    _give_mesa_a_runtime_dir()
     adapters = rank_adapters(wgpu.gpu.enumerate_adapters_sync())
     if not adapters:
         raise RuntimeError(
@@ -98,6 +100,18 @@ def select_adapter():
         f"{ADAPTER_ENV_VAR}={wanted!r} matches no WebGPU adapter; "
         f"available: {available}"
     )
+
+
+def _give_mesa_a_runtime_dir() -> None:
+    """Mesa's OpenGL driver prints "error: XDG_RUNTIME_DIR is invalid or not set in the
+    environment." four times when enumerating adapters without one (containers, CI,
+    ssh sessions): point the variable at a private directory first."""
+    current = os.environ.get("XDG_RUNTIME_DIR")
+    if current and os.path.isdir(current) or not hasattr(os, "getuid"):
+        return
+    path = os.path.join(tempfile.gettempdir(), f"jaxwg-runtime-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    os.environ["XDG_RUNTIME_DIR"] = path
 
 
 class WebGPUDevice:
