@@ -5,7 +5,9 @@ every kernel is dispatched on its own (jit programs are not replayed) and timed:
 
 * on the device, where the backend can stamp each dispatch (WebGPU adapters with
   "timestamp-query-inside-passes": backend/webgpu/timing.py). The kernels still run
-  back to back; the times are the GPU's own.
+  back to back; the times are the GPU's own, but the stamps cost time too: on an H100
+  through Vulkan every stamped kernel took at least 23 µs, so a trace ranks kernels and
+  times large ones, not small ones (docs/performance.md).
 * otherwise (the CPU backend, adapters without the feature) by waiting for each
   kernel on the CPU, as `jaxwg_debug` does: the times then include a submit and a wait.
 
