@@ -24,9 +24,10 @@ A kernel K of `rows` outputs becomes a stage of a later kernel E when:
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg.frontend.fusion import schedule
->>> x = jnp.ones((256, 8))
->>> e = jnp.exp(x - x.max(axis=1, keepdims=True))
->>> [len(step.kernel.stages) for step in schedule([(e / e.sum(axis=1, keepdims=True)).node])]
+>>> def softmax(x):  # `e` is not held when the result is scheduled (fusion rule 4)
+...     e = jnp.exp(x - x.max(axis=1, keepdims=True))
+...     return e / e.sum(axis=1, keepdims=True)
+>>> [len(step.kernel.stages) for step in schedule([softmax(jnp.ones((256, 8))).node])]
 [2]
 """
 
