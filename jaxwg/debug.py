@@ -70,12 +70,7 @@ def callback(callback=None, *args, ordered: bool = False, partitioned: bool = Fa
                             f"an object of type {type(fn)}")
         _bind(fn, c_args, c_kwargs)
 
-    if callback is not None:
-        return call(callback, *args, **kwargs)
-    if args or kwargs:
-        raise TypeError("debug_callback received unexpected arguments in the two-call form: "
-                        f"args={args!r} kwargs={kwargs!r}")
-    return call
+    return _called_or_curried(call, callback, args, kwargs, "debug_callback")
 
 
 class _FormatChecker(string.Formatter):
@@ -126,9 +121,15 @@ def print(fmt: str | None = None, *args, ordered: bool = False, partitioned: boo
 
         _bind(write, c_args, c_kwargs)
 
-    if fmt is not None:
-        return call(fmt, *args, **kwargs)
+    return _called_or_curried(call, fmt, args, kwargs, "debug_print")
+
+
+def _called_or_curried(call, first, args, kwargs, name: str):
+    """`call(first, *args, **kwargs)`; without `first`, `call` itself, for JAX's two-call
+    form (`jax.debug.print(**opts)(fmt, *args)`), which takes no other arguments."""
+    if first is not None:
+        return call(first, *args, **kwargs)
     if args or kwargs:
-        raise TypeError("debug_print received unexpected arguments in the two-call form: "
+        raise TypeError(f"{name} received unexpected arguments in the two-call form: "
                         f"args={args!r} kwargs={kwargs!r}")
     return call

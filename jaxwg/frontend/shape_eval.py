@@ -82,16 +82,9 @@ def eval_shape(fun, *args, **kwargs):
     ShapeDtypeStruct(shape=(2, 4), dtype=float32)
     """
     leaves, in_tree = pytree.tree_flatten((args, kwargs))
-    out_trees = []
-
-    def flat_fun(*flat):
-        f_args, f_kwargs = pytree.tree_unflatten(in_tree, flat)
-        out_leaves, out_tree = pytree.tree_flatten(fun(*f_args, **f_kwargs))
-        out_trees.append(out_tree)
-        return out_leaves
-
+    flat_fun, out_tree = pytree.flatten_fun(lambda f_args, f_kwargs: fun(*f_args, **f_kwargs), in_tree)
     closed = trace_to_jaxpr(flat_fun, [_aval(x) for x in leaves],
                             describe_traced(fun, "eval_shape"))
     structs = [ShapeDtypeStruct(a.shape, a.dtype.np, weak_type=a.weak_type)
                for a in closed.out_avals]
-    return pytree.tree_unflatten(out_trees[0], structs)
+    return pytree.tree_unflatten(out_tree(), structs)

@@ -14,7 +14,7 @@ they keep NumPy's infinities, NaNs and signed zeros unless built with `fast_math
 A `where` becomes `select`, which computes both values. Where the condition reads
 no input (it tests indices, as concatenation and padding do) and a value reads one
 that nothing else needs, the values are computed in the branches of an `if` instead
-(`_lazy_branches`): each thread then reads only the input its element comes from (a
+(`_lazy_branch_nodes`): each thread then reads only the input its element comes from (a
 concatenation of six arrays read all six for every element: on lavapipe, 7 ms of a
 61 ms training step).
 
@@ -551,19 +551,21 @@ class ExpCodegen:
         """Mark the nodes of every lazy `where` in `order` (see the module doc); a `where`
         inside another's branch comes first in `order`, so it owns its own branches."""
         for node in order:
-            if node.op is Op.WHERE and node not in self._text and self._lazy_branches(node):
-                for branch in node.src[1:]:
-                    for n in self._exclusive(branch):
-                        self._owner.setdefault(n, node)
+            if node.op is Op.WHERE and node not in self._text:
+                for n in self._lazy_branch_nodes(node):
+                    self._owner.setdefault(n, node)
 
-    def _lazy_branches(self, node: AluExp) -> bool:
+    def _lazy_branch_nodes(self, node: AluExp) -> set[AluExp]:
+        """The nodes the `where` `node` computes in its branches, or none where it stays
+        a select: its condition reads an input, no value reads one that nothing else
+        needs, or a branch holds a Threefry pair (cached by key across scopes)."""
         cond = node.src[0]
         if any(n.op in (Op.LOAD, Op.THREEFRY2X32) for n in cond.toposort()):
-            return False
-        inside = [self._exclusive(b) for b in node.src[1:]]
-        # Threefry pairs are cached by key across scopes: keep them out of branches.
-        return any(any(n.op is Op.LOAD for n in ns) for ns in inside) and \
-            not any(n.op is Op.THREEFRY2X32 for ns in inside for n in ns)
+            return set()
+        inside = set().union(*(self._exclusive(b) for b in node.src[1:]))
+        if not any(n.op is Op.LOAD for n in inside) or any(n.op is Op.THREEFRY2X32 for n in inside):
+            return set()
+        return inside
 
     def _exclusive(self, root: AluExp) -> set[AluExp]:
         """The nodes under `root` that only `root`'s subtree uses (none if `root` has

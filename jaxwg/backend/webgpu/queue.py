@@ -120,10 +120,7 @@ class DispatchQueue:
         `var<immediate>` block from offset 0; the device needs the "immediates" feature.
         """
         self.check_grid(grid)
-        if self.timer is not None:
-            self.timer.make_room()
-        self._hold(slots_used)
-        compute_pass = self._pass or self._open_pass()
+        compute_pass = self._pass_holding(slots_used)
         self._use_pipeline(compute_pass, pipeline)
         for index, bind_group, dynamic_offsets in bind_groups:
             self._record.set_bind_group(compute_pass, bind_group, index, dynamic_offsets or ())
@@ -142,13 +139,18 @@ class DispatchQueue:
                        immediates: bytes | None) -> None:
         """`record` with one bind group (group 0, no dynamic offsets) and a grid already
         checked (`check_grid`): the path of every kernel dispatch."""
-        if self.timer is not None:
-            self.timer.make_room()
-        self._hold(slots_used)
-        compute_pass = self._pass or self._open_pass()
+        compute_pass = self._pass_holding(slots_used)
         self._use_pipeline(compute_pass, pipeline)
         self._record.set_bind_group(compute_pass, bind_group)
         self._dispatch(compute_pass, grid, immediates)
+
+    def _pass_holding(self, slots_used: Sequence[int]):
+        """The open pass (opened if need be) for a dispatch using `slots_used`, now held;
+        a full query set of the timer is read back first (a submit)."""
+        if self.timer is not None:
+            self.timer.make_room()
+        self._hold(slots_used)
+        return self._pass or self._open_pass()
 
     def _use_pipeline(self, compute_pass, pipeline: wgpu.GPUComputePipeline) -> None:
         if pipeline is not self._pipeline:
