@@ -23,6 +23,7 @@ from .devices import (
                       live_arrays,
                       local_devices,
 )
+from .environment import print_environment_info
 from .frontend.array import Array
 from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
@@ -41,12 +42,12 @@ from .transforms.reverse import grad, linearize, value_and_grad, vjp
 __version__ = "0.1.0"
 
 __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "profiler", "block_until_ready",
-           "checkpoint", "checkpoint_policies", "closure_convert", "config", "custom_jvp",
-           "custom_vjp", "debug", "default_backend", "device_count", "device_get", "device_put",
-           "devices", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd", "jacobian",
-           "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
-           "make_jaxpr", "nn", "numpy", "random", "remat", "scipy", "tree", "tree_util",
-           "value_and_grad", "vjp", "vmap"]
+           "checkpoint", "checkpoint_policies", "closure_convert", "config", "custom_jvp", "custom_vjp",
+           "debug", "default_backend", "device_count", "device_get", "device_put", "devices",
+           "disable_jit", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
+           "lax", "linearize", "live_arrays", "local_devices", "make_jaxpr", "nn", "numpy",
+           "print_environment_info", "random", "remat", "scipy", "tree", "tree_util", "value_and_grad",
+           "vjp", "vmap"]
 
 from . import errors as _errors
 

@@ -101,6 +101,11 @@ class Backend(abc.ABC):
         """A one-line description of the device this backend runs on."""
         return self.name
 
+    def environment(self) -> dict[str, str]:
+        """What a bug report needs to know of the device: its description, and where the
+        backend has them its optional features and limits (`print_environment_info`)."""
+        return {"device": self.describe()}
+
     # -- timing, for the profiler -----------------------------------------------------------
     def start_timing(self) -> bool:
         """Time every dispatch on the device from now on; False where the backend

@@ -96,7 +96,7 @@ def _cumulative(name: str, combine, example: str):
         inverse = tuple(perm.index(d) for d in range(aval.ndim))
         return lax.transpose(out, inverse)
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"The running `{name[3:]}` along `axis` (from the end with `reverse`).\n\n"
                   "    >>> import jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"
                   f"    >>> lax.{name}(jnp.array([1.0, 2.0, 3.0])).tolist()\n    {example}\n")

@@ -49,7 +49,7 @@ def _unary(prim):
     def fn(x):
         return bind(prim, x)
 
-    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__name__ = fn.__qualname__ = _PUBLIC_NAMES.get(prim.name, prim.name)
     fn.__doc__ = f"Elementwise `{prim.name}` (the `{prim.name}` primitive).\n\n" + \
         _example(prim.name, 1)
     return fn
@@ -59,7 +59,7 @@ def _binary(prim):
     def fn(x, y):
         return bind(prim, *_scalars_like([x, y]))
 
-    fn.__name__ = _PUBLIC_NAMES.get(prim.name, prim.name)
+    fn.__name__ = fn.__qualname__ = _PUBLIC_NAMES.get(prim.name, prim.name)
     fn.__doc__ = f"Elementwise `{prim.name}` of two operands of one dtype.\n\n" + \
         _example(prim.name, 2)
     return fn
@@ -402,7 +402,7 @@ def _reducer(prim):
     def fn(operand, axes):
         return bind(prim, operand, axes=tuple(int(a) for a in axes))
 
-    fn.__name__ = prim.name
+    fn.__name__ = fn.__qualname__ = prim.name
     operand = "jnp.ones((2, 3), bool)" if prim.name in ("reduce_and", "reduce_or") else \
         "jnp.ones((2, 3))"
     fn.__doc__ = (f"`{prim.name}` of `operand` over `axes`.\n\n"
@@ -550,7 +550,7 @@ def _collective(prim, what: str, example: str):
     def fn(x, axis_name):
         return _bind_collective(prim, x, axis_name)
 
-    fn.__name__ = prim.name
+    fn.__name__ = fn.__qualname__ = prim.name
     fn.__doc__ = (f"The {what} of `x` over the members of the vmap axis `axis_name` (a "
                   "name or a tuple of names; each member gets it).\n\n"
                   "    >>> import jaxwg, jaxwg.numpy as jnp\n    >>> from jaxwg import lax\n"

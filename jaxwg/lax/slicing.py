@@ -263,7 +263,7 @@ def _scatter_fn(combine: str, verb: str):
            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
         return _scatter(combine, operand, scatter_indices, updates, dimension_numbers, mode)
 
-    fn.__name__ = "scatter" if combine == "set" else f"scatter_{combine}"
+    fn.__name__ = fn.__qualname__ = "scatter" if combine == "set" else f"scatter_{combine}"
     fn.__doc__ = f"""`operand` with `updates` {verb} at the windows `scatter_indices` start
     (XLA's scatter; out-of-bounds windows are dropped unless `mode` is "clip").
 

@@ -135,7 +135,7 @@ def _preset(scale, mode, distribution, name):
     def make(in_axis=-2, out_axis=-1, batch_axis=(), dtype=jnp.float32):
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
 
-    make.__name__ = name
+    make.__name__ = make.__qualname__ = name
     make.__doc__ = (f"`variance_scaling({scale}, {mode!r}, {distribution!r})`.\n\n"
                     "    >>> from jaxwg import random\n"
                     f"    >>> {name}()(random.PRNGKey(0), (4, 3)).shape\n    (4, 3)\n")

@@ -26,13 +26,13 @@ from .reductions import (all, amax, amin, any, argmax, argmin, count_nonzero, cu
                          sum, var)
 from .selection import *  # noqa: F403
 from .setops import *  # noqa: F403
-from .shape import *  # noqa: F403
+from .manipulation import *  # noqa: F403
 from .signal import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .more_math import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .structure import *  # noqa: F403
-from .vectorize import *  # noqa: F403
+from .vectorization import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                      bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,

@@ -18,8 +18,9 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`view`,
 
 from __future__ import annotations
 
-from . import (array_api, indexing, more_math, products, reductions, selection, shape, sorting,
-               statistics, ufuncs, updates)
+from ..frontend.array import Array
+from . import (array_api, indexing, manipulation, more_math, products, reductions, selection,
+               sorting, statistics, ufuncs, updates)
 
 
 def _compress(self, condition, *args, **kwargs):
@@ -44,14 +45,14 @@ _UNARY = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute
 # Methods that are `fn(self, *args, **kwargs)`.
 _FORWARDED = {
     "all": reductions.all, "any": reductions.any, "argmax": reductions.argmax,
-    "argmin": reductions.argmin, "astype": shape.astype, "clip": ufuncs.clip,
+    "argmin": reductions.argmin, "astype": manipulation.astype, "clip": ufuncs.clip,
     "argpartition": sorting.argpartition, "argsort": sorting.argsort,
     "cumprod": reductions.cumprod, "cumsum": reductions.cumsum,
-    "diagonal": products.diagonal, "dot": products.dot, "flatten": shape.ravel,
+    "diagonal": products.diagonal, "dot": products.dot, "flatten": manipulation.ravel,
     "max": reductions.max, "mean": reductions.mean, "min": reductions.min,
-    "prod": reductions.prod, "ptp": reductions.ptp, "ravel": shape.ravel,
-    "repeat": shape.repeat, "round": ufuncs.round, "sort": sorting.sort, "squeeze": shape.squeeze,
-    "std": reductions.std, "sum": reductions.sum, "swapaxes": shape.swapaxes,
+    "prod": reductions.prod, "ptp": reductions.ptp, "ravel": manipulation.ravel,
+    "repeat": manipulation.repeat, "round": ufuncs.round, "sort": sorting.sort, "squeeze": manipulation.squeeze,
+    "std": reductions.std, "sum": reductions.sum, "swapaxes": manipulation.swapaxes,
     "trace": products.trace, "var": reductions.var, "take": selection.take,
     "nonzero": selection.nonzero, "compress": _compress, "choose": selection.choose,
     "searchsorted": statistics.searchsorted, "conj": more_math.conj,
@@ -86,12 +87,12 @@ def _shape_args(args) -> tuple:
 
 def _reshape(self, *shape_, order="C"):
     """`jaxwg.numpy.reshape(self, shape)`; the shape as one tuple or as several ints."""
-    return shape.reshape(self, _shape_args(shape_), order=order)
+    return manipulation.reshape(self, _shape_args(shape_), order=order)
 
 
 def _transpose(self, *axes):
     """`jaxwg.numpy.transpose(self, axes)`; no axes reverses them all."""
-    return shape.transpose(self, _shape_args(axes) or None)
+    return manipulation.transpose(self, _shape_args(axes) or None)
 
 
 def _len(self) -> int:
@@ -117,9 +118,9 @@ def _contains(self, value):
     if self.ndim != 1:
         raise ValueError("Array.__contains__: search array must be one-dimensional, "
                          f"got shape {self.shape}")
-    if shape.ndim(value) != 0:
+    if manipulation.ndim(value) != 0:
         raise ValueError("Array.__contains__: query value must be a scalar, got shape "
-                         f"{shape.shape(value)}")
+                         f"{manipulation.shape(value)}")
     return reductions.any(ufuncs.equal(self, value))
 
 
@@ -127,20 +128,32 @@ def _round(self, ndigits=None):
     """`round(x)` rounds to integers of the default int dtype, as `round` of a Python
     float gives an int; `round(x, n)` keeps the dtype."""
     out = ufuncs.round(self, ndigits or 0)
-    return shape.astype(out, int) if ndigits is None else out
+    return manipulation.astype(out, int) if ndigits is None else out
 
 
+# Properties: name -> (getter, docstring).
 _PROPERTIES = {
-    "ndim": lambda self: self.aval.ndim,
-    "size": lambda self: self.aval.size,
-    "itemsize": lambda self: self.aval.dtype.np.itemsize,
-    "nbytes": lambda self: self.aval.size * self.aval.dtype.np.itemsize,
-    "T": lambda self: shape.transpose(self),
-    "mT": lambda self: shape.matrix_transpose(self),
-    "at": lambda self: updates.IndexUpdateHelper(self),
-    "real": lambda self: more_math.real(self),
-    "imag": lambda self: more_math.imag(self),
+    "ndim": (lambda self: self.aval.ndim, "The number of axes."),
+    "size": (lambda self: self.aval.size, "The number of elements."),
+    "itemsize": (lambda self: self.aval.dtype.np.itemsize, "Bytes per element of the dtype."),
+    "nbytes": (lambda self: self.aval.size * self.aval.dtype.np.itemsize,
+               "Bytes of all elements (`size * itemsize`)."),
+    "T": (lambda self: manipulation.transpose(self), "The axes reversed (`transpose()`)."),
+    "mT": (lambda self: manipulation.matrix_transpose(self),
+           "The last two axes swapped (`jnp.matrix_transpose`)."),
+    "at": (lambda self: updates.IndexUpdateHelper(self),
+           "Functional updates: `x.at[idx].set(v)`, `.add`, `.multiply`, `.min`, `.max`, `.get`, "
+           "..., each returning a new array (see `jaxwg.numpy.updates`)."),
+    "real": (lambda self: more_math.real(self), "The real part (the array itself: no complex "
+             "dtypes yet)."),
+    "imag": (lambda self: more_math.imag(self), "The imaginary part (zeros)."),
 }
+
+
+def _name_as_array_member(fn, name: str):
+    """`fn`, named as the member `name` of `jaxwg.Array`, where it is documented."""
+    fn.__name__, fn.__qualname__, fn.__module__ = name, f"Array.{name}", Array.__module__
+    return fn
 
 
 def _table() -> dict:
@@ -160,10 +173,11 @@ def _table() -> dict:
                  __contains__=_contains, __round__=_round,
                  __array_namespace__=array_api.array_namespace, to_device=array_api.to_device,
                  __dlpack__=array_api.dlpack, __dlpack_device__=array_api.dlpack_device)
-    for name, fn in table.items():  # for tracebacks and help(): `Array.sum`, not `method`
-        fn.__name__, fn.__qualname__ = name, f"Array.{name}"
-    for name, getter in _PROPERTIES.items():
-        table[name] = property(getter)
+    # For tracebacks, help() and the API reference: `Array.sum`, not `method`.
+    for name, fn in table.items():
+        _name_as_array_member(fn, name)
+    for name, (getter, doc) in _PROPERTIES.items():
+        table[name] = property(_name_as_array_member(getter, name), doc=doc)
     # Defining __eq__ makes a value unhashable in Python's model (and in NumPy's and JAX's);
     # a class given __eq__ after its creation keeps its hash unless it is removed here.
     table["__hash__"] = None

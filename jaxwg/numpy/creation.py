@@ -28,7 +28,7 @@ from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
 from ._util import aval_of, is_array, result_dtype
-from .shape import moveaxis
+from .manipulation import moveaxis
 
 
 __all__ = ["arange", "array", "asarray", "empty", "empty_like", "eye", "full", "full_like",
@@ -255,7 +255,7 @@ def _like(name: str, value):
     def like(a, dtype=None, shape=None, *, device=None):
         return place(_full_like(name, a, value, dtype, shape), device)
 
-    like.__name__ = name
+    like.__name__ = like.__qualname__ = name
     like.__doc__ = (f"An array like `a` (its shape and dtype unless given) filled with "
                     f"{value}.\n\n"
                     f"    >>> import jaxwg.numpy as jnp\n"

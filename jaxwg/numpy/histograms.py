@@ -32,7 +32,7 @@ from .joining import stack
 from .reductions import max as _max
 from .reductions import min as _min
 from .reductions import sum as _sum
-from .shape import ravel, reshape
+from .manipulation import ravel, reshape
 from .statistics import searchsorted
 from .structure import diff
 from .ufuncs import logical_and, maximum, where

@@ -39,7 +39,7 @@ from ._util import (
     to_array,
 )
 from .selection import count_at_most, take
-from .shape import ATLEAST_DIMS, broadcast_to, moveaxis, ravel
+from .manipulation import ATLEAST_DIMS, broadcast_to, moveaxis, ravel
 
 __all__ = [
     "append",

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ._util import aval_of, broadcast_to_shape, is_array, slice_axis, static_value, to_array
-from .shape import broadcast_to
+from .manipulation import broadcast_to
 
 __all__ = ["pad"]
 

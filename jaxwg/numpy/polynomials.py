@@ -21,7 +21,7 @@ from .. import lax
 from ._util import (broadcast_shapes, broadcast_to_shape, canonicalize_axes, check_arraylike,
                     promote, static_value, to_array)
 from .joining import concatenate
-from .shape import atleast_1d
+from .manipulation import atleast_1d
 from .signal import convolve
 
 __all__ = ["poly", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval",

@@ -51,8 +51,8 @@ from ._util import (
     static_int,
     to_array,
 )
-from .shape import broadcast_arrays, broadcast_to, moveaxis, ravel
-from .vectorize import vectorize
+from .manipulation import broadcast_arrays, broadcast_to, moveaxis, ravel
+from .vectorization import vectorize
 
 __all__ = ["argwhere", "choose", "compress", "diag_indices", "diag_indices_from", "extract",
            "fill_diagonal", "flatnonzero", "nonzero", "piecewise", "place", "put_along_axis",

@@ -35,7 +35,7 @@ from .reductions import any as _any
 from .reductions import cumsum
 from .reductions import min as _min
 from .reductions import sum as _sum
-from .shape import moveaxis, ravel, reshape
+from .manipulation import moveaxis, ravel, reshape
 from .statistics import searchsorted
 from .ufuncs import isnan, logical_and, logical_not, logical_or, minimum, where
 

@@ -16,7 +16,7 @@ from . import ufuncs
 from ._util import canonicalize_axis, check_arraylike, promote, slice_axis, to_array
 from .joining import concatenate
 from .reductions import sum as _sum
-from .shape import moveaxis
+from .manipulation import moveaxis
 from .statistics import searchsorted
 from .structure import diff
 

@@ -25,7 +25,7 @@ from .reductions import any as _any
 from .reductions import argmax as _argmax
 from .reductions import argmin as _argmin
 from .reductions import sum as _sum
-from .shape import atleast_2d, expand_dims, ravel, squeeze
+from .manipulation import atleast_2d, expand_dims, ravel, squeeze
 from .dtypes import result_type
 from .selection import count_before, take, take_along_axis
 from .sorting import sort

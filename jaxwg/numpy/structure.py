@@ -15,7 +15,7 @@ from . import ufuncs
 from ._util import canonicalize_axis, to_array
 from .joining import concatenate, stack
 from .products import diagonal
-from .shape import expand_dims, moveaxis, ravel, reshape
+from .manipulation import expand_dims, moveaxis, ravel, reshape
 
 __all__ = ["cross", "diag", "diagflat", "diff", "ediff1d", "indices", "kron", "meshgrid", "roll",
            "tril", "triu", "unstack", "vander"]

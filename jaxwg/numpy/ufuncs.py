@@ -77,7 +77,7 @@ def _float_unary(name: str, fn):
         (x,) = elementwise_operands(name, x, to_inexact=True)
         return fn(x)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name}; integers are promoted to float.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.zeros(2)).shape\n    (2,)\n")
@@ -89,7 +89,7 @@ def _binary(name: str, fn, to_inexact: bool = False):
         a, b = elementwise_operands(name, x1, x2, to_inexact=to_inexact)
         return fn(a, b)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name} with broadcasting and JAX's promotion.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.ones(2), jnp.ones(2)).shape\n    (2,)\n")
@@ -146,7 +146,7 @@ def _rounding(name: str, fn):
         (x,) = elementwise_operands(name, x)
         return x if not _kind(x).is_float else fn(x)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name}; integers pass through unchanged.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.array([1.5, -1.5])).shape\n    (2,)\n")
@@ -490,7 +490,7 @@ def _compare(name: str, fn):
         a, b = elementwise_operands(name, x1, x2)
         return _bool_result(fn(a, b), a, b)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name}, a bool array.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.arange(3), 1).dtype\n    dtype('bool')\n")
@@ -545,7 +545,7 @@ def _bitwise(name: str, fn, numeric: bool = False):
                             "or boolean arguments")
         return fn(a, b)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name} of integers or bools.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.array([6]), 3).dtype\n    dtype('int32')\n")
@@ -601,7 +601,7 @@ def _logical(name: str, fn):
         weak = _weak_scalar(a) and _weak_scalar(b)
         return lax.convert_element_type(out, dt.bool_, weak_type=weak)
 
-    ufunc.__name__ = name
+    ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name} of truth values.\n\n"
                      f"    >>> import jaxwg.numpy as jnp\n"
                      f"    >>> jnp.{name}(jnp.array([0, 1]), 1).dtype\n    dtype('bool')\n")

@@ -175,7 +175,7 @@ class IndexUpdateRef:
 
     def _values(self, values):
         """`values` in the array's dtype, broadcast to the indexed shape."""
-        from .shape import broadcast_to
+        from .manipulation import broadcast_to
 
         target = aval_of(indexing.getitem(self.array, self.index)).shape
         return broadcast_to(to_array(values).astype(aval_of(self.array).dtype.np), target)

@@ -23,6 +23,21 @@ def test_devices_and_default_backend(platform):
         jaxwg.devices("tpu")
 
 
+def test_print_environment_info_names_versions_and_devices(capsys):
+    import wgpu
+
+    assert jaxwg.print_environment_info() is None
+    text = capsys.readouterr().out
+    assert text == jaxwg.print_environment_info(return_string=True) + "\n"
+    assert f"wgpu:   {wgpu.__version__}" in text and f"numpy:  {np.__version__}" in text
+    assert f"default backend: {jaxwg.default_backend()}" in text
+    webgpu = jaxwg.devices("webgpu")[0]
+    assert f"webgpu device: {webgpu.device_kind}" in text
+    assert "webgpu limits: max-buffer-size " in text
+    features = webgpu.backend.device.features
+    assert all(f in text for f in features)
+
+
 def test_new_arrays_go_to_the_default_device(platform):
     assert jnp.ones(3).device.platform == platform
     assert jnp.asarray(np.arange(3)).device.platform == platform

@@ -106,6 +106,12 @@ class WebGPUExecutable:
         return list(dict.fromkeys(codes))
 
 
+# The limits that decide what runs and how (print_environment_info).
+_REPORTED_LIMITS = ("max-buffer-size", "max-storage-buffer-binding-size",
+                    "max-compute-workgroup-storage-size", "max-compute-invocations-per-workgroup",
+                    "max-compute-workgroups-per-dimension")
+
+
 class WebGPUBackend(Backend):
     """Kernels as WGSL compute shaders on one wgpu device (see the module docstring)."""
 
@@ -133,6 +139,14 @@ class WebGPUBackend(Backend):
 
     def describe(self) -> str:
         return self.device.describe()
+
+    def environment(self) -> dict[str, str]:
+        limits = self.device.limits
+        return {
+            "device": self.describe(),
+            "features": ", ".join(sorted(self.device.features)) or "none",
+            "limits": ", ".join(f"{name} {limits[name]}" for name in _REPORTED_LIMITS),
+        }
 
     # -- timing (timing.py) ------------------------------------------------------------
     def start_timing(self) -> bool:

@@ -19,7 +19,7 @@ import re
 
 from ..transforms.batching import vmap
 from ._util import aval_of, broadcast_shapes, canonicalize_axis, check_arraylike, to_array
-from .shape import expand_dims, squeeze
+from .manipulation import expand_dims, squeeze
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize"]
 
