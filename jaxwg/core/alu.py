@@ -427,9 +427,18 @@ def cast(dtype: DType, a: AluExp) -> AluExp:
     return a if a.dtype is dtype else AluExp(Op.CAST, dtype, (a,))
 
 
+def _half_word(a: DType, b: DType) -> bool:
+    """Whether `a` is float16 and `b` a 32-bit integer."""
+    return a is dt.float16 and b in (dt.int32, dt.uint32)
+
+
 def bitcast(dtype: DType, a: AluExp) -> AluExp:
-    """Reinterpret the bits of `a` as `dtype` (same width, not bool)."""
-    if dtype.itemsize != a.dtype.itemsize or dtype.is_bool or a.dtype.is_bool:
+    """Reinterpret the bits of `a` as `dtype` (same width, not bool). One pair of widths
+    differs: float16 and a 32-bit integer, whose low 16 bits are the float's (zero-extended
+    from float16, the high bits dropped to it): the 32-bit form of bitcasts between float16
+    and int16/uint16 on backends that hold those in 32 bits (`core/widen.py`)."""
+    same = dtype.itemsize == a.dtype.itemsize or _half_word(dtype, a.dtype) or _half_word(a.dtype, dtype)
+    if not same or dtype.is_bool or a.dtype.is_bool:
         raise TypeError(f"bitcast: cannot reinterpret {a.dtype} as {dtype}")
     return a if a.dtype is dtype else AluExp(Op.BITCAST, dtype, (a,))
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .alu import AluExp, Op
+from . import dtypes as dt
 from .dtypes import DType
 
 
@@ -157,8 +158,18 @@ IMPLS: dict[Op, Callable] = {
     Op.ERFC: _via_float64(math.erfc),
     Op.WHERE: lambda c, a, b, d: np.where(c, a, b),
     Op.CAST: lambda a, d: cast_array(a, d),
-    Op.BITCAST: lambda a, d: np.ascontiguousarray(a).view(d.np),
+    Op.BITCAST: lambda a, d: _bitcast(np.ascontiguousarray(a), d),
 }
+
+
+def _bitcast(a: np.ndarray, d: DType) -> np.ndarray:
+    """`a`'s bits as `d`; between float16 and a 32-bit integer, the integer's low 16 bits
+    (`alu.bitcast`)."""
+    if a.dtype.itemsize == d.itemsize:
+        return a.view(d.np)
+    if d is dt.float16:
+        return a.astype(np.uint32).astype(np.uint16).view(np.float16)
+    return a.view(np.uint16).astype(d.np)
 
 
 def _load(buffer: np.ndarray, index: np.ndarray, dtype: DType) -> np.ndarray:

@@ -92,17 +92,14 @@ def _cast_to_small(node: AluExp, x: AluExp) -> AluExp:
     return wide if lo <= slo and shi <= hi else wrap(wide, dtype)
 
 
-def _no_32_bit_form(node: AluExp) -> NotImplementedError:
-    """The error for a bitcast between float16 and int16/uint16 (not rewritten yet)."""
-    return NotImplementedError(f"bitcast from {node.src[0].dtype} to {node.dtype} has no "
-                               "32-bit form on this backend yet")
-
-
 def _bitcast_to_small(node: AluExp, x: AluExp) -> AluExp:
-    """`node` (a bitcast to a small integer) of the widened operand `x`."""
-    if node.src[0].dtype.is_float:
-        raise _no_32_bit_form(node)
-    return wrap(alu.bitcast(dt.WIDENED[node.dtype], x), node.dtype)
+    """`node` (a bitcast to a small integer) of the widened operand `x`: the float16 bits
+    of `x` zero-extended (`alu.bitcast` of float16 to a 32-bit integer) or the 32-bit
+    integer's bits, wrapped to the small type (sign-extended for int16)."""
+    wide = alu.bitcast(dt.WIDENED[node.dtype], x)
+    if node.dtype is dt.uint16 and x.dtype is dt.float16:
+        return wide  # zero-extended already
+    return wrap(wide, node.dtype)
 
 
 def _widen_small(node: AluExp, src: tuple[AluExp, ...]) -> AluExp:
@@ -137,8 +134,8 @@ def _rebuild(node: AluExp, src: tuple[AluExp, ...]) -> AluExp:
         return alu.compare(node.op, *src)
     if node.op is Op.CAST:
         return alu.cast(node.dtype, src[0])  # the 32-bit value is the small one
-    if node.op is Op.BITCAST and node.src[0].dtype in dt.WIDENED:
-        raise _no_32_bit_form(node)
+    if node.op is Op.BITCAST:  # int16/uint16 to float16: the low 16 bits
+        return alu.bitcast(node.dtype, src[0])
     return AluExp(node.op, node.dtype, src, node.arg)
 
 

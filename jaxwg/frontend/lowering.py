@@ -698,7 +698,55 @@ def _cumsum(aval, x, *, axis, reverse):
     return view(scanned, lambda t: t.flip(flip).permute([to_last.index(d) for d in range(rank)]))
 
 
+def _bits_word(x: AluExp) -> AluExp:
+    """The bits of `x` (at most 32 of them) as the low bits of a uint32."""
+    unsigned = dt.UNSIGNED.get(x.dtype, x.dtype)
+    if x.dtype.is_float:
+        unsigned = {2: dt.uint16, 4: dt.uint32}[x.dtype.itemsize]
+    return alu.cast(dt.uint32, alu.bitcast(unsigned, x))
+
+
+def _from_bits_word(word: AluExp, dtype: dt.DType) -> AluExp:
+    """The low bits of the uint32 `word` as `dtype`."""
+    unsigned = {1: dt.uint8, 2: dt.uint16, 4: dt.uint32}[dtype.itemsize]
+    return alu.bitcast(dtype, alu.cast(unsigned, word))
+
+
+def _bitcast_piece(wide: AluExp, part: AluExp, *, new_dtype) -> AluExp:
+    """Piece `part` (from the least significant bits) of the wide element `wide`."""
+    shift = part * alu.const(dt.uint32, new_dtype.itemsize * 8)
+    return _from_bits_word(alu.binary(Op.SHR, _bits_word(wide), shift), new_dtype)
+
+
+def _bitcast_shifted(narrow: AluExp, part: AluExp, *, bits) -> AluExp:
+    return alu.binary(Op.SHL, _bits_word(narrow), part * alu.const(dt.uint32, bits))
+
+
+def _bitcast_convert_type(aval, x, *, new_dtype):
+    """Same widths: elementwise. Narrower: each wide element broadcast along a new last
+    axis, piece k shifted down from bit 8*k*itemsize (little-endian, as XLA). Wider: the
+    pieces along the last axis shifted up and summed (their bits are disjoint)."""
+    old = x.dtype
+    if old is new_dtype:
+        return x
+    if old.itemsize == new_dtype.itemsize:
+        return elementwise(ELEMENT_RULES[P.bitcast_convert_type_p], aval, x, new_dtype=new_dtype)
+    if max(old.itemsize, new_dtype.itemsize) > 4:
+        raise NotImplementedError(f"bitcast_convert_type from {old.name} to {new_dtype.name}: jaxwg has "
+                                  "no 64-bit integers to split or join 64-bit values with")
+    pieces = aval.shape if old.itemsize > new_dtype.itemsize else x.shape  # pieces on the last axis
+    part = LazyNode(IOTA, pieces, dt.uint32, (), Iota(len(pieces) - 1))
+    if old.itemsize > new_dtype.itemsize:
+        wide = view(x, lambda t: t.reshape((*x.shape, 1)).expand(aval.shape))
+        return elementwise(_bitcast_piece, aval, wide, part, new_dtype=new_dtype)
+    rank = len(x.shape)
+    shifted = elementwise(_bitcast_shifted, ShapedArray(x.shape, dt.uint32), x, part, bits=old.itemsize * 8)
+    word = reduce(Op.ADD, ShapedArray(aval.shape, dt.uint32), shifted, (rank - 1,))
+    return elementwise(_from_bits_word, aval, word, dtype=new_dtype)
+
+
 lowering_rules.update({
+    P.bitcast_convert_type_p: _bitcast_convert_type,
     P.cumsum_p: _cumsum,
     P.sort_permutation_p: _sort_permutation,
     P.scatter_add_flat_p: _scatter_add_flat,

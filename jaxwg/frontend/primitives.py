@@ -213,10 +213,24 @@ convert_element_type_p = _declare("convert_element_type", _convert_abstract_eval
 
 
 def _bitcast_abstract_eval(x, *, new_dtype):
-    if x.dtype.itemsize != new_dtype.itemsize:
-        raise TypeError(f"bitcast_convert_type from {x.dtype.name} to {new_dtype.name} "
-                        "needs dtypes of the same width")
-    return ShapedArray(x.shape, new_dtype)
+    """JAX's shape rule: a narrower type adds a trailing axis of the width ratio, a wider
+    one takes the last axis, which must hold exactly one wide element."""
+    old, new = x.dtype, new_dtype
+    if (old.is_bool or new.is_bool) and old is not new:
+        raise TypeError("lax.bitcast_convert_type does not support bool or complex values unless the "
+                        f"operand and destination types match. Got operand dtype={old.name}, "
+                        f"new_dtype=dtype('{new.name}'). Consider using the arr.view() method instead.")
+    old_bits, new_bits = old.itemsize * 8, new.itemsize * 8
+    if old_bits > new_bits:
+        return ShapedArray((*x.shape, old_bits // new_bits), new)
+    if old_bits < new_bits:
+        last = x.shape[-1] if x.shape else 1
+        if last * old_bits != new_bits:
+            raise ValueError(f"Attempting to convert array of shape {x.shape} from {old.name} of size "
+                             f"{old_bits} bits to {new.name} of size {new_bits}, bits but "
+                             f"{last} * {old_bits} != {new_bits}")
+        return ShapedArray(x.shape[:-1], new)
+    return ShapedArray(x.shape, new)
 
 
 bitcast_convert_type_p = _declare("bitcast_convert_type", _bitcast_abstract_eval)

@@ -193,12 +193,18 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
 
 
 def bitcast_convert_type(operand, new_dtype):
-    """The bits of `operand` read as `new_dtype` (same width).
+    """The bits of `operand` read as `new_dtype`. As in JAX, a narrower `new_dtype`
+    adds a trailing axis of the width ratio (least significant piece first), and a
+    wider one takes the last axis, whose pieces must make exactly one element.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
     >>> lax.bitcast_convert_type(jnp.array([1.0]), jnp.int32).tolist()
     [1065353216]
+    >>> lax.bitcast_convert_type(jnp.array([1.0]), jnp.uint8).tolist()
+    [[0, 0, 128, 63]]
+    >>> lax.bitcast_convert_type(jnp.array([0, 60], jnp.uint8), jnp.float16)
+    Array(1., dtype=float16)
     """
     return bind(P.bitcast_convert_type_p, operand, new_dtype=avals.canonical_dtype(new_dtype))
 

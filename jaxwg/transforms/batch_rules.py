@@ -27,6 +27,7 @@ import numpy as np
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.aval import ShapedArray
 from ..frontend.jaxpr import call_staged, eval_jaxpr
 from .batching import batch_fun, batch_size, batched_first, move_axis, own_axis_rules
 
@@ -111,7 +112,7 @@ _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     *P.UNARY_FLOAT, *P.COMPARISONS, P.neg_p, P.sign_p, P.abs_p, P.not_p, P.is_finite_p,
     P.square_p, P.integer_pow_p, P.add_p, P.add_any_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
-    P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p, P.bitcast_convert_type_p,
+    P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p,
     P.clamp_p, P.copy_p, P.stop_gradient_p, P.name_p, P.threefry2x32_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
@@ -132,6 +133,20 @@ _unary_axes(P.squeeze_p, lambda size, *, dimensions: {"dimensions": _plus1(dimen
 _unary_axes(P.slice_p, lambda size, *, start_indices, limit_indices, strides: {
     "start_indices": (0,) + tuple(start_indices), "limit_indices": (size,) + tuple(limit_indices),
     "strides": None if strides is None else (1,) + tuple(strides)})
+
+
+def _bitcast_rule(vals, dims, *, new_dtype):
+    """Batch first: a bitcast between widths adds or takes the last axis, which must be
+    the example's own (checked on the example's shape, as JAX's error names it)."""
+    (x,), (d,) = vals, dims
+    aval = aval_of(x)
+    P.abstract_eval_rules[P.bitcast_convert_type_p](
+        ShapedArray(_unbatched_shape(x, d), aval.dtype), new_dtype=new_dtype)
+    (x,), _ = _front(vals, dims)
+    return P.bitcast_convert_type_p.bind(x, new_dtype=new_dtype), 0
+
+
+P.batch_rules[P.bitcast_convert_type_p] = _bitcast_rule
 
 
 def _reshape_rule(vals, dims, *, new_sizes, dimensions):

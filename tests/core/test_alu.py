@@ -66,7 +66,8 @@ def test_deep_expressions_do_not_hit_the_recursion_limit():
     (lambda: alu.unary(Op.EXP, alu.gidx(2)), "exp needs a float operand"),
     (lambda: alu.binary(Op.AND, alu.const(dt.float32, 1.0), alu.const(dt.float32, 1.0)), "integer or bool"),
     (lambda: alu.binary(Op.SHL, alu.const(dt.bool_, True), alu.const(dt.bool_, True)), "needs an integer"),
-    (lambda: alu.bitcast(dt.float16, alu.gidx(2)), "cannot reinterpret int32 as float16"),
+    (lambda: alu.bitcast(dt.int16, alu.gidx(2)), "cannot reinterpret int32 as int16"),
+    (lambda: alu.bitcast(dt.float16, alu.const(dt.float32, 1.0)), "cannot reinterpret float32 as float16"),
     (lambda: alu.where(alu.gidx(2), alu.gidx(2), alu.gidx(2)), "condition must be bool"),
     (lambda: alu.load(0, dt.float32, alu.const(dt.float32, 0.0)), "index must be int32"),
 ])

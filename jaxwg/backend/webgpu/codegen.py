@@ -342,7 +342,16 @@ def _cast(g, n, a):
 
 
 def _bitcast(g, n, a):
-    return f"bitcast<{WGSL_TYPE[n.dtype]}>({strip_parens(a[0])})"
+    src, dst, x = n.src[0].dtype, n.dtype, strip_parens(a[0])
+    # float16 and a 32-bit integer's low half (alu.bitcast). Naga cannot bitcast vec2<f16>;
+    # the pack builtins convert through float32, which is exact for every float16.
+    if src is dt.float16 and dst is not dt.float16:
+        bits = f"pack2x16float(vec2<f32>(f32({x}), 0.0f))"
+        return bits if dst is dt.uint32 else f"bitcast<{WGSL_TYPE[dst]}>({bits})"
+    if dst is dt.float16 and src is not dt.float16:
+        word = x if src is dt.uint32 else f"bitcast<u32>({x})"
+        return f"f16(unpack2x16float({word}).x)"
+    return f"bitcast<{WGSL_TYPE[dst]}>({x})"
 
 
 def _where(g, n, a):
