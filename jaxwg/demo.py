@@ -9,10 +9,11 @@ adapter's name chooses the WebGPU adapter) and checks every result against NumPy
 * a row-wise softmax: three kernels (max, sum, divide), eagerly and under `jit`;
 * logistic regression trained by a jitted step whose gradient is `jaxwg.grad` of the
   loss (checked against the gradient written out in NumPy): the step is traced and
-  compiled once, then each call replays its kernels;
+  compiled once, then each call replays its kernels; then 300 more steps behind a
+  progress bar that shows the loss;
 * the jaxpr of a small function, printed as JAX prints it.
 
-It prints the device, one line per check ("ok" or "MISMATCH" with the largest error,
+It prints the device with its optional features, one line per check ("ok" or "MISMATCH" with the largest error,
 the kernels dispatched and wall times), and exits with status 1 on any mismatch.
 """
 
@@ -64,6 +65,16 @@ class Checker:
               f"{min(times) * 1e3:7.1f} ms")
 
 
+def _progress(done: int, total: int, text: str, width: int = 30) -> None:
+    """Draw `[#####.....] done/total text`: in place on a terminal, else at each quarter."""
+    filled = width * done // total
+    line = f"  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {text}"
+    if sys.stdout.isatty():
+        print("\r" + line, end="\n" if done == total else "", flush=True)
+    elif done * 4 % total == 0:
+        print(line)
+
+
 def _softmax(m, x):
     e = m.exp(x - x.max(axis=1, keepdims=True))
     return e / m.sum(e, axis=1, keepdims=True)
@@ -89,6 +100,21 @@ def _logistic_step_numpy(w, features, labels):
     return w - 0.5 * features.T @ (p - labels) / features.shape[0]
 
 
+def _train_with_progress(step, features, labels, steps: int) -> None:
+    """Train from zeros, reading the loss back every 25 steps for the progress bar."""
+    import jaxwg
+    import jaxwg.numpy as jnp
+
+    loss = jaxwg.jit(_logistic_loss)
+    w = jnp.zeros(features.shape[1])
+    start = time.perf_counter()
+    for i in range(1, steps + 1):
+        w = step(w, features, labels)
+        if i % 25 == 0:
+            _progress(i, steps, f"loss {float(loss(w, features, labels)):.4f}")
+    print(f"  {steps} steps in {time.perf_counter() - start:.2f} s")
+
+
 def main() -> int:
     _quiet_mesa()
     import jaxwg
@@ -101,6 +127,8 @@ def main() -> int:
         print(f"jaxwg demo: {e}\nTry JAXWG_PLATFORMS=cpu for the NumPy reference backend.")
         return 2
     print(f"device: {device.platform}   {kind}")
+    features = jaxwg.print_environment_info(return_string=True).splitlines()
+    print("\n".join("  " + line for line in features if line.startswith(f"{device.platform} features")))
     check = Checker()
     rng = np.random.default_rng(0)
 
@@ -131,6 +159,7 @@ def main() -> int:
     accuracy = float(jnp.mean((features @ jnp.asarray(want_w) > 0) == (labels > 0.5)))
     per_step = len(step.lower(jnp.asarray(w0), features, labels).kernels)
     print(f"  training accuracy {accuracy:.3f}; {per_step} kernels per step")
+    _train_with_progress(step, features, labels, steps=300)
 
     # 4. What jit sees.
     print("jaxpr of lambda x: jnp.sum(jnp.sin(x) * 2.0, axis=0):")
