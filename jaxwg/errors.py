@@ -88,13 +88,29 @@ def _shape(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _context(debug_info: str | None) -> str:
-    """JAX's line naming the traced function, from a trace's `debug_info` ("f at
-    file.py:3 traced for jit", see `jaxwg.frontend.trace.describe_traced`)."""
+def _context(debug_info: str | None, arg_names=()) -> str:
+    """JAX's lines naming the traced function, from a trace's `debug_info` ("f at
+    file.py:3 traced for jit", see `jaxwg.frontend.trace.describe_traced`), and the
+    arguments the value depends on."""
     if not debug_info:
         return ""
     function, _, purpose = debug_info.rpartition(" traced for ")
-    return f"\nThe error occurred while tracing the function {function} for {purpose}."
+    text = f"\nThe error occurred while tracing the function {function} for {purpose}."
+    if arg_names:
+        plural = "s" if len(arg_names) > 1 else ""
+        text += (" This concrete value was not available in Python because it depends on "
+                 f"the value{plural} of {_arguments_phrase(arg_names)}.")
+    return text
+
+
+def _arguments_phrase(names) -> str:
+    """ "the argument x", "the arguments x and y", "the arguments x, y, and z"."""
+    *rest, last = names
+    if not rest:
+        return f"the argument {last}"
+    if len(rest) == 1:
+        return f"the arguments {rest[0]} and {last}"
+    return f"the arguments {', '.join(rest)}, and {last}"
 
 
 def _abstract_value(aval) -> str:
@@ -102,19 +118,22 @@ def _abstract_value(aval) -> str:
             f"array with shape {_shape(aval)}\n")
 
 
-def concretization_error(what: str, aval, debug_info: str | None = None) -> JAXTypeError:
+def concretization_error(what: str, aval, debug_info: str | None = None,
+                         arg_names=()) -> JAXTypeError:
     """The error JAX raises when Python needs the value of a traced array: `what` is
     "bool", "int", "float", "complex", "index", "array", "item" or "tolist"; the message
-    is JAX's, ending with the traced function (`debug_info`) where it is known.
+    is JAX's, ending with the traced function (`debug_info`) where it is known and the
+    arguments the value was computed from (`arg_names`).
 
     >>> from jaxwg.frontend.aval import ShapedArray
     >>> from jaxwg.core import dtypes as dt
-    >>> e = concretization_error("bool", ShapedArray((), dt.bool_), "f at m.py:3 traced for jit")
+    >>> e = concretization_error("bool", ShapedArray((), dt.bool_), "f at m.py:3 traced for jit",
+    ...                          ["x"])
     >>> print(type(e).__name__, e)
     TracerBoolConversionError Attempted boolean conversion of traced array with shape bool[].
-    The error occurred while tracing the function f at m.py:3 for jit.
+    The error occurred while tracing the function f at m.py:3 for jit. This concrete value was not available in Python because it depends on the value of the argument x.
     """
-    shape, context = _shape(aval), _context(debug_info)
+    shape, context = _shape(aval), _context(debug_info, arg_names)
     if what == "bool":
         return TracerBoolConversionError(
             f"Attempted boolean conversion of traced array with shape {shape}.{context}")

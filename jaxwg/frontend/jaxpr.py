@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import errors
 from . import primitives as P
 from . import pytree
 from .array import scalar
@@ -123,11 +124,19 @@ class JaxprTracer(Tracer):
     def __repr__(self):
         return f"Traced<{self._aval.str_short()}>"
 
+    def _concretization_error(self, what: str):
+        builder = self._trace.builder
+        names = builder.arg_names
+        behind = [names[i] for i in builder.arguments_behind(self)] if names else []
+        return errors.concretization_error(what, self.aval, self._trace.main.debug_info, behind)
+
 
 class _Builder:
     """What one jaxpr trace has recorded: equations, constants, tracer-to-var map."""
 
-    def __init__(self):
+    def __init__(self, arg_names: list[str] | None = None):
+        self.arg_names = arg_names  # one per argument, for errors (JAX's debug info)
+        self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
         self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[int, JaxprTracer] = {}  # id(value) -> tracer
@@ -154,6 +163,15 @@ class _Builder:
         self.constvals[id(var)] = (var, value)
         return var
 
+    def arguments_behind(self, tracer) -> list[int]:
+        """The positions of the arguments `tracer`'s value was computed from."""
+        var = self.tracer_to_var.get(id(tracer))
+        needed = {id(var)} if var is not None else set()
+        for eqn in reversed(self.eqns):
+            if any(id(v) in needed for v in eqn.out_binders):
+                needed.update(id(v) for v in eqn.inputs if isinstance(v, Var))
+        return [i for i, v in enumerate(self.invars) if id(v) in needed]
+
     def build(self, in_tracers, out_tracers) -> ClosedJaxpr:
         invars = [self.getvar(t) for t in in_tracers]
         outvars = [self.getvar(t) for t in out_tracers]
@@ -171,7 +189,7 @@ class JaxprTrace(Trace):
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
         tracer = self.builder.new_tracer(self, aval)
-        self.builder.add_var(tracer)
+        self.builder.invars.append(self.builder.add_var(tracer))
         return tracer
 
     def pure(self, value):
@@ -210,10 +228,12 @@ class JaxprTrace(Trace):
         return out_tracers if primitive.multiple_results else out_tracers[0]
 
 
-def trace_to_jaxpr(fn, in_avals, debug_info: str | None = None) -> ClosedJaxpr:
+def trace_to_jaxpr(fn, in_avals, debug_info: str | None = None,
+                   arg_names: list[str] | None = None) -> ClosedJaxpr:
     """Trace `fn(*flat_args) -> list of flat outputs` at avals `in_avals`; `debug_info`
-    names what is traced in the error about a tracer that leaks out (`describe_traced`)."""
-    builder = _Builder()
+    names what is traced and `arg_names` each flat argument, for errors (a tracer that
+    leaks out, a traced value Python needs: "it depends on the value of the argument x")."""
+    builder = _Builder(arg_names)
     with new_main(JaxprTrace, builder, dynamic=True, debug_info=debug_info) as main:
         trace = JaxprTrace(main)
         in_tracers = [trace.new_arg(a) for a in in_avals]

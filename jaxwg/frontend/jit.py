@@ -452,7 +452,8 @@ class Jitted:
             out_tree_box.append(out_tree)
             return out_leaves
 
-        closed = trace_to_jaxpr(flat_fn, in_avals, describe_traced(self._fun, "jit"))
+        closed = trace_to_jaxpr(flat_fn, in_avals, describe_traced(self._fun, "jit"),
+                                self._argument_names(n_args, static, in_tree))
         if debug.level() >= 2:
             debug.emit(f"jaxwg: jit {self._name} traced for "
                        f"({', '.join(a.str_short() for a in in_avals)}):\n{closed}")
@@ -460,6 +461,28 @@ class Jitted:
         if not any(isinstance(c, Tracer) for c in closed.consts):  # else it closes over a trace
             self._traces.put(key, found)
         return found
+
+    def _argument_names(self, n_args: int, static, in_tree) -> list[str]:
+        """Each flat argument's name as JAX's debug info gives it, for errors: the
+        parameter, then the leaf's key path in its pytree (`params['w'][0]`)."""
+        args_tree, kwargs_tree = in_tree.children()
+        static_positions = {i for i, _ in static if isinstance(i, int)}
+        positions = [i for i in range(n_args) if i not in static_positions]
+        names = [self._parameter_name(i) + path
+                 for i, subtree in zip(positions, args_tree.children())
+                 for path in subtree.leaf_paths()]
+        names += [key + path for key, subtree in zip(kwargs_tree.aux_data, kwargs_tree.children())
+                  for path in subtree.leaf_paths()]
+        return names
+
+    def _parameter_name(self, position: int) -> str:
+        """The name of the parameter that takes positional argument `position`."""
+        params = list(self._signature.parameters.values()) if self._signature is not None else []
+        positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if position < len(positional):
+            return positional[position]
+        var = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+        return f"{var}[{position - len(positional)}]"
 
     def _compiled(self, args, kwargs, static, leaves, in_tree) -> _Compiled:
         """The cache entry for concrete arguments, compiled on a miss."""

@@ -224,6 +224,18 @@ class PyTreeDef:
         """
         return list(self._children)
 
+    def leaf_paths(self) -> list[str]:
+        """Each leaf's key path as JAX's `keystr` writes it (dict keys, sequence indices).
+
+        >>> tree_structure(({"a": 1, "b": [2, 3]}, 4)).leaf_paths()
+        ["[0]['a']", "[0]['b'][0]", "[0]['b'][1]", '[1]']
+        """
+        if self.node_type is None:
+            return [""]
+        keys = self.aux_data if self.node_type is dict else range(len(self._children))
+        return [f"[{key!r}]{path}" for key, child in zip(keys, self._children)
+                for path in child.leaf_paths()]
+
     def node_data(self) -> tuple[type, Any] | None:
         """`(node_type, aux_data)` as in JAX (dict aux data is the list of keys); None for a leaf.
 

@@ -231,14 +231,55 @@ CONVERSIONS = {
 
 
 def _without_jaxs_extras(message: str) -> str:
-    """JAX's message less what jaxwg does not say: the argument the value depends on and
-    the link to JAX's documentation (and a context line JAX repeats for tolist)."""
+    """JAX's message less what jaxwg does not say: the link to JAX's documentation (and a
+    context line JAX repeats for tolist)."""
     lines = []
     for line in message.replace("jax.Array", "jaxwg.Array").splitlines():
-        line = line.split(" This concrete value was not available")[0]
         if line and not line.startswith("See https://") and line not in lines:
             lines.append(line)
     return "\n".join(lines)
+
+
+def _depends_on(jit, fn, *args, **kwargs) -> tuple[str, str]:
+    """The type of a tracer error and its sentence naming what the value depends on."""
+    with pytest.raises(Exception) as info:
+        jit(fn)(*args, **kwargs)
+    return info.type.__name__, next(line.split(" for jit. ")[-1]
+                                    for line in str(info.value).splitlines()
+                                    if "while tracing" in line)
+
+
+@pytest.mark.parametrize("case", ["two", "pytree", "varargs", "static_and_keyword", "three"])
+def test_tracer_errors_name_the_arguments_the_value_depends_on(case):
+    """As JAX's debug info: parameters by name, pytree leaves by key path, varargs by
+    index, static arguments skipped, keywords by name; only what the value depends on."""
+    def two(x, y, unused):
+        return bool(x + y > 0)
+
+    def pytree(p, q):
+        return bool(p["a"].sum() + p["b"][1] > 0)
+
+    def varargs(*args):
+        return int(args[1])
+
+    def static_and_keyword(n, x, w=1.0):
+        return bool(w * x)
+
+    def three(x, y, z):
+        return float(x + y + z)
+
+    calls = {
+        "two": (two, (1.0, 2.0, 3.0), {}, {}),
+        "pytree": (pytree, ({"a": np.ones(2, np.float32), "b": (1.0, 2.0)}, 3.0), {}, {}),
+        "varargs": (varargs, (1.0, 2.0, 3.0), {}, {}),
+        "static_and_keyword": (static_and_keyword, (2, 1.0), {"w": 3.0}, {"static_argnums": 0}),
+        "three": (three, (1.0, 2.0, 3.0), {}, {}),
+    }
+    fn, args, kwargs, jit_kwargs = calls[case]
+    ours = _depends_on(lambda f: jaxwg.jit(f, **jit_kwargs), fn, *args, **kwargs)
+    theirs = _depends_on(lambda f: jax.jit(f, **jit_kwargs), fn, *args, **kwargs)
+    assert ours == theirs
+    assert "depends on the value" in ours[1]
 
 
 @pytest.mark.parametrize("what", sorted(CONVERSIONS))
