@@ -14,13 +14,23 @@ The rejection samplers (`gamma` and what builds on it, `poisson`) run rounds of
 vectorized proposals in a `while_loop` until every element is accepted (JAX loops per
 element): their draws have the right distribution but are not JAX's bits.
 
-Unlike JAX, `key` makes the same raw uint32 key as `PRNGKey` (typed key arrays are not
-modeled); `key_data` and `wrap_key_data` convert nothing.
+Keys come in JAX's two kinds. `PRNGKey(seed)` makes a legacy key, a uint32 array of
+shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and dtype
+`key<fry>`, over the same two words (`key_data`, `wrap_key_data`). Every function here
+takes either kind; `split` and `fold_in` return keys of the kind they are given. A typed
+key array is a pytree node over its uint32 data, so it passes through `jit`, `vmap`,
+`scan` and the other transformations, and indexes, reshapes and iterates over its key
+axes as JAX's does; unlike JAX's, it is not a `jaxwg.Array` (`jnp` functions do not take
+it) and `tree_util` sees its data as the leaf.
 
 >>> from jaxwg import random
 >>> key = random.PRNGKey(0)
 >>> key.tolist(), random.split(key).tolist()
 ([0, 0], [[1797259609, 2579123966], [928981903, 3453687069]])
+>>> k1, k2 = random.split(random.key(0))
+>>> k1
+Array((), dtype=key<fry>) overlaying:
+[1797259609 2579123966]
 >>> random.uniform(random.PRNGKey(42), (3,)).tolist()
 [0.48870956897735596, 0.6797971725463867, 0.6162714958190918]
 """
@@ -35,15 +45,17 @@ import numpy as np
 from . import lax
 from . import numpy as jnp
 from .config import config
+from .dtypes import KeyDType
 from .frontend.array import aval_of
 from .frontend.aval import canonical_dtype
+from .frontend.pytree import register_pytree_node
 from .frontend.trace import Tracer
 from .numpy._util import canonicalize_axis
 from .transforms.custom import custom_jvp
 
-__all__ = ["PRNGKey", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare",
-           "choice", "dirichlet", "exponential", "fold_in", "gamma", "generalized_normal", "gumbel",
-           "key", "key_data", "laplace", "loggamma", "logistic", "multivariate_normal", "normal",
+__all__ = ["PRNGKey", "PRNGKeyArray", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy",
+           "chisquare", "choice", "clone", "dirichlet", "exponential", "fold_in", "gamma",
+           "generalized_normal", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "multivariate_normal", "normal",
            "orthogonal", "permutation", "poisson", "rademacher", "randint", "split", "t",
            "truncated_normal", "uniform", "wrap_key_data"]
 
@@ -54,12 +66,142 @@ def _shape(shape) -> tuple[int, ...]:
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
 
 
+_IMPL = "threefry2x32"
+_KEY_DTYPE = KeyDType(_IMPL, "fry")
+
+
+class PRNGKeyArray:
+    """A typed key array (`key`, `split` of one): keys of shape `shape`, dtype `key<fry>`,
+    over uint32 data of shape `shape + (2,)` (`key_data`). A pytree node whose one child
+    is the data, so transformations see a uint32 array and rebuild the keys."""
+
+    __slots__ = ("_base",)
+    __hash__ = None  # as arrays
+
+    def __init__(self, base):
+        self._base = base  # not checked: pytree code rebuilds nodes from placeholders
+
+    dtype = _KEY_DTYPE
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(aval_of(self._base).shape[:-1])
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __getitem__(self, index):
+        index = index if isinstance(index, tuple) else (index,)
+        if any(i is Ellipsis for i in index):
+            return PRNGKeyArray(self._base[(*index, slice(None))])
+        used = sum(getattr(i, "ndim", 1) if getattr(i, "dtype", None) == np.bool_ else i is not None
+                   for i in index)
+        if used > self.ndim:
+            raise IndexError(f"Too many indices: array is {self.ndim}-dimensional, but {used} were "
+                             "indexed")
+        return PRNGKeyArray(self._base[(*index, Ellipsis)])
+
+    def reshape(self, *shape, order="C"):
+        shape = _shape(shape[0] if len(shape) == 1 else shape)
+        if -1 not in shape and math.prod(shape) != self.size:
+            raise TypeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into "
+                            f"shape {shape if len(shape) != 1 else shape[0]} (size {math.prod(shape)})")
+        return PRNGKeyArray(jnp.reshape(self._base, (*shape, 2), order=order))
+
+    def ravel(self, order="C"):
+        return self.reshape(-1, order=order)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
+        axes = tuple(a for a in (int(a) % max(self.ndim, 1) for a in axes)
+                     if axis is not None or self.shape[a] == 1)
+        return PRNGKeyArray(jnp.squeeze(self._base, axes))
+
+    def transpose(self, *axes):
+        axes = tuple(range(self.ndim))[::-1] if not axes or axes == (None,) else \
+            tuple(axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes)
+        return PRNGKeyArray(jnp.transpose(self._base, (*(a % self.ndim for a in axes), self.ndim)))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def copy(self):
+        return PRNGKeyArray(jnp.array(self._base))
+
+    def block_until_ready(self):
+        self._base.block_until_ready()
+        return self
+
+    def __eq__(self, other):
+        if not isinstance(other, PRNGKeyArray):
+            raise TypeError(f"equal does not accept dtypes key<fry>, {_dtype_name(other)}.")
+        return jnp.all(self._base == other._base, axis=-1)
+
+    def __ne__(self, other):
+        return ~(self == other)
+
+    def __bool__(self):
+        raise TypeError("key array cannot be converted to boolean.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                        "jax.random.key_data(arr) if you wish to extract the underlying integer array.")
+
+    def __repr__(self) -> str:
+        if isinstance(self._base, Tracer):
+            return f"{type(self._base).__name__}(key<fry>[{','.join(map(str, self.shape))}])"
+        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._base)}"
+
+    __str__ = __repr__
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, data: PRNGKeyArray(data[0]))
+
+
+def _dtype_name(x) -> str:
+    dtype = getattr(x, "dtype", None)
+    return str(dtype) if dtype is not None else type(x).__name__
+
+
 def _check_key(key, what: str):
+    """The uint32[2] data of one key, typed or legacy."""
+    if isinstance(key, PRNGKeyArray):
+        if key.shape:
+            raise ValueError(f"{what} accepts a single key, but was given a key array of shape "
+                             f"{key.shape} != (). Use jax.vmap for batching.")
+        return key._base
     aval = aval_of(key)
     if aval.shape != (2,) or aval.dtype.name != "uint32":
         raise TypeError(f"{what} requires a PRNG key: a uint32 array of shape (2,), got "
                         f"{aval.str_short()}")
     return key
+
+
+def _takes_keys(fn):
+    """`fn(key, ...)` given the data of its key, typed or legacy (checked: one key)."""
+    @functools.wraps(fn)
+    def wrapper(key, *args, **kwargs):
+        return fn(_check_key(key, fn.__name__), *args, **kwargs)
+
+    return wrapper
 
 
 def PRNGKey(seed):
@@ -83,30 +225,94 @@ def PRNGKey(seed):
     return jnp.asarray(np.array([high, seed & _MASK], np.uint32))
 
 
-key = PRNGKey
+_OTHER_IMPLS = ("philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
+
+
+def _check_impl(impl) -> None:
+    if impl is None or impl == _IMPL:
+        return
+    if impl in _OTHER_IMPLS:
+        raise NotImplementedError(f"the {impl} PRNG is not implemented in jaxwg; only threefry2x32")
+    names = ", ".join(f'"{n}"' for n in ("philox2x32", "philox4x32", _IMPL, "rbg", "unsafe_rbg",
+                                          "threefry4x32"))
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: {names}?')
+
+
+def key(seed, *, impl=None):
+    """A typed key array of shape () and dtype `key<fry>` from an integer seed, over the
+    data `PRNGKey(seed)` makes.
+
+    >>> from jaxwg import random
+    >>> k = random.key(3)
+    >>> k.shape, k.dtype, random.key_data(k).tolist()
+    ((), key<fry>, [0, 3])
+    """
+    _check_impl(impl)
+    if hasattr(seed, "shape") and tuple(seed.shape):
+        raise TypeError(f"key accepts a scalar seed, but was given an array of shape "
+                        f"{tuple(seed.shape)} != (). Use jax.vmap for batching")
+    return PRNGKeyArray(PRNGKey(seed))
 
 
 def key_data(keys):
-    """The uint32 data of `keys` (keys are raw here: the same array).
+    """The uint32 data of `keys`: shape `keys.shape + (2,)` for typed keys; legacy keys
+    are their own data.
 
     >>> from jaxwg import random
-    >>> random.key_data(random.key(3)).tolist()
-    [0, 3]
+    >>> random.key_data(random.split(random.key(3))).shape
+    (2, 2)
     """
+    if isinstance(keys, PRNGKeyArray):
+        return keys._base
+    _check_key_data(keys)
     return keys
 
 
+def _check_key_data(data) -> None:
+    aval = aval_of(data)
+    if aval.shape[-1:] != (2,):
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to end with "
+                        f"(2,); got shape={aval.shape} for impl={_IMPL}")
+    if aval.dtype.name != "uint32":
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; "
+                        f"got dtype={aval.dtype.name}")
+
+
 def wrap_key_data(key_bits_array, *, impl=None):
-    """`key_bits_array` as keys (keys are raw here: the same array).
+    """Typed keys over `key_bits_array`, uint32 of shape `(..., 2)`: keys of shape `...`.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
-    >>> random.wrap_key_data(jnp.array([0, 3], jnp.uint32)).tolist()
-    [0, 3]
+    >>> random.wrap_key_data(jnp.array([0, 3], jnp.uint32))
+    Array((), dtype=key<fry>) overlaying:
+    [0 3]
     """
-    if impl not in (None, "threefry2x32"):
-        raise ValueError(f"only the threefry2x32 PRNG is implemented, got {impl!r}")
-    return key_bits_array
+    _check_impl(impl)
+    data = key_bits_array if isinstance(key_bits_array, Tracer) else jnp.asarray(key_bits_array)
+    _check_key_data(data)
+    return PRNGKeyArray(data)
+
+
+def key_impl(keys) -> str:
+    """The name of the PRNG implementation of `keys` (JAX returns an object that prints so).
+
+    >>> from jaxwg import random
+    >>> random.key_impl(random.key(0))
+    'threefry2x32'
+    """
+    if not isinstance(keys, PRNGKeyArray):
+        _check_key_data(keys)
+    return _IMPL
+
+
+def clone(key):
+    """`key` itself: keys are immutable values here, as in JAX without key reuse checks.
+
+    >>> from jaxwg import random
+    >>> random.clone(random.key(0)).shape
+    ()
+    """
+    return key
 
 
 def _hash(key, shape):
@@ -122,24 +328,27 @@ def _hash(key, shape):
 
 
 def split(key, num=2):
-    """`num` new keys (an int or a shape), shape `(*num, 2)`.
+    """`num` new keys (an int or a shape): typed keys of shape `num` from a typed key,
+    uint32 data of shape `(*num, 2)` from a legacy one.
 
     >>> from jaxwg import random
-    >>> random.split(random.PRNGKey(1), 3).shape
-    (3, 2)
+    >>> random.split(random.PRNGKey(1), 3).shape, random.split(random.key(1), 3).shape
+    ((3, 2), (3,))
     """
     shape = _shape(num)
-    b0, b1 = _hash(key, shape)
-    return jnp.stack([b0, b1], axis=len(shape))
+    b0, b1 = _hash(_check_key(key, "split"), shape)
+    data = jnp.stack([b0, b1], axis=len(shape))
+    return PRNGKeyArray(data) if isinstance(key, PRNGKeyArray) else data
 
 
 def fold_in(key, data):
     """A new key from `key` and an integer `data`.
 
     >>> from jaxwg import random
-    >>> random.fold_in(random.PRNGKey(0), 7).shape
-    (2,)
+    >>> random.fold_in(random.PRNGKey(0), 7).shape, random.fold_in(random.key(0), 7).shape
+    ((2,), ())
     """
+    typed = isinstance(key, PRNGKeyArray)
     key = _check_key(key, "fold_in")
     if isinstance(data, (int, np.integer)) and not 0 <= int(data) <= _MASK:
         raise OverflowError(f"Python integer {data} out of bounds for uint32")
@@ -147,12 +356,14 @@ def fold_in(key, data):
         data = jnp.asarray(np.uint32(data))
     data = lax.convert_element_type(data, np.uint32)
     b0, b1 = lax.threefry2x32(key[0], key[1], jnp.zeros((), np.uint32), data)
-    return jnp.stack([b0, b1])
+    new = jnp.stack([b0, b1])
+    return PRNGKeyArray(new) if typed else new
 
 
 _BITS_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32))
 
 
+@_takes_keys
 def bits(key, shape=(), dtype=None):
     """Uniform random bits of `shape`: uint32 (default), uint16 or uint8, the low bits of
     the 32 Threefry makes per element, as JAX's partitionable Threefry.
@@ -179,6 +390,7 @@ def _float_dtype(dtype, what: str):
     return dtype
 
 
+@_takes_keys
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Uniform samples on [minval, maxval): the top mantissa bits of `bits`, as JAX
     makes them.
@@ -205,6 +417,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     return jnp.maximum(lo, unit * (hi - lo) + lo)
 
 
+@_takes_keys
 def normal(key, shape=(), dtype=None):
     """Standard normal samples: sqrt(2) erf_inv(u), u uniform on (-1, 1), as JAX.
 
@@ -224,6 +437,7 @@ def _rem(a, span):
     return lax.select(lax.eq(span, np.uint32(0)), a, lax.rem(a, safe))
 
 
+@_takes_keys
 def randint(key, shape, minval, maxval, dtype=None):
     """Integers uniform on [minval, maxval), from 64 random bits per value, as JAX. int8,
     uint8, int16 and uint16 are sampled as int32 and converted, as JAX does (the bounds
@@ -260,6 +474,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     return jnp.broadcast_to(lo, shape) + lax.convert_element_type(offset, dtype)
 
 
+@_takes_keys
 def bernoulli(key, p=0.5, shape=None):
     """True with probability `p`: uniform samples below `p`, as JAX.
 
@@ -273,6 +488,7 @@ def bernoulli(key, p=0.5, shape=None):
     return lax.lt(uniform(key, shape, dtype), jnp.broadcast_to(p.astype(dtype), shape))
 
 
+@_takes_keys
 def rademacher(key, shape, dtype=None):
     """+1 or -1 with equal probability (2 bernoulli - 1), as JAX.
 
@@ -285,6 +501,7 @@ def rademacher(key, shape, dtype=None):
     return 2 * b - 1
 
 
+@_takes_keys
 def exponential(key, shape=(), dtype=None):
     """Exponential samples, -log1p(-u), as JAX.
 
@@ -295,6 +512,7 @@ def exponential(key, shape=(), dtype=None):
     return lax.neg(lax.log1p(lax.neg(uniform(key, shape, dtype))))
 
 
+@_takes_keys
 def laplace(key, shape=(), dtype=None):
     """Laplace samples, sign(u) log1p(-|u|) with u uniform on (-1, 1), as JAX.
 
@@ -307,6 +525,7 @@ def laplace(key, shape=(), dtype=None):
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
+@_takes_keys
 def logistic(key, shape=(), dtype=None):
     """Logistic samples, log(u) - log1p(-u), as JAX.
 
@@ -319,6 +538,7 @@ def logistic(key, shape=(), dtype=None):
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
+@_takes_keys
 def cauchy(key, shape=(), dtype=None):
     """Cauchy samples, tan(pi (u - 1/2)), as JAX.
 
@@ -331,6 +551,7 @@ def cauchy(key, shape=(), dtype=None):
     return lax.tan(lax.mul(lax.sub(u, 0.5), float(np.pi)))
 
 
+@_takes_keys
 def gumbel(key, shape=(), dtype=None):
     """Gumbel samples, -log(-log(u)), as JAX's default ("low") mode.
 
@@ -343,6 +564,7 @@ def gumbel(key, shape=(), dtype=None):
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
+@_takes_keys
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Normal samples inside (lower, upper), by the inverse CDF, as JAX.
 
@@ -386,6 +608,7 @@ def _shuffle(key, x, axis: int):
     return x
 
 
+@_takes_keys
 def permutation(key, x, axis: int = 0, independent: bool = False):
     """A random permutation of `range(x)` (an int), or of `x` along `axis` (with
     `independent`, each slice on its own), bit for bit as JAX's.
@@ -412,6 +635,7 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     return lax.sort_key_val(keys, x, axis)[1]
 
 
+@_takes_keys
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
     """Samples of category indices from unnormalized log-probabilities `logits`: the
     Gumbel-max trick with replacement, Gumbel-top-k without (as JAX).
@@ -443,6 +667,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
     return lax.reshape(indices, shape, (indices.ndim - 1, *range(indices.ndim - 1)))
 
 
+@_takes_keys
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
     """Random draws from `range(a)` (an int) or from the slices of array `a` along `axis`,
     uniformly or with probabilities `p`, with or without replacement, bit for bit as JAX
@@ -578,6 +803,7 @@ def _gamma_parameter(key, a, shape, dtype, what: str):
     return jnp.broadcast_to(a.astype(np.float32), shape), dtype
 
 
+@_takes_keys
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) samples, accurate where the samples themselves underflow
     (small a); differentiable in `a` as JAX's.
@@ -591,6 +817,7 @@ def loggamma(key, a, shape=None, dtype=None):
     return _loggamma(key, a).astype(dtype)
 
 
+@_takes_keys
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a, 1) samples (Marsaglia-Tsang rejection), differentiable in `a` through
     implicit reparameterization (`lax.random_gamma_grad`), as JAX's.
@@ -604,6 +831,7 @@ def gamma(key, a, shape=None, dtype=None):
     return jnp.exp(_loggamma(key, a)).astype(dtype)
 
 
+@_takes_keys
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square samples with `df` degrees of freedom: 2 Gamma(df / 2).
 
@@ -616,6 +844,7 @@ def chisquare(key, df, shape=None, dtype=None):
     return (2.0 * jnp.exp(_loggamma(key, half))).astype(dtype)
 
 
+@_takes_keys
 def t(key, df, shape=None, dtype=None):
     """Student's t samples with `df` degrees of freedom: a normal over
     sqrt(chi-square / df); `shape` defaults to `df`'s.
@@ -631,6 +860,7 @@ def t(key, df, shape=None, dtype=None):
     return (n * jnp.sqrt(half / g)).astype(dtype)
 
 
+@_takes_keys
 def beta(key, a, b, shape=None, dtype=None):
     """Beta(a, b) samples: G_a / (G_a + G_b) for gamma samples, formed from their logs
     so that it holds where both underflow.
@@ -651,6 +881,7 @@ def beta(key, a, b, shape=None, dtype=None):
     return (ga / (ga + gb)).astype(dtype)
 
 
+@_takes_keys
 def dirichlet(key, alpha, shape=None, dtype=None):
     """Dirichlet(alpha) samples over the last axis of `alpha`: normalized gamma
     samples (a softmax of their logs), of shape `shape + alpha.shape[-1:]`.
@@ -672,6 +903,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     return (g / jnp.sum(g, axis=-1, keepdims=True)).astype(dtype)
 
 
+@_takes_keys
 def generalized_normal(key, p, shape=(), dtype=None):
     """Samples with density proportional to exp(-|x|^p): a random sign times
     Gamma(1/p)^(1/p).
@@ -685,6 +917,7 @@ def generalized_normal(key, p, shape=(), dtype=None):
     return rademacher(k_sign, shape, g.dtype) * g ** (1.0 / p)
 
 
+@_takes_keys
 def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     """Points uniform in the d-dimensional unit p-norm ball (Barthe et al.: generalized
     normals over the p-norm of them and an exponential), of shape `shape + (d,)`.
@@ -748,6 +981,7 @@ def _poisson_rejection(key, lam):
     return _rounds_until_accepted(key, shape, propose, jnp.zeros(shape, np.float32))
 
 
+@_takes_keys
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) samples: Knuth's counting method for lam < 10, transformed rejection
     (PTRS) above, as JAX's algorithm; -1 where lam is negative or NaN, as JAX, and the
@@ -790,6 +1024,7 @@ def _cholesky(a):
     return jnp.stack(columns, axis=-1)
 
 
+@_takes_keys
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
     """Samples of N(mean, cov): mean + L z for the Cholesky factor L of cov (the only
     `method` jaxwg has; "svd" and "eigh" need decompositions it does not have yet).
@@ -834,6 +1069,7 @@ def _orthonormal_columns(z):
     return jnp.stack(columns, axis=-1)
 
 
+@_takes_keys
 def orthogonal(key, n: int, shape=(), dtype=None, m=None):
     """Random n x m matrices (m = n by default) with orthonormal columns (n >= m) or rows,
     uniform (Haar): the Q of a Gaussian matrix's QR decomposition with R's diagonal made

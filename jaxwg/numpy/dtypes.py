@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes as _dtypes
 from ..frontend import aval as avals
 from ..frontend import promotion
 from ._util import promotable
@@ -102,7 +103,7 @@ complex64 = _scalar_type(np.complex64)
 float_, int_ = float64, int64
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
-issubdtype = np.issubdtype
+issubdtype = _dtypes.issubdtype  # NumPy's, knowing key dtypes (jaxwg.dtypes)
 
 
 def dtype(obj) -> np.dtype:

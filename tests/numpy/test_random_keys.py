@@ -1,0 +1,138 @@
+"""Typed PRNG key arrays (`random.key`, dtype key<fry>) against JAX's: their data, repr,
+shapes under indexing, split/fold_in returning typed keys, samplers taking them as they
+take legacy uint32[2] keys, jit/vmap/scan over them, and JAX's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg import lax, random
+
+from .helpers import jax
+
+jr = jax.random
+
+
+def data(keys) -> np.ndarray:
+    """The uint32 data of jaxwg or JAX keys, typed or legacy, as NumPy."""
+    module = random if isinstance(keys, random.PRNGKeyArray) or isinstance(keys, jaxwg.Array) else jr
+    return np.asarray(module.key_data(keys))
+
+
+@pytest.mark.parametrize("seed", [0, 1, -1, 42, 2**31 - 1, 2**40 + 5])
+def test_key_matches_jax(seed):
+    ours, theirs = random.key(seed), jr.key(seed)
+    assert ours.shape == theirs.shape == () and str(ours.dtype) == str(theirs.dtype) == "key<fry>"
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_array_equal(data(ours), data(theirs))
+    assert data(ours).dtype == np.uint32
+
+
+def test_split_and_fold_in_keep_typed_keys(platform):
+    k, kj = random.key(7), jr.key(7)
+    ks, kjs = random.split(k, 4), jr.split(kj, 4)
+    assert isinstance(ks, random.PRNGKeyArray) and ks.shape == (4,) and ks.dtype == k.dtype
+    assert repr(ks) == repr(kjs)
+    np.testing.assert_array_equal(data(random.split(k, (2, 3))), data(jr.split(kj, (2, 3))))
+    np.testing.assert_array_equal(data(random.fold_in(k, 5)), data(jr.fold_in(kj, 5)))
+    # legacy keys stay legacy
+    assert random.split(random.PRNGKey(7)).shape == (2, 2)
+    np.testing.assert_array_equal(np.asarray(random.split(random.PRNGKey(7), 4)), data(kjs))
+
+
+def test_samplers_take_typed_keys(platform):
+    k, legacy, kj = random.key(3), random.PRNGKey(3), jr.key(3)
+    for fn, jfn in [(lambda k: random.bits(k, (5,)), lambda k: jr.bits(k, (5,))),
+                    (lambda k: random.uniform(k, (5,)), lambda k: jr.uniform(k, (5,))),
+                    (lambda k: random.randint(k, (5,), 0, 100), lambda k: jr.randint(k, (5,), 0, 100)),
+                    (lambda k: random.permutation(k, 6), lambda k: jr.permutation(k, 6)),
+                    (lambda k: random.bernoulli(k, 0.3, (5,)), lambda k: jr.bernoulli(k, 0.3, (5,)))]:
+        typed = np.asarray(fn(k))
+        np.testing.assert_array_equal(typed, np.asarray(fn(legacy)))
+        np.testing.assert_array_equal(typed, np.asarray(jfn(kj)))
+    np.testing.assert_allclose(np.asarray(random.normal(k, (5,))), np.asarray(jr.normal(kj, (5,))), rtol=1e-6)
+    for sampler in (lambda k: random.gamma(k, 2.0, (3,)), lambda k: random.choice(k, 5, (2,)),
+                    lambda k: random.categorical(k, jnp.zeros(4)), lambda k: random.orthogonal(k, 2)):
+        np.testing.assert_array_equal(np.asarray(sampler(k)), np.asarray(sampler(legacy)))
+
+
+def test_indexing_iteration_and_reshapes_follow_jax():
+    ks, kjs = random.split(random.key(0), (2, 3)), jr.split(jr.key(0), (2, 3))
+    for f in [lambda k: k[1], lambda k: k[:, 0], lambda k: k[..., 1:], lambda k: k[None], lambda k: k.T,
+              lambda k: k.reshape(6), lambda k: k.reshape(3, -1), lambda k: k.ravel(), lambda k: k[0, 2],
+              lambda k: k[np.array([1, 0])], lambda k: k.reshape(1, 6).squeeze(), lambda k: k.transpose(1, 0)]:
+        ours, theirs = f(ks), f(kjs)
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(data(ours), data(theirs))
+    assert len(ks) == 2 and [k.shape for k in ks] == [(3,), (3,)]
+    first, second = random.split(random.key(0))
+    np.testing.assert_array_equal(data(second), data(jr.split(jr.key(0))[1]))
+    np.testing.assert_array_equal(np.asarray(ks == ks[0]), np.asarray(kjs == kjs[0]))
+
+
+def test_jit_vmap_and_scan_over_typed_keys(platform):
+    k, kj = random.key(11), jr.key(11)
+    split = jaxwg.jit(lambda k: random.split(k, 3))(k)
+    assert isinstance(split, random.PRNGKeyArray) and split.shape == (3,)
+    np.testing.assert_array_equal(data(split), data(jr.split(kj, 3)))
+    draws = jaxwg.vmap(lambda k: random.uniform(k, (2,)))(random.split(k, 4))
+    np.testing.assert_array_equal(np.asarray(draws), np.asarray(jax.vmap(lambda k: jr.uniform(k, (2,)))(jr.split(kj, 4))))
+    folded = jaxwg.vmap(lambda k, i: random.fold_in(k, i))(random.split(k, 3), jnp.arange(3, dtype=jnp.uint32))
+    assert folded.shape == (3,)
+    np.testing.assert_array_equal(data(folded), data(jax.vmap(jr.fold_in)(jr.split(kj, 3), np.arange(3, dtype=np.uint32))))
+
+    def body(key, _):
+        key, sub = random.split(key)
+        return key, random.bits(sub)
+
+    def jbody(key, _):
+        key, sub = jr.split(key)
+        return key, jr.bits(sub)
+
+    last, bits = lax.scan(body, k, None, length=4)
+    jlast, jbits = jax.lax.scan(jbody, kj, None, length=4)
+    np.testing.assert_array_equal(np.asarray(bits), np.asarray(jbits))
+    np.testing.assert_array_equal(data(last), data(jlast))
+
+
+def test_key_data_round_trip_and_dtype():
+    raw = jnp.array([[0, 3], [4, 5]], jnp.uint32)
+    keys = random.wrap_key_data(raw)
+    assert keys.shape == (2,) and random.key_data(keys) is raw
+    assert repr(keys) == repr(jr.wrap_key_data(np.asarray(raw)))
+    assert random.key_data(random.PRNGKey(3)).tolist() == [0, 3]  # legacy keys are their data
+    assert jnp.issubdtype(keys.dtype, jaxwg.dtypes.prng_key)
+    assert jnp.issubdtype(keys.dtype, jaxwg.dtypes.extended)
+    assert not jnp.issubdtype(keys.dtype, jnp.integer) and not jnp.issubdtype(jnp.uint32, jaxwg.dtypes.prng_key)
+    assert keys.dtype == random.key(0).dtype and hash(keys.dtype) == hash(random.key(1).dtype)
+    assert random.key_impl(keys) == "threefry2x32"
+    assert jaxwg.tree_util.tree_structure(keys) == jaxwg.tree_util.tree_structure(random.key(1))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, k: m.normal(m.split(k, 3), ()),
+    lambda m, k: m.split(m.split(k, 3)),
+    lambda m, k: m.fold_in(m.split(k, 3), 1),
+    lambda m, k: m.wrap_key_data(np.zeros(3, np.uint32)),
+    lambda m, k: m.wrap_key_data(np.zeros(2, np.int32)),
+    lambda m, k: m.key(0, impl="foo"),
+    lambda m, k: len(k),
+    lambda m, k: list(k),
+    lambda m, k: bool(k),
+    lambda m, k: k[0],
+    lambda m, k: m.split(k, 3)[0, 0],
+    lambda m, k: k.reshape(2),
+    lambda m, k: np.asarray(k),
+], ids=range(13))
+def test_key_errors_match_jax(call):
+    with pytest.raises(Exception) as theirs:
+        call(jr, jr.key(0))
+    with pytest.raises(type(theirs.value)) as ours:
+        call(random, random.key(0))
+    message = str(theirs.value)
+    if "impl=" in message:  # JAX prints its implementation object's fields
+        message = message[:message.index("impl=")]
+    assert str(ours.value).startswith(message)
