@@ -1026,8 +1026,9 @@ def _cholesky(a):
 
 @_takes_keys
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
-    """Samples of N(mean, cov): mean + L z for the Cholesky factor L of cov (the only
-    `method` jaxwg has; "svd" and "eigh" need decompositions it does not have yet).
+    """Samples of N(mean, cov): mean + L z for the Cholesky factor L of cov. That is the
+    only `method` jaxwg has: JAX's "svd" and "eigh" factor cov with `jnp.linalg.svd` and
+    `jnp.linalg.eigh`, which jaxwg lacks, and raise NotImplementedError naming the method.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
@@ -1038,8 +1039,9 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError(f"method must be one of {{'svd', 'eigh', 'cholesky'}}, got {method!r}")
     if method != "cholesky":
-        raise NotImplementedError(f"multivariate_normal method={method!r} needs a matrix "
-                                  "decomposition jaxwg does not have yet; use method='cholesky'")
+        raise NotImplementedError(f"jax.random.multivariate_normal with method={method!r} is not "
+                                  f"implemented in jaxwg yet: it needs jax.numpy.linalg.{method}, which "
+                                  "jaxwg lacks; method='cholesky' (the default) is implemented")
     dtype = _float_dtype(dtype, "multivariate_normal")
     mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
     if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:

@@ -276,8 +276,11 @@ def test_multivariate_normal_and_orthogonal():
     np.testing.assert_array_less(np.abs(x.mean(0) - mean), 6 * np.sqrt(np.diag(cov) / N))
     se = np.sqrt((cov ** 2 + np.outer(np.diag(cov), np.diag(cov))) / N)
     np.testing.assert_array_less(np.abs(np.cov(x.T) - cov), 6 * se)
-    with pytest.raises(NotImplementedError, match="method='svd'"):
-        random.multivariate_normal(key, jnp.asarray(mean), jnp.asarray(cov), method="svd")
+    for method in ("svd", "eigh"):  # no jnp.linalg: the error names the method and what it needs
+        with pytest.raises(NotImplementedError, match=f"method='{method}'.*linalg.{method}"):
+            random.multivariate_normal(key, jnp.asarray(mean), jnp.asarray(cov), method=method)
+    with pytest.raises(ValueError, match=r"method must be one of \{'svd', 'eigh', 'cholesky'\}"):
+        random.multivariate_normal(key, jnp.asarray(mean), jnp.asarray(cov), method="qr")
     with pytest.raises(ValueError, match="mean.shape"):
         random.multivariate_normal(key, jnp.zeros(2), jnp.asarray(cov))
     q = np.asarray(random.orthogonal(key, 4, (500,)), np.float64)
