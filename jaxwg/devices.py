@@ -15,8 +15,9 @@ import gc
 
 import numpy as np
 
+from .backend import base as backend_base
 from .frontend.array import Array
-from .frontend.device import Device, default_device, default_platform, get_device
+from .frontend.device import Device, default_device, default_platform, forget_devices, get_device
 from .frontend.execute import device_of, realize
 from .frontend.lazy import Buffer, LazyNode
 
@@ -107,6 +108,21 @@ def live_arrays(platform: str | None = None) -> list[Array]:
     if platform is None:
         return found
     return [a for a in found if a.device.platform == platform]
+
+
+def clear_backends() -> None:
+    """Re-initialise jaxwg's backends, as `jax.extend.backend.clear_backends()` does: the
+    next operation opens a new WebGPU device and `devices()` lists new Device objects.
+    This is how to go on after a `DeviceLostError`. Arrays made before keep the old
+    device: using one on a lost device raises `DeviceLostError` again.
+
+    >>> from jaxwg.devices import clear_backends
+    >>> clear_backends()  # doctest: +SKIP
+    >>> import jaxwg.numpy as jnp; (jnp.ones(2) + 1).tolist()  # doctest: +SKIP
+    [2.0, 2.0]
+    """
+    backend_base.clear_backends()
+    forget_devices()
 
 
 def device_get(x):

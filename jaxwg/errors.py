@@ -6,9 +6,21 @@ catches JAX's errors catches these.
 
 >>> issubclass(TracerBoolConversionError, ConcretizationTypeError)
 True
+
+Device faults are RuntimeErrors, as JAX's XlaRuntimeError is: `ResourceExhaustedError`
+when the device has no memory for an allocation (its message starts as JAX's,
+"RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes"), and
+`DeviceLostError` when the WebGPU device was lost (`clear_backends` of `jaxwg.devices`
+opens a new one).
+
+>>> issubclass(ResourceExhaustedError, RuntimeError), issubclass(DeviceLostError, RuntimeError)
+(True, True)
 """
 
 from __future__ import annotations
+
+# Raised by the backends, which cannot import this module (tests/test_layout.py).
+from .backend.base import DeviceLostError, ResourceExhaustedError  # noqa: F401
 
 
 class JAXTypeError(TypeError):

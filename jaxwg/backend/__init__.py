@@ -10,8 +10,14 @@ def _webgpu():
     return get_webgpu_backend()
 
 
+def _reset_webgpu():
+    from .webgpu.backend import reset_webgpu_backend
+
+    reset_webgpu_backend()
+
+
 register_backend("cpu", CpuBackend)
-register_backend("webgpu", _webgpu)
+register_backend("webgpu", _webgpu, _reset_webgpu)
 
 __all__ = ["Backend", "CpuBackend", "UnsupportedDtypeError", "backend_names", "get_backend",
            "register_backend"]

@@ -45,6 +45,25 @@ class UnsupportedDtypeError(TypeError):
     """A dtype the device cannot compute with (e.g. float16 without `shader-f16`)."""
 
 
+class ResourceExhaustedError(RuntimeError):
+    """The device has no memory left for an allocation. JAX raises its XlaRuntimeError (a
+    RuntimeError) with a message that starts the same way, so code catching either
+    catches this.
+
+    >>> issubclass(ResourceExhaustedError, RuntimeError)
+    True
+    """
+
+
+class DeviceLostError(RuntimeError):
+    """The device a backend runs on was lost (driver reset, GPU removed, or destroyed):
+    nothing on it can be used again; `clear_backends()` of `jaxwg.devices` opens a new one.
+
+    >>> issubclass(DeviceLostError, RuntimeError)
+    True
+    """
+
+
 class Backend(abc.ABC):
     """What every backend provides; see the module docstring."""
 
@@ -148,13 +167,18 @@ class Backend(abc.ABC):
 
 
 _FACTORIES = {}
+_RESETS = {}  # name -> what forgets the caches its factory reads (register_backend's `reset`)
 _INSTANCES: dict[str, Backend] = {}
 _INSTANCES_LOCK = threading.Lock()  # two threads' first calls must share one instance
 
 
-def register_backend(name: str, factory) -> None:
-    """Make `get_backend(name)` create a backend with `factory()` on first use."""
+def register_backend(name: str, factory, reset=None) -> None:
+    """Make `get_backend(name)` create a backend with `factory()` on first use.
+    `reset()`, if given, is called by `clear_backends` so that the next `factory()`
+    makes a new instance (e.g. on a newly opened device) instead of a cached one."""
     _FACTORIES[name] = factory
+    if reset is not None:
+        _RESETS[name] = reset
 
 
 def backend_names() -> list[str]:
@@ -178,3 +202,20 @@ def get_backend(name: str | None = None) -> Backend:
         if name not in _INSTANCES:
             _INSTANCES[name] = _FACTORIES[name]()
         return _INSTANCES[name]
+
+
+def clear_backends() -> None:
+    """Forget every backend instance: the next `get_backend(name)` creates a new one (the
+    WebGPU backend opens a new device). Instances in use stay alive, unshared, until
+    what holds them (arrays, programs) lets go.
+
+    >>> old = get_backend("cpu")  # doctest: +SKIP
+    >>> clear_backends()  # doctest: +SKIP
+    >>> get_backend("cpu") is old  # doctest: +SKIP
+    False
+    """
+    with _INSTANCES_LOCK:
+        for name in list(_INSTANCES):
+            del _INSTANCES[name]
+            if name in _RESETS:
+                _RESETS[name]()

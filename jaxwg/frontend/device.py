@@ -59,6 +59,18 @@ def get_device(platform: str) -> Device:
     return _DEVICES.get(platform) or _DEVICES.setdefault(platform, Device(platform))
 
 
+def forget_devices() -> None:
+    """Drop every `Device`, so that `get_device` makes new ones on the backends that
+    `get_backend` hands out next (after `clear_backends`). Arrays keep their old
+    Device, and through it the backend their memory belongs to.
+
+    >>> old = get_device("cpu")  # doctest: +SKIP
+    >>> forget_devices(); get_device("cpu") is old  # doctest: +SKIP
+    False
+    """
+    _DEVICES.clear()
+
+
 def default_platform() -> str:
     return backend_base.default_backend_name()
 

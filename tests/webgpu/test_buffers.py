@@ -359,6 +359,7 @@ def test_memory_stats(fresh_slots):
         "bytes_in_use",
         "peak_bytes_in_use",
         "bytes_pooled",
+        "bytes_reserved",
         "live_slots",
         "pool_hits",
         "pool_misses",

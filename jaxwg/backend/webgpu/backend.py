@@ -12,7 +12,13 @@ pass, the slot table, the pools and the caches are shared by all threads.
 
 Buffers larger than one storage binding (128 MiB on the software adapters) are
 bound as several windows: inputs through a generated loader, outputs by one
-dispatch per window with the window's first index in an immediate.
+dispatch per window with the window's first index in an immediate. A buffer larger
+than the adapter's `max-buffer-size` is refused with an error naming both.
+
+Faults: an allocation the device has no memory for is retried once after freeing
+the pool, then raises `ResourceExhaustedError` (buffers.py); a lost device raises
+`DeviceLostError` from every method that uses it (`device.reports_loss`), and
+`reset_webgpu_backend` makes the next `get_webgpu_backend()` open a new device.
 
 >>> import numpy as np
 >>> from jaxwg.core import alu, dtypes as dt
@@ -43,9 +49,9 @@ from ...core.widen import widen_kernel
 from ..base import Backend, UnsupportedDtypeError
 from ..lru import LruCache
 from . import autotune
-from .buffers import BufferPool, PoolConfig, SlotTable, align16
+from .buffers import BufferPool, PoolConfig, SlotTable, align16, memory_limit_from_env
 from .codegen import UnsupportedError
-from .device import WebGPUDevice, get_device
+from .device import WebGPUDevice, get_device, reports_loss
 from .native_math import measure as measure_native_math, uses_candidates
 from .timing import KernelTimer
 from . import scan, scatter, sort
@@ -113,15 +119,27 @@ _REPORTED_LIMITS = ("max-buffer-size", "max-storage-buffer-binding-size",
 
 
 class WebGPUBackend(Backend):
-    """Kernels as WGSL compute shaders on one wgpu device (see the module docstring)."""
+    """Kernels as WGSL compute shaders on one wgpu device (see the module docstring).
+
+    `memory_limit` caps the bytes of storage buffers the backend holds at once (in use
+    and pooled); None takes it from `$JAXWG_WEBGPU_MEMORY_LIMIT`, and without that the
+    device's memory is the only limit.
+
+    >>> be = WebGPUBackend(memory_limit=1 << 20)  # doctest: +SKIP
+    >>> be.malloc(2 << 20)  # doctest: +SKIP
+    Traceback (most recent call last):
+    ResourceExhaustedError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2097152 bytes ...
+    """
 
     name = "webgpu"
 
     def __init__(self, device: WebGPUDevice | None = None, pool_config: PoolConfig | None = None,
-                 max_pending: int = 256):
+                 max_pending: int = 256, memory_limit: int | None = None):
         super().__init__()
         self.device = device or get_device()
-        self.slots = SlotTable(self.device, BufferPool(self.device, pool_config))
+        if memory_limit is None:
+            memory_limit = memory_limit_from_env()
+        self.slots = SlotTable(self.device, BufferPool(self.device, pool_config, memory_limit=memory_limit))
         self.queue = DispatchQueue(self.device, self.slots, max_pending)
         # Pipelines by WGSL text: executables keep their own, so an evicted entry only
         # costs a compile when a new kernel has the same text.
@@ -149,6 +167,7 @@ class WebGPUBackend(Backend):
         }
 
     # -- timing (timing.py) ------------------------------------------------------------
+    @reports_loss
     def start_timing(self) -> bool:
         with self.lock:
             if self.queue.timer is None:
@@ -165,6 +184,7 @@ class WebGPUBackend(Backend):
             return [] if timer is None else timer.results()
 
     # -- memory ----------------------------------------------------------------------
+    @reports_loss
     def malloc(self, nbytes: int, data=None) -> int:
         with self.lock:
             return self.slots.malloc(nbytes, data)
@@ -177,6 +197,7 @@ class WebGPUBackend(Backend):
         with self.lock:
             self.slots.decref(slot)
 
+    @reports_loss
     def read(self, slot: int, start: int = 0, count: int | None = None) -> bytes:
         with self.lock:
             return bytes(self.slots.read(slot, start, count))
@@ -198,11 +219,13 @@ class WebGPUBackend(Backend):
         feature = _FEATURE_FOR.get(dtype)
         return feature is None or feature in self.device.features
 
+    @reports_loss
     def synchronize(self) -> None:
         with self.lock:
             self.queue.synchronize()
 
     # -- compilation -----------------------------------------------------------------
+    @reports_loss
     def prepare(self, kernel: Kernel, tuning: Tuning | None = None, *,
                 fast_math: bool = False) -> WebGPUExecutable:
         """Plan and compile `kernel`. A given `tuning` forces one pass with that thread
@@ -373,10 +396,12 @@ class WebGPUBackend(Backend):
         return compiled
 
     # -- dispatch --------------------------------------------------------------------
+    @reports_loss
     def replay(self, kernels, register_bytes, n_args: int, const_slots, outputs) -> Replay:
         with self.lock:
             return Replay(self, kernels, register_bytes, n_args, const_slots, outputs)
 
+    @reports_loss
     def dispatch(self, executable: WebGPUExecutable, inputs: Sequence[int], outputs: Sequence[int]) -> None:
         self.check_kernel_inputs(executable, inputs, outputs)
         with self.lock:
@@ -507,5 +532,23 @@ def _align4(n: int) -> int:
 
 @functools.cache
 def get_webgpu_backend() -> WebGPUBackend:
-    """The process-wide WebGPU backend on the default device."""
+    """The process-wide WebGPU backend on the default device.
+
+    >>> get_webgpu_backend() is get_webgpu_backend()
+    True
+    """
     return WebGPUBackend()
+
+
+def reset_webgpu_backend() -> None:
+    """Forget the process-wide backend and its device, so that the next
+    `get_webgpu_backend()` opens a new device (after the old one was lost). The old
+    backend lives on, unshared, while arrays and programs hold it.
+
+    >>> old = get_webgpu_backend()  # doctest: +SKIP
+    >>> reset_webgpu_backend()  # doctest: +SKIP
+    >>> get_webgpu_backend().device is old.device  # doctest: +SKIP
+    False
+    """
+    get_webgpu_backend.cache_clear()
+    get_device.cache_clear()

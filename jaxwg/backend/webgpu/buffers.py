@@ -13,6 +13,15 @@ its class while wasting less than a quarter of it. Caps bound what the pool keep
 per buffer (bigger buffers go straight back to the driver and are allocated at
 their exact size), per class and in total.
 
+Out of memory. When the device cannot create a buffer (wgpu reports it as an
+out-of-memory error, or lavapipe as a validation error "Not enough memory left."), or
+when the buffer would take the storage buffers past `memory_limit` (set by
+`JAXWG_WEBGPU_MEMORY_LIMIT`, e.g. "512MiB"), the slot table finishes the recorded work,
+destroys every pooled buffer and tries once more; if that fails too it raises
+`ResourceExhaustedError`, JAX's "RESOURCE_EXHAUSTED: Out of memory while trying to
+allocate N bytes", followed by the memory stats. Nothing is left allocated by the
+failed request, so later allocations that fit succeed.
+
 Host transfers go through pooled staging buffers. Uploads of more than
 `SMALL_UPLOAD_BYTES` are written into a mapped MAP_WRITE buffer and copied on the
 GPU, several times faster than `queue.write_buffer` for large arrays; small ones
@@ -46,15 +55,26 @@ b'bc'
 from __future__ import annotations
 
 import itertools
+import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import wgpu
 
-from jaxwg.backend.webgpu.device import WebGPUDevice
+from jaxwg.backend.base import ResourceExhaustedError
+from jaxwg.backend.webgpu.device import WebGPUDevice, wgpu_reason
 
 MiB = 1 << 20
+
+MEMORY_LIMIT_ENV_VAR = "JAXWG_WEBGPU_MEMORY_LIMIT"
+_BYTE_UNITS = {"": 1, "B": 1, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30,
+               "KB": 10**3, "MB": 10**6, "GB": 10**9}
+
+# Every slot table draws its handles from one count, so that a handle of one table (of
+# a backend that was cleared after its device was lost) is never live in another.
+_HANDLES = itertools.count(1)
 
 STORAGE_USAGE = (
     wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -102,6 +122,60 @@ class PoolConfig:
 STAGING_CONFIG = PoolConfig(max_buffers_per_class=2, max_total_pooled_bytes=128 * MiB, max_bytes_per_class=0)
 
 
+def parse_bytes(text: str) -> int:
+    """A byte count written as an integer with an optional unit (B, KiB, MiB, GiB, KB,
+    MB, GB; any case).
+
+    >>> parse_bytes("4096"), parse_bytes("512MiB"), parse_bytes("2 GB")
+    (4096, 536870912, 2000000000)
+    """
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
+    unit = match and match.group(2).upper()
+    if unit not in _BYTE_UNITS:
+        raise ValueError(f"{text!r} is not a byte count (e.g. 1073741824, 512MiB, 2GB)")
+    return int(match.group(1)) * _BYTE_UNITS[unit]
+
+
+def memory_limit_from_env() -> int | None:
+    """The byte budget of device buffers that `$JAXWG_WEBGPU_MEMORY_LIMIT` sets, or None
+    (no budget: the device's own memory is the limit).
+
+    >>> memory_limit_from_env() is None or memory_limit_from_env() > 0
+    True
+    """
+    text = os.environ.get(MEMORY_LIMIT_ENV_VAR, "").strip()
+    if not text:
+        return None
+    try:
+        return parse_bytes(text)
+    except ValueError as e:
+        raise ValueError(f"{MEMORY_LIMIT_ENV_VAR}: {e}") from None
+
+
+def is_out_of_memory(error: Exception) -> bool:
+    """Whether a wgpu error says the device has no memory for a new resource: an
+    out-of-memory error, or wgpu-core's "Not enough memory left." that lavapipe reports
+    as a validation error.
+
+    >>> is_out_of_memory(wgpu.GPUValidationError("Not enough memory left.")), is_out_of_memory(ValueError())
+    (True, False)
+    """
+    if not isinstance(error, wgpu.GPUError):
+        return False
+    text = str(error).lower()
+    return isinstance(error, wgpu.GPUOutOfMemoryError) or "not enough memory" in text or "out of memory" in text
+
+
+def out_of_memory(nbytes: int, detail: str) -> ResourceExhaustedError:
+    """JAX's out-of-memory error for a request of `nbytes` bytes, then `detail`.
+
+    >>> print(out_of_memory(64, "on lavapipe: Not enough memory left."))
+    RESOURCE_EXHAUSTED: Out of memory while trying to allocate 64 bytes on lavapipe: Not enough memory left.
+    """
+    return ResourceExhaustedError(
+        f"RESOURCE_EXHAUSTED: Out of memory while trying to allocate {nbytes} bytes {detail}")
+
+
 def align4(nbytes: int) -> int:
     """`nbytes` rounded up to a whole number of 32-bit words."""
     return (nbytes + 3) & ~3
@@ -135,6 +209,10 @@ class BufferPool:
     (1024, 1)
     >>> pool.release(buf); pool.acquire(900)[1], pool.hits  # doctest: +SKIP
     (1024, 1)
+
+    `memory_limit` (bytes, or None) bounds `reserved_bytes`, the bytes of all buffers the
+    pool has created and not destroyed (in use, lent or pooled): a buffer that would
+    pass it is refused as the device refuses one it has no memory for.
     """
 
     def __init__(
@@ -143,9 +221,12 @@ class BufferPool:
         config: PoolConfig | None = None,
         usage: int = STORAGE_USAGE,
         label: str = "jaxwg",
+        memory_limit: int | None = None,
     ):
         self._device = device
         self.config = config if config is not None else PoolConfig()
+        self.memory_limit = memory_limit
+        self.reserved_bytes = 0
         self._usage = usage
         self._label = label
         self._free: dict[int, list[wgpu.GPUBuffer]] = {}
@@ -175,7 +256,8 @@ class BufferPool:
     def acquire(self, nbytes: int, in_flight_ok: bool = False) -> tuple[wgpu.GPUBuffer, int]:
         """A buffer of at least `nbytes` bytes and its size: a pooled one if its class
         has one free, else a new one. Its contents are unspecified. `in_flight_ok` also
-        accepts buffers still used by unsubmitted work (`lend`)."""
+        accepts buffers still used by unsubmitted work (`lend`). ResourceExhaustedError
+        when a new buffer is needed and there is no memory for it (`_create`)."""
         size = self.buffer_size(nbytes)
         lent = self._lent.get(size) if in_flight_ok else None
         if lent:
@@ -187,11 +269,31 @@ class BufferPool:
             self.pooled_bytes -= size
             return free.pop(), size
         self.misses += 1
+        return self._create(nbytes, size), size
+
+    def _create(self, nbytes: int, size: int) -> wgpu.GPUBuffer:
+        """A new buffer of `size` bytes for a request of `nbytes`; ResourceExhaustedError
+        when it would pass `memory_limit` or the device has no memory for it."""
+        where = f"on {self._device.describe()}"
+        if size != nbytes:
+            where = f"(a buffer of {size} bytes) {where}"
+        limit = self.memory_limit
+        if limit is not None and self.reserved_bytes + size > limit:
+            raise out_of_memory(nbytes, f"{where}: {self.reserved_bytes} bytes of buffers exist and "
+                                        f"the memory limit is {limit} bytes ({MEMORY_LIMIT_ENV_VAR})")
+        try:
+            buffer = self._device.device.create_buffer(label=self._label, size=size, usage=self._usage)
+        except wgpu.GPUError as e:
+            if not is_out_of_memory(e):
+                raise
+            raise out_of_memory(nbytes, f"{where}: {wgpu_reason(e).rstrip('.')}") from e
+        self.reserved_bytes += size
         self.buffers_created += 1
-        buffer = self._device.device.create_buffer(
-            label=self._label, size=size, usage=self._usage
-        )
-        return buffer, size
+        return buffer
+
+    def _destroy(self, buffer: wgpu.GPUBuffer) -> None:
+        self.reserved_bytes -= buffer.size
+        buffer.destroy()
 
     def release(self, buffer: wgpu.GPUBuffer) -> None:
         """Keep `buffer` (acquired from this pool) for reuse if the caps allow, else
@@ -206,7 +308,7 @@ class BufferPool:
             self._free.setdefault(size, []).append(buffer)
             self.pooled_bytes += size
         else:
-            buffer.destroy()
+            self._destroy(buffer)
 
     def lend(self, buffer: wgpu.GPUBuffer) -> None:
         """Offer a buffer that unsubmitted work still uses to GPU-written allocations."""
@@ -224,7 +326,7 @@ class BufferPool:
         self.pooled_bytes = 0
         for free in free_lists.values():
             for buffer in free:
-                buffer.destroy()
+                self._destroy(buffer)
 
     def num_pooled(self, nbytes: int | None = None) -> int:
         """How many buffers are pooled, in all or in the class serving `nbytes`."""
@@ -285,6 +387,10 @@ class SlotTable:
         self.pool = pool if pool is not None else BufferPool(device)
         # Called before a transfer touches a live slot: flushes recorded dispatches.
         self.before_copy = before_copy
+        # Called before an allocation that ran out of memory is retried: submits the
+        # recorded work and waits for it, so that the buffers it holds can be freed (the
+        # dispatch queue installs its `synchronize`).
+        self.finish_work: Callable[[], None] | None = None
         self._read_staging = BufferPool(
             device, STAGING_CONFIG, READ_STAGING_USAGE, "jaxwg-read"
         )
@@ -292,8 +398,6 @@ class SlotTable:
             device, STAGING_CONFIG, WRITE_STAGING_USAGE, "jaxwg-write"
         )
         self._slots: dict[int, _Slot] = {}
-        # Never reuse a handle, so a stale one is always reported instead of aliasing.
-        self._next_handle = itertools.count(1)
         self._empty_buffer: wgpu.GPUBuffer | None = None
         self._bytes_in_use = 0
         self._peak_bytes_in_use = 0
@@ -308,10 +412,15 @@ class SlotTable:
             buffer = self._shared_empty_buffer()
         else:
             self._check_fits(nbytes)
-            buffer, _ = self.pool.acquire(nbytes, in_flight_ok=view is None)
+            buffer, _ = self._acquire(self.pool, nbytes, in_flight_ok=view is None)
             if view is not None:
-                self._upload(buffer, view)
-        handle = next(self._next_handle)
+                try:
+                    self._upload(buffer, view)
+                except BaseException:
+                    self.pool.release(buffer)  # no slot took it
+                    raise
+        # Never reuse a handle, so a stale one is always reported instead of aliasing.
+        handle = next(_HANDLES)
         self._slots[handle] = _Slot(buffer, nbytes, 1)
         self._bytes_in_use += nbytes
         self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
@@ -375,16 +484,23 @@ class SlotTable:
         return len(self._slots)
 
     def memory_stats(self) -> dict[str, int]:
-        """Byte and buffer counts, in the spirit of JAX's `Device.memory_stats()`."""
-        return {
+        """Byte and buffer counts, in the spirit of JAX's `Device.memory_stats()`:
+        `bytes_reserved` counts every storage buffer that exists (in use, pooled, or
+        still used by recorded work), rounded up to its size class; `bytes_limit` is
+        there when the pool has a `memory_limit`."""
+        stats = {
             "bytes_in_use": self._bytes_in_use,
             "peak_bytes_in_use": self._peak_bytes_in_use,
             "bytes_pooled": self.pool.pooled_bytes,
+            "bytes_reserved": self.pool.reserved_bytes,
             "live_slots": self.live_slots,
             "pool_hits": self.pool.hits,
             "pool_misses": self.pool.misses,
             "num_buffers_created": self.pool.buffers_created,
         }
+        if self.pool.memory_limit is not None:
+            stats["bytes_limit"] = self.pool.memory_limit
+        return stats
 
     # --- transfers --------------------------------------------------------------
 
@@ -424,6 +540,13 @@ class SlotTable:
         for pool in (self.pool, self._read_staging, self._write_staging):
             pool.trim()
 
+    def free_unused(self) -> None:
+        """Give the device back every buffer no slot uses: finish the recorded work (the
+        buffers it holds return to the pool), then destroy every pooled buffer."""
+        if self.finish_work is not None:
+            self.finish_work()
+        self.trim()
+
     # --- helpers ----------------------------------------------------------------
 
     def _get(self, slot: int) -> _Slot:
@@ -431,8 +554,25 @@ class SlotTable:
             return self._slots[slot]
         except KeyError:
             raise KeyError(
-                f"slot {slot} is not live (never allocated or already freed)"
+                f"slot {slot} is not live (never allocated, already freed, or made by "
+                "another backend, such as one cleared after its device was lost)"
             ) from None
+
+    def _acquire(self, pool: BufferPool, nbytes: int,
+                 in_flight_ok: bool = False) -> tuple[wgpu.GPUBuffer, int]:
+        """`pool.acquire(nbytes)`, tried once more after `free_unused` when the device has
+        no memory for it; the second failure's error ends with the memory stats."""
+        try:
+            return pool.acquire(nbytes, in_flight_ok)
+        except ResourceExhaustedError:
+            self.free_unused()
+        try:
+            return pool.acquire(nbytes, in_flight_ok)
+        except ResourceExhaustedError as e:
+            stats = ", ".join(f"{k}={v}" for k, v in self.memory_stats().items())
+            raise ResourceExhaustedError(
+                f"{e}. Every pooled buffer was freed and the allocation retried. "
+                f"Memory stats: {stats}") from e
 
     def _checked_data(self, nbytes: int, data) -> memoryview | None:
         if nbytes < 0:
@@ -481,7 +621,7 @@ class SlotTable:
         staging copy of the whole words around them."""
         lo = first & ~3
         size = align4(first + dest.size) - lo
-        staging, _ = self._read_staging.acquire(size)
+        staging, _ = self._acquire(self._read_staging, size)
 
         def copy(encoder: wgpu.GPUCommandEncoder) -> None:
             encoder.copy_buffer_to_buffer(buffer, lo, staging, 0, size)
@@ -504,7 +644,7 @@ class SlotTable:
         """Copy `data` into `buffer` at `offset` (a multiple of 8) through a mapped
         staging buffer, zero-padding its end to whole words."""
         size = align4(data.nbytes)
-        staging, _ = self._write_staging.acquire(size)
+        staging, _ = self._acquire(self._write_staging, size)
         # Mapping waits until the GPU has finished any earlier copy out of `staging`.
         staging.map_sync(wgpu.MapMode.WRITE, 0, size)
         try:

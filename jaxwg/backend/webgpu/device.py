@@ -13,6 +13,12 @@ description. The device is opened with every limit at the adapter's maximum and
 with each optional feature jaxwg can use that the adapter offers, so the code
 generator can read what it may rely on from `WebGPUDevice.features` and `.limits`.
 
+A device can be lost (a driver reset, a removed GPU, `destroy()`). wgpu-py 0.32 has no
+`device.lost` promise (it only logs "The WGPU device was lost"), but every later call
+fails with wgpu-core's "Parent device is lost": the backend's methods (`reports_loss`)
+turn that into `DeviceLostError`, which says how to open a new device, and remember
+it, so that every later call fails the same way at once.
+
 >>> from jaxwg.backend.webgpu.device import get_device
 >>> get_device().describe()  # doctest: +SKIP
 'llvmpipe (LLVM 15.0.6, 256 bits) [Vulkan, CPU]'
@@ -26,6 +32,7 @@ import tempfile
 
 import wgpu
 
+from ..base import DeviceLostError
 from . import native
 
 ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
@@ -42,6 +49,9 @@ OPTIONAL_FEATURES = (
     "subgroup",
     "immediates",
 )
+
+# How wgpu's messages say that the device is gone ("Parent device is lost", "Device is lost").
+_LOST_MARKERS = ("device is lost", "device was lost", "device lost")
 
 _ADAPTER_TYPE_RANK = {"DiscreteGPU": 0, "IntegratedGPU": 1}
 _BACKEND_RANK = {"Vulkan": 0, "Metal": 1, "D3D12": 2, "OpenGL": 3}
@@ -142,6 +152,15 @@ class WebGPUDevice:
         # read_mapped(buffer, size, dest, skip): copy out of a MAP_READ buffer;
         # wait_idle(): wait for all submitted work, or None where only a mapping can wait.
         self.read_mapped, self.wait_idle = waits.read, waits.wait_idle
+        self.lost: str | None = None  # why, once a wgpu error said the device is lost
+
+    def lost_error(self) -> DeviceLostError:
+        """The error every use of this device raises once it is lost."""
+        return DeviceLostError(
+            f"The WebGPU device {self.describe()} was lost ({self.lost}); the arrays and "
+            "compiled programs on it are gone. Re-initialise jaxwg's backends with "
+            "`from jaxwg.devices import clear_backends; clear_backends()` (the next "
+            "operation opens a new device), then create the arrays again.")
 
     def queue_timestamp_period(self) -> float:
         """Nanoseconds per tick of this device's timestamp queries."""
@@ -177,6 +196,67 @@ class WebGPUDevice:
 
     def __repr__(self) -> str:
         return f"WebGPUDevice({self.describe()})"
+
+
+def wgpu_reason(error: BaseException) -> str:
+    """The last line of a wgpu error: what went wrong, without the "Caused by:" frames.
+
+    >>> wgpu_reason(wgpu.GPUValidationError("Validation Error\\n\\nCaused by:\\n  In f\\n    Lost"))
+    'Lost'
+    """
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[-1] if lines else type(error).__name__
+
+
+def device_lost_cause(error: BaseException | None) -> wgpu.GPUError | None:
+    """The wgpu error saying the device is lost that `error` is, or was raised from
+    (`__cause__`), else None.
+
+    >>> device_lost_cause(RuntimeError("x")) is None
+    True
+    """
+    while error is not None:
+        if isinstance(error, wgpu.GPUError) and any(m in str(error).lower() for m in _LOST_MARKERS):
+            return error
+        error = error.__cause__
+    return None
+
+
+def reports_loss(method):
+    """Decorate a method of an object whose `device` is a `WebGPUDevice`: once the device
+    is known to be lost the method raises `DeviceLostError` at once, and a wgpu error
+    saying that the device is lost becomes `DeviceLostError` (the device remembers it).
+
+    >>> class Lost:
+    ...     lost = "Parent device is lost"
+    ...     def lost_error(self):
+    ...         return DeviceLostError(f"lost ({self.lost})")
+    >>> class User:
+    ...     device = Lost()
+    ...     @reports_loss
+    ...     def run(self):
+    ...         return 1
+    >>> User().run()
+    Traceback (most recent call last):
+    jaxwg.backend.base.DeviceLostError: lost (Parent device is lost)
+    """
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        device = self.device
+        if device.lost is not None:
+            raise device.lost_error()
+        try:
+            return method(self, *args, **kwargs)
+        except DeviceLostError:
+            raise
+        except Exception as e:
+            cause = device_lost_cause(e)
+            if cause is None:
+                raise
+            device.lost = wgpu_reason(cause)
+            raise device.lost_error() from e
+
+    return checked
 
 
 @functools.cache

@@ -14,7 +14,9 @@ a reference on every slot a dispatch uses and drops it only after the submit.
 Until then the buffer cannot go back to the pool and be overwritten by an upload
 for another slot (uploads run before any later submit; see `buffers`). The queue
 also installs its `flush` as the slot table's `before_copy` hook, so reads and
-in-place writes always come after the recorded work.
+in-place writes always come after the recorded work, and its `synchronize` as the
+`finish_work` hook, so an allocation that ran out of memory can free what recorded
+work held before it retries.
 
 >>> queue = DispatchQueue(device, slots)  # doctest: +SKIP
 >>> queue.record(pipeline, [(0, group, None)], (64, 1, 1), [x, y])  # doctest: +SKIP
@@ -72,6 +74,7 @@ class DispatchQueue:
         self.max_held_bytes = max_held_bytes
         self._held_bytes = 0
         slots.before_copy = self.flush
+        slots.finish_work = self.synchronize
         # The open encoder and compute pass, as `native.encoding` makes them.
         self._encoder = None
         self._pass = None

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 import wgpu
 
+from .device import reports_loss
+
 # Intermediates up to this size stay allocated between calls (per program).
 ARENA_BYTES = 4 << 20
 # Bind groups a kernel keeps for the arguments and results it has seen: a training loop
@@ -87,6 +89,7 @@ class Replay:
 
     def __init__(self, backend, kernels, register_bytes, n_args: int, const_slots, outputs):
         self._backend = backend
+        self.device = backend.device  # what `reports_loss` checks
         self._n_args = n_args
         self._arg_bytes = tuple(register_bytes[:n_args])
         self._outputs = tuple(outputs)
@@ -121,6 +124,7 @@ class Replay:
                 launch, 0, self._buffers[k.output], tuple(self._buffers[r] for r in step.bound))
         return step
 
+    @reports_loss
     def run(self, arg_slots) -> list[int] | None:
         """Record the program on `arg_slots`; the output slots, or None (nothing
         recorded) when an argument's size differs from the one it was compiled for."""
