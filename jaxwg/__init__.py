@@ -13,8 +13,9 @@ Array([0, 2, 4], dtype=int32)
 from . import dtypes, lax, nn, numpy, random, scipy, tree, tree_util
 from . import ad_checkpoint, debug, profiler
 from .config import config
-from .devices import (
+from .placement import (
                       block_until_ready,
+                      clear_backends,
                       device_get,
                       default_backend,
                       device_count,
@@ -42,12 +43,12 @@ from .transforms.reverse import grad, linearize, value_and_grad, vjp
 __version__ = "0.1.0"
 
 __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "profiler", "block_until_ready",
-           "checkpoint", "checkpoint_policies", "closure_convert", "config", "custom_jvp", "custom_vjp",
-           "debug", "default_backend", "device_count", "device_get", "device_put", "devices", "dtypes",
-           "disable_jit", "eval_shape", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp",
-           "lax", "linearize", "live_arrays", "local_devices", "make_jaxpr", "nn", "numpy",
-           "print_environment_info", "random", "remat", "scipy", "tree", "tree_util", "value_and_grad",
-           "vjp", "vmap"]
+           "checkpoint", "checkpoint_policies", "clear_backends", "closure_convert", "config",
+           "custom_jvp", "custom_vjp", "debug", "default_backend", "device_count", "device_get",
+           "device_put", "devices", "dtypes", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd",
+           "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
+           "make_jaxpr", "nn", "numpy", "print_environment_info", "random", "remat", "scipy", "tree",
+           "tree_util", "value_and_grad", "vjp", "vmap"]
 
 from . import errors as _errors
 

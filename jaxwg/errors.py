@@ -10,7 +10,7 @@ True
 Device faults are RuntimeErrors, as JAX's XlaRuntimeError is: `ResourceExhaustedError`
 when the device has no memory for an allocation (its message starts as JAX's,
 "RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes"), and
-`DeviceLostError` when the WebGPU device was lost (`clear_backends` of `jaxwg.devices`
+`DeviceLostError` when the WebGPU device was lost (`jaxwg.clear_backends()`
 opens a new one).
 
 >>> issubclass(ResourceExhaustedError, RuntimeError), issubclass(DeviceLostError, RuntimeError)

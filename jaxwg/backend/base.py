@@ -57,7 +57,7 @@ class ResourceExhaustedError(RuntimeError):
 
 class DeviceLostError(RuntimeError):
     """The device a backend runs on was lost (driver reset, GPU removed, or destroyed):
-    nothing on it can be used again; `clear_backends()` of `jaxwg.devices` opens a new one.
+    nothing on it can be used again; `jaxwg.clear_backends()` opens a new one.
 
     >>> issubclass(DeviceLostError, RuntimeError)
     True

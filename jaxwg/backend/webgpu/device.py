@@ -159,7 +159,7 @@ class WebGPUDevice:
         return DeviceLostError(
             f"The WebGPU device {self.describe()} was lost ({self.lost}); the arrays and "
             "compiled programs on it are gone. Re-initialise jaxwg's backends with "
-            "`from jaxwg.devices import clear_backends; clear_backends()` (the next "
+            "`jaxwg.clear_backends()` (the next "
             "operation opens a new device), then create the arrays again.")
 
     def queue_timestamp_period(self) -> float:

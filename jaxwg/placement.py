@@ -1,4 +1,5 @@
-"""Device selection: `devices`, `default_backend`, `device_put`, `live_arrays`.
+"""Devices and where arrays live: `devices`, `default_backend`, `device_put`,
+`device_get`, `live_arrays`, `block_until_ready`, `clear_backends`.
 
 >>> import jaxwg
 >>> jaxwg.devices("cpu")
@@ -116,8 +117,8 @@ def clear_backends() -> None:
     This is how to go on after a `DeviceLostError`. Arrays made before keep the old
     device: using one on a lost device raises `DeviceLostError` again.
 
-    >>> from jaxwg.devices import clear_backends
-    >>> clear_backends()  # doctest: +SKIP
+    >>> import jaxwg
+    >>> jaxwg.clear_backends()  # doctest: +SKIP
     >>> import jaxwg.numpy as jnp; (jnp.ones(2) + 1).tolist()  # doctest: +SKIP
     [2.0, 2.0]
     """
