@@ -17,8 +17,9 @@ from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.contraction import as_contraction
 from jaxwg.core.kernel import Kernel, Reduction
+from jaxwg.backend.webgpu.backend import WebGPUExecutable
 from jaxwg.backend.webgpu.tuner import (MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, AdapterTraits, Tile,
-                                         Tuning, plan)
+                                         Tuning, plan, scratch_bytes)
 
 from .helpers import assert_equal_values, run_kernel
 
@@ -113,6 +114,30 @@ def test_grids_past_65535_workgroups(webgpu):
     got = run_kernel(webgpu, product_kernel(dt.float32, batch, m, k, n), inputs,
                      Tuning(workgroup_size=tile.threads, tile=tile))
     assert_equal_values(got, (lhs @ rhs).reshape(-1))
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.int32], ids=str)
+@pytest.mark.parametrize("batch, m, k, n, lhs_transposed, bias", [
+    (1, 128, 784, 512, False, False), (1, 128, 1000, 64, True, True), (2, 40, 700, 48, False, True),
+    (1, 20, 258, 30, True, False)])
+def test_gpu_products_split_along_k(webgpu, dtype, batch, m, k, n, lhs_transposed, bias):
+    """A GPU plan for a product with too few tiles to fill the GPU sums slices of k in
+    one tiled pass and adds the slices in a second (with the epilogue); run here, results
+    exact on integer-valued data. A prime k is not split (slices divide k)."""
+    rng = np.random.default_rng(m * k + n)
+    lhs, rhs, inputs = operands(dtype, batch, m, k, n, lhs_transposed, False, rng, low=-2, high=3)
+    want = lhs.astype(np.float64) @ rhs.astype(np.float64)
+    if bias:
+        shift = rng.integers(-3, 4, n).astype(dtype.np)
+        inputs.append(shift)
+        want = want * 2 + shift
+    kernel = product_kernel(dtype, batch, m, k, n, lhs_transposed, False, bias)
+    passes = plan(kernel, AdapterTraits(False, webgpu.traits.max_binding_bytes))
+    assert len(passes) == 2 and passes[0].tuning.tile is not None and passes[0].writes_scratch
+    exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes))
+    got = run_kernel(webgpu, kernel, inputs, executable=exe)
+    assert_equal_values(got, want.astype(dtype.np).reshape(-1), f"{batch} x ({m}, {k}) @ ({k}, {n})")
+    assert len(plan(product_kernel(dtype, batch, m, 257, n), AdapterTraits(False))) == 1
 
 
 def test_a_tile_that_does_not_apply_is_an_error(webgpu):

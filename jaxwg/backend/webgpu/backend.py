@@ -295,7 +295,8 @@ class WebGPUBackend(Backend):
         if tuning is None:
             passes = plan(kernel, self.traits)
             if passes[0].tuning.tile is not None and self.autotune:
-                passes = [replace(passes[0], tuning=self._measured_tile(kernel, fast_math))]
+                first = passes[0]  # the product, or its first pass where it is split along k
+                passes = [replace(first, tuning=self._measured_tile(first.kernel, fast_math)), *passes[1:]]
         else:
             passes = [Pass(kernel, tuning, tuple(range(kernel.nargs)))]
         exe = WebGPUExecutable(kernel, passes, scratch_bytes(passes), fast_math, natives)

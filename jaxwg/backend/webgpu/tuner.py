@@ -128,7 +128,7 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         return [Pass(kernel, Tuning(workgroup_size=wg, vector=vector), direct)]
     tile = matmul_tile(kernel, traits)
     if tile is not None:
-        return [Pass(kernel, Tuning(workgroup_size=tile.threads, tile=tile), direct)]
+        return _tiled(kernel, tile, traits, split)
     outputs, length = kernel.size, red.size
     columns = _reads_columns(kernel)
     if traits.is_software and columns and outputs % 4 == 0:
@@ -181,6 +181,32 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
             replace(last, inputs=direct + ("scratch",))]
 
 
+def _tiled(kernel: Kernel, tile: Tile, traits: AdapterTraits, split: bool) -> list[Pass]:
+    """A matrix product through `tile`; on a GPU, a product whose tiles are too few to
+    fill it and whose sums are long is split along k (each workgroup sums a slice of k
+    into partials, one per slice, then a second pass adds them and applies the epilogue):
+    the MLPs' 128 x 784 x 512 products had 64 workgroups of 32 x 32 for 132
+    multiprocessors, 115 µs each on an H100."""
+    direct = tuple(range(kernel.nargs))
+    single = [Pass(kernel, Tuning(workgroup_size=tile.threads, tile=tile), direct)]
+    c = as_contraction(kernel)
+    workgroups = c.batch * -(-c.m // tile.m) * -(-c.n // tile.n)
+    # Slices divide k exactly: a masked last slice would multiply padding by what a
+    # load past the operand's end finds (NaN * 0 is NaN).
+    most = min(-(-SPLIT_K_WORKGROUPS // workgroups), c.k // SPLIT_K_MIN_TERMS)
+    parts = max((p for p in range(1, most + 1) if c.k % p == 0), default=1)
+    if traits.is_software or not split or workgroups >= SPLIT_K_BELOW or parts < 2:
+        return single
+    first, second = split_reduction(kernel, parts, "columns")
+    first_tile = matmul_tile(first, traits)
+    if first_tile is None:
+        return single
+    (last,) = plan(second, traits, split=False)
+    return [Pass(first, Tuning(workgroup_size=first_tile.threads, tile=first_tile), direct,
+                 writes_scratch=True),
+            replace(last, inputs=direct + ("scratch",))]
+
+
 def _software_columns(kernel: Kernel, traits: AdapterTraits, split: bool) -> list[Pass]:
     """A sum over a leading axis on a software adapter: each thread reduces 16 (or 4)
     neighbouring columns, read as vec4s, down a slice of the rows, and a second pass
@@ -221,6 +247,13 @@ def row_tuning(kernel: Kernel, traits: AdapterTraits) -> Tuning:
         group *= 2
     return Tuning(workgroup_size=traits.workgroup_size, group=group, vector=vector)
 
+
+# A GPU product whose tiles make fewer workgroups than SPLIT_K_BELOW (one per
+# multiprocessor of an H100 or H200) is split along k (`_tiled`) into about
+# SPLIT_K_WORKGROUPS, each summing at least SPLIT_K_MIN_TERMS terms of k.
+SPLIT_K_BELOW = 132
+SPLIT_K_WORKGROUPS = 264
+SPLIT_K_MIN_TERMS = 128
 
 # Slices a GPU split reduces in its first pass (one workgroup each): the H200's 132
 # multiprocessors, many workgroups each; 1024-4096 measured within 10% of each other.
