@@ -1,14 +1,15 @@
 """`jaxwg.random`: JAX's counter-based PRNG (Threefry-2x32), bit for bit.
 
-A key is a uint32 array of shape (2,). Keys, `split`, `fold_in`, `bits`, `uniform` on
-[0, 1), `randint`, `bernoulli` and `rademacher` give the same bits as JAX's defaults
-(`jax_threefry_partitionable` on, as it is by default): `bits` hashes the element's
-flat index (a 64-bit counter, high word first) with `lax.threefry2x32` and xors the
-two words. The distributions that JAX computes in closed form follow its formulas (`normal` is sqrt(2) erf_inv(u)
-with `u` uniform on (-1, 1)) and differ from JAX only by rounding: XLA fuses the
-multiply-adds (`uniform`'s scaling to [minval, maxval), erf_inv's polynomial) into
-fmas and WGSL does not promise fused ones, so `uniform` on other ranges may differ by
-an ulp of the bounds and `normal` by up to 3 ulp.
+Keys, `split`, `fold_in`, `bits`, `uniform` on [0, 1), `randint`, `bernoulli` and
+`rademacher` give the same bits as JAX's defaults (`jax_threefry_partitionable` on, as
+it is by default): `bits` hashes the element's flat index (a 64-bit counter, high word
+first) with `lax.threefry2x32` and xors the two words. The distributions that JAX
+computes in closed form follow its formulas. `normal`, sqrt(2) erf_inv(u) with `u`
+uniform on (-1, 1), is JAX's bit for bit where division, sqrt and fma round correctly
+(the CPU backend, software adapters; within 2 ulp elsewhere): `lax.erf_inv` computes
+as XLA's CPU backend does, fused multiply-adds included. The others differ from JAX by
+rounding: `uniform` on other ranges by an ulp of the bounds (XLA fuses its scaling),
+those built on exp, log or tan by a few ulp.
 
 The rejection samplers (`gamma` and what builds on it, `poisson`) run rounds of
 vectorized proposals in a `while_loop` until every element is accepted (JAX loops per

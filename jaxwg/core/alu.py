@@ -96,6 +96,7 @@ class Op(enum.Enum):
     CAST = "cast"
     BITCAST = "bitcast"
     # others
+    FMA = "fma"
     WHERE = "where"
     THREEFRY2X32 = "threefry2x32"
     CONST = "const"
@@ -441,6 +442,14 @@ def bitcast(dtype: DType, a: AluExp) -> AluExp:
     if not same or dtype.is_bool or a.dtype.is_bool:
         raise TypeError(f"bitcast: cannot reinterpret {a.dtype} as {dtype}")
     return a if a.dtype is dtype else AluExp(Op.BITCAST, dtype, (a,))
+
+
+def fma(a: AluExp, b: AluExp, c: AluExp) -> AluExp:
+    """a * b + c rounded once (fused multiply-add), for floats of one dtype: what XLA
+    contracts multiply-adds into, for the functions whose bits follow XLA's."""
+    if not a.dtype is b.dtype is c.dtype or not a.dtype.is_float:
+        raise TypeError(f"fma needs float operands of one dtype, got {a.dtype}, {b.dtype}, {c.dtype}")
+    return AluExp(Op.FMA, a.dtype, (a, b, c))
 
 
 def threefry2x32(k0: AluExp, k1: AluExp, x0: AluExp, x1: AluExp, word: int) -> AluExp:

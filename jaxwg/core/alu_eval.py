@@ -156,10 +156,29 @@ IMPLS: dict[Op, Callable] = {
     Op.TRUNC: lambda a, d: np.trunc(a),
     Op.ERF: _via_float64(math.erf),
     Op.ERFC: _via_float64(math.erfc),
+    Op.FMA: lambda a, b, c, d: fma_array(a, b, c, d),
     Op.WHERE: lambda c, a, b, d: np.where(c, a, b),
     Op.CAST: lambda a, d: cast_array(a, d),
     Op.BITCAST: lambda a, d: _bitcast(np.ascontiguousarray(a), d),
 }
+
+
+def fma_array(a, b, c, d: DType) -> np.ndarray:
+    """a * b + c rounded once to `d`. For float16 and float32 the product is exact in
+    float64 and the sum is rounded to odd there (its inexact results get an odd last bit),
+    which makes the rounding to the narrower type the correctly rounded one. float64
+    rounds twice (NumPy has no fused multiply-add)."""
+    if d is dt.float64:
+        return np.asarray(np.multiply(a, b, dtype=np.float64) + c, np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        p = np.multiply(np.asarray(a, np.float64), np.asarray(b, np.float64))
+        c = np.asarray(c, np.float64)
+        s = p + c
+        v = s - p  # TwoSum: the error of p + c, exactly
+        err = (p - (s - v)) + (c - v)
+        even = (np.asarray(s).view(np.uint64) & 1) == 0
+        s = np.where(np.isfinite(s) & (err != 0) & even, np.nextafter(s, s + err), s)
+        return s.astype(d.np)
 
 
 def _bitcast(a: np.ndarray, d: DType) -> np.ndarray:

@@ -348,6 +348,9 @@ _ERF_INV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
 
 
 def _erf_inv(x: AluExp) -> AluExp:
+    if x.dtype is dt.float32:
+        return _erf_inv_xla_f32(x)
+
     def poly(coefficients, t):
         p = _c(t, coefficients[0])
         for c in coefficients[1:]:
@@ -360,6 +363,86 @@ def _erf_inv(x: AluExp) -> AluExp:
     p = _select(w.lt(_c(w, 5.0)), central, tail)
     inf = _select(x.lt(_c(x, 0)), _c(x, float("-inf")), _c(x, float("inf")))
     return _select(_eq(alu.unary(Op.ABS, x), _c(x, 1.0)), inf, p * x)
+
+
+# -- float32 erf_inv bit for bit as XLA's CPU backend --------------------------------------
+# XLA contracts the multiply-adds of erf_inv's polynomial, of log1p's rational function
+# and of its log (Cephes' logf) into fused multiply-adds (`alu.fma`; WebGPU builds the
+# fused result where the adapter's fma does not fuse, see `fma_f32` in builtins). With
+# every step as XLA's, random.normal is JAX's to the bit where division, sqrt and fma are
+# correctly rounded (the CPU backend, lavapipe): it was up to 3 ulp apart.
+
+
+_fma = alu.fma
+
+
+def _fma_horner(t: AluExp, coefficients) -> AluExp:
+    """sum(c[k] t^(n-k)) (highest degree first) with fused steps p = fma(p, t, c)."""
+    p = coefficients[0] if isinstance(coefficients[0], AluExp) else _c(t, coefficients[0])
+    for c in coefficients[1:]:
+        p = _fma(p, t, c if isinstance(c, AluExp) else _c(t, c))
+    return p
+
+
+# Cephes' logf as XLA's CPU backend emits it (polynomial_approximations.cc).
+_LOGF_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+           1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+           3.3333331174E-1)
+_LOGF_Q1, _LOGF_Q2 = -2.12194440e-4, 0.693359375
+
+
+def _xla_logf(y: AluExp) -> AluExp:
+    """log(y) for finite normal y > 0 as XLA's CPU backend computes it: y = m 2^e with m
+    in [sqrt(1/2), sqrt(2)), log(1 + (m - 1)) by Cephes' polynomial, e ln 2 in two parts."""
+    bits = alu.bitcast(dt.uint32, y)
+    e = alu.cast(dt.float32, alu.binary(Op.SHR, bits, alu.const(dt.uint32, 23))) - _c(y, 126)
+    m = alu.bitcast(dt.float32, alu.binary(Op.OR, alu.binary(Op.AND, bits, alu.const(dt.uint32, 0x807FFFFF)),
+                                            alu.const(dt.uint32, 0x3F000000)))  # in [0.5, 1)
+    low = m.lt(_c(m, 0.707106781186547524))
+    e = _select(low, e - _c(e, 1), e)
+    m = _select(low, (m + m) - _c(m, 1), m - _c(m, 1))  # exact either way
+    x2 = m * m
+    x3 = x2 * m
+    y0 = _fma_horner(m, _LOGF_P[0:3])
+    y1 = _fma_horner(m, _LOGF_P[3:6])
+    y2 = _fma_horner(m, _LOGF_P[6:9])
+    y0 = _fma(_fma(y0, x3, y1), x3, y2)
+    y0 = _fma(y0, x3, _c(e, _LOGF_Q1) * e)
+    m = x2 * _c(m, -0.5) + m  # -x2 / 2 is exact: one rounding, as fused
+    m = m + y0
+    return e * _c(e, _LOGF_Q2) + m  # e * 0.693359375 is exact
+
+
+# XLA's log1p below |a| = sqrt(2) - 1: a - a^2/2 + a^3 P(a)/Q(a) (Cephes' log1p).
+_LOG1P_P = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
+            2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
+            2.0039553499201281259648E1)
+_LOG1P_Q = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+            3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
+
+
+def _xla_log1p_of_negative(a: AluExp) -> AluExp:
+    """log1p(a) for a in (-1, 0] as XLA computes it (float32)."""
+    a2 = a * a
+    ratio = _fma_horner(a, _LOG1P_P) / _fma_horner(a, _LOG1P_Q)
+    small = a + (a2 * _c(a, -0.5) + (a * a2) * ratio)  # -a2 / 2 exact: fused as XLA's
+    large = _xla_logf(a + _c(a, 1))
+    return _select(alu.unary(Op.ABS, a).lt(_c(a, 0.41421356237309504880)), small, large)
+
+
+def _erf_inv_xla_f32(x: AluExp) -> AluExp:
+    """XLA's float32 erf_inv: one polynomial with coefficients chosen by w < 5."""
+    ax = alu.unary(Op.ABS, x)
+    inside = ax.lt(_c(x, 1.0))
+    a = -(_select(inside, x, _c(x, 0)) * x)  # the log1p argument, kept in (-1, 0]
+    w = -_xla_log1p_of_negative(_select(inside, a, _c(x, 0)))
+    central = w.lt(_c(w, 5.0))
+    t = _select(central, w - _c(w, 2.5), alu.unary(Op.SQRT, w) - _c(w, 3.0))
+    coefficients = [_select(central, _c(x, c), _c(x, d)) for c, d in zip(_ERF_INV_CENTRAL, _ERF_INV_TAIL)]
+    p = _fma_horner(t, coefficients)
+    inf = _select(x.lt(_c(x, 0)), _c(x, float("-inf")), _c(x, float("inf")))
+    edge = _select(_eq(ax, _c(x, 1.0)), inf, _c(x, math.nan))  # |x| = 1, |x| > 1 or NaN
+    return _select(inside, p * x, edge)
 
 
 def _in_float32(rule):

@@ -519,8 +519,10 @@ def threefry2x32(k0, k1, x0, x1):
 
 
 def erf_inv(x):
-    """The inverse of `erf` on (-1, 1), +-inf at +-1 (XLA's float32 formula; derivative
-    sqrt(pi)/2 exp(erf_inv(x)^2), as JAX's).
+    """The inverse of `erf` on (-1, 1), +-inf at +-1, NaN outside; derivative
+    sqrt(pi)/2 exp(erf_inv(x)^2), as JAX's. float32 (and float16, through float32) is
+    computed as XLA's CPU backend computes it, step for step with its fused
+    multiply-adds: JAX's bits where division, sqrt and fma round correctly.
 
     >>> import numpy as np, jaxwg.numpy as jnp
     >>> from jaxwg import lax

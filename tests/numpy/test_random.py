@@ -1,5 +1,5 @@
 """`jaxwg.random` against `jax.random`: keys, split, fold_in, bits, uniform, randint,
-bernoulli and rademacher bit for bit; the other distributions within stated ulps."""
+bernoulli, rademacher and normal bit for bit; the other distributions within stated ulps."""
 
 import numpy as np
 import pytest
@@ -7,9 +7,9 @@ from hypothesis import given, settings, strategies as st
 
 import jaxwg
 import jaxwg.numpy as jnp
-from jaxwg import random
+from jaxwg import lax, random
 
-from .helpers import jax
+from .helpers import jax, rounds_correctly
 
 SHAPES = st.lists(st.integers(0, 6), min_size=0, max_size=3).map(tuple)
 SEEDS = st.integers(-2 ** 31, 2 ** 32 - 1)
@@ -55,10 +55,10 @@ def _ulps(got, want):
     return np.abs(got - want) / np.spacing(np.abs(want).astype(want.dtype)).astype(np.float64)
 
 
-# XLA fuses the multiply-adds of uniform's scaling and erf_inv's polynomial; WGSL need
-# not: relative error of a few ulp, and an absolute error of a few ulp of 1 where the
-# result is near zero (its cancellation makes the relative error meaningless there).
-@pytest.mark.parametrize("name, ulps", [("normal", 3), ("exponential", 2), ("laplace", 2),
+# These follow JAX's formulas through jaxwg's own exp, log, tan and log1p: relative error
+# of a few ulp, and an absolute error of a few ulp of 1 where the result is near zero
+# (its cancellation makes the relative error meaningless there).
+@pytest.mark.parametrize("name, ulps", [("exponential", 2), ("laplace", 2),
                                         ("cauchy", 3), ("logistic", 3), ("gumbel", 3)])
 def test_distributions_are_jaxs_within_a_few_ulp(platform, name, ulps):
     key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
@@ -67,6 +67,36 @@ def test_distributions_are_jaxs_within_a_few_ulp(platform, name, ulps):
     err = np.abs(np.asarray(got, np.float64) - np.asarray(want, np.float64))
     bound = ulps * np.spacing(np.maximum(np.abs(np.asarray(want)), np.float32(1)))
     assert np.all(err <= bound), float(np.max(_ulps(got, want)))
+
+
+def test_normal_is_jaxs_bit_for_bit(platform):
+    """normal = sqrt(2) erf_inv(u) with erf_inv, its log1p and log as XLA's CPU backend
+    computes them, fused multiply-adds included: JAX's bits where division, sqrt and fma
+    round correctly (the CPU backend, software adapters), else within 2 ulp. A million
+    samples on WebGPU (64k on the NumPy backend, which interprets each op)."""
+    n = 1 << 20 if platform == "webgpu" else 1 << 16
+    got = np.asarray(random.normal(random.key(3), (n,)))
+    want = np.asarray(jax.random.normal(jax.random.key(3), (n,)))
+    if rounds_correctly():
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert float(np.max(_ulps(got, want))) <= 2
+
+
+def test_erf_inv_is_jaxs_bit_for_bit(platform):
+    """lax.erf_inv over [-1, 1] and its edges, float32 and float16, against JAX
+    (subnormal arguments left out: XLA's CPU backend flushes them to zero)."""
+    x = np.concatenate([np.linspace(-1, 1, 100001, dtype=np.float32),
+                        np.float32([1.5, -1.5, np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, -2e-37,
+                                    1 - 2 ** -24, -(1 - 2 ** -24), 0.5, -0.8])])
+    for dtype in (np.float32, np.float16):
+        got = np.asarray(lax.erf_inv(jnp.asarray(x.astype(dtype))))
+        want = np.asarray(jax.lax.erf_inv(x.astype(dtype)))
+        assert got.dtype == want.dtype
+        if rounds_correctly():
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0)
 
 
 def test_ranges_and_truncation_are_jaxs_within_an_ulp_of_the_bounds(platform):

@@ -32,8 +32,8 @@ def test_the_adapters_choice_is_accurate(webgpu):
     for c in native_math.CANDIDATES:
         if c.helper in chosen:
             x = c.samples(np.random.default_rng(1))
-            got = webgpu._run_with_natives(_kernel(c.op, x.size), x, frozenset({c.helper}))
-            assert native_math.within_ulps(got, c.reference(x.astype(np.float64)), native_math.MAX_ULPS)
+            got = webgpu._run_with_natives(c.kernel(x.size), x, frozenset({c.helper}))
+            assert native_math.within_ulps(got, c.reference(x.astype(np.float64)), c.max_ulps)
 
 
 def test_the_native_tanh_keeps_the_helpers_guards(webgpu):

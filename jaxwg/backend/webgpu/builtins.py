@@ -446,6 +446,35 @@ fn div_trunc_f32(a0: f32, b0: f32) -> f32 {
 }""", "isfinite_f32")
 
 
+# Fused multiply-add. WGSL's fma need not fuse (lavapipe computes a * b + c with two
+# roundings), so the fused result is built from an exact product (Dekker, the factors
+# split by clearing their low 12 significand bits) and an exact sum (Knuth), s + t + e
+# = a * b + c, rounded as s + (t + e): once, except where t + e rounds and the sum then
+# lands on a tie. Opaque copies keep compilers from cancelling the error terms. Where
+# the product or sum is huge or not finite, or the product so small that its halves'
+# products are subnormal, the plain a * b + c is returned (a product beyond float32's
+# range is infinite here, not fused with an addend that brings it back).
+_register("fma_f32", """
+fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+  let p = a * b;
+  let s = p + c;
+  let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
+  let bh = bitcast<f32>(bitcast<u32>(b) & 0xfffff000u);
+  let al = a - ah;
+  let bl = b - bh;
+  let po = opaque_f32(p);
+  let e = (((ah * bh - po) + ah * bl) + al * bh) + al * bl;
+  let so = opaque_f32(s);
+  let v = opaque_f32(so - po);
+  let t = (po - (so - v)) + (c - v);
+  let fused = so + (t + e);
+  let plain = abs(p) > 1.0e37f || abs(s) > 1.0e37f || abs(p) < 1.0e-30f || !isfinite_f32(s);
+  // an infinite or NaN addend to finite factors is the result (the product may overflow)
+  let addend = !isfinite_f32(c) && isfinite_f32(a) && isfinite_f32(b);
+  return select(select(fused, s, plain), c, addend);
+}""", "opaque_f32", "isfinite_f32")
+
+
 # tanh: the OpenGL backend returns -1 for NaN, and implementations built on sinh/cosh
 # overflow for large |x|; tanh(10) already rounds to 1 in float32. lavapipe computes
 # (e^2x - 1) / (e^2x + 1), which cancels near 0 (tanh(1e-7) came out 1.19e-7): below
@@ -465,7 +494,9 @@ fn tanh_native_f32(x: f32) -> f32 {
   return select(tanh(clamp(x, -10.0f, 10.0f)), x, isnan_f32(x) || abs(x) < 0.0002f);
 }""", "isnan_f32")
 # Helpers a native variant may replace, where the adapter's builtin passes native_math.
-NATIVE_VARIANTS = {"tanh_f32": "tanh_native_f32"}
+NATIVE_VARIANTS = {"tanh_f32": "tanh_native_f32", "fma_f32": "fma_native_f32"}
+# The adapter's fma, where it fuses.
+_register("fma_native_f32", "fn fma_native_f32(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }")
 
 # log(x) = e ln 2 + log(m) with x = 2^e m, m in [sqrt(1/2), sqrt(2)), and
 # log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^13. Near

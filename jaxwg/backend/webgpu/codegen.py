@@ -399,6 +399,7 @@ _RENDER: dict[Op, Renderer] = {
     Op.ERFC: _math("erfc"),
     Op.CAST: _cast,
     Op.BITCAST: _bitcast,
+    Op.FMA: _math("fma"),
     Op.WHERE: _where,
 }
 

@@ -10,8 +10,12 @@ candidate's native variant (`builtins.NATIVE_VARIANTS`, which keep the helper's
 guards for NaN and tiny arguments) on a fixed sample against NumPy in float64, and
 uses the variants within `MAX_ULPS`, measuring on the first kernel that could use one.
 
+The fused multiply-add is a candidate too, held to 0 ulp: the WGSL builtin replaces
+the helper that builds the fused result only where it fuses (NVIDIA's does, lavapipe's
+rounds twice).
+
 >>> sorted(c.helper for c in CANDIDATES)
-['tanh_f32']
+['fma_f32', 'tanh_f32']
 >>> within_ulps(np.float32([1.0, 0.5]), np.float64([1.0, 0.5 + 2 ** -24]), 1.0)
 True
 """
@@ -26,6 +30,7 @@ import numpy as np
 from ...core import alu
 from ...core import dtypes as dt
 from ...core.alu import Op
+from ...core.alu_eval import fma_array
 from ...core.kernel import Kernel
 
 # The helpers' own error on the adapters measured (tanh_f32: 1.6 ulp on the H200, 2.4
@@ -42,15 +47,41 @@ def _tanh_samples(rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([uniform, small]).astype(np.float32)
 
 
+# fma(x, _FMA_B, -1) for x = 1 + k 2^-12: the product needs up to 33 bits, so rounding it
+# before the sum (an fma that does not fuse) moves the small result by many ulp.
+_FMA_B = 1.0 + 2.0 ** -12 + 2.0 ** -21
+
+
+def _fma_samples(rng: np.random.Generator) -> np.ndarray:
+    k = rng.integers(1, 1 << 12, 4096)
+    return np.concatenate([1.0 + k * 2.0 ** -12, -(1.0 + k * 2.0 ** -11)]).astype(np.float32)
+
+
+def _fma_reference(x: np.ndarray) -> np.ndarray:
+    b, c = np.float32(_FMA_B), np.float32(-1.0)
+    return fma_array(x.astype(np.float32), b, c, dt.float32).astype(np.float64)
+
+
 @dataclass(frozen=True)
 class Candidate:
     helper: str  # the helper a native variant may replace (a key of builtins.NATIVE_VARIANTS)
     op: Op
     reference: Callable[[np.ndarray], np.ndarray]  # NumPy, on float64
     samples: Callable[[np.random.Generator], np.ndarray]
+    build: Callable[[alu.AluExp], alu.AluExp] | None = None  # the op of one input (default unary)
+    max_ulps: float = MAX_ULPS
+
+    def kernel(self, n: int) -> Kernel:
+        """The one-input kernel measured: the op of each of `n` float32 inputs."""
+        x = alu.load(0, dt.float32, alu.gidx(n))
+        return Kernel(1, n, self.build(x) if self.build else alu.unary(self.op, x))
 
 
-CANDIDATES = (Candidate("tanh_f32", Op.TANH, np.tanh, _tanh_samples),)
+CANDIDATES = (
+    Candidate("tanh_f32", Op.TANH, np.tanh, _tanh_samples),
+    Candidate("fma_f32", Op.FMA, _fma_reference, _fma_samples,
+              lambda x: alu.fma(x, alu.const(dt.float32, _FMA_B), alu.const(dt.float32, -1.0)), 0.0),
+)
 
 
 def uses_candidates(kernel: Kernel) -> bool:
@@ -76,7 +107,7 @@ def measure(run: Callable[[Kernel, np.ndarray, frozenset], np.ndarray]) -> froze
     accepted = set()
     for c in CANDIDATES:
         x = c.samples(rng)
-        kernel = Kernel(1, x.size, alu.unary(c.op, alu.load(0, dt.float32, alu.gidx(x.size))))
-        if within_ulps(run(kernel, x, frozenset({c.helper})), c.reference(x.astype(np.float64)), MAX_ULPS):
+        if within_ulps(run(c.kernel(x.size), x, frozenset({c.helper})), c.reference(x.astype(np.float64)),
+                       c.max_ulps):
             accepted.add(c.helper)
     return frozenset(accepted)

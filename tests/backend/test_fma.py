@@ -1,0 +1,94 @@
+"""`alu.fma`, the fused multiply-add: rounded once on both backends. The NumPy reference
+rounds the exact float64 product plus the addend to odd, then to float32; WebGPU uses
+the adapter's fma where it fuses (native_math) and otherwise builds the fused result
+(`fma_f32` in builtins), which these tests check on any adapter."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from jaxwg.backend.webgpu import native_math
+from jaxwg.core import alu
+from jaxwg.core import dtypes as dt
+from jaxwg.core.alu_eval import fma_array
+from jaxwg.core.kernel import Kernel
+
+from .helpers import run_kernel
+
+N = 64
+FINITE = st.floats(-2.0 ** 50, 2.0 ** 50, allow_subnormal=False, width=32)
+
+
+def _rounded(value: Fraction) -> np.float32:
+    """The float32 nearest to `value` (ties to even), decided exactly."""
+    guess = np.float32(float(value))
+    below, above = np.nextafter(guess, np.float32(-np.inf)), np.nextafter(guess, np.float32(np.inf))
+    best = min((below, guess, above), key=lambda c: (abs(Fraction(float(c)) - value),
+                                                    int(np.float32(c).view(np.uint32)) & 1))
+    return np.float32(best)
+
+
+def _exact(a, b, c) -> np.ndarray:
+    return np.array([_rounded(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                     for x, y, z in zip(a, b, c)], np.float32)
+
+
+def _triples(data) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Factors, and addends that nearly cancel their product (half of them), where one
+    rounding and two differ most."""
+    a = data.draw(arrays(np.float32, N, elements=FINITE))
+    b = data.draw(arrays(np.float32, N, elements=FINITE))
+    c = data.draw(arrays(np.float32, N, elements=FINITE))
+    with np.errstate(over="ignore"):
+        near = -(a * b)
+    c[::2] = np.where(np.isfinite(near[::2]), near[::2], c[::2])
+    return a, b, c
+
+
+@given(data=st.data())
+def test_the_reference_rounds_once(data):
+    a, b, c = _triples(data)
+    np.testing.assert_array_equal(fma_array(a, b, c, dt.float32), _exact(a, b, c))
+
+
+@given(data=st.data())
+def test_fma_kernels_round_once(backend, data):
+    a, b, c = _triples(data)
+    loads = [alu.load(i, dt.float32, alu.gidx(N)) for i in range(3)]
+    out = run_kernel(backend, Kernel(3, N, alu.fma(*loads)), [a, b, c])
+    np.testing.assert_array_equal(out, _exact(a, b, c))
+
+
+def test_the_built_fma_is_exact_on_any_adapter(webgpu):
+    """The helper, not the adapter's fma: exact on the measuring sample and on products
+    that need all 48 bits."""
+    candidate = next(c for c in native_math.CANDIDATES if c.helper == "fma_f32")
+    x = np.concatenate([candidate.samples(np.random.default_rng(2)),
+                        np.random.default_rng(3).uniform(-4, 4, 4096).astype(np.float32)])
+    got = webgpu._run_with_natives(candidate.kernel(x.size), x, frozenset())
+    np.testing.assert_array_equal(got, candidate.reference(x.astype(np.float64)).astype(np.float32))
+
+
+@pytest.mark.parametrize("a, b, c", [
+    (np.inf, 1.0, 1.0), (np.nan, 1.0, 1.0), (0.0, np.inf, 1.0), (1.0, 1.0, -np.inf),
+    (2.0, 3.0, np.nan), (1e30, 1e30, 1.0), (-1e30, 1e30, 1.0), (1e-30, 1e-30, 0.0), (0.0, -1.0, 0.0),
+], ids=str)
+def test_fma_edges_as_ieee(backend, a, b, c):
+    ins = [np.full(4, v, np.float32) for v in (a, b, c)]
+    loads = [alu.load(i, dt.float32, alu.gidx(4)) for i in range(3)]
+    out = run_kernel(backend, Kernel(3, 4, alu.fma(*loads)), ins)
+    want = fma_array(*ins, dt.float32)
+    np.testing.assert_array_equal(out, want)
+    assert np.array_equal(np.signbit(out), np.signbit(want))
+
+
+def test_fma_needs_floats_of_one_dtype():
+    x = alu.load(0, dt.float32, alu.gidx(2))
+    with pytest.raises(TypeError, match="fma needs float operands"):
+        alu.fma(x, x, alu.const(dt.float16, 1.0))
+    with pytest.raises(TypeError, match="fma needs float operands"):
+        alu.fma(alu.gidx(2), alu.gidx(2), alu.gidx(2))
