@@ -316,34 +316,120 @@ def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
     return (jnp.expand_dims(x, axis) == classes).astype(dtype)
 
 
+def _ensure_4d(t):
+    t = jnp.asarray(t)
+    return jnp.expand_dims(t, tuple(range(4 - t.ndim))) if t.ndim < 4 else t
+
+
+def _check_shape_and_dtype(t, shape, dtype, name: str) -> None:
+    """JAX's checks of an attention operand: rank, dtype, and the sizes not -1."""
+    if t is None:
+        return
+    if t.ndim != len(shape):
+        raise ValueError(f"{name} ndim should be {len(shape)}, but got {t.ndim}")
+    if dtype is not None and t.dtype != dtype:
+        raise ValueError(f"{name} dtype should be {np.dtype(dtype).name}, but got {t.dtype}")
+    if any(n != -1 and m != n for m, n in zip(t.shape, shape)):
+        raise ValueError(f"{name} shape should be {list(shape)}: but got {t.shape}")
+
+
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
-                          is_causal: bool = False):
+                          is_causal: bool = False, query_seq_lengths=None, key_value_seq_lengths=None,
+                          local_window_size=None, implementation=None, return_residual: bool = False):
     """softmax(q k^T * scale + bias, masked) v for (batch, length, heads, head_dim)
-    inputs (rank 3 without batch), as `jax.nn.dot_product_attention`'s XLA path.
+    inputs (rank 3 without batch), as `jax.nn.dot_product_attention`'s XLA path:
+    grouped-query attention where the key/value heads divide the query heads; the mask
+    combines `mask`, `is_causal`, `local_window_size` (left, right) and the padding that
+    `query_seq_lengths` and `key_value_seq_lengths` (int32, one per batch row) leave,
+    and the outputs of padding queries are zero. Logits and the softmax are float32 at
+    least; `return_residual` adds the logsumexp of the logits, (batch, length, heads).
 
     >>> import jaxwg.numpy as jnp
     >>> q = jnp.ones((1, 2, 1, 4))
     >>> dot_product_attention(q, q, q).shape
     (1, 2, 1, 4)
+    >>> out = dot_product_attention(q, q, q, query_seq_lengths=jnp.array([1], jnp.int32))
+    >>> out[0, :, 0, 0].tolist()
+    [1.0, 0.0]
     """
-    q, k, v = (jnp.asarray(t) for t in (query, key, value))
-    batched = q.ndim == 4
-    if not batched:
-        q, k, v = q[None], k[None], v[None]
-    scale = 1.0 / float(np.sqrt(q.shape[-1])) if scale is None else scale
-    logits = jnp.einsum("BTNH,BSNH->BNTS", q, k) * scale
+    output_shape = jnp.shape(query)
+    q, k, v = _ensure_4d(query), _ensure_4d(key), _ensure_4d(value)
+    bias = None if bias is None else _ensure_4d(bias)
+    mask = None if mask is None else _ensure_4d(mask)
+    q_len = None if query_seq_lengths is None else jnp.asarray(query_seq_lengths)
+    kv_len = None if key_value_seq_lengths is None else jnp.asarray(key_value_seq_lengths)
+    if isinstance(local_window_size, (int, np.integer)):
+        local_window_size = (int(local_window_size), int(local_window_size))
+
+    B, S, K, H = k.shape
+    _check_shape_and_dtype(v, [B, S, K, H], k.dtype, "value")
+    _check_shape_and_dtype(q, [B, -1, -1, H], k.dtype, "query")
+    _check_shape_and_dtype(mask, [-1] * 4, np.bool_, "mask")
+    _check_shape_and_dtype(bias, [-1] * 4, None, "bias")
+    _check_shape_and_dtype(q_len, [B], np.int32, "query_seq_lengths")
+    _check_shape_and_dtype(kv_len, [B], np.int32, "key_value_seq_lengths")
+    if q.shape[-2] % K != 0:
+        raise ValueError(f"The number of query heads must be a multiple of key/value heads, but got "
+                         f"{q.shape[-2]} vs {K}")
+    if implementation == "cudnn":
+        raise RuntimeError("cuDNN is not detected.")
+    if implementation not in (None, "xla"):
+        raise ValueError(f"Unsupported implementation option: {implementation}")
+    scale = 1.0 / float(np.sqrt(H)) if scale is None else scale
+
+    _, T, N, _ = q.shape
+    G = N // K
+    q = jnp.reshape(q, (B, T, K, G, H))
+
+    def grouped(t):  # (tB, tN, tT, tS) -> (tB, K or 1, G, tT, tS), as the logits
+        if t is None:
+            return None
+        tB, tN, tT, tS = t.shape
+        if tN == 1:
+            return jnp.broadcast_to(t[:, :, None], (tB, 1, G, tT, tS))
+        return jnp.reshape(t, (tB, K, G, tT, tS))
+
+    logits_dtype = jnp.promote_types(q.dtype, np.float32)
+    logits = jnp.einsum("BTKGH,BSKH->BKGTS", q, k, preferred_element_type=logits_dtype)
+    logits = logits * jnp.asarray(scale, logits_dtype)
     if bias is not None:
-        logits = logits + (jnp.asarray(bias) if batched else jnp.asarray(bias)[None])
-    large_negative = float(-0.7 * np.finfo(np.float32).max)
+        logits = (logits + grouped(bias)).astype(logits_dtype)
+    padded = _attention_masks(logits, grouped(mask), is_causal, q_len, kv_len, local_window_size)
+    padded = padded.astype(np.float32)
+    probs = softmax(padded, axis=-1).astype(k.dtype)
+    encoded = jnp.einsum("BKGTS,BSKH->BTKGH", probs, v)
+    if q_len is not None:
+        inside = jnp.arange(T)[None, :] < q_len[:, None]
+        encoded = encoded * inside[:, :, None, None, None].astype(encoded.dtype)
+    encoded = jnp.reshape(encoded, output_shape)
+    if not return_residual:
+        return encoded
+    residual = logsumexp(padded, axis=-1).astype(k.dtype)  # (B, K, G, T)
+    residual = jnp.reshape(jnp.moveaxis(residual, -1, 1), output_shape[:-1])
+    return encoded, lax.stop_gradient(residual)
+
+
+def _attention_masks(logits, mask, is_causal, q_len, kv_len, window):
+    """`logits` (B, K, G, T, S) with a large negative number wherever a mask says no."""
+    if mask is None and not is_causal and q_len is None and kv_len is None and window is None:
+        return logits
+    T, S = logits.shape[-2:]
+    keep = jnp.ones(logits.shape, bool)
     if mask is not None:
-        mask = jnp.asarray(mask) if batched else jnp.asarray(mask)[None]
-        logits = jnp.where(mask, logits, large_negative)
+        keep = keep & mask
+    query_pos, key_pos = jnp.arange(T)[:, None], jnp.arange(S)[None, :]
     if is_causal:
-        t, s = logits.shape[-2], logits.shape[-1]
-        causal = lax.broadcasted_iota(jnp.int32, (t, s), 0) >= lax.broadcasted_iota(jnp.int32, (t, s), 1)
-        logits = jnp.where(causal, logits, large_negative)
-    out = jnp.einsum("BNTS,BSNH->BTNH", softmax(logits, axis=-1), v)
-    return out if batched else out[0]
+        keep = keep & (query_pos >= key_pos)
+    if window is not None:
+        left, right = window
+        keep = keep & (query_pos <= key_pos + left) & (query_pos >= key_pos - right)
+    if q_len is not None:
+        keep = keep & (jnp.arange(T)[None, :, None] < q_len[:, None, None])[:, None, None]
+    if kv_len is not None:
+        keep = keep & (jnp.arange(S)[None, None, :] < kv_len[:, None, None])[:, None, None]
+    big = min(float(np.finfo(logits.dtype).max), float(np.finfo(np.float32).max))
+    return jnp.where(keep, logits, jnp.asarray(-0.7 * big, logits.dtype))
+
 
 from .. import errors as _errors
 

@@ -77,6 +77,90 @@ def test_dot_product_attention_matches_jax(platform, case):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-5, atol=2e-6)
 
 
+ATTENTION_CASES = {
+    "q_lengths": dict(query_seq_lengths=np.array([3, 5], np.int32)),
+    "kv_lengths": dict(key_value_seq_lengths=np.array([2, 4], np.int32)),
+    "both_lengths_causal": dict(query_seq_lengths=np.array([4, 1], np.int32),
+                                key_value_seq_lengths=np.array([5, 3], np.int32), is_causal=True),
+    "window": dict(local_window_size=1),
+    "window_pair_causal": dict(local_window_size=(2, 0), is_causal=True),
+    "zero_lengths": dict(query_seq_lengths=np.array([0, 5], np.int32),
+                         key_value_seq_lengths=np.array([0, 2], np.int32)),
+    "gqa": dict(kv_heads=1),
+    "gqa_mask_bias": dict(kv_heads=3, heads=6, mask=(2, 1, 5, 4), bias=(1, 6, 5, 4),
+                          key_value_seq_lengths=np.array([3, 4], np.int32)),
+    "residual": dict(return_residual=True, query_seq_lengths=np.array([2, 5], np.int32)),
+    "unbatched_window": dict(unbatched=True, local_window_size=(0, 1)),
+    "implementation_xla": dict(implementation="xla", key_value_seq_lengths=np.array([1, 4], np.int32)),
+}
+
+
+@pytest.mark.parametrize("case", list(ATTENTION_CASES))
+def test_dot_product_attention_masks_and_groups_match_jax(platform, mode, case):
+    """Sequence lengths, local windows, grouped-query heads and the residual, against
+    JAX, eagerly and under jit."""
+    kw = dict(ATTENTION_CASES[case])
+    rng = np.random.default_rng(5)
+    heads, kv_heads = kw.pop("heads", 3), kw.pop("kv_heads", 3)
+    s_len = 4 if "mask" in kw else 5
+    q = rng.standard_normal((2, 5, heads, 8)).astype(np.float32)
+    k, v = (rng.standard_normal((2, s_len, kv_heads, 8)).astype(np.float32) for _ in range(2))
+    if "mask" in kw:
+        kw["mask"] = rng.random(kw["mask"]) > 0.3
+    if "bias" in kw:
+        kw["bias"] = rng.standard_normal(kw["bias"]).astype(np.float32)
+    if kw.pop("unbatched", False):
+        q, k, v = q[0], k[0], v[0]
+    arrays = {n: x for n, x in kw.items() if isinstance(x, np.ndarray)}
+    static = {n: x for n, x in kw.items() if n not in arrays}
+
+    def ours(q, k, v, arrays):
+        return nn.dot_product_attention(q, k, v, **arrays, **static)
+
+    call = jaxwg.jit(ours) if mode == "jit" else ours
+    got = call(jnp.asarray(q), jnp.asarray(k), jnp.asarray(v), {n: jnp.asarray(x) for n, x in arrays.items()})
+    want = jax.nn.dot_product_attention(q, k, v, **kw)
+    got, want = (got, want) if static.get("return_residual") else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-6)
+
+
+def test_dot_product_attention_gradients_with_lengths_match_jax():
+    rng = np.random.default_rng(6)
+    q, k, v = (rng.standard_normal((2, 4, 2, 4)).astype(np.float32) for _ in range(3))
+    lengths = np.array([2, 4], np.int32)
+
+    def loss(nn_, q, k, v):
+        return (nn_.dot_product_attention(q, k, v, key_value_seq_lengths=lengths, query_seq_lengths=lengths,
+                                          local_window_size=(1, 1)) ** 2).sum()
+
+    got = jaxwg.jit(jaxwg.grad(lambda *a: loss(nn, *a), argnums=(0, 1, 2)))(*map(jnp.asarray, (q, k, v)))
+    want = jax.jit(jax.grad(lambda *a: loss(jax.nn, *a), argnums=(0, 1, 2)))(q, k, v)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, q: m.dot_product_attention(q, q, q, query_seq_lengths=np.array([1, 2], np.int32)),
+    lambda m, q: m.dot_product_attention(q, q, q, key_value_seq_lengths=np.array([[1]], np.int32)),
+    lambda m, q: m.dot_product_attention(q, q, q, query_seq_lengths=np.array([1.0], np.float32)),
+    lambda m, q: m.dot_product_attention(q, q, q.astype(np.float16)),
+    lambda m, q: m.dot_product_attention(q, q, q, mask=np.ones((1, 1, 2, 2), np.float32)),
+    lambda m, q: m.dot_product_attention(np.ones((1, 2, 3, 4), np.float32), np.ones((1, 2, 2, 4), np.float32),
+                                         np.ones((1, 2, 2, 4), np.float32)),
+    lambda m, q: m.dot_product_attention(q, q, q, implementation="foo"),
+    lambda m, q: m.dot_product_attention(q, q, q, implementation="cudnn"),
+], ids=range(8))
+def test_dot_product_attention_errors_match_jax(call):
+    q = np.ones((1, 2, 1, 4), np.float32)
+    with pytest.raises(Exception) as theirs:
+        call(jax.nn, q)
+    with pytest.raises(type(theirs.value), match=None) as ours:
+        call(nn, jnp.asarray(q))
+    assert str(ours.value) == str(theirs.value)
+
+
 @pytest.mark.parametrize("name", ["glorot_normal", "glorot_uniform", "lecun_normal",
                                   "lecun_uniform", "he_normal", "he_uniform"])
 def test_initializers_match_jax(name):
