@@ -405,9 +405,10 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     raw = bits(key, shape)
     nmant = np.finfo(dtype).nmant
     if dtype == np.float32:
-        one = np.array(1.0, np.float32).view(np.uint32)
-        mantissa = lax.bitwise_or(lax.shift_right_logical(raw, np.uint32(32 - nmant)), one)
-        unit = lax.sub(lax.bitcast_convert_type(mantissa, np.float32), 1.0)
+        # JAX's bitcast(mantissa | bits of 1.0) - 1, made without the subtraction: a
+        # compiler that folds constants (NVIDIA's) joined its -1 with minval's.
+        top = lax.shift_right_logical(raw, np.uint32(32 - nmant))
+        unit = lax.mul(lax.convert_element_type(top, np.float32), 2.0 ** -nmant)
     else:  # float16 from 16 random bits (the low half of the xor), as JAX's uint16 draw
         top = lax.shift_right_logical(lax.bitwise_and(raw, np.uint32(0xFFFF)),
                                       np.uint32(16 - nmant))

