@@ -1042,8 +1042,9 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
         raise ValueError(f"method must be one of {{'svd', 'eigh', 'cholesky'}}, got {method!r}")
     if method != "cholesky":
         raise NotImplementedError(f"jax.random.multivariate_normal with method={method!r} is not "
-                                  f"implemented in jaxwg yet: it needs jax.numpy.linalg.{method}, which "
-                                  "jaxwg lacks; method='cholesky' (the default) is implemented")
+                                  f"implemented in jaxwg yet: it needs the {method} decomposition "
+                                  "of linear algebra, which jaxwg lacks; method='cholesky' (the "
+                                  "default) is implemented")
     dtype = _float_dtype(dtype, "multivariate_normal")
     mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
     if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:

@@ -15,7 +15,7 @@ ALLOWED = {
     "backend": {"core", "backend"},
     "frontend": {"core", "backend", "frontend", "config", "errors"},
     "lax": {"core", "frontend", "lax", "config", "errors"},
-    "numpy": {"core", "frontend", "lax", "numpy", "transforms", "config", "errors"},
+    "numpy": {"core", "frontend", "lax", "numpy", "transforms", "config", "errors", "dtypes"},
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
     "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
     "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "config", "errors"},
