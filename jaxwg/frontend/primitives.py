@@ -95,6 +95,30 @@ def _broadcast_shape(name: str, avals) -> tuple[int, ...]:
     return shapes.pop() if shapes else ()
 
 
+def _broadcasting_shape(name: str, avals) -> tuple[int, ...]:
+    """JAX's shape rule of elementwise primitives: rank-0 operands broadcast, the others
+    have one rank, and each axis has one size or size 1 (which broadcasts).
+
+    >>> a, b = ShapedArray((2, 1), dt.float32), ShapedArray((1, 3), dt.float32)
+    >>> _broadcasting_shape("add", [a, b, ShapedArray((), dt.float32)])
+    (2, 3)
+    """
+    shapes = [a.shape for a in avals if a.shape != ()]
+    if not shapes:
+        return ()
+    ranks = {len(shape) for shape in shapes}
+    if len(ranks) != 1:
+        raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
+    result = []
+    for sizes in zip(*shapes):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            f"{', '.join(str(tuple(shape)) for shape in shapes)}.")
+        result.append(big.pop() if big else 1)
+    return tuple(result)
+
+
 def _same_dtypes(name: str, avals) -> None:
     if len({a.dtype for a in avals}) > 1:
         raise TypeError(f"{name} requires arguments to have the same dtypes, got "
@@ -105,7 +129,7 @@ def _elementwise(name: str, kind: str, out_dtype=None):
     def abstract_eval(*avals, **params):
         _check_kind(name, kind, avals)
         _same_dtypes(name, avals)
-        shape = _broadcast_shape(name, avals)
+        shape = _broadcasting_shape(name, avals)
         # As in JAX, the result is weak when every operand is (comparisons included).
         weak = all(a.weak_type for a in avals)
         dtype = avals[0].dtype if out_dtype is None else out_dtype

@@ -105,8 +105,19 @@ def broadcast_to_shape(x, shape):
     return lax.broadcast_in_dim(x, shape, tuple(range(nd - len(x_shape), nd)))
 
 
-def elementwise_operands(name: str, *args, to_inexact: bool = False):
-    """Promote and broadcast the operands of an elementwise function (rank 0 stays)."""
+def elementwise_operands(name: str, *args, to_inexact: bool = False, rank_only: bool = False):
+    """Promote the operands of an elementwise function and broadcast them to one shape
+    (rank 0 stays). With `rank_only`, for a function that binds one broadcasting
+    primitive, only bring them to one rank, as JAX's `promote_shapes` does: leading axes
+    of size 1, which the primitive broadcasts.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> print(jaxwg.make_jaxpr(jnp.add)(jnp.ones((2, 3)), jnp.ones(3)))
+    { lambda ; a:f32[2,3] b:f32[3]. let
+        c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b
+        d:f32[2,3] = add a c
+      in (d,) }
+    """
     check_arraylike(name, *args)
     args = promote(*[to_array(a) if not avals.is_python_scalar(a) else a for a in args],
                    to_inexact=to_inexact)
@@ -116,7 +127,17 @@ def elementwise_operands(name: str, *args, to_inexact: bool = False):
     except ValueError:
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(map(str, shapes))}.") from None
-    return [a if aval_of(a).shape == () else broadcast_to_shape(a, shape) for a in args]
+    if not rank_only:
+        return [a if aval_of(a).shape == () else broadcast_to_shape(a, shape) for a in args]
+    rank = len(shape)
+    return [a if aval_of(a).ndim in (0, rank) else to_rank(a, rank) for a in args]
+
+
+def to_rank(x, rank: int):
+    """`x` with leading axes of size 1 up to `rank` (JAX's `lax.broadcast_to_rank`)."""
+    x_shape = aval_of(x).shape
+    extra = rank - len(x_shape)
+    return lax.broadcast_in_dim(x, (1,) * extra + tuple(x_shape), tuple(range(extra, rank)))
 
 
 def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:

@@ -137,7 +137,7 @@ def getitem(a, index, fill_value=None):
     if Ellipsis not in items:
         items += (Ellipsis,)
 
-    starts, limits, strides, flips = [], [], [], []
+    starts, limits, strides, flips, squeezed, new_axes = [], [], [], [], [], []
     out_shape: list[int] = []
     dims_before: dict[int, int] = {}  # item position -> output axes before it
     axis = 0
@@ -145,6 +145,7 @@ def getitem(a, index, fill_value=None):
         dims_before[k] = len(out_shape)
         for part in rest if item is Ellipsis else (item,):
             if part is None:
+                new_axes.append(len(out_shape))
                 out_shape.append(1)
                 continue
             if isinstance(part, _Bool):
@@ -175,6 +176,7 @@ def getitem(a, index, fill_value=None):
                 starts.append(i)
                 limits.append(i + 1)
                 strides.append(1)
+                squeezed.append(axis)
             axis += 1
 
     strided = any(s != 1 for s in strides)
@@ -182,8 +184,9 @@ def getitem(a, index, fill_value=None):
         x = lax.slice(x, starts, limits, strides if strided else None)
     if flips:
         x = lax.rev(x, tuple(flips))
-    if not any(isinstance(item, _Bool) for item in items):
-        return lax.reshape(x, tuple(out_shape))
+    if not any(isinstance(item, _Bool) for item in items):  # as JAX's jaxprs show it
+        x = lax.squeeze(x, squeezed) if squeezed else x
+        return lax.expand_dims(x, new_axes) if new_axes else x
     # With a scalar boolean, NumPy treats the integers as advanced indices too: they and the
     # booleans give one axis, of size 0 if any boolean is False, else 1.
     position = _advanced_position(items, dims_before)

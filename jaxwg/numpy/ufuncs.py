@@ -86,7 +86,7 @@ def _float_unary(name: str, fn):
 
 def _binary(name: str, fn, to_inexact: bool = False):
     def ufunc(x1, x2, /):
-        a, b = elementwise_operands(name, x1, x2, to_inexact=to_inexact)
+        a, b = elementwise_operands(name, x1, x2, to_inexact=to_inexact, rank_only=True)
         return fn(a, b)
 
     ufunc.__name__ = ufunc.__qualname__ = name
@@ -293,7 +293,7 @@ def add(x1, x2, /):
     >>> jnp.add(jnp.arange(3), 1.5)   # a Python float is weakly typed, as in JAX
     Array([1.5, 2.5, 3.5], dtype=float32, weak_type=True)
     """
-    a, b = elementwise_operands("add", x1, x2)
+    a, b = elementwise_operands("add", x1, x2, rank_only=True)
     return lax.bitwise_or(a, b) if _kind(a).is_bool else lax.add(a, b)
 
 
@@ -304,7 +304,7 @@ def subtract(x1, x2, /):
     >>> jnp.subtract(jnp.arange(3), 1)
     Array([-1,  0,  1], dtype=int32)
     """
-    a, b = elementwise_operands("subtract", x1, x2)
+    a, b = elementwise_operands("subtract", x1, x2, rank_only=True)
     if _kind(a).is_bool:
         raise TypeError("subtract does not accept dtype bool; use logical_xor")
     return lax.sub(a, b)
@@ -317,7 +317,7 @@ def multiply(x1, x2, /):
     >>> jnp.multiply(jnp.arange(3), 2)
     Array([0, 2, 4], dtype=int32)
     """
-    a, b = elementwise_operands("multiply", x1, x2)
+    a, b = elementwise_operands("multiply", x1, x2, rank_only=True)
     return lax.bitwise_and(a, b) if _kind(a).is_bool else lax.mul(a, b)
 
 
@@ -328,7 +328,7 @@ def true_divide(x1, x2, /):
     >>> jnp.true_divide(jnp.arange(3), 2)
     Array([0. , 0.5, 1. ], dtype=float32)
     """
-    a, b = elementwise_operands("true_divide", x1, x2, to_inexact=True)
+    a, b = elementwise_operands("true_divide", x1, x2, to_inexact=True, rank_only=True)
     return lax.div(a, b)
 
 
@@ -487,7 +487,7 @@ pow = power
 
 def _compare(name: str, fn):
     def ufunc(x1, x2, /):
-        a, b = elementwise_operands(name, x1, x2)
+        a, b = elementwise_operands(name, x1, x2, rank_only=True)
         return _bool_result(fn(a, b), a, b)
 
     ufunc.__name__ = ufunc.__qualname__ = name
@@ -596,7 +596,7 @@ def logical_not(x, /):
 
 def _logical(name: str, fn):
     def ufunc(x1, x2, /):
-        a, b = elementwise_operands(name, x1, x2)
+        a, b = elementwise_operands(name, x1, x2, rank_only=True)
         out = fn(_to_bool(a), _to_bool(b))
         weak = _weak_scalar(a) and _weak_scalar(b)
         return lax.convert_element_type(out, dt.bool_, weak_type=weak)

@@ -38,10 +38,15 @@ from .transpose import backward_pass, is_undefined
 
 
 def _broadcast_to(t, aval):
-    """A rank-0 tangent term broadcast to an elementwise output's shape."""
-    if aval_of(t).shape == aval.shape:
+    """A tangent term of a rank-0 operand, or of one with axes of size 1, broadcast to an
+    elementwise output's shape (JAX's `_maybe_broadcast`)."""
+    shape = aval_of(t).shape
+    if shape == aval.shape:
         return t
-    return lax.broadcast_in_dim(t, aval.shape, ())
+    if not shape:
+        return lax.broadcast_in_dim(t, aval.shape, ())
+    kept = tuple(i for i, (a, b) in enumerate(zip(shape, aval.shape)) if a == b)
+    return lax.broadcast_in_dim(lax.reshape(t, tuple(shape[i] for i in kept)), aval.shape, kept)
 
 
 def defjvp(prim, *fns):
@@ -84,10 +89,15 @@ def defzero(prim):
 
 
 def _sum_to(ct, aval):
-    """A cotangent of an elementwise output summed down to a rank-0 operand's shape."""
-    if aval.shape == () and aval_of(ct).shape != ():
-        return lax.reduce_sum(ct, tuple(range(aval_of(ct).ndim)))
-    return ct
+    """A cotangent of an elementwise output summed down to the shape of an operand that
+    was broadcast: rank 0, or axes of size 1 (JAX's `_unbroadcast`)."""
+    shape = aval_of(ct).shape
+    if shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return lax.reduce_sum(ct, tuple(range(len(shape))))
+    axes = tuple(i for i, (a, b) in enumerate(zip(shape, aval.shape)) if a != b)
+    return lax.reshape(lax.reduce_sum(ct, axes), aval.shape)
 
 
 def _like(x, value):
@@ -112,7 +122,8 @@ defjvp(P.exp2_p, lambda g, ans, x: lax.mul(g, lax.mul(ans, math.log(2))))
 defjvp(P.log_p, lambda g, ans, x: lax.div(g, x))
 defjvp(P.log1p_p, lambda g, ans, x: lax.div(g, lax.add(x, 1)))
 defjvp(P.expm1_p, lambda g, ans, x: lax.mul(g, lax.add(ans, 1)))
-defjvp(P.tanh_p, lambda g, ans, x: lax.mul(g, lax.sub(1, lax.mul(ans, ans))))
+# g (1 + tanh) (1 - tanh), as JAX writes it: more accurate than 1 - tanh^2 near +-1.
+defjvp(P.tanh_p, lambda g, ans, x: lax.mul(lax.add(g, lax.mul(g, ans)), lax.sub(1, ans)))
 defjvp(P.logistic_p, lambda g, ans, x: lax.mul(g, lax.mul(ans, lax.sub(1, ans))))
 defjvp(P.sin_p, lambda g, ans, x: lax.mul(g, lax.cos(x)))
 defjvp(P.cos_p, lambda g, ans, x: lax.neg(lax.mul(g, lax.sin(x))))
@@ -142,7 +153,9 @@ defjvp(P.abs_p, lambda g, ans, x: lax.mul(g, lax.sign(x)))
 def _integer_pow_jacobian(g, ans, x, *, y):
     if y == 0:
         return lax.full_like(g, 0)
-    return lax.mul(g, lax.mul(x if y == 2 else lax.integer_pow(x, y - 1), y))
+    if y == 1:
+        return g
+    return lax.mul(g, lax.mul(y, x if y == 2 else lax.integer_pow(x, y - 1)))
 
 
 defjvp(P.integer_pow_p, _integer_pow_jacobian)
@@ -388,7 +401,7 @@ deflinear(P.transpose_p, lambda ct, x, *, permutation: [
     lax.transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
 deflinear(P.rev_p, lambda ct, x, *, dimensions: [lax.rev(ct, dimensions)])
 deflinear(P.slice_p, _slice_transpose)
-deflinear(P.squeeze_p, lambda ct, x, *, dimensions: [lax.reshape(ct, x.aval.shape)])
+deflinear(P.squeeze_p, lambda ct, x, *, dimensions: [lax.expand_dims(ct, dimensions)])
 deflinear(P.pad_p, _pad_transpose)
 deflinear(P.concatenate_p, _concatenate_transpose)
 

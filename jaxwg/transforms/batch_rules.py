@@ -41,8 +41,10 @@ def _unbatched_shape(v, d) -> tuple:
     return shape if d is None else shape[:d] + shape[d + 1:]
 
 
-def _elementwise(prim):
-    """Operands batched at the front; unbatched ones broadcast unless rank 0."""
+def _elementwise_same_shape(prim):
+    """For primitives whose operands must share one shape (rank 0 apart): `select_n`,
+    `clamp`, `add_any`, `threefry2x32`. Operands batched at the front; unbatched ones
+    broadcast to the batch unless rank 0."""
     def rule(vals, dims, **params):
         size = batch_size(vals, dims)
         shape = next((_unbatched_shape(v, d) for v, d in zip(vals, dims) if _rank(v, d) > 0), ())
@@ -54,6 +56,34 @@ def _elementwise(prim):
                 out.append(lax.broadcast_in_dim(v, (size,) + shape, (0,)))
             else:
                 out.append(move_axis(v, d, 0, size))
+        result = prim.bind(*out, **params)
+        return result, ([0] * len(result) if prim.multiple_results else 0)
+
+    P.batch_rules[prim] = rule
+
+
+def _batch_at_front_or_one(v, d):
+    """`v` with its batch axis first; unbatched, with a leading axis of size 1 (rank 0
+    stays rank 0)."""
+    if d is not None:
+        return move_axis(v, d, 0, None)
+    return lax.expand_dims(v, (0,)) if aval_of(v).ndim else v
+
+
+def _elementwise(prim):
+    """JAX's `broadcast_batcher`: operands of one shape batched at one axis (and rank-0
+    ones) bind as they are; otherwise the batch axes move to the front, unbatched
+    operands get a leading axis of size 1 and batched scalars trailing ones, and the
+    primitive broadcasts the axes of size 1."""
+    def rule(vals, dims, **params):
+        shape, dim = next((aval_of(v).shape, d) for v, d in zip(vals, dims) if d is not None)
+        if all(aval_of(v).shape == shape and d == dim for v, d in zip(vals, dims) if aval_of(v).ndim):
+            result = prim.bind(*vals, **params)
+            return result, ([dim] * len(result) if prim.multiple_results else dim)
+        fronts = [_batch_at_front_or_one(v, d) for v, d in zip(vals, dims)]
+        ndim = max(aval_of(v).ndim for v in fronts)
+        out = [lax.expand_dims(v, tuple(range(aval_of(v).ndim, ndim)))
+               if d is not None and aval_of(v).ndim < ndim else v for v, d in zip(fronts, dims)]
         result = prim.bind(*out, **params)
         return result, ([0] * len(result) if prim.multiple_results else 0)
 
@@ -110,12 +140,13 @@ def _plus1(axes) -> tuple:
 
 _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     *P.UNARY_FLOAT, *P.COMPARISONS, P.neg_p, P.sign_p, P.abs_p, P.not_p, P.is_finite_p,
-    P.square_p, P.integer_pow_p, P.add_p, P.add_any_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
+    P.square_p, P.integer_pow_p, P.add_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
-    P.shift_right_logical_p, P.select_n_p, P.convert_element_type_p,
-    P.clamp_p, P.copy_p, P.stop_gradient_p, P.name_p, P.threefry2x32_p)]
+    P.shift_right_logical_p, P.convert_element_type_p, P.copy_p, P.stop_gradient_p, P.name_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
+for _p in (P.select_n_p, P.clamp_p, P.add_any_p, P.threefry2x32_p):
+    _elementwise_same_shape(_p)
 
 for _p in (P.reduce_sum_p, P.reduce_prod_p, P.reduce_max_p, P.reduce_min_p, P.reduce_and_p,
            P.reduce_or_p):

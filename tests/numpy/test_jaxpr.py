@@ -158,6 +158,18 @@ TRANSFORM_CASES = {
     "grad_of_custom_jvp": (lambda j, L, m: j.grad(lambda x: m.sum(_custom_jvp_sin(j, m)(x))),
                            [_F3]),
     "custom_vjp": (lambda j, L, m: _custom_vjp_sin(j, m), [_F3]),
+    "grad_of_tanh_squared": (lambda j, L, m: j.grad(lambda x: m.sum(m.tanh(x) ** 2)), [_F3]),
+    "grad_of_cube": (lambda j, L, m: j.grad(lambda x: m.sum(x ** 3 + x ** 1)), [_F3]),
+    "grad_of_indexing": (lambda j, L, m: j.grad(lambda x: x[0] * x[2]), [_F3]),
+    "vmap_of_indexing": (lambda j, L, m: j.vmap(lambda x: x[1] + x[0, 2]), [np.ones((2, 2, 3), np.float32)]),
+    "grad_of_jit": (lambda j, L, m: j.grad(j.jit(lambda x: m.sum(m.sin(x)))), [_F3]),
+    "rank_broadcast": (lambda j, L, m: lambda a, b: a * b - b, [_F23, _F3]),
+    "grad_of_rank_broadcast": (lambda j, L, m: j.grad(lambda a, b: m.sum(a * b), argnums=(0, 1)),
+                               [_F23, _F3]),
+    "vmap_with_unbatched": (lambda j, L, m: j.vmap(lambda a, b: a * b, in_axes=(0, None)),
+                            [_F23, _F3]),
+    "vmap_at_axis_1": (lambda j, L, m: j.vmap(lambda a: m.sin(a) + 1.0, in_axes=1), [_F23]),
+    "vmap_of_new_axis": (lambda j, L, m: j.vmap(lambda a: a[None] + a[:, None]), [_F23]),
 }
 
 

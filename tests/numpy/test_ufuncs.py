@@ -485,6 +485,24 @@ def test_binary_result_types_match_jax(name):
     assert not mismatches, "\n".join(mismatches)
 
 
+@pytest.mark.parametrize("name", _ALL_BINARY)
+def test_every_binary_function_broadcasts_shapes_as_jax(platform, name):
+    """Operands of shapes (2, 1) and (3,), either way round: every binary function
+    broadcasts them to (2, 3) with JAX's values (each builds on primitives that
+    broadcast axes of size 1, or on `select`, which does not)."""
+    ints = name in ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+                    "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm")
+    a = np.array([[3], [6]], np.int32 if ints else np.float32)
+    b = np.array([1, 2, 5], np.int32 if ints else np.float32)
+    for x, y in ((a, b), (b, a)):
+        got = getattr(jnp, name)(jnp.asarray(x), jnp.asarray(y))
+        want = getattr(jax_numpy, name)(x, y)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.shape == (2, 3) and g.dtype == w.dtype, (name, g.shape, g.dtype, w.dtype)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-6, err_msg=name)
+
+
 @pytest.mark.parametrize("name", _ALL_UNARY)
 def test_unary_result_types_match_jax(name):
     mismatches = []
