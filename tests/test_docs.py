@@ -23,8 +23,21 @@ def _load_tool(name: str):
 samples = _load_tool("samples")
 
 
+@pytest.fixture
+def config_restored():
+    """The options as they were before the test: a page may show how to change one
+    (`jaxwg_fast_math` in ieee.md), which must not reach the tests after it."""
+    from jaxwg import config
+
+    before = config.values()
+    yield
+    for name, value in before.items():
+        if config.read(name) != value:
+            config.update(name, value)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_code_samples_run(page, capsys):
+def test_code_samples_run(page, capsys, config_restored):
     namespace = {"__name__": f"docs_{page.stem}"}
     for line, source in samples.python_blocks(page.read_text()):
         code = compile(source, f"{page.relative_to(ROOT)}:{line}", "exec")

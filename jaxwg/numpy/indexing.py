@@ -275,6 +275,10 @@ def _advanced(x, items: tuple, fill_value=None):
     offset_dims = tuple(range(first)) + tuple(range(first + len(batch), len(batch) + rest))
     dnums = lax.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=tuple(advanced),
                                        start_index_map=tuple(advanced))
+    kept = [n for k, n in enumerate(shape) if k not in advanced]
+    out_shape = (*kept[:first], *batch, *kept[first:])
+    if 0 in out_shape:  # nothing to read (empty masks, zero-size axes): as JAX does
+        return lax.full(out_shape, 0, aval_of(x).dtype)
     sizes = tuple(1 if k in advanced else n for k, n in enumerate(shape))
     mode = "promise_in_bounds" if fill_value is None else "fill"
     return lax.gather(x, jnp.stack(arrays, axis=-1), dnums, sizes, mode=mode, fill_value=fill_value)

@@ -453,10 +453,11 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 # -- cumulative ----------------------------------------------------------------------------
 
 
-def _cumulative(name: str, a, axis, dtype, nan_identity=None):
+def _cumulative(name: str, a, axis, dtype, nan_identity=None, promote_integers=False):
     """The running `name` ("sum" or "prod") along `axis` (all elements, flattened, when
-    None); bools and small integers accumulate in the default int, as in JAX; with
-    `nan_identity`, NaNs count as it (the nancum* functions)."""
+    None); bools accumulate in the default int, and with `promote_integers` so do small
+    integers (unsigned ones in the default unsigned int), as in JAX; with `nan_identity`,
+    NaNs count as it (the nancum* functions)."""
     from ..lax import cumulative
 
     x = to_array(a)
@@ -465,7 +466,8 @@ def _cumulative(name: str, a, axis, dtype, nan_identity=None):
         axis = 0
     aval = aval_of(x)
     (axis,) = canonicalize_axes(axis, builtins.max(aval.ndim, 1)) if aval.ndim else (0,)
-    out_dtype = avals.canonical_dtype(dtype) if dtype is not None else _sum_dtype(aval.dtype)
+    out_dtype = (avals.canonical_dtype(dtype) if dtype is not None
+                 else _sum_dtype(aval.dtype, promote_integers))
     if out_dtype is not aval.dtype:
         x = lax.convert_element_type(x, out_dtype)
     if nan_identity is not None and out_dtype.is_float:
@@ -520,14 +522,19 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 def _cumulative_with_initial(name: str, x, axis, dtype, include_initial: bool):
     x = to_array(x)
     ndim = aval_of(x).ndim
+    if ndim == 0:
+        what = "sum" if name == "sum" else "product"
+        raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however a "
+                         "scalar value or scalar array was given.")
     if axis is None:
         if ndim > 1:
             raise ValueError(f"cumulative_{name}: axis must be specified for an array of "
                              f"dimension {ndim}")
         axis = 0
-    out = _cumulative(name, x, axis, dtype) if ndim else lax.reshape(x, (1,))
+    # JAX's cumulative_sum promotes small integers as `sum` does; cumulative_prod does not.
+    out = _cumulative(name, x, axis, dtype, promote_integers=name == "sum")
     if include_initial:
-        axis = canonicalize_axes(axis, builtins.max(ndim, 1))[0]
+        axis = canonicalize_axes(axis, ndim)[0]
         shape = list(aval_of(out).shape)
         shape[axis] = 1
         first = lax.full(shape, 0 if name == "sum" else 1, aval_of(out).dtype)

@@ -60,11 +60,16 @@ def test_array_api_and_nan_variants_match_jax():
     for name in ("nancumsum", "nancumprod"):
         _check(getattr(jnp, name)(jnp.asarray(x), axis=1), getattr(jax_numpy, name)(x, axis=1),
                "float32")
-    v = np.arange(1, 5, dtype=np.int32)
-    for name in ("cumulative_sum", "cumulative_prod"):
-        for initial in (False, True):
-            _check(getattr(jnp, name)(jnp.asarray(v), include_initial=initial),
-                   getattr(jax_numpy, name)(v, include_initial=initial), "int32")
+    for dtype in (np.int32, np.int8, np.uint16, np.bool_):  # sums promote small ints as JAX's
+        v = np.arange(1, 5).astype(dtype)
+        for name in ("cumulative_sum", "cumulative_prod"):
+            for initial in (False, True):
+                want = getattr(jax_numpy, name)(v, include_initial=initial)
+                _check(getattr(jnp, name)(jnp.asarray(v), include_initial=initial), want,
+                       str(want.dtype))
+    for name, what in (("cumulative_sum", "sum"), ("cumulative_prod", "product")):
+        with pytest.raises(ValueError, match=f"non-scalar to take a cumulative {what}"):
+            getattr(jnp, name)(jnp.ones(()))
 
 
 def test_gradients_vmap_and_jit_match_jax():

@@ -172,6 +172,18 @@ def test_index_is_views_only_as_jaxs_jaxpr(index):
     assert set(ours) <= {"slice", "rev", "squeeze"}
 
 
+@pytest.mark.parametrize("shape, index", [
+    ((0,), np.zeros(0, bool)), ((0, 3), np.zeros(0, bool)), ((2, 0), np.zeros((2, 0), bool)),
+    ((3, 2), np.zeros(3, bool)), ((0, 3), np.array([], np.int32)),
+    ((2, 0, 4), (slice(None), np.array([], np.int32)))], ids=str)
+def test_empty_masks_and_index_arrays_give_empty_results(platform, shape, index):
+    """Nothing to gather (an empty or all-false mask, an empty index array, a zero-size
+    axis): NumPy's empty result, without a gather (whose slices could not fit)."""
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    ours = jnp.asarray(x)[index if not isinstance(index, np.ndarray) else jnp.asarray(index)]
+    assert_array(ours, x[index])
+
+
 # -- errors, with the exception types JAX raises --------------------------------------------
 
 
