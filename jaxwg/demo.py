@@ -19,23 +19,10 @@ the kernels dispatched and wall times), and exits with status 1 on any mismatch.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 import numpy as np
-
-
-def _quiet_mesa() -> None:
-    """Mesa's OpenGL driver complains on stderr when XDG_RUNTIME_DIR is unset; give it one."""
-    if os.environ.get("XDG_RUNTIME_DIR") or not hasattr(os, "getuid"):
-        return
-    path = f"/tmp/xdg-{os.getuid()}"
-    try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        os.environ["XDG_RUNTIME_DIR"] = path
-    except OSError:
-        pass
 
 
 class Checker:
@@ -116,7 +103,6 @@ def _train_with_progress(step, features, labels, steps: int) -> None:
 
 
 def main() -> int:
-    _quiet_mesa()
     import jaxwg
     import jaxwg.numpy as jnp
 

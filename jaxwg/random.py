@@ -56,9 +56,9 @@ from .transforms.custom import custom_jvp
 
 __all__ = ["PRNGKey", "PRNGKeyArray", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy",
            "chisquare", "choice", "clone", "dirichlet", "exponential", "fold_in", "gamma",
-           "generalized_normal", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma", "logistic", "multivariate_normal", "normal",
-           "orthogonal", "permutation", "poisson", "rademacher", "randint", "split", "t",
-           "truncated_normal", "uniform", "wrap_key_data"]
+           "generalized_normal", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma",
+           "logistic", "multivariate_normal", "normal", "orthogonal", "permutation", "poisson",
+           "rademacher", "randint", "split", "t", "truncated_normal", "uniform", "wrap_key_data"]
 
 _MASK = 0xFFFFFFFF
 
@@ -317,8 +317,8 @@ def clone(key):
 
 
 def _hash(key, shape):
-    """Both Threefry words for each element of `shape`, counter = its flat index."""
-    key = _check_key(key, "random")
+    """Both Threefry words for each element of `shape`, counter = its flat index, from
+    the data of a key its caller checked (`_check_key`)."""
     k0, k1 = key[0], key[1]
     size = math.prod(shape)
     if size >= 2 ** 32:
@@ -619,7 +619,6 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     >>> sorted(random.permutation(random.PRNGKey(0), 5).tolist())
     [0, 1, 2, 3, 4]
     """
-    _check_key(key, "permutation")
     if np.ndim(x) == 0:  # a count, as a Python, NumPy or jaxwg integer
         integer = (np.issubdtype(x.dtype, np.integer) if hasattr(x, "dtype")
                    else isinstance(x, int) and not isinstance(x, bool))
@@ -683,7 +682,6 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
     >>> random.choice(random.PRNGKey(0), jnp.array([0.5, 1.5, 2.5]), (2,)).dtype
     dtype('float32')
     """
-    _check_key(key, "choice")
     arr, shape = jnp.asarray(a), _shape(shape)
     if arr.ndim == 0:
         n = int(a)
@@ -793,9 +791,8 @@ def _loggamma_jvp(key, primals, tangents):
     return log_x, a_dot * lax.random_gamma_grad(a, x) / x
 
 
-def _gamma_parameter(key, a, shape, dtype, what: str):
+def _gamma_parameter(a, shape, dtype, what: str):
     """`a` as float32 broadcast to `shape` (default its own), and the output dtype."""
-    _check_key(key, what)
     dtype = _float_dtype(dtype, what)
     a = jnp.asarray(a)
     shape = a.shape if shape is None else _shape(shape)
@@ -815,7 +812,7 @@ def loggamma(key, a, shape=None, dtype=None):
     >>> bool((x < 0).mean() > 0.9)
     True
     """
-    a, dtype = _gamma_parameter(key, a, shape, dtype, "loggamma")
+    a, dtype = _gamma_parameter(a, shape, dtype, "loggamma")
     return _loggamma(key, a).astype(dtype)
 
 
@@ -829,7 +826,7 @@ def gamma(key, a, shape=None, dtype=None):
     >>> bool(abs(float(x.mean()) - 3.0) < 0.1)
     True
     """
-    a, dtype = _gamma_parameter(key, a, shape, dtype, "gamma")
+    a, dtype = _gamma_parameter(a, shape, dtype, "gamma")
     return jnp.exp(_loggamma(key, a)).astype(dtype)
 
 
@@ -842,7 +839,7 @@ def chisquare(key, df, shape=None, dtype=None):
     >>> bool(abs(float(x.mean()) - 4.0) < 0.15)
     True
     """
-    half, dtype = _gamma_parameter(key, jnp.asarray(df) / 2, shape, dtype, "chisquare")
+    half, dtype = _gamma_parameter(jnp.asarray(df) / 2, shape, dtype, "chisquare")
     return (2.0 * jnp.exp(_loggamma(key, half))).astype(dtype)
 
 
@@ -856,7 +853,7 @@ def t(key, df, shape=None, dtype=None):
     (3,)
     """
     k_normal, k_gamma = split(key)
-    half, dtype = _gamma_parameter(key, jnp.asarray(df) / 2, shape, dtype, "t")
+    half, dtype = _gamma_parameter(jnp.asarray(df) / 2, shape, dtype, "t")
     n = normal(k_normal, jnp.shape(half))
     g = jnp.exp(_loggamma(k_gamma, half))
     return (n * jnp.sqrt(half / g)).astype(dtype)
@@ -875,8 +872,8 @@ def beta(key, a, b, shape=None, dtype=None):
     a, b = jnp.asarray(a), jnp.asarray(b)
     shape = np.broadcast_shapes(a.shape, b.shape) if shape is None else _shape(shape)
     k_a, k_b = split(key)
-    a, dtype = _gamma_parameter(key, a, shape, dtype, "beta")
-    b, _ = _gamma_parameter(key, b, shape, dtype, "beta")
+    a, dtype = _gamma_parameter(a, shape, dtype, "beta")
+    b, _ = _gamma_parameter(b, shape, dtype, "beta")
     log_a, log_b = _loggamma(k_a, a), _loggamma(k_b, b)
     top = jnp.maximum(log_a, log_b)
     ga, gb = jnp.exp(log_a - top), jnp.exp(log_b - top)
@@ -898,7 +895,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     if alpha.ndim < 1:
         raise ValueError(f"dirichlet: alpha must have at least one dimension, got shape {alpha.shape}")
     shape = alpha.shape[:-1] if shape is None else _shape(shape)
-    alpha, dtype = _gamma_parameter(key, alpha, shape + alpha.shape[-1:], dtype, "dirichlet")
+    alpha, dtype = _gamma_parameter(alpha, shape + alpha.shape[-1:], dtype, "dirichlet")
     log_g = _loggamma(key, alpha)
     log_g = log_g - jnp.max(log_g, axis=-1, keepdims=True)
     g = jnp.exp(log_g)
@@ -998,7 +995,7 @@ def poisson(key, lam, shape=None, dtype=None):
     dtype = np.dtype(np.int32 if dtype is None else dtype)
     if dtype not in (np.int32, np.uint32):
         raise TypeError(f"poisson: only int32 and uint32 samples are supported, got {dtype}")
-    lam, _ = _gamma_parameter(key, lam, shape, None, "poisson")
+    lam, _ = _gamma_parameter(lam, shape, None, "poisson")
     k_small, k_large = split(key)
     small, large = lam < 10, lam >= 10
     # Each method sees harmless stand-ins elsewhere, so that no NaN keeps a loop going

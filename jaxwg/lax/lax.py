@@ -388,8 +388,8 @@ def expand_dims(array, dimensions):
     shape = list(_aval_of(array).shape)
     for d in sorted(dimensions):
         shape.insert(d, 1)
-    kept = tuple(d for d in range(len(shape)) if d not in set(dimensions))
-    return broadcast_in_dim(array, shape, kept)  # as JAX binds it
+    new = set(dimensions)
+    return broadcast_in_dim(array, shape, tuple(d for d in range(len(shape)) if d not in new))
 
 
 def concatenate(operands, dimension: int):

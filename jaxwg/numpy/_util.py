@@ -130,14 +130,8 @@ def elementwise_operands(name: str, *args, to_inexact: bool = False, rank_only: 
     if not rank_only:
         return [a if aval_of(a).shape == () else broadcast_to_shape(a, shape) for a in args]
     rank = len(shape)
-    return [a if aval_of(a).ndim in (0, rank) else to_rank(a, rank) for a in args]
-
-
-def to_rank(x, rank: int):
-    """`x` with leading axes of size 1 up to `rank` (JAX's `lax.broadcast_to_rank`)."""
-    x_shape = aval_of(x).shape
-    extra = rank - len(x_shape)
-    return lax.broadcast_in_dim(x, (1,) * extra + tuple(x_shape), tuple(range(extra, rank)))
+    return [a if len(s) in (0, rank) else broadcast_to_shape(a, (1,) * (rank - len(s)) + tuple(s))
+            for a, s in zip(args, shapes)]
 
 
 def canonicalize_axis(axis, ndim: int, name: str = "axis") -> int:

@@ -296,15 +296,9 @@ def _tree_needs_guards(g, op: Op, row: list[AluExp]) -> bool:
     """Whether adding the float32 terms of one step pairwise would take the IEEE guards
     (codegen's `fold_hazard`): terms that share a factor (x0 * d, x1 * d: one example's
     outer product, reduced) could be factored by a compiler assuming finite math."""
-    if op is not Op.ADD or row[0].dtype is not dt.float32 or len(row) < 2:
+    if op is not Op.ADD or row[0].dtype is not dt.float32:
         return False
-    level = row
-    while len(level) > 1:
-        pairs = [alu.binary(op, a, b) for a, b in zip(level[::2], level[1::2])]
-        if any(g.fold_hazard(p) for p in pairs):
-            return True
-        level = pairs + ([level[-1]] if len(level) % 2 else [])
-    return False
+    return any(g.fold_hazard(node) for node in _tree_nodes(op, row)[0])
 
 
 def _opaque_terms(s: Shader, g, terms: list[list[AluExp]]) -> list[list[AluExp]]:
@@ -328,12 +322,20 @@ def _opaque_terms(s: Shader, g, terms: list[list[AluExp]]) -> list[list[AluExp]]
     return opaque
 
 
-def _tree(op: Op, terms: list[AluExp]) -> AluExp:
-    """t0 OP t1 OP ... combined as a balanced tree."""
+def _tree_nodes(op: Op, terms: list[AluExp]) -> tuple[list[AluExp], AluExp]:
+    """The nodes that combine t0 OP t1 OP ... as a balanced tree, level by level, and
+    the root (the one term when there is one)."""
+    nodes = []
     while len(terms) > 1:
         pairs = [alu.binary(op, a, b) for a, b in zip(terms[::2], terms[1::2])]
+        nodes += pairs
         terms = pairs + ([terms[-1]] if len(terms) % 2 else [])
-    return terms[0]
+    return nodes, terms[0]
+
+
+def _tree(op: Op, terms: list[AluExp]) -> AluExp:
+    """t0 OP t1 OP ... combined as a balanced tree."""
+    return _tree_nodes(op, terms)[1]
 
 
 def _emit_epilogues(s: Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
