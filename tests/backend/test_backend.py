@@ -134,6 +134,11 @@ def test_dtype_the_device_lacks_is_a_clear_error(webgpu, monkeypatch):
         webgpu.prepare(Kernel(1, 4, alu.load(0, dt.float16, alu.gidx(4))))
     with pytest.raises(UnsupportedDtypeError, match="float64"):
         webgpu.prepare(fill(4, dt.float64, 1.0))
+    # float64's IEEE guards read its bits as u64: shader-f64 alone is not enough
+    monkeypatch.setattr(webgpu.device, "features", frozenset({"shader-f64"}))
+    assert not webgpu.supports(dt.float64)
+    with pytest.raises(UnsupportedDtypeError, match="float64.*'shader-int64'"):
+        webgpu.prepare(fill(4, dt.float64, 1.0))
 
 
 def test_sizes_over_the_device_limits_are_clear_errors(webgpu):
@@ -146,7 +151,7 @@ def test_sizes_over_the_device_limits_are_clear_errors(webgpu):
     assert webgpu.memory_stats()["live_slots"] == before
 
 
-@pytest.mark.parametrize("dtype", [dt.float16, dt.float32], ids=str)
+@pytest.mark.parametrize("dtype", [dt.float16, dt.float32, dt.float64], ids=str)
 def test_ieee_identities_survive_finite_math_compilers(backend, dtype):
     """Mesa's compilers fold x - x and x * 0.0 to 0; infinities and NaN must give NaN."""
     if not backend.supports(dtype):

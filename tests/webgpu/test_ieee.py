@@ -102,13 +102,24 @@ def assert_same_values(got: np.ndarray, want: np.ndarray, name: str, zero_sign: 
     assert same.all(), f"{name}: got {got.tolist()}, NumPy {want.tolist()} (inputs {SPECIALS})"
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["f32", "f16"])
+@pytest.fixture(params=[np.float32, np.float16, np.float64], ids=["f32", "f16", "f64"])
+def float_dtype(request):
+    """Each float dtype the adapter computes in (float64 with jax_enable_x64 on)."""
+    dtype = request.param
+    if not jaxwg.devices("webgpu")[0].backend.supports(kdt.from_numpy(np.dtype(dtype))):
+        pytest.skip(f"the adapter does not compute in {np.dtype(dtype)}")
+    jaxwg.config.update("jax_enable_x64", dtype == np.float64)
+    try:
+        yield dtype
+    finally:
+        jaxwg.config.update("jax_enable_x64", False)
+
+
 @pytest.mark.parametrize("constants", ["literal", "array"])
 @pytest.mark.parametrize("mode", ["eager", "jit"])
 @pytest.mark.parametrize("name", list(CASES), ids=lambda name: name.replace(" ", ""))
-def test_special_values_match_numpy(name, mode, constants, dtype):
-    if not jaxwg.devices("webgpu")[0].backend.supports(kdt.from_numpy(np.dtype(dtype))):
-        pytest.skip(f"{np.dtype(dtype)} needs shader-f16")
+def test_special_values_match_numpy(name, mode, constants, float_dtype):
+    dtype = float_dtype
     fn = CASES[name]
     xs = np.array(SPECIALS, dtype)
     if constants == "literal":
@@ -138,12 +149,22 @@ FINITE = {
 }
 
 
+# x, y per dtype: sums that lose y, products that overflow
+FINITE_OPERANDS = {
+    np.float32: ([1e30, 3e38, 1.0, 1e8, -3e38, 0.1, 16777216.0],
+                 [1.0, 1e31, 1e-8, 1.0, 5e37, 0.2, 1.0]),
+    np.float64: ([1e300, 1.7e308, 1.0, 1e16, -1.7e308, 0.1, 2.0 ** 53],
+                 [1.0, 1e301, 1e-17, 1.0, 1e308, 0.2, 1.0]),
+}
+
+
 @pytest.mark.parametrize("mode", ["eager", "jit"])
 @pytest.mark.parametrize("name", list(FINITE), ids=lambda name: name.replace(" ", ""))
-def test_finite_results_are_not_reassociated(name, mode):
+def test_finite_results_are_not_reassociated(name, mode, float_dtype):
     """lavapipe folded (x + y) - x to y: 1 for 1e30 + 1, where IEEE gives 0."""
-    xs = np.array([1e30, 3e38, 1.0, 1e8, -3e38, 0.1, 16777216.0], np.float32)
-    ys = np.array([1.0, 1e31, 1e-8, 1.0, 5e37, 0.2, 1.0], np.float32)
+    if float_dtype not in FINITE_OPERANDS:
+        pytest.skip("float16 computes in float32")
+    xs, ys = (np.array(v, float_dtype) for v in FINITE_OPERANDS[float_dtype])
     fn = FINITE[name]
     run = fn if mode == "eager" else jaxwg.jit(fn)
     got = np.asarray(run(jnp.asarray(xs), jnp.asarray(ys)))

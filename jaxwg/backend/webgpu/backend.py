@@ -61,7 +61,8 @@ from .routines import RoutineExecutable, compile_routine, record_routine
 from .templates import ShaderOptions, ShaderSpec, build_shader
 from .tuner import AdapterTraits, Pass, Tile, Tuning, plan, scratch_bytes, tile_candidates
 
-_FEATURE_FOR = {dt.float16: "shader-f16", dt.float64: "shader-f64"}
+# The WebGPU features a dtype needs: float64's IEEE guards read its bits as u64.
+_FEATURES_FOR = {dt.float16: ("shader-f16",), dt.float64: ("shader-f64", "shader-int64")}
 # How each routine's passes are planned, given the adapter's workgroup memory in bytes.
 _ROUTINE_PLANS = {SortPermutation: sort.plan, ScatterAdd: scatter.plan, CumulativeSum: scan.plan}
 _BIND_GROUP_CACHE_SIZE = 4096
@@ -216,8 +217,10 @@ class WebGPUBackend(Backend):
         return self.storage_dtype(dtype).itemsize
 
     def supports(self, dtype: dt.DType) -> bool:
-        feature = _FEATURE_FOR.get(dtype)
-        return feature is None or feature in self.device.features
+        return not self._missing_features(dtype)
+
+    def _missing_features(self, dtype: dt.DType) -> list[str]:
+        return [f for f in _FEATURES_FOR.get(dtype, ()) if f not in self.device.features]
 
     @reports_loss
     def synchronize(self) -> None:
@@ -243,9 +246,10 @@ class WebGPUBackend(Backend):
 
     def _check_dtypes(self, kernel: Kernel | Routine) -> None:
         for dtype in kernel.dtypes():
-            if not self.supports(dtype):
+            missing = self._missing_features(dtype)
+            if missing:
                 raise UnsupportedDtypeError(
-                    f"{dtype} needs the WebGPU feature '{_FEATURE_FOR[dtype]}', which the "
+                    f"{dtype} needs the WebGPU features {', '.join(map(repr, missing))}, which the "
                     f"adapter {self.describe()} does not have")
 
     def _prepare_routine(self, routine: Routine) -> RoutineExecutable:

@@ -7,9 +7,9 @@ one WGSL type; `WgslBuilder.need(name)` pulls it (and its dependencies) into the
 preamble. Names are `<what>_<wgsl type>`, e.g. `isnan_f32`, `fmin_f16`.
 
 NaN is detected from the bit pattern, not with `x != x`, which shader compilers
-that assume finite math may fold to false. float16 and float64 have no same-width
-unsigned type in WGSL, so their NaN test converts to float32 (f16; exact) or uses
-`!(x == x)` (f64): naga compiles `!=` to an *ordered* not-equal, false for NaN.
+that assume finite math may fold to false. float16 has no same-width unsigned type in
+WGSL, so its NaN test converts to float32 (exact); float64 uses u64, which is why jaxwg
+needs "shader-int64" as well as "shader-f64" for float64.
 
 Where the native function is too inaccurate on some adapter (measured on lavapipe:
 atan off by ~900 ulp and NaN-blind, exp by 24 ulp at x = 29), a helper computes it
@@ -22,6 +22,7 @@ fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f8000
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 
 from ...core.alu_eval import THREEFRY_ROTATIONS
@@ -47,7 +48,28 @@ def _register(name: str, code: str, *deps: str) -> None:
     HELPERS[name] = Helper(code.strip("\n"), deps)
 
 
-_register("isnan_f32", "fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u; }")
+# Bit patterns of the float types with an unsigned integer of the same width: float32, and
+# float64 where the adapter has "shader-int64" (jaxwg asks for it along with "shader-f64").
+# Helpers written once for both use $T (the float), $U and $I (its unsigned and signed
+# integers) and these masks.
+_FLOAT_BITS = {
+    "f32": dict(T="f32", U="u32", I="i32", SIGN="0x80000000u", MAGNITUDE="0x7fffffffu",
+                INF="0x7f800000u", NAN="0x7fc00000u", ZERO="0.0f", ONE="1.0f"),
+    "f64": dict(T="f64", U="u64", I="i64", SIGN="0x8000000000000000lu",
+                MAGNITUDE="0x7ffffffffffffffflu", INF="0x7ff0000000000000lu",
+                NAN="0x7ff8000000000000lu", ZERO="0.0lf", ONE="1.0lf"),
+}
+
+
+def _register_float(name: str, code: str, *deps: str) -> None:
+    """Register `name`_f32 and `name`_f64 from one template (see `_FLOAT_BITS`); `deps`
+    are templates too."""
+    for t, bits in _FLOAT_BITS.items():
+        fill = string.Template(code.strip("\n")).substitute
+        _register(f"{name}_{t}", fill(bits), *(string.Template(d).substitute(bits) for d in deps))
+
+
+_register_float("isnan", "fn isnan_$T(x: $T) -> bool { return (bitcast<$U>(x) & $MAGNITUDE) > $INF; }")
 _register("isnan_f16", "fn isnan_f16(x: f16) -> bool { return isnan_f32(f32(x)); }", "isnan_f32")
 # float32 -> float16 through pack2x16float: NVIDIA's compiler drops a plain f16(x)
 # whose result is widened again (f32(f16(-2049.0)) stayed -2049, not -2048), so the
@@ -58,46 +80,45 @@ fn f16_from_f32(x: f32) -> f16 {
   if (abs(x) >= 65520.0f) { return select(f16(bitcast<f32>(0x7f800000u)), f16(bitcast<f32>(0xff800000u)), x < 0.0f); }
   return f16(unpack2x16float(pack2x16float(vec2<f32>(x, 0.0f))).x);
 }""", "isnan_f32")
-_register("isfinite_f32",
-          "fn isfinite_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }")
+_register_float("isfinite", "fn isfinite_$T(x: $T) -> bool { return (bitcast<$U>(x) & $INF) != $INF; }")
 
 # -- IEEE guards -------------------------------------------------------------------------
 # WGSL lets shader compilers assume finite math, and Mesa (lavapipe, llvmpipe) and NVIDIA
 # fold accordingly: x - x, x + (-x) and x * 0.0 to 0, x + 0.0 to x, x / x to 1, x + 1 != x
-# to true (docs/ieee.md). The code generator sends the float32 ops such a
+# to true (docs/ieee.md). The code generator sends the float32 and float64 ops such a
 # fold can reach through these (see `fold_hazard` in codegen). The general guards compute
 # the op as written, fold or not, then set the result for special operands (zeros,
 # infinities, NaN) from their bit patterns, which no finite-math assumption touches;
-# `<op>_fix_f32(a, b, r)` takes the computed result `r`. One operand the same as the
+# `<op>_fix_<type>(a, b, r)` takes the computed result `r`. One operand the same as the
 # other, or a zero constant, gets a cheaper helper. They select rather than branch: on
 # the H200 an early return for ordinary operands made a kernel 3x slower, not faster.
-_register("sub_self_f32", """
-fn sub_self_f32(x: f32) -> f32 { return select(bitcast<f32>(0x7fc00000u), 0.0f, isfinite_f32(x)); }""",
-          "isfinite_f32")
-_register("div_self_f32", """
-fn div_self_f32(x: f32) -> f32 {
-  let m = bitcast<u32>(x) & 0x7fffffffu;
-  return select(bitcast<f32>(0x7fc00000u), 1.0f, m != 0u && m < 0x7f800000u);
+_register_float("sub_self", """
+fn sub_self_$T(x: $T) -> $T { return select(bitcast<$T>($NAN), $ZERO, isfinite_$T(x)); }""",
+                "isfinite_$T")
+_register_float("div_self", """
+fn div_self_$T(x: $T) -> $T {
+  let m = bitcast<$U>(x) & $MAGNITUDE;
+  return select(bitcast<$T>($NAN), $ONE, m != $U(0) && m < $INF);
 }""")
-_register("mul_zero_f32", """
-fn mul_zero_f32(x: f32, zero_sign: u32) -> f32 {
-  let signed_zero = bitcast<f32>((bitcast<u32>(x) & 0x80000000u) ^ zero_sign);
-  return select(bitcast<f32>(0x7fc00000u), signed_zero, isfinite_f32(x));
-}""", "isfinite_f32")
+_register_float("mul_zero", """
+fn mul_zero_$T(x: $T, negative: bool) -> $T {
+  let signed_zero = bitcast<$T>((bitcast<$U>(x) & $SIGN) ^ select($U(0), $SIGN, negative));
+  return select(bitcast<$T>($NAN), signed_zero, isfinite_$T(x));
+}""", "isfinite_$T")
 # x + 0.0 is x, except that -0.0 + 0.0 is +0.0.
-_register("add_zero_f32",
-          "fn add_zero_f32(x: f32) -> f32 { return select(x, 0.0f, bitcast<u32>(x) == 0x80000000u); }")
-_register("add_fix_f32", """
-fn add_fix_f32(a: f32, b: f32, r: f32) -> f32 {
-  let ua = bitcast<u32>(a);
-  let ub = bitcast<u32>(b);
-  let ma = ua & 0x7fffffffu;
-  let mb = ub & 0x7fffffffu;
+_register_float("add_zero",
+                "fn add_zero_$T(x: $T) -> $T { return select(x, $ZERO, bitcast<$U>(x) == $SIGN); }")
+_register_float("add_fix", """
+fn add_fix_$T(a: $T, b: $T, r: $T) -> $T {
+  let ua = bitcast<$U>(a);
+  let ub = bitcast<$U>(b);
+  let ma = ua & $MAGNITUDE;
+  let mb = ub & $MAGNITUDE;
   // An exact zero sum is -0 only for -0 + -0: cancellation gives +0.
-  let sum = select(r, bitcast<f32>(ua & ub & 0x80000000u), (bitcast<u32>(r) & 0x7fffffffu) == 0u);
+  let sum = select(r, bitcast<$T>(ua & ub & $SIGN), (bitcast<$U>(r) & $MAGNITUDE) == $U(0));
   // An infinite or NaN operand: NaN for NaN or infinities of opposite signs, else the infinity.
-  let edge = select(select(b, a, ma >= mb), bitcast<f32>(0x7fc00000u), ma == mb && ua != ub);
-  return select(sum, edge, max(ma, mb) >= 0x7f800000u);
+  let edge = select(select(b, a, ma >= mb), bitcast<$T>($NAN), ma == mb && ua != ub);
+  return select(sum, edge, max(ma, mb) >= $INF);
 }""")
 # The guards for operands that share a value compute the op on an opaque copy of one
 # operand: its bits XORed with a zero that only the run knows (`OPAQUE_ZERO`, which the
@@ -105,61 +126,68 @@ fn add_fix_f32(a: f32, b: f32, r: f32) -> f32 {
 # it, so (x + y) - x is the IEEE sum's error (0 for 1e30 + 1), not y as lavapipe folded
 # it; compensated sums in user code keep working.
 OPAQUE_ZERO = "jaxwg_opaque"
-_register("opaque_f32", f"""var<private> {OPAQUE_ZERO}: u32;
-fn opaque_f32(x: f32) -> f32 {{ return bitcast<f32>(bitcast<u32>(x) ^ {OPAQUE_ZERO}); }}""")
-_register("add_ieee_f32", """
-fn add_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, b, a + opaque_f32(b)); }""",
-          "add_fix_f32", "opaque_f32")
-_register("sub_ieee_f32", """
-fn sub_ieee_f32(a: f32, b: f32) -> f32 { return add_fix_f32(a, -b, a - opaque_f32(b)); }""",
-          "add_fix_f32", "opaque_f32")
-_register("mul_ieee_f32", """
-fn mul_ieee_f32(a: f32, b: f32) -> f32 {
-  let ua = bitcast<u32>(a);
-  let ub = bitcast<u32>(b);
-  let hi = max(ua & 0x7fffffffu, ub & 0x7fffffffu);
-  let lo = min(ua & 0x7fffffffu, ub & 0x7fffffffu);
-  let sign = (ua ^ ub) & 0x80000000u;
+_register("opaque_zero", f"var<private> {OPAQUE_ZERO}: u32;")
+_register_float("opaque", f"fn opaque_$T(x: $T) -> $T {{ return bitcast<$T>(bitcast<$U>(x) ^ $U({OPAQUE_ZERO})); }}",
+                "opaque_zero")
+_register_float("add_ieee", """
+fn add_ieee_$T(a: $T, b: $T) -> $T { return add_fix_$T(a, b, a + opaque_$T(b)); }""",
+                "add_fix_$T", "opaque_$T")
+_register_float("sub_ieee", """
+fn sub_ieee_$T(a: $T, b: $T) -> $T { return add_fix_$T(a, -b, a - opaque_$T(b)); }""",
+                "add_fix_$T", "opaque_$T")
+_register_float("mul_ieee", """
+fn mul_ieee_$T(a: $T, b: $T) -> $T {
+  let ua = bitcast<$U>(a);
+  let ub = bitcast<$U>(b);
+  let hi = max(ua & $MAGNITUDE, ub & $MAGNITUDE);
+  let lo = min(ua & $MAGNITUDE, ub & $MAGNITUDE);
+  let sign = (ua ^ ub) & $SIGN;
   // A zero or infinite operand makes a signed zero or infinity; NaN and 0 * inf make NaN.
-  let edge = bitcast<f32>(select(sign, sign | 0x7f800000u, hi >= 0x7f800000u));
-  let nan = hi > 0x7f800000u || (hi == 0x7f800000u && lo == 0u);
-  return select(select(a * opaque_f32(b), edge, hi >= 0x7f800000u || lo == 0u), bitcast<f32>(0x7fc00000u), nan);
-}""", "opaque_f32")
-_register("div_fix_f32", """
-fn div_fix_f32(a: f32, b: f32, q: f32) -> f32 {
-  let ua = bitcast<u32>(a);
-  let ub = bitcast<u32>(b);
-  let ma = ua & 0x7fffffffu;
-  let mb = ub & 0x7fffffffu;
-  let sign = (ua ^ ub) & 0x80000000u;
+  let edge = bitcast<$T>(select(sign, sign | $INF, hi >= $INF));
+  let nan = hi > $INF || (hi == $INF && lo == $U(0));
+  return select(select(a * opaque_$T(b), edge, hi >= $INF || lo == $U(0)), bitcast<$T>($NAN), nan);
+}""", "opaque_$T")
+_register_float("div_fix", """
+fn div_fix_$T(a: $T, b: $T, q: $T) -> $T {
+  let ua = bitcast<$U>(a);
+  let ub = bitcast<$U>(b);
+  let ma = ua & $MAGNITUDE;
+  let mb = ub & $MAGNITUDE;
+  let sign = (ua ^ ub) & $SIGN;
   // inf / y and x / 0 are infinite, 0 / y and x / inf zero; inf / inf, 0 / 0 and NaN are NaN.
-  let inf = ma == 0x7f800000u || mb == 0u;
-  let zero = ma == 0u || mb == 0x7f800000u;
-  let edge = select(select(q, bitcast<f32>(sign), zero), bitcast<f32>(sign | 0x7f800000u), inf);
-  return select(edge, bitcast<f32>(0x7fc00000u), (inf && zero) || max(ma, mb) > 0x7f800000u);
+  let inf = ma == $INF || mb == $U(0);
+  let zero = ma == $U(0) || mb == $INF;
+  let edge = select(select(q, bitcast<$T>(sign), zero), bitcast<$T>(sign | $INF), inf);
+  return select(edge, bitcast<$T>($NAN), (inf && zero) || max(ma, mb) > $INF);
 }""")
+# float32 divides through `div_f32`, which guards huge divisors; float64's `/` is exact.
 _register("div_ieee_f32", """
 fn div_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_f32(a, opaque_f32(b))); }""",
           "div_fix_f32", "div_f32", "opaque_f32")
+_register("div_ieee_f64", """
+fn div_ieee_f64(a: f64, b: f64) -> f64 { return div_fix_f64(a, b, a / opaque_f64(b)); }""",
+          "div_fix_f64", "opaque_f64")
 _register("div_trunc_ieee_f32", """
 fn div_trunc_ieee_f32(a: f32, b: f32) -> f32 { return div_fix_f32(a, b, div_trunc_f32(a, b)); }""",
           "div_fix_f32", "div_trunc_f32")
+_register("div_trunc_ieee_f64", """
+fn div_trunc_ieee_f64(a: f64, b: f64) -> f64 { return div_fix_f64(a, b, trunc(a / opaque_f64(b))); }""",
+          "div_fix_f64", "opaque_f64")
 # Comparisons by integer keys in the order of the floats (-0 and +0 both 0), NaN apart:
 # a compiler may rewrite a + b != a as b != 0, wrong for infinite a.
-_register("order_key_f32", """
-fn order_key_f32(x: f32) -> i32 {
-  let u = bitcast<u32>(x);
-  return select(i32(u), -i32(u & 0x7fffffffu), u >= 0x80000000u);
+_register_float("order_key", """
+fn order_key_$T(x: $T) -> $I {
+  let u = bitcast<$U>(x);
+  return select($I(u), -$I(u & $MAGNITUDE), u >= $SIGN);
 }""")
-_register("lt_ieee_f32", """
-fn lt_ieee_f32(a: f32, b: f32) -> bool {
-  return !(isnan_f32(a) || isnan_f32(b)) && order_key_f32(a) < order_key_f32(b);
-}""", "isnan_f32", "order_key_f32")
-_register("ne_ieee_f32", """
-fn ne_ieee_f32(a: f32, b: f32) -> bool {
-  return isnan_f32(a) || isnan_f32(b) || order_key_f32(a) != order_key_f32(b);
-}""", "isnan_f32", "order_key_f32")
-_register("isnan_f64", "fn isnan_f64(x: f64) -> bool { return !(x == x); }")
+_register_float("lt_ieee", """
+fn lt_ieee_$T(a: $T, b: $T) -> bool {
+  return !(isnan_$T(a) || isnan_$T(b)) && order_key_$T(a) < order_key_$T(b);
+}""", "isnan_$T", "order_key_$T")
+_register_float("ne_ieee", """
+fn ne_ieee_$T(a: $T, b: $T) -> bool {
+  return isnan_$T(a) || isnan_$T(b) || order_key_$T(a) != order_key_$T(b);
+}""", "isnan_$T", "order_key_$T")
 
 for _t in ("f16", "f32", "f64"):
     # a != b that is true when either side is NaN, whatever the compiler assumes.

@@ -140,7 +140,7 @@ def _math_call(g, name: str, ty: str, args: list[str]) -> str:
 # constant operand or one value reaching both operands, so only float ops with one of
 # those (`fold_hazard`) go through the guards of `builtins`; the others, and all integer
 # ops, are emitted as written. float16 arithmetic arrives here as float32 (see
-# `_F16_VIA_F32`); float64 is not guarded.
+# `_F16_VIA_F32`); float64 has guards of its own (`<guard>_f64`).
 SAME, ZERO, SHARED = "same", "zero", "shared"
 
 
@@ -153,7 +153,9 @@ def _is_negative_zero(node: AluExp) -> bool:
     return math.copysign(1, node.arg) < 0
 
 
-def _guard(g, helper: str, *args: str) -> str:
+def _guard(g, guard: str, dtype: dt.DType, *args: str) -> str:
+    """A call of builtins' `<guard>_f32` (float16 and float32 operands) or `<guard>_f64`."""
+    helper = f"{guard}_{'f64' if dtype is dt.float64 else 'f32'}"
     g.builder.need(helper)
     return f"{helper}({', '.join(strip_parens(x) for x in args)})"
 
@@ -164,20 +166,20 @@ def _add(g, n, a):
     hazard = g.fold_hazard(n)
     if hazard == ZERO:  # x + 0.0 keeps x but turns -0.0 into +0.0; x + -0.0 is x
         i = _zero_operand(n)
-        return a[1 - i] if _is_negative_zero(n.src[i]) else _guard(g, "add_zero_f32", a[1 - i])
+        return a[1 - i] if _is_negative_zero(n.src[i]) else _guard(g, "add_zero", n.dtype, a[1 - i])
     if hazard == SHARED:
-        return _guard(g, "add_ieee_f32", *a)
+        return _guard(g, "add_ieee", n.dtype, *a)
     return f"({a[0]} + {a[1]})"  # x + x is 2x, exact for every x
 
 
 def _sub(g, n, a):
     hazard = g.fold_hazard(n)
     if hazard == SAME:  # x - x: NaN for inf and NaN
-        return _guard(g, "sub_self_f32", a[0])
+        return _guard(g, "sub_self", n.dtype, a[0])
     if hazard == ZERO and _zero_operand(n) == 1:  # x - 0.0 is x; x - -0.0 is x + 0.0
-        return _guard(g, "add_zero_f32", a[0]) if _is_negative_zero(n.src[1]) else a[0]
+        return _guard(g, "add_zero", n.dtype, a[0]) if _is_negative_zero(n.src[1]) else a[0]
     if hazard is not None:  # 0.0 - x, or shared operands
-        return _guard(g, "sub_ieee_f32", *a)
+        return _guard(g, "sub_ieee", n.dtype, *a)
     return f"({a[0]} - {a[1]})"
 
 
@@ -187,9 +189,9 @@ def _mul(g, n, a):
     hazard = g.fold_hazard(n)
     if hazard == ZERO:  # x * 0.0: NaN for inf and NaN, signed zero otherwise
         i = _zero_operand(n)
-        return _guard(g, "mul_zero_f32", a[1 - i], "0x80000000u" if _is_negative_zero(n.src[i]) else "0u")
+        return _guard(g, "mul_zero", n.dtype, a[1 - i], str(_is_negative_zero(n.src[i])).lower())
     if hazard == SHARED:
-        return _guard(g, "mul_ieee_f32", *a)
+        return _guard(g, "mul_ieee", n.dtype, *a)
     return f"({a[0]} * {a[1]})"  # x * x is exact for every x
 
 
@@ -240,27 +242,26 @@ def _in_float32(g, n: AluExp, a: list[str], render: Callable[[list[str]], str]) 
 
 def _div(g, n, a):
     """Float division (`div_f32` guards huge divisors; see builtins); float64 native."""
-    if n.dtype is dt.float64:
-        return f"({a[0]} / {a[1]})"
     hazard = g.fold_hazard(n)
     if hazard is None:
-        return _math("div")(g, n, a)
+        return f"({a[0]} / {a[1]})" if n.dtype is dt.float64 else _math("div")(g, n, a)
     # x / x is 1 or NaN; a zero constant or shared operands need the full guard
-    return _in_float32(g, n, a, lambda x: _guard(g, "div_self_f32", x[0]) if hazard == SAME
-                       else _guard(g, "div_ieee_f32", *x))
+    return _in_float32(g, n, a, lambda x: _guard(g, "div_self", n.dtype, x[0]) if hazard == SAME
+                       else _guard(g, "div_ieee", n.dtype, *x))
 
 
 def _idiv(g, n, a):
     """Truncating division; floats through `div_trunc_f32`, exact for integer quotients."""
     if not n.dtype.is_float:
         return _int_idiv(g, n, a)
-    if n.dtype is dt.float32:
-        hazard = g.fold_hazard(n)
-        if hazard == SAME:
-            return _guard(g, "div_self_f32", a[0])
-        return _guard(g, "div_trunc_ieee_f32", *a) if hazard else _math("div_trunc")(g, n, a)
-    # float16 rounds the quotient to float16 before truncating; float64 divides natively
-    return f"trunc({strip_parens(_div(g, n, a))})"
+    if n.dtype is dt.float16:  # rounds the quotient to float16 before truncating
+        return f"trunc({strip_parens(_div(g, n, a))})"
+    hazard = g.fold_hazard(n)
+    if hazard == SAME:
+        return _guard(g, "div_self", n.dtype, a[0])
+    if hazard:
+        return _guard(g, "div_trunc_ieee", n.dtype, *a)
+    return f"trunc({a[0]} / {a[1]})" if n.dtype is dt.float64 else _math("div_trunc")(g, n, a)
 
 
 def _minmax(name: str) -> Renderer:
@@ -289,7 +290,7 @@ def _cmplt(g, n, a):
     hazard = g.fold_hazard(n)
     if hazard == SAME:
         return "false"
-    return _guard(g, "lt_ieee_f32", *a) if hazard == SHARED else f"({a[0]} < {a[1]})"
+    return _guard(g, "lt_ieee", n.src[0].dtype, *a) if hazard == SHARED else f"({a[0]} < {a[1]})"
 
 
 def _neg(g, n, a):
@@ -320,9 +321,9 @@ def _not_equal(g, dtype: dt.DType, a: str, b: str) -> str:
 def _cmpne(g, n, a):
     hazard = g.fold_hazard(n)
     if hazard == SAME:  # x != x is isnan(x)
-        return _in_float32(g, n, a, lambda x: _guard(g, "isnan_f32", x[0]))
+        return _in_float32(g, n, a, lambda x: _guard(g, "isnan", n.src[0].dtype, x[0]))
     if hazard == SHARED:
-        return _in_float32(g, n, a, lambda x: _guard(g, "ne_ieee_f32", *x))
+        return _in_float32(g, n, a, lambda x: _guard(g, "ne_ieee", n.src[0].dtype, *x))
     return _not_equal(g, n.src[0].dtype, a[0], a[1])
 
 
@@ -517,7 +518,7 @@ class ExpCodegen:
         return name
 
     def fold_hazard(self, node: AluExp) -> str | None:
-        """How a compiler assuming finite math could fold the float16/32 op `node`: its
+        """How a compiler assuming finite math could fold the float op `node`: its
         operands are the SAME node, one is a ZERO constant, or a value reaches both in a way
         that algebra can cancel (SHARED: x - (x + 0.0), x * 2 + x * -2, x + 1 != x,
         (x * y) / x; see `_Algebra`). None when no fold applies, or under `jaxwg_fast_math`.
@@ -528,7 +529,7 @@ class ExpCodegen:
         >>> g.fold_hazard(x * 2.0 - x), g.fold_hazard(alu.unary(Op.EXP, x) - x), g.fold_hazard(x * 0.0)
         ('shared', None, 'zero')
         """
-        if self.fast_math or node.src[0].dtype not in (dt.float32, dt.float16):
+        if self.fast_math or not node.src[0].dtype.is_float:
             return None
         a, b = node.src
         if a is b:

@@ -38,12 +38,14 @@ from . import native
 ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
 
 # The optional features jaxwg's kernels use, requested wherever the adapter has them.
+# float64 needs "shader-int64" too: its IEEE guards read the bits as u64 (builtins.py).
 # "immediates" backs `var<immediate>` scalars (DispatchQueue.record's `immediates`):
 # without the feature naga rejects such a shader. The profiler stamps dispatches with
 # "timestamp-query-inside-passes" (timing.py).
 OPTIONAL_FEATURES = (
     "shader-f16",
     "shader-f64",
+    "shader-int64",
     "timestamp-query",
     "timestamp-query-inside-passes",
     "subgroup",

@@ -207,7 +207,7 @@ class Shader:
 
     def finish(self, outputs_per_workgroup: int, grid: int = 0) -> ShaderSpec:
         self.b.emit("}")
-        if "opaque_f32" in self.b.helpers:  # main sets the zero the guards hide values with
+        if "opaque_zero" in self.b.helpers:  # main sets the zero the guards hide values with
             main = next(i for i, line in enumerate(self.b.lines) if line.startswith("fn main("))
             self.b.lines.insert(main + 1, f"  {builtins.OPAQUE_ZERO} = nwg.z - 1u;  // grids are (x, y, 1)")
         return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,

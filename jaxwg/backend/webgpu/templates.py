@@ -293,16 +293,16 @@ def _emit_accumulation(s: Shader, op: Op, accs: list, terms: list[list[AluExp]],
 
 
 def _tree_needs_guards(g, op: Op, row: list[AluExp]) -> bool:
-    """Whether adding the float32 terms of one step pairwise would take the IEEE guards
+    """Whether adding the float32 or float64 terms of one step pairwise would take the IEEE guards
     (codegen's `fold_hazard`): terms that share a factor (x0 * d, x1 * d: one example's
     outer product, reduced) could be factored by a compiler assuming finite math."""
-    if op is not Op.ADD or row[0].dtype is not dt.float32:
+    if op is not Op.ADD or row[0].dtype not in (dt.float32, dt.float64):
         return False
     return any(g.fold_hazard(node) for node in _tree_nodes(op, row)[0])
 
 
 def _opaque_terms(s: Shader, g, terms: list[list[AluExp]]) -> list[list[AluExp]]:
-    """Each term as a `let` of its opaque copy (builtins' `opaque_f32`: its bits XORed
+    """Each term as a `let` of its opaque copy (builtins' `opaque_<type>`: its bits XORed
     with a zero only the run knows), so that no algebra relates two terms and their sum
     needs no guards: one integer op a term instead of about fifteen an add. The
     per-example gradient norms' sums of squared outer products on an H100: 295 and 175
@@ -310,13 +310,14 @@ def _opaque_terms(s: Shader, g, terms: list[list[AluExp]]) -> list[list[AluExp]]
     for row in terms:
         for term in row:
             g.count_references(term)
-    g.builder.need("opaque_f32")
+    helper = f"opaque_{WGSL_TYPE[terms[0][0].dtype]}"
+    g.builder.need(helper)
     opaque = []
     for row in terms:
         names = []
         for term in row:
             name = g.fresh("term")
-            s.b.emit(f"let {name} = opaque_f32({strip_parens(g.run(term))});")
+            s.b.emit(f"let {name} = {helper}({strip_parens(g.run(term))});")
             names.append(alu.variable(term.dtype, name))
         opaque.append(names)
     return opaque
