@@ -119,6 +119,54 @@ def test_submits_inside_a_call_hold_the_arguments_again(device):
         queue.max_pending = old
 
 
+def test_split_kernels_record_each_pass_with_scratch_in_the_arena(device):
+    """A full sum of 2^20 values takes two passes (partials in scratch, then their sum):
+    both are recorded, and calls back to back reuse one scratch slot of the arena."""
+    rng = np.random.default_rng(8)
+    xs = [rng.standard_normal(1 << 20).astype(np.float32) for _ in range(6)]
+    f = jaxwg.jit(lambda x: jnp.sum(x * 2.0) + x[:3])
+    args = [jaxwg.device_put(x, device) for x in xs]
+    replay = _replay_of(f, args[0])
+    split = [s for s in replay._steps if s.dispatches and len(s.dispatches) > 1]
+    assert split and all(s.dispatches is not None for s in replay._steps)
+    scratch = split[0].dispatches[0].registers[-1]
+    assert scratch in replay._arena.slots
+    outs = [f(a) for a in args]  # no wait in between
+    _scribble(device, [(1 << 20,)], rng)
+    for x, out in zip(xs, outs):
+        np.testing.assert_allclose(np.asarray(out), 2 * x.astype(np.float64).sum() + x[:3], rtol=1e-5, atol=0.05)
+
+
+def test_programs_record_at_once_into_one_submit(device):
+    """`record_many` records a whole call (one hold of its slots); when the dispatches
+    would not fit after the pending ones, those are submitted first, so that a call's
+    dispatches never straddle a submit."""
+    rng = np.random.default_rng(9)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(lambda x, w: _layer(x, w) * 2.0)
+    args = [jaxwg.device_put(a, device) for a in (x, w)]
+    replay = _replay_of(f, *args)
+    assert replay._at_once
+    n = replay._dispatch_count
+    queue = device.backend.queue
+    old = queue.max_pending
+    queue.max_pending = n + 1  # room for one call, not two
+    try:
+        device.backend.synchronize()
+        before, recorded = queue.submits, queue.dispatches_recorded
+        first = f(*args)
+        assert queue.pending == n and queue.submits == before
+        second = f(*args)  # submits the first call's work, then records its own
+        assert queue.pending == n and queue.submits == before + 1
+        assert queue.dispatches_recorded == recorded + 2 * n
+        del args
+        _scribble(device, [x.shape, w.shape], rng)
+        for out in (first, second):
+            np.testing.assert_allclose(np.asarray(out), 2 * _reference(x, w), rtol=2e-4, atol=2e-4)
+    finally:
+        queue.max_pending = old
+
+
 def test_large_intermediates_are_allocated_per_call(device, monkeypatch):
     monkeypatch.setattr(replay_module, "ARENA_BYTES", 0)
     rng = np.random.default_rng(4)

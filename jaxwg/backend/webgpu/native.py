@@ -133,7 +133,24 @@ class PublicSync:
             buffer.unmap()
 
 
-class PassRecorder:
+class _RecordMany:
+    def record_many(self, compute_pass, work, pipeline, immediates) -> tuple:
+        """Record `work`, (pipeline, bind group 0, grid, immediates or None) per
+        dispatch, into `compute_pass`, whose current pipeline and immediates are
+        `pipeline` and `immediates`; returns them as the last dispatch left them."""
+        for pipe, group, grid, data in work:
+            if pipe is not pipeline:
+                self.set_pipeline(compute_pass, pipe)
+                pipeline, immediates = pipe, None
+            self.set_bind_group(compute_pass, group)
+            if data is not None and data != immediates:
+                self.set_immediates(compute_pass, data)
+                immediates = data
+            self.dispatch(compute_pass, *grid)
+        return pipeline, immediates
+
+
+class PassRecorder(_RecordMany):
     """Pipeline, bind groups, immediates and dispatch on an open compute pass, through
     wgpu-native (see the module doc)."""
 
@@ -159,8 +176,25 @@ class PassRecorder:
     def dispatch(self, compute_pass, x: int, y: int, z: int) -> None:
         self._dispatch(compute_pass._internal, x, y, z)
 
+    def record_many(self, compute_pass, work, pipeline, immediates) -> tuple:
+        """`_RecordMany.record_many` with the wgpu-native calls made in the loop itself:
+        the hot loop of a replayed jit program, which no longer pays three Python calls
+        a dispatch for the methods above."""
+        target, null = compute_pass._internal, self._null
+        set_pipeline, set_bind_group, dispatch = self._set_pipeline, self._set_bind_group, self._dispatch
+        for pipe, group, (x, y, z), data in work:
+            if pipe is not pipeline:
+                set_pipeline(target, pipe._internal)
+                pipeline, immediates = pipe, None
+            set_bind_group(target, 0, group._internal, 0, null)
+            if data is not None and data != immediates:
+                self.set_immediates(compute_pass, data)
+                immediates = data
+            dispatch(target, x, y, z)
+        return pipeline, immediates
 
-class PublicPassRecorder:
+
+class PublicPassRecorder(_RecordMany):
     """The same through wgpu-py's public API."""
 
     def set_pipeline(self, compute_pass, pipeline) -> None:

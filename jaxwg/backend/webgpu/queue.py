@@ -147,6 +147,27 @@ class DispatchQueue:
         self._record.set_bind_group(compute_pass, bind_group)
         self._dispatch(compute_pass, grid, immediates)
 
+    def can_record_many(self, count: int) -> bool:
+        """Whether `record_many` takes `count` dispatches: they fit one submit, and no
+        profiler times each dispatch."""
+        return count <= self.max_pending and self.timer is None
+
+    def record_many(self, work: Sequence[tuple], slots_used: Sequence[int], owner=None) -> None:
+        """Record `work`, (pipeline, bind group, checked grid, immediates) per dispatch,
+        back to back, all into one submit (`can_record_many`): the pending work is
+        submitted first if they would not fit after it. `slots_used` and `owner` are
+        held as by `hold`, once for all of them (a replayed jit program)."""
+        if self._pending + len(work) > self.max_pending:
+            self.flush()
+        self.hold(slots_used, owner)
+        compute_pass = self._pass or self._open_pass()
+        self._pipeline, self._immediates = self._record.record_many(
+            compute_pass, work, self._pipeline, self._immediates)
+        self._pending += len(work)
+        self.dispatches_recorded += len(work)
+        if self._pending >= self.max_pending or self._held_bytes >= self.max_held_bytes:
+            self.flush()
+
     def _pass_holding(self, slots_used: Sequence[int]):
         """The open pass (opened if need be) for a dispatch using `slots_used`, now held;
         a full query set of the timer is read back first (a submit)."""

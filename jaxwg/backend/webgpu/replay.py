@@ -18,9 +18,16 @@ program is compiled:
 * Arguments are held once per call (again after a submit within the call), not per
   dispatch.
 
-Kernels that are not one pass writing one binding (split reductions, routines,
-outputs past one binding) and intermediates larger than `ARENA_BYTES` (whose kernels
-cost far more than their recording) go the generic way, in the same order.
+* A kernel of several passes (a split reduction, a product split along k) records
+  each pass, with its scratch in the arena.
+* A program whose every kernel records so, and whose per-call slots are its results
+  only, records all its dispatches at once (`DispatchQueue.record_many`): one hold of
+  the slots, one Python loop of three or four wgpu-native calls a dispatch. A jitted
+  training step (20 dispatches) spent more time in Python than its kernels took on an
+  H100.
+
+Routines, outputs past one binding and intermediates larger than `ARENA_BYTES` (whose
+kernels cost far more than their recording) go the generic way, in the same order.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> f = jaxwg.jit(lambda x: jnp.sum(x * 2.0) + jnp.max(x))
@@ -38,9 +45,28 @@ from .device import reports_loss
 
 # Intermediates up to this size stay allocated between calls (per program).
 ARENA_BYTES = 4 << 20
-# Bind groups a kernel keeps for the arguments and results it has seen: a training loop
-# alternates between a few sets of parameter buffers.
+# Bind groups a dispatch keeps for the arguments and results it has seen: a training
+# loop alternates between a few sets of parameter buffers.
 GROUPS_PER_STEP = 8
+
+
+@dataclass
+class _Dispatch:
+    """One recorded pass of a kernel: its launch (one output window), the registers it
+    binds (inputs in binding order, then the one it writes) and its bind group, made
+    once when every one of them is fixed, else kept per set of buffers seen."""
+
+    launch: object
+    registers: tuple[int, ...]
+    group: wgpu.GPUBindGroup | None = None
+    groups: dict = field(default_factory=dict)
+    held: tuple[int, ...] = ()  # per-call registers it binds (held per dispatch)
+    fixed_work: tuple | None = None  # `work(group)`, when the group is made once
+
+    def work(self, group: wgpu.GPUBindGroup) -> tuple:
+        """What `DispatchQueue.record_many` takes: (pipeline, group, grid, immediates)."""
+        _, _, immediates, grid = self.launch.outputs[0]
+        return self.launch.pipeline, group, grid, immediates
 
 
 @dataclass
@@ -51,13 +77,7 @@ class _Step:
     nbytes: int
     frees: tuple[int, ...]  # per-call registers to free after this step
     allocate: bool  # the output is allocated per call (a result, or too large)
-    # The recorded form, for one-pass kernels (else None: dispatched generically):
-    launch: object = None
-    bound: tuple[int, ...] = ()  # input registers in binding order
-    group: wgpu.GPUBindGroup | None = None  # when every bound register is fixed
-    held: tuple[int, ...] = ()  # per-call intermediates it binds (held per dispatch)
-    # Otherwise its groups by the buffers bound (input buffers, then the output's):
-    groups: dict = field(default_factory=dict)
+    dispatches: list[_Dispatch] | None = None  # None: dispatched generically
 
 
 class _Arena:
@@ -95,41 +115,64 @@ class Replay:
         self._outputs = tuple(outputs)
         table = backend.slots
         self._arena = _Arena(table)
-        first_temp = n_args + len(const_slots)
+        register_bytes = list(register_bytes)  # scratch registers are added below
         per_call = set(outputs) | {k.output for k in kernels if k.nbytes > ARENA_BYTES}
         fixed = dict(enumerate(const_slots, n_args))
         for k in kernels:
             if k.output not in per_call:
                 fixed[k.output] = self._arena.slots[k.output] = table.malloc(k.nbytes)
+        self._steps = [_Step(k.executable, k.inputs, k.output, k.nbytes,
+                             tuple(r for r in k.frees if r in per_call), k.output in per_call)
+                       for k in kernels]
+        for step in self._steps:
+            step.dispatches = self._dispatches(step, register_bytes, fixed)
         self._slots = [fixed.get(r) for r in range(len(register_bytes))]
         self._buffers = [None if s is None else table.buffer(s) for s in self._slots]
-        self._steps = [self._step(k, register_bytes, per_call, first_temp) for k in kernels]
+        for step in self._steps:
+            for d in step.dispatches or ():
+                d.held = tuple(r for r in d.registers if r in per_call)
+                if all(r >= n_args and r in fixed for r in d.registers):
+                    d.group = self._make_group(d, [self._buffers[r] for r in d.registers])
+                    d.fixed_work = d.work(d.group)
+        # All at once (`record_many`) when nothing is dispatched generically and nothing
+        # per call is freed within the call: results are then the only slots to hold.
+        self._at_once = all(s.dispatches is not None and not s.frees for s in self._steps)
+        self._dispatch_count = sum(len(s.dispatches or ()) for s in self._steps)
+        self._results = [(s.output, s.nbytes) for s in self._steps if s.allocate]
 
-    def _step(self, k, register_bytes, per_call: set, first_temp: int) -> _Step:
-        frees = tuple(r for r in k.frees if r in per_call)
-        step = _Step(k.executable, k.inputs, k.output, k.nbytes, frees, k.output in per_call)
-        exe = k.executable
-        if not getattr(exe, "is_direct", False) or exe.kernel.size == 0:
-            return step
-        sizes = tuple(register_bytes[r] for r in k.inputs)
-        launch = self._backend.launch_for(exe, 0, sizes)
-        if len(launch.outputs) != 1:
-            return step
-        step.launch = launch
-        step.bound = tuple(k.inputs[arg] for arg, _, _ in launch.inputs)
-        registers = step.bound + (k.output,)
-        step.held = tuple(r for r in registers if r in per_call)
-        if all(r >= self._n_args and r not in per_call for r in registers):
-            step.group = self._backend.make_launch_group(
-                launch, 0, self._buffers[k.output], tuple(self._buffers[r] for r in step.bound))
-        return step
+    def _dispatches(self, step: _Step, register_bytes: list[int], fixed: dict) -> list[_Dispatch] | None:
+        """The passes of `step` as recorded dispatches, a scratch register in the arena
+        for a split plan; None for what records generically."""
+        exe = self._backend_executable(step)
+        if exe is None:
+            return None
+        scratch = None
+        if exe.scratch_bytes:
+            scratch = len(register_bytes)
+            register_bytes.append(exe.scratch_bytes)
+        out = []
+        for i, p in enumerate(exe.passes):
+            reads = [scratch if src == "scratch" else step.inputs[src] for src in p.inputs]
+            launch = self._backend.launch_for(exe, i, tuple(register_bytes[r] for r in reads))
+            if len(launch.outputs) != 1:
+                return None
+            target = scratch if p.writes_scratch else step.output
+            out.append(_Dispatch(launch, tuple(reads[arg] for arg, _, _ in launch.inputs) + (target,)))
+        if scratch is not None:
+            fixed[scratch] = self._arena.slots[scratch] = self._backend.slots.malloc(exe.scratch_bytes)
+        return out
+
+    @staticmethod
+    def _backend_executable(step: _Step):
+        """The step's planned kernel, unless it is a routine or writes nothing."""
+        exe = step.executable
+        return exe if hasattr(exe, "passes") and exe.kernel.size > 0 else None
 
     @reports_loss
     def run(self, arg_slots) -> list[int] | None:
         """Record the program on `arg_slots`; the output slots, or None (nothing
         recorded) when an argument's size differs from the one it was compiled for."""
-        backend = self._backend
-        table, queue = backend.slots, backend.queue
+        table = self._backend.slots
         entries = table.entries(arg_slots)
         if tuple(e.nbytes for e in entries) != self._arg_bytes:
             return None
@@ -137,35 +180,52 @@ class Replay:
         buffers = self._buffers.copy()
         slots[:self._n_args] = arg_slots
         buffers[:self._n_args] = [e.buffer for e in entries]
+        queue = self._backend.queue
+        if self._at_once and queue.can_record_many(self._dispatch_count):
+            self._record_at_once(slots, buffers, queue)
+        else:
+            self._record_each(arg_slots, slots, buffers, queue)
+        return [slots[r] for r in self._outputs]
+
+    def _record_at_once(self, slots, buffers, queue) -> None:
+        table = self._backend.slots
+        for r, nbytes in self._results:
+            slots[r] = table.malloc(nbytes)
+            buffers[r] = table.buffer(slots[r])
+        work = [d.fixed_work or d.work(self._group(d, buffers))
+                for step in self._steps for d in step.dispatches]
+        queue.record_many(work, slots[:self._n_args] + [slots[r] for r, _ in self._results], self._arena)
+
+    def _record_each(self, arg_slots, slots, buffers, queue) -> None:
+        """Step by step, holding what each dispatch binds; a submit within the call
+        (the queue filled up) holds the arguments and the arena again."""
+        backend, table = self._backend, self._backend.slots
         queue.hold(arg_slots, self._arena)
         submits = queue.submits
         for step in self._steps:
             if step.allocate:
                 out = slots[step.output] = table.malloc(step.nbytes)
                 buffers[step.output] = table.buffer(out)
-            if step.launch is None:
+            if step.dispatches is None:
                 backend.dispatch(step.executable, [slots[r] for r in step.inputs], [slots[step.output]])
             else:
-                self._record(step, slots, buffers, queue)
+                for d in step.dispatches:
+                    pipeline, group, grid, immediates = d.fixed_work or d.work(self._group(d, buffers))
+                    queue.record_checked(pipeline, group, grid, [slots[r] for r in d.held], immediates)
             for r in step.frees:
                 table.decref(slots[r])
             if queue.submits != submits:  # the submit let go of the arguments and arena
                 queue.hold(arg_slots, self._arena)
                 submits = queue.submits
-        return [slots[r] for r in self._outputs]
 
-    def _record(self, step: _Step, slots, buffers, queue) -> None:
-        launch = step.launch
-        group = step.group or self._group(step, buffers)
-        _, _, immediates, grid = launch.outputs[0]
-        queue.record_checked(launch.pipeline, group, grid, [slots[r] for r in step.held], immediates)
-
-    def _group(self, step: _Step, buffers) -> wgpu.GPUBindGroup:
-        key = tuple(buffers[r] for r in step.bound) + (buffers[step.output],)
-        group = step.groups.get(key)  # the key keeps its buffers, so no id is reused
+    def _group(self, d: _Dispatch, buffers) -> wgpu.GPUBindGroup:
+        key = tuple(map(buffers.__getitem__, d.registers))
+        group = d.groups.get(key)  # the key keeps its buffers, so no id is reused
         if group is None:
-            if len(step.groups) >= GROUPS_PER_STEP:  # new buffers each call: forget
-                step.groups.clear()
-            group = step.groups[key] = self._backend.make_launch_group(
-                step.launch, 0, key[-1], key[:-1])
+            if len(d.groups) >= GROUPS_PER_STEP:  # new buffers each call: forget
+                d.groups.clear()
+            group = d.groups[key] = self._make_group(d, key)
         return group
+
+    def _make_group(self, d: _Dispatch, buffers) -> wgpu.GPUBindGroup:
+        return self._backend.make_launch_group(d.launch, 0, buffers[-1], tuple(buffers[:-1]))
