@@ -70,6 +70,11 @@ class Config:
     def __init__(self):
         object.__setattr__(self, "_values", {name: _from_env(o) for name, o in _OPTIONS.items()})
         object.__setattr__(self, "_local", threading.local())  # this thread's `override`s
+        # Options some thread overrides now, with how many overrides: those are read
+        # through `__getattr__`; the others are plain attributes (a jit call reads four).
+        object.__setattr__(self, "_overridden", {})
+        object.__setattr__(self, "_override_lock", threading.Lock())
+        self.__dict__.update(self._values)
         self._update_key()
 
     def __getattr__(self, name: str):
@@ -93,7 +98,10 @@ class Config:
     def update(self, name: str, value) -> None:
         """Set option `name` (an AttributeError for unknown names, as in JAX)."""
         self._check(name, value)
-        self._values[name] = value
+        with self._override_lock:
+            self._values[name] = value
+            if name not in self._overridden:
+                self.__dict__[name] = value
         self._update_key()
 
     @staticmethod
@@ -121,6 +129,9 @@ class Config:
             raise ValueError(f"config option {name} changes traced programs: use config.update")
         overrides = self._local.__dict__.setdefault("values", {})
         saved = overrides.get(name, _UNSET)
+        with self._override_lock:
+            self._overridden[name] = self._overridden.get(name, 0) + 1
+            self.__dict__.pop(name, None)
         overrides[name] = value
         try:
             yield
@@ -129,6 +140,11 @@ class Config:
                 del overrides[name]
             else:
                 overrides[name] = saved
+            with self._override_lock:
+                self._overridden[name] -= 1
+                if not self._overridden[name]:
+                    del self._overridden[name]
+                    self.__dict__[name] = self._values[name]
 
     def values(self) -> dict:
         """All options and their values (with this thread's overrides)."""

@@ -364,10 +364,9 @@ class Jitted:
         # The last call's (tree, avals, typed static, device, program key) and entry: a
         # loop calls with the same aval objects (its own outputs) and skips the lookup.
         self._last: tuple | None = None
+        name = getattr(fun, "__name__", None)
+        self._name = repr(fun) if name is None else name
 
-    @property
-    def _name(self) -> str:
-        return getattr(self._fun, "__name__", repr(self._fun))
 
     # -- argument handling ------------------------------------------------------------------
     def _split(self, args, kwargs):
