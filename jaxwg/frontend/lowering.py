@@ -680,6 +680,18 @@ def _slice(aval, x, *, start_indices, limit_indices, strides):
     return view(x, build)
 
 
+def _split_pieces(avals, x, *, sizes, axis):
+    """`split`: each piece a slice of `x` along `axis` (a view, no kernel)."""
+    out, start = [], 0
+    for aval, size in zip(avals, sizes):
+        lo = [0] * len(x.shape)
+        hi = list(x.shape)
+        lo[axis], hi[axis] = start, start + size
+        out.append(_slice(aval, x, start_indices=lo, limit_indices=hi, strides=None))
+        start += size
+    return out
+
+
 def _stride(tracker: ShapeTracker, strides) -> ShapeTracker:
     """Every `strides[k]`-th element along each axis: pad each axis to a multiple of its
     stride, split it into (n, stride), keep column 0 and merge back."""
@@ -843,6 +855,7 @@ lowering_rules.update({
     P.transpose_p: _transpose,
     P.rev_p: _rev,
     P.slice_p: _slice,
+    P.split_p: _split_pieces,
     P.squeeze_p: _squeeze,
     P.pad_p: _pad,
     P.concatenate_p: _concatenate,

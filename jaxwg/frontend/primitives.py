@@ -404,6 +404,21 @@ def _concatenate_abstract_eval(*xs, dimension):
 concatenate_p = _declare("concatenate", _concatenate_abstract_eval)
 
 
+def _split_abstract_eval(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if sum(sizes) != x.shape[axis]:
+        raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+                         f"operand shape {list(x.shape)}")
+    shape = tuple(x.shape)
+    return [ShapedArray(shape[:axis] + (s,) + shape[axis + 1:], x.dtype, x.weak_type) for s in sizes]
+
+
+split_p = _declare("split", _split_abstract_eval, multiple_results=True)
+
+
 # -- reductions ----------------------------------------------------------------------------
 
 

@@ -327,6 +327,22 @@ def slice(operand, start_indices, limit_indices, strides=None):
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+def split(operand, sizes, axis: int = 0) -> list:
+    """`operand` cut along `axis` into consecutive pieces of `sizes`, which sum to the
+    axis' length.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [p.tolist() for p in lax.split(jnp.arange(5), (2, 3))]
+    [[0, 1], [2, 3, 4]]
+    """
+    ndim = _aval_of(operand).ndim
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return bind(P.split_p, operand, sizes=tuple(int(s) for s in sizes), axis=axis % ndim)
+
+
 def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
     """`operand[start_index:limit_index:stride]` along `axis` (None: the axis' end).
 

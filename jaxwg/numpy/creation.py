@@ -424,7 +424,8 @@ def _diagonal_offsets(N, M, k):
         raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
     k = max(-N, min(k, M))  # farther diagonals are all outside (and k fits int32)
     rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
-    return lax.add(rows, k), lax.broadcasted_iota(dt.int32, (N, M), 1)
+    cols = lax.broadcasted_iota(dt.int32, (N, M), 1)  # before the add, as JAX's jaxpr has it
+    return lax.add(rows, k), cols
 
 
 def identity(n: int, dtype=None):

@@ -406,6 +406,20 @@ deflinear(P.pad_p, _pad_transpose)
 deflinear(P.concatenate_p, _concatenate_transpose)
 
 
+def _split_jvp(primals, tangents, *, sizes, axis):
+    """Linear with several results: the tangent split as the operand is."""
+    (x,), (t,) = primals, tangents
+    outs = P.split_p.bind(x, sizes=sizes, axis=axis)
+    if isinstance(t, Zero):
+        return outs, [Zero(tangent_aval(aval_of(o))) for o in outs]
+    return outs, P.split_p.bind(t, sizes=sizes, axis=axis)
+
+
+P.jvp_rules[P.split_p] = _split_jvp
+P.transpose_rules[P.split_p] = lambda cts, x, *, sizes, axis: [
+    lax.concatenate([instantiate(ct) for ct in cts], axis)]
+
+
 # -- reductions ------------------------------------------------------------------------------
 
 

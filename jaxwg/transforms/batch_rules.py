@@ -322,6 +322,9 @@ def _all_gather_own(size, vals, dims, *, axis_name, axis_size, all_gather_dimens
 P.batch_rules[P.reshape_p] = _reshape_rule
 P.batch_rules[P.pad_p] = _pad_rule
 P.batch_rules[P.concatenate_p] = _concatenate_rule
+# As JAX batches split: the batch axis stays where it is; the split axis shifts past it.
+P.batch_rules[P.split_p] = lambda vals, dims, *, sizes, axis: (
+    P.split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])), [dims[0]] * len(sizes))
 P.batch_rules[P.dot_general_p] = _dot_general_rule
 _call_rule(P.jit_p)
 _call_rule(P.remat_p)

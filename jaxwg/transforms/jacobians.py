@@ -3,7 +3,9 @@
 Both push a basis of one-hot vectors through the linear map in one batch (`vmap`),
 so a Jacobian is one program, not a loop. The result is a pytree of the outputs'
 structure whose leaves have the inputs' structure; each leaf's shape is the output
-leaf's shape followed by the input leaf's.
+leaf's shape followed by the input leaf's. The basis and the unravelling of the
+batched result are built as JAX builds them (an identity from iotas, `split`, reshape
+and conversions), so that jaxprs of Jacobians print as JAX's.
 
 >>> import jaxwg.numpy as jnp
 >>> jacfwd(lambda x: x ** 2)(jnp.array([1.0, 2.0])).tolist()
@@ -12,7 +14,6 @@ leaf's shape followed by the input leaf's.
 
 from __future__ import annotations
 
-import numpy as np
 
 from ..frontend import pytree
 from ..frontend.trace import wraps
@@ -22,17 +23,36 @@ from .reverse import _check_inputs, split_args, vjp
 
 
 def _basis(avals) -> tuple[list, int]:
-    """One-hot vectors over all elements of `avals`, one array (total, *shape) per aval."""
-    from ..frontend.array import asarray_for_bind
+    """One-hot vectors over all elements of `avals`, one array (total, *shape) per aval:
+    JAX's `_std_basis`, the columns of `jnp.eye` unravelled, each converted to its
+    aval's dtype (a conversion JAX's jaxprs always show there)."""
+    from .. import numpy as jnp
+    from ..frontend import primitives as P
+    from ..frontend.promotion import result_type
 
     total = sum(a.size for a in avals)
-    eye = np.eye(total, dtype=np.float32)
-    out, start = [], 0
-    for a in avals:
-        block = eye[:, start:start + a.size].reshape((total,) + a.shape).astype(a.dtype.np)
-        out.append(asarray_for_bind(block))
-        start += a.size
-    return out, total
+    eye = jnp.eye(total, dtype=result_type(*[a.dtype.np for a in avals]))
+    return _unravel(eye, 1, avals, lambda x, a: P.convert_element_type_p.bind(
+        x, new_dtype=a.dtype, weak_type=a.weak_type)), total
+
+
+def _unravel(arr, axis: int, avals, convert) -> list:
+    """JAX's `_unravel_array_into_pytree`: `arr` split along `axis` into one piece per
+    aval, the axis reshaped into the aval's shape, then `convert(piece, aval)`."""
+    from .. import lax
+    from ..frontend.array import aval_of
+
+    shape = aval_of(arr).shape
+    pieces = lax.split(arr, [a.size for a in avals], axis)
+    return [convert(lax.reshape(x, shape[:axis] + a.shape + shape[axis + 1:]), a)
+            for x, a in zip(pieces, avals)]
+
+
+def _like(example):
+    """A `convert` for `_unravel`: to the dtype and weak type of the aval `example`."""
+    from .. import lax
+
+    return lambda x, _: lax.convert_element_type(x, example.dtype, example.weak_type)
 
 
 def _nest(out_tree, in_tree, blocks) -> object:
@@ -91,32 +111,14 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         (out_tree, n), m = trees[0], len(outs) // 2
         tangents = [move_axis(t, d, aval_of(t).ndim - (d is not None), total)
                     for t, d in zip(outs[m:m + n], dims[m:m + n])]
-        blocks = [[_column(t, start, a) for start, a in _offsets(in_avals)] for t in tangents]
+        blocks = [_unravel(t, aval_of(t).ndim - 1, in_avals, _like(aval_of(p)))
+                  for t, p in zip(tangents, outs[:n])]
         result = _nest(out_tree, in_tree, blocks)
         if has_aux:
             return result, pytree.tree_unflatten(trees[1], outs[n:m])
         return result
 
     return jac
-
-
-def _offsets(avals):
-    start = 0
-    for a in avals:
-        yield start, a
-        start += a.size
-
-
-def _column(t, start: int, in_aval):
-    """The columns of one input leaf in a Jacobian block (out..., total), shaped
-    (out..., in...)."""
-    from .. import lax
-    from ..frontend.array import aval_of
-
-    shape = aval_of(t).shape
-    lo = (0,) * (len(shape) - 1) + (start,)
-    hi = shape[:-1] + (start + in_aval.size,)
-    return lax.reshape(lax.slice(t, lo, hi), shape[:-1] + in_aval.shape)
 
 
 def _check_real_outputs(out_avals) -> None:
@@ -136,7 +138,6 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
     >>> jacrev(lambda x: jnp.sin(x) * 2)(jnp.zeros(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
     """
-    from .. import lax
     from ..frontend.array import aval_of
 
     @wraps(fun, _JACOBIAN_DOC, argnums=argnums)
@@ -157,13 +158,8 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         in_leaves, in_tree = pytree.tree_flatten(_target(argnums, dyn))
         in_avals = [aval_of(x) for x in in_leaves]
         cts = [move_axis(c, d, 0, total) for c, d in zip(cts, dims)]
-        blocks = []
-        for start, a in _offsets(out_avals):
-            row = []
-            for c, in_aval in zip(cts, in_avals):
-                rows = lax.slice(c, (start,) + (0,) * in_aval.ndim, (start + a.size,) + in_aval.shape)
-                row.append(lax.reshape(rows, a.shape + in_aval.shape))
-            blocks.append(row)
+        columns = [_unravel(c, 0, out_avals, _like(in_aval)) for c, in_aval in zip(cts, in_avals)]
+        blocks = [list(row) for row in zip(*columns)]  # by output leaf, then input leaf
         result = _nest(out_tree, in_tree, blocks)
         return (result, out[2]) if has_aux else result
 

@@ -62,8 +62,18 @@ JIT_CASES = {
 
 def _jax_printout(text: str) -> str:
     """JAX's printout with the one thing jaxwg cannot print alike: NumPy integers that
-    JAX's batching rules leave in params (`axes=(np.int64(1),)`) where jaxwg has ints."""
-    return re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+    JAX's batching rules leave in params (`axes=(np.int64(1),)`) where jaxwg has ints.
+    A param group JAX wrapped only because of their longer text is joined back onto
+    its line where it now fits the 80 columns."""
+    text = re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+
+    def join(m):
+        params = [line.strip() for line in m.group(2).splitlines()]
+        flat = f"{m.group(1)}[{' '.join(params)}]{m.group(3)}"
+        nested = any(c in line for line in params for c in "{}")
+        return m.group(0) if nested or len(flat) > 80 else flat
+
+    return re.sub(r"^(.*)\[\n((?:[ ]+[^ \]].*\n)+?)[ ]+\](.*)$", join, text, flags=re.M)
 
 
 def _jaxwg_args(args):
@@ -170,6 +180,11 @@ TRANSFORM_CASES = {
                             [_F23, _F3]),
     "vmap_at_axis_1": (lambda j, L, m: j.vmap(lambda a: m.sin(a) + 1.0, in_axes=1), [_F23]),
     "vmap_of_new_axis": (lambda j, L, m: j.vmap(lambda a: a[None] + a[:, None]), [_F23]),
+    "jacfwd_of_jacrev": (lambda j, L, m: j.jacfwd(j.jacrev(lambda x: m.sum(m.sin(x) * x))), [_F3]),
+    "jacrev": (lambda j, L, m: j.jacrev(lambda x, y: (m.sin(x) * y, m.sum(x)), argnums=(0, 1)),
+               [_F3, np.float32(2.0)]),
+    "jacfwd": (lambda j, L, m: j.jacfwd(lambda x: {"a": x[:2] * 2.0, "b": m.cos(x)}), [_F3]),
+    "split": (lambda j, L, m: lambda x: m.split(x, [1, 2], axis=1), [_F23]),
 }
 
 

@@ -15,9 +15,10 @@ from hypothesis.extra import numpy as hnp
 
 import jaxwg
 import jaxwg.numpy as jnp
+from jaxwg import lax
 from jaxwg.errors import ConcretizationTypeError
 
-from .helpers import assert_array, jax_numpy
+from .helpers import assert_array, jax, jax_numpy
 from .test_indexing import DTYPES, call, put, sample
 
 dtypes = st.sampled_from(DTYPES)
@@ -256,6 +257,25 @@ def test_split_errors(platform):
         jnp.split(jnp.zeros(5), 2.0)
     with pytest.raises(ConcretizationTypeError):
         jaxwg.jit(lambda x, i: jnp.split(x, [i]))(jnp.zeros(5), 2)
+
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=4), st.integers(0, 1))
+def test_lax_split_matches_numpy(run, sizes, axis):
+    shape = [3, 3]
+    shape[axis] = sum(sizes)
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    out = call(run, lambda x: lax.split(x, sizes, axis), put(a))
+    assert_arrays(out, np.split(a, np.cumsum(sizes)[:-1], axis))
+
+
+def test_lax_split_errors_match_jax(platform):
+    for sizes, axis in [((1, 2), 0), ((1, 3), 1), ((-1, 5), 0), ((4,), -2)]:
+        with pytest.raises(ValueError) as ours:
+            lax.split(jnp.ones(4), sizes, axis)
+        with pytest.raises(ValueError) as theirs:
+            jax.lax.split(jax_numpy.ones(4), sizes, axis)
+        assert str(ours.value) == str(theirs.value)
 
 
 # -- padding -----------------------------------------------------------------------------------

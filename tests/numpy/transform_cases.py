@@ -68,6 +68,9 @@ CASES = {
     "slice": (lambda L, N, x: L.slice(x, (1, 0), (6, 4), (2, 3)), [(7, 5)], (-1, 1)),
     "squeeze": (lambda L, N, x: L.squeeze(x, (0, 2)), [(1, 4, 1)], (-1, 1)),
     "concatenate": (lambda L, N, x, y: L.concatenate([x, y, x], 1), [(2, 3), (2, 1)], (-1, 1)),
+    # pieces scaled and put back in another order: one output through split's rules
+    "split": (lambda L, N, x: L.concatenate(
+        [p * (i + 1.0) for i, p in enumerate(L.split(x, (1, 3, 1), 1))][::-1], 1), [(2, 5)], (-1, 1)),
     "reduce_sum": (lambda L, N, x: N.sum(x, axis=(0, 2)), [(2, 3, 4)], (-1, 1)),
     "reduce_prod": (lambda L, N, x: N.prod(x, axis=1), [(3, 4)], (0.5, 1.5)),
     "reduce_max": (lambda L, N, x: N.max(x, axis=0), [(5, 3)], (-1, 1)),

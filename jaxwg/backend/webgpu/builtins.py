@@ -127,8 +127,8 @@ fn add_fix_$T(a: $T, b: $T, r: $T) -> $T {
 # it; compensated sums in user code keep working.
 OPAQUE_ZERO = "jaxwg_opaque"
 _register("opaque_zero", f"var<private> {OPAQUE_ZERO}: u32;")
-_register_float("opaque", f"fn opaque_$T(x: $T) -> $T {{ return bitcast<$T>(bitcast<$U>(x) ^ $U({OPAQUE_ZERO})); }}",
-                "opaque_zero")
+_register_float("opaque", f"""
+fn opaque_$T(x: $T) -> $T {{ return bitcast<$T>(bitcast<$U>(x) ^ $U({OPAQUE_ZERO})); }}""", "opaque_zero")
 _register_float("add_ieee", """
 fn add_ieee_$T(a: $T, b: $T) -> $T { return add_fix_$T(a, b, a + opaque_$T(b)); }""",
                 "add_fix_$T", "opaque_$T")
