@@ -49,9 +49,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool], instantiate=None):
         if not any(flags):
             known_eqns.append(eqn)
         elif eqn.primitive in SPLIT_RULES:
-            k_eqn, u_eqn = SPLIT_RULES[eqn.primitive](eqn, flags)
-            if k_eqn is not None:
-                known_eqns.append(k_eqn)
+            k_eqns, u_eqn = SPLIT_RULES[eqn.primitive](eqn, flags)
+            known_eqns.extend(k_eqns)
             unknown_eqns.append(u_eqn)
             unknown_vars.update(id(v) for v in u_eqn.out_binders)
         else:
@@ -92,15 +91,15 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     known, unknown, out_unknown, num_res = partial_eval_jaxpr(closed.jaxpr, flags)
     known_outs = [v for v, u in zip(eqn.out_binders, out_unknown) if not u]
     residuals = [Var(v.aval) for v in known.outvars[len(known.outvars) - num_res:]]
-    k_eqn = None
+    k_eqns = []
     if known_outs or residuals:
-        k_eqn = JaxprEqn(P.jit_p, [a for a, f in zip(eqn.inputs, flags) if not f],
-                         {"jaxpr": ClosedJaxpr(known, list(closed.consts)), "name": name},
-                         known_outs + residuals)
+        k_eqns.append(JaxprEqn(P.jit_p, [a for a, f in zip(eqn.inputs, flags) if not f],
+                               {"jaxpr": ClosedJaxpr(known, list(closed.consts)), "name": name},
+                               known_outs + residuals))
     u_outs = [v for v, u in zip(eqn.out_binders, out_unknown) if u]
     u_eqn = JaxprEqn(P.jit_p, residuals + [a for a, f in zip(eqn.inputs, flags) if f],
                      {"jaxpr": ClosedJaxpr(unknown, []), "name": name}, u_outs)
-    return k_eqn, u_eqn
+    return k_eqns, u_eqn
 
 
 def _split_cond(eqn: JaxprEqn, flags: list[bool]):
@@ -146,7 +145,7 @@ def _split_cond(eqn: JaxprEqn, flags: list[bool]):
     u_eqn = JaxprEqn(P.cond_p, [index] + residuals + unknown_ops,
                      {"branches": tuple(unknown_branches)},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
-    return k_eqn, u_eqn
+    return [k_eqn], u_eqn
 
 
 def _split_scan(eqn: JaxprEqn, flags: list[bool]):
@@ -205,14 +204,14 @@ def _split_scan(eqn: JaxprEqn, flags: list[bool]):
                      {**p, "jaxpr": unknown_body, "num_consts": len(invariant) + n_uc,
                       "num_carry": n_ucar},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
-    return k_eqn, u_eqn
+    return [k_eqn], u_eqn
 
 
 def _split_remat(eqn: JaxprEqn, flags: list[bool]):
-    """A checkpointed call with unknown inputs: the known call returns the known outputs
-    and only the residuals its `policy` saves (and inputs); the unknown call takes the
-    known inputs too and recomputes every other residual (lazy evaluation computes only
-    what the unknown outputs need)."""
+    """A checkpointed call with unknown inputs: the known side computes the known outputs
+    and only the residuals its `policy` saves, as plain equations (JAX inlines it); the
+    unknown call takes the known inputs too and recomputes every other residual. Both
+    keep only the equations their outputs need (and debug callbacks)."""
     p = eqn.params
     closed = p["jaxpr"]
     inner = closed.jaxpr
@@ -234,20 +233,66 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
     known_in = [v for v, f in zip(inner.invars, flags) if not f]
     unknown_in = [v for v, f in zip(inner.invars, flags) if f]
     n_known_out = len(known.outvars) - n_res
-    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.eqns,
-                                 known.outvars[:n_known_out] + saved), closed.consts)
+    k_outvars = known.outvars[:n_known_out] + saved
+    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, _live_eqns(known.eqns, k_outvars),
+                                 k_outvars), closed.consts)
     saved_outer = [Var(v.aval) for v in saved]
-    k_eqn = JaxprEqn(P.remat_p, [a for a, f in zip(eqn.inputs, flags) if not f],
-                     {**p, "jaxpr": k_closed},
-                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + saved_outer)
+    k_inputs = [a for a, f in zip(eqn.inputs, flags) if not f]
+    k_binders = [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + saved_outer
+    k_eqns = _inlined(k_closed, k_inputs, k_binders)
+    if k_eqns is None:
+        k_eqns = [JaxprEqn(P.remat_p, k_inputs, {**p, "jaxpr": k_closed}, k_binders)]
     recompute = [e for e in known.eqns if not all(id(v) in saved_ids for v in e.out_binders)]
-    u_inner = Jaxpr(inner.constvars, saved + known_in + unknown_in, recompute + unknown.eqns,
-                    unknown.outvars)
+    u_inner = Jaxpr(inner.constvars, saved + known_in + unknown_in,
+                    _live_eqns(recompute + unknown.eqns, unknown.outvars), unknown.outvars)
     u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, f in zip(eqn.inputs, flags) if not f]
                      + [a for a, f in zip(eqn.inputs, flags) if f],
                      {**p, "jaxpr": ClosedJaxpr(u_inner, closed.consts), "differentiated": True},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
-    return k_eqn, u_eqn
+    return k_eqns, u_eqn
+
+
+def _live_eqns(eqns: list, outvars: list) -> list:
+    """The equations that `outvars` depend on, and those with effects (debug callbacks),
+    in order: dead code removed, as JAX's `dce_jaxpr` does."""
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for e in reversed(eqns):
+        if any(id(v) in live for v in e.out_binders) or _has_effects(e):
+            kept.append(e)
+            live.update(id(a) for a in e.inputs if isinstance(a, Var))
+    kept.reverse()
+    return kept
+
+
+def _has_effects(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` calls back to the host, itself or in a jaxpr it calls."""
+    if eqn.primitive is P.debug_callback_p:
+        return True
+    values = [x for v in eqn.params.values() for x in (v if isinstance(v, tuple) else (v,))]
+    return any(_has_effects(e) for c in values if isinstance(c, ClosedJaxpr) for e in c.jaxpr.eqns)
+
+
+def _inlined(closed: ClosedJaxpr, inputs: list, binders: list) -> list | None:
+    """The equations of `closed`, reading `inputs` for its invars and binding its outvars
+    to `binders` (fresh variables for the rest); None where plain equations cannot say
+    it: it has constants, or an outvar is an input, a literal or returned twice."""
+    jaxpr = closed.jaxpr
+    made = {id(v) for e in jaxpr.eqns for v in e.out_binders}
+    outs = [id(v) for v in jaxpr.outvars if isinstance(v, Var)]
+    if closed.consts or len(outs) != len(jaxpr.outvars) or len(set(outs)) != len(outs) \
+            or not made.issuperset(outs):
+        return None
+    env = {id(v): a for v, a in zip(jaxpr.invars, inputs)}
+    env.update((id(v), b) for v, b in zip(jaxpr.outvars, binders))
+    eqns = []
+    for e in jaxpr.eqns:
+        ins = [a if isinstance(a, Literal) else env[id(a)] for a in e.inputs]
+        for v in e.out_binders:
+            if id(v) not in env:
+                env[id(v)] = Var(v.aval)
+        eqns.append(JaxprEqn(e.primitive, ins, e.params, [env[id(v)] for v in e.out_binders]))
+    return eqns
 
 
 def _split_while(eqn: JaxprEqn, flags: list[bool]):

@@ -131,9 +131,9 @@ _F23 = np.ones((2, 3), np.float32)
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
 # equations than JAX's (the printing is alike): vmap(grad(f)) broadcasts an unbatched
-# operand to the batch size where JAX's lax ops broadcast a size-1 axis; grad(jit(f)),
-# grad(scan) and grad(checkpoint(f)) keep residuals JAX forwards from the inputs (and
-# checkpoint's primal is a remat2 call, inlined in JAX); vmap of cond, while and psum
+# operand to the batch size where JAX's lax ops broadcast a size-1 axis; grad(jit(f))
+# and grad(scan) keep residuals JAX forwards from the inputs; grad of a checkpoint with
+# a policy lacks the reduce_precision JAX puts on saved values; vmap of cond, while and psum
 # are built differently; x[0], x[None] and keepdims reshape where JAX squeezes or
 # broadcasts, and JAX wraps sort, cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
@@ -185,6 +185,8 @@ TRANSFORM_CASES = {
                [_F3, np.float32(2.0)]),
     "jacfwd": (lambda j, L, m: j.jacfwd(lambda x: {"a": x[:2] * 2.0, "b": m.cos(x)}), [_F3]),
     "split": (lambda j, L, m: lambda x: m.split(x, [1, 2], axis=1), [_F23]),
+    "grad_of_checkpoint": (lambda j, L, m: j.grad(lambda x: m.sum(j.checkpoint(
+        lambda y: m.sin(m.sin(y)))(x) * 2.0)), [_F3]),
 }
 
 
