@@ -569,6 +569,73 @@ fn log2_f32(x: f32) -> f32 {
 }""", "log_special_f32", "log_edge_f32", "log_parts_f32")
 
 
+# -- float64 exp and log: WGSL's (SPIR-V's GLSL.std.450) exp and log take 16- and 32-bit
+# floats only, so float64 computes them from arithmetic and its bits (u64). exp as
+# exp_f32 (n = round(x / ln 2), r = x - n ln 2 with ln 2 in a head of 32 bits, exact
+# times n, and a tail), then e^r by its Taylor series to r^13 (|r| <= 0.347:
+# 0.347^14 / 14! < 2^-60); log as log_f32, with the series to s^23 (|s| < 0.172:
+# s^24 < 2^-61). 2^n scales in two exact halves, for subnormal results.
+_register("times_pow2_f64", """
+fn times_pow2_f64(y: f64, k: i32) -> f64 {
+  let h = k / 2;
+  return y * bitcast<f64>(u64(h + 1023) << 52u) * bitcast<f64>(u64(k - h + 1023) << 52u);
+}""")
+_register("exp_reduced_f64", """
+fn exp_reduced_f64(r: f64) -> f64 { return fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(1.6059043836821613e-10lf, r, 2.08767569878681e-09lf), r, 2.505210838544172e-08lf), r, 2.755731922398589e-07lf), r, 2.7557319223985893e-06lf), r, 2.48015873015873e-05lf), r, 0.0001984126984126984lf), r, 0.001388888888888889lf), r, 0.008333333333333333lf), r, 0.041666666666666664lf), r, 0.16666666666666666lf), r, 0.5lf), r, 1.0lf), r, 1.0lf); }""")
+_register("exp_f64", """
+fn exp_f64(x: f64) -> f64 {
+  if (isnan_f64(x)) { return x; }
+  if (x > 709.782712893384lf) { return bitcast<f64>(0x7ff0000000000000lu); }
+  if (x < -745.1332191019412lf) { return 0.0lf; }
+  let n = round(x * 1.4426950408889634lf);
+  let r = (x - n * 0.6931471803691238lf) - n * 1.9082149292705877e-10lf;
+  return times_pow2_f64(exp_reduced_f64(r), i32(n));
+}""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64")
+_register("exp2_f64", """
+fn exp2_f64(x: f64) -> f64 {
+  if (isnan_f64(x)) { return x; }
+  if (x > 1024.0lf) { return bitcast<f64>(0x7ff0000000000000lu); }
+  if (x < -1075.0lf) { return 0.0lf; }
+  let n = round(x);
+  let f = x - n;
+  return times_pow2_f64(exp_reduced_f64(fma(f, 0.6931471805599453lf, f * 2.3190468138462996e-17lf)), i32(n));
+}""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64")
+_register("log_parts_f64", """
+fn log_parts_f64(x: f64) -> vec2<f64> {
+  var bits = bitcast<u64>(x);
+  var e = 0i;
+  if (bits < 0x0010000000000000lu) { bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }
+  e = e + i32((bits >> 52u) & 0x7fflu) - 1023i;
+  var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
+  if (m > 1.4142135623730951lf) { m = m * 0.5lf; e = e + 1i; }
+  let f = m - 1.0lf;
+  let s = f / (2.0lf + f);
+  let z = s * s;
+  return vec2<f64>(f64(e), 2.0lf * s * fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(0.043478260869565216lf, z, 0.047619047619047616lf), z, 0.05263157894736842lf), z, 0.058823529411764705lf), z, 0.06666666666666667lf), z, 0.07692307692307693lf), z, 0.09090909090909091lf), z, 0.1111111111111111lf), z, 0.14285714285714285lf), z, 0.2lf), z, 0.3333333333333333lf), z, 1.0lf));
+}""")
+# Zeros, negatives, infinity and NaN by their bits, as log_special_f32.
+_register("log_special_f64", """
+fn log_special_f64(x: f64) -> bool { return bitcast<u64>(x) - 1lu >= 0x7feffffffffffffflu; }""")
+_register("log_edge_f64", """
+fn log_edge_f64(x: f64) -> f64 {
+  let u = bitcast<u64>(x);
+  if ((u & 0x7ffffffffffffffflu) == 0lu) { return bitcast<f64>(0xfff0000000000000lu); }
+  if (u == 0x7ff0000000000000lu) { return x; }
+  return bitcast<f64>(0x7ff8000000000000lu);
+}""")
+_register("log_f64", """
+fn log_f64(x: f64) -> f64 {
+  if (log_special_f64(x)) { return log_edge_f64(x); }
+  let p = log_parts_f64(x);
+  return p.x * 0.6931471803691238lf + (p.y + p.x * 1.9082149292705877e-10lf);
+}""", "log_special_f64", "log_edge_f64", "log_parts_f64")
+_register("log2_f64", """
+fn log2_f64(x: f64) -> f64 {
+  if (log_special_f64(x)) { return log_edge_f64(x); }
+  let p = log_parts_f64(x);
+  return p.x + p.y * 1.4426950408889634lf;
+}""", "log_special_f64", "log_edge_f64", "log_parts_f64")
+
 def _threefry_code() -> str:
     lines = ["fn threefry2x32(k: vec2<u32>, c: vec2<u32>) -> vec2<u32> {",
              "  let ks = array<u32, 3>(k.x, k.y, k.x ^ k.y ^ 0x1BD11BDAu);",
