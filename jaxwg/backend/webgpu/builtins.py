@@ -635,6 +635,25 @@ fn log2_f64(x: f64) -> f64 {
   let p = log_parts_f64(x);
   return p.x + p.y * 1.4426950408889634lf;
 }""", "log_special_f64", "log_edge_f64", "log_parts_f64")
+# tanh x = e / (e + 2) with e = expm1(2|x|), the sign put back; expm1 below 0.5 by its
+# Taylor series to x^17 (0.5^17 / 18! < 2^-68), above as exp - 1 (e > 1.7: no
+# cancellation). tanh is +-1 to float64 beyond 19.1, where e would overflow first.
+_register("expm1_f64", """
+fn expm1_f64(x: f64) -> f64 {
+  if (abs(x) < 0.5lf) { return x * fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(2.8114572543455206e-15lf, x, 4.779477332387385e-14lf), x, 7.647163731819816e-13lf), x, 1.1470745597729725e-11lf), x, 1.6059043836821613e-10lf), x, 2.08767569878681e-09lf), x, 2.505210838544172e-08lf), x, 2.755731922398589e-07lf), x, 2.7557319223985893e-06lf), x, 2.48015873015873e-05lf), x, 0.0001984126984126984lf), x, 0.001388888888888889lf), x, 0.008333333333333333lf), x, 0.041666666666666664lf), x, 0.16666666666666666lf), x, 0.5lf), x, 1.0lf); }
+  return exp_f64(x) - 1.0lf;
+}""", "exp_f64")
+_register("tanh_f64", """
+fn tanh_f64(x: f64) -> f64 {
+  if (isnan_f64(x)) { return x; }
+  let a = abs(x);
+  var t = 1.0lf;
+  if (a < 19.1lf) {
+    let e = expm1_f64(2.0lf * a);
+    t = e / (e + 2.0lf);
+  }
+  return select(t, -t, bitcast<u64>(x) >= 0x8000000000000000lu);  // tanh(-0) = -0
+}""", "isnan_f64", "expm1_f64")
 
 def _threefry_code() -> str:
     lines = ["fn threefry2x32(k: vec2<u32>, c: vec2<u32>) -> vec2<u32> {",
