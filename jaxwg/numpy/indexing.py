@@ -207,29 +207,34 @@ def _reads(item) -> int:
     return 0 if item is None or item is Ellipsis or isinstance(item, _Bool) else 1
 
 
-def _expand_ellipsis(items: tuple, ndim: int) -> list:
-    """`items` with `...` (if any) replaced by the slices of the axes nothing else reads."""
+def _expand_ellipsis(items: tuple, ndim: int) -> tuple[list, list]:
+    """`items` with `...` (if any) replaced by the slices of the axes nothing else reads,
+    and the position in `items` each came from (for errors)."""
     used = sum(_reads(item) for item in items)
     if used > ndim:
         raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
     if Ellipsis not in items:
-        return list(items)
+        return list(items), list(range(len(items)))
     k = items.index(Ellipsis)
-    return list(items[:k]) + [slice(None)] * (ndim - used) + list(items[k + 1:])
+    fill = ndim - used
+    return (list(items[:k]) + [slice(None)] * fill + list(items[k + 1:]),
+            list(range(k)) + [k] * fill + list(range(k + 1, len(items))))
 
 
-def _expand_booleans(items: list, shape) -> list:
+def _expand_booleans(items: list, origins: list, shape) -> list:
     """Boolean array indices replaced by the integer arrays of their true positions (their
     values must be concrete: the result's shape depends on them), axis by axis."""
     out, axis = [], 0
-    for item in items:
+    for position, item in zip(origins, items):
         if isinstance(item, _Array) and aval_of(item.value).dtype.is_bool:
             if isinstance(item.value, Tracer):
                 raise _non_concrete(item.value)
             mask = np.asarray(item.value)
-            if mask.shape != tuple(shape[axis:axis + mask.ndim]):
-                raise IndexError(f"boolean index of shape {mask.shape} does not match the indexed "
-                                 f"axes {tuple(shape[axis:axis + mask.ndim])}")
+            expected = list(shape[axis:axis + mask.ndim])
+            # As JAX: an empty mask axis selects nothing from an axis of any size.
+            if not all(n in (0, m) for n, m in zip(mask.shape, expected)):
+                raise IndexError("boolean index did not match shape of indexed array in index "
+                                 f"{position}: got {mask.shape}, expected {expected}")
             out += [_Array(np.asarray(p, np.int32)) for p in np.nonzero(mask)]
             axis += mask.ndim
         else:
@@ -259,7 +264,7 @@ def _advanced(x, items: tuple, fill_value=None):
     from .. import numpy as jnp  # this module is part of jaxwg.numpy
 
     shape = aval_of(x).shape
-    items = _expand_booleans(_expand_ellipsis(items, len(shape)), shape)
+    items = _expand_booleans(*_expand_ellipsis(items, len(shape)), shape)
     items += [slice(None)] * (len(shape) - sum(_reads(item) for item in items))
     x, items = _new_axes(x, items)
     x = getitem(x, tuple(item if isinstance(item, slice) else slice(None) for item in items))

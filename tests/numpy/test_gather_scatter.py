@@ -250,6 +250,25 @@ def test_bad_array_indices_raise_like_jax():
     with pytest.raises(IndexError, match="boolean index"):
         x[np.array([True, False, True])]
 
+
+@pytest.mark.parametrize("shape, index", [
+    ((3,), (np.zeros(2, bool),)), ((2, 3), (slice(None), np.ones(2, bool))),
+    ((2, 3, 4), (Ellipsis, np.ones(3, bool))), ((2, 3, 4), (None, Ellipsis, np.ones(3, bool))),
+    # an empty mask axis selects nothing from an axis of any size, as in JAX and NumPy
+    ((1,), (np.zeros(0, bool),)), ((2, 3), (np.zeros(0, bool),)), ((2, 3), (np.zeros((2, 0), bool),)),
+    ((2, 3), (slice(None), np.zeros(0, bool))), ((0, 3), (np.zeros(0, bool),)),
+], ids=str)
+def test_boolean_index_shapes_as_jax(platform, shape, index):
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    try:
+        want = np.asarray(jax.numpy.asarray(x)[index])
+    except IndexError as e:
+        with pytest.raises(IndexError) as ours:
+            jnp.asarray(x)[index]
+        assert str(ours.value) == str(e)
+        return
+    _same(jnp.asarray(x)[index], want)
+
 def test_traced_boolean_indices_raise_non_concrete_boolean_index_error():
     x, mask = jnp.ones((2, 3)), jnp.array([True, False])
     for f in (lambda a, m: a[m], lambda a, m: a.at[m].set(0.0), lambda a, m: a[m[0]]):
