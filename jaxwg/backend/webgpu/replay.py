@@ -53,15 +53,15 @@ GROUPS_PER_STEP = 8
 @dataclass
 class _Dispatch:
     """One recorded pass of a kernel: its launch (one output window), the registers it
-    binds (inputs in binding order, then the one it writes) and its bind group, made
-    once when every one of them is fixed, else kept per set of buffers seen."""
+    binds (inputs in binding order, then the one it writes) and its bind group: made
+    once when every one of them is fixed (`fixed_work`), else kept per set of buffers
+    seen (`groups`)."""
 
     launch: object
     registers: tuple[int, ...]
-    group: wgpu.GPUBindGroup | None = None
     groups: dict = field(default_factory=dict)
     held: tuple[int, ...] = ()  # per-call registers it binds (held per dispatch)
-    fixed_work: tuple | None = None  # `work(group)`, when the group is made once
+    fixed_work: tuple | None = None  # `work(group)` of the group made once
 
     def work(self, group: wgpu.GPUBindGroup) -> tuple:
         """What `DispatchQueue.record_many` takes: (pipeline, group, grid, immediates)."""
@@ -132,8 +132,7 @@ class Replay:
             for d in step.dispatches or ():
                 d.held = tuple(r for r in d.registers if r in per_call)
                 if all(r >= n_args and r in fixed for r in d.registers):
-                    d.group = self._make_group(d, [self._buffers[r] for r in d.registers])
-                    d.fixed_work = d.work(d.group)
+                    d.fixed_work = d.work(self._make_group(d, [self._buffers[r] for r in d.registers]))
         # All at once (`record_many`) when nothing is dispatched generically and nothing
         # per call is freed within the call: results are then the only slots to hold.
         self._at_once = all(s.dispatches is not None and not s.frees for s in self._steps)
