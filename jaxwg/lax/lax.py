@@ -232,6 +232,21 @@ def broadcasted_iota(dtype, shape, dimension: int):
                 dimension=int(dimension))
 
 
+def _diagonal_offsets(shape, offset: int = 0):
+    """(row + offset, column) at every position of a 2-d `shape`, int32: equal on the
+    `offset`-th diagonal. Both iotas are bound before the add, as JAX's jaxprs show
+    `jnp.eye`."""
+    rows = broadcasted_iota(np.int32, shape, 0)
+    cols = broadcasted_iota(np.int32, shape, 1)
+    return add(rows, int(offset)), cols
+
+
+def _eye(dtype, shape, offset: int = 0):
+    """Ones on the `offset`-th diagonal of a 2-d `shape` (JAX's `lax_internal._eye`),
+    for `jnp.eye` and the Jacobians' basis."""
+    return convert_element_type(eq(*_diagonal_offsets(shape, offset)), dtype)
+
+
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast.
 

@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 
 from .. import lax
+from ..lax.lax import _diagonal_offsets, _eye
 from ..frontend import aval as avals
 from ..core import dtypes as dt
 from ..frontend.array import Array, from_numpy, scalar
@@ -410,22 +411,18 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
     >>> jnp.eye(2, dtype=jnp.int32).tolist()
     [[1, 0], [0, 1]]
     """
-    rows, cols = _diagonal_offsets(N, M, k)
-    return place(lax.convert_element_type(lax.eq(rows, cols),
-                                          avals.canonical_dtype(dtype or _float_dtype())), device)
+    shape, k = _matrix(N, M, k)
+    return place(_eye(avals.canonical_dtype(dtype or _float_dtype()), shape, k), device)
 
 
-def _diagonal_offsets(N, M, k):
-    """(row + k, column) of each element of an `N` x `M` matrix (int32): equal on the
-    `k`-th diagonal."""
+def _matrix(N, M, k) -> tuple[tuple[int, int], int]:
+    """The (N, M) shape of a matrix function's result (M defaults to N) and its diagonal
+    `k`, clamped where farther diagonals are all outside (so that it fits int32)."""
     M = N if M is None else M
     N, M, k = operator.index(N), operator.index(M), operator.index(k)
     if N < 0 or M < 0:
         raise ValueError(f"negative dimensions are not allowed, got N={N}, M={M}")
-    k = max(-N, min(k, M))  # farther diagonals are all outside (and k fits int32)
-    rows = lax.broadcasted_iota(dt.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dt.int32, (N, M), 1)  # before the add, as JAX's jaxpr has it
-    return lax.add(rows, k), cols
+    return (N, M), max(-N, min(k, M))
 
 
 def identity(n: int, dtype=None):
@@ -446,7 +443,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype=None):
     >>> jnp.tri(2, 3, k=1, dtype=jnp.int32).tolist()
     [[1, 1, 0], [1, 1, 1]]
     """
-    rows, cols = _diagonal_offsets(N, M, k)
+    rows, cols = _diagonal_offsets(*_matrix(N, M, k))
     return lax.convert_element_type(lax.ge(rows, cols), avals.canonical_dtype(dtype or np.float32))
 
 

@@ -26,12 +26,12 @@ def _basis(avals) -> tuple[list, int]:
     """One-hot vectors over all elements of `avals`, one array (total, *shape) per aval:
     JAX's `_std_basis`, the columns of `jnp.eye` unravelled, each converted to its
     aval's dtype (a conversion JAX's jaxprs always show there)."""
-    from .. import numpy as jnp
     from ..frontend import primitives as P
     from ..frontend.promotion import result_type
+    from ..lax.lax import _eye
 
     total = sum(a.size for a in avals)
-    eye = jnp.eye(total, dtype=result_type(*[a.dtype.np for a in avals]))
+    eye = _eye(result_type(*[a.dtype.np for a in avals]), (total, total))
     return _unravel(eye, 1, avals, lambda x, a: P.convert_element_type_p.bind(
         x, new_dtype=a.dtype, weak_type=a.weak_type)), total
 
