@@ -31,6 +31,12 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        # On the CPU backend (the reference), a test marked slow_on_cpu runs in the slow
+        # job only; its WebGPU run stays in the default one.
+        callspec = getattr(item, "callspec", None)
+        if "slow_on_cpu" in item.keywords and callspec and callspec.params.get("platform") == "cpu":
+            item.add_marker(pytest.mark.slow)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

@@ -331,6 +331,7 @@ def test_promotion_matches_jax():
                 jax_numpy.promote_types(a, b if isinstance(b, np.dtype) else np.dtype(b)), (a, b)
 
 
+@pytest.mark.slow_on_cpu
 @given(data=st.data())
 def test_mixed_operations_match_jax(platform, data):
     """Small integers with arrays of every dtype and with Python scalars: the promoted
@@ -399,6 +400,7 @@ REDUCTIONS = {
 }
 
 
+@pytest.mark.slow_on_cpu
 @given(data=st.data())
 def test_reductions_match_jax(run, data):
     """Sums and products of small integers promote to int32/uint32 (JAX's

@@ -32,6 +32,7 @@ def test_keys_split_fold_in_and_bits_are_jaxs(platform, seed, shape, data):
     _exact(random.bits(key, shape), jax.random.bits(jkey, shape))
 
 
+@pytest.mark.slow_on_cpu
 @settings(max_examples=10)
 @given(seed=st.integers(0, 2 ** 31 - 1), shape=SHAPES)
 def test_uniform_randint_bernoulli_rademacher_are_jaxs(platform, seed, shape):
@@ -146,6 +147,7 @@ def test_errors():
         random.gamma(random.PRNGKey(0), 1.0, (2,), jnp.bool_)
 
 
+@pytest.mark.slow_on_cpu
 def test_permutation_categorical_and_choice_are_jaxs(platform):
     key, jkey = random.PRNGKey(3), jax.random.PRNGKey(3)
     x = np.arange(24).reshape(4, 6).astype(np.int32)

@@ -54,6 +54,7 @@ _DTYPES = ["float32", "int32", "uint32", "bool", "float16"]
 _FEW = settings(max_examples=5, deadline=None, derandomize=True)
 
 
+@pytest.mark.slow_on_cpu
 @_FEW
 @given(shape=st.sampled_from([(7,), (2, 3)]), dtype=st.sampled_from(_DTYPES), data=st.data())
 def test_unique_matches_jax(platform, shape, dtype, data):
@@ -120,6 +121,7 @@ def test_isin_matches_jax(platform, seed, dtype, invert):
         _same(jnp.isin(jnp.asarray(a), jnp.asarray(b), invert=invert, method=method), want)
 
 
+@pytest.mark.slow_on_cpu
 @_FEW
 @given(seed=st.integers(0, 2 ** 16))
 def test_set_operations_match_jax(platform, seed):
@@ -133,6 +135,7 @@ def test_set_operations_match_jax(platform, seed):
         _all_same(getattr(jnp, name)(A, B), getattr(jax_numpy, name)(a, b))
 
 
+@pytest.mark.slow_on_cpu
 def test_set_operations_with_size_match_jax(run):
     a = np.array([5.0, 1.0, np.nan, -0.0, 3.0, 1.0], np.float32)
     b = np.array([3.0, 0.0, 3.0, np.nan], np.float32)

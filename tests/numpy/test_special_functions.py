@@ -99,6 +99,7 @@ def test_igamma_igammac_are_as_accurate_as_jax(run, name, reference):
     assert np.max(np.abs(got - want)) < 1e-5
 
 
+@pytest.mark.slow_on_cpu
 def test_derivatives_in_a_are_accurate(platform):
     # Against JAX in float64; JAX's float32 random_gamma_grad is far worse for small a.
     a, x = _gamma_points(300)
