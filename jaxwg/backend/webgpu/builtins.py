@@ -22,6 +22,7 @@ fn isnan_f32(x: f32) -> bool { return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f8000
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass
 
@@ -33,6 +34,10 @@ from .polynomials import ATAN_UNIT, COS_QUARTER, ERF_SMALL, ERFC_LARGE, SIN_QUAR
 TANH_SERIES = (-1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075,
                -929569 / 638512875, 6404582 / 10854718875)
 ATANH_SERIES = (1.0, 1 / 3, 1 / 5, 1 / 7, 1 / 9, 1 / 11, 1 / 13)
+# float64's: e^r = sum r^k / k! to r^13, 2 atanh(s) / (2s) to s^22, expm1(x) / x to x^16.
+EXP_SERIES_F64 = tuple(1 / math.factorial(k) for k in range(14))
+ATANH_SERIES_F64 = tuple(1 / (2 * k + 1) for k in range(12))
+EXPM1_SERIES_F64 = tuple(1 / math.factorial(k + 1) for k in range(17))
 
 
 @dataclass(frozen=True)
@@ -54,10 +59,13 @@ def _register(name: str, code: str, *deps: str) -> None:
 # integers) and these masks.
 _FLOAT_BITS = {
     "f32": dict(T="f32", U="u32", I="i32", SIGN="0x80000000u", MAGNITUDE="0x7fffffffu",
-                INF="0x7f800000u", NAN="0x7fc00000u", ZERO="0.0f", ONE="1.0f"),
+                INF="0x7f800000u", NAN="0x7fc00000u", ZERO="0.0f", ONE="1.0f",
+                LN2_HI="0.693359375f", LN2_LO="-0.00021219444170128554f", LOG2E="1.44269504f"),
     "f64": dict(T="f64", U="u64", I="i64", SIGN="0x8000000000000000lu",
                 MAGNITUDE="0x7ffffffffffffffflu", INF="0x7ff0000000000000lu",
-                NAN="0x7ff8000000000000lu", ZERO="0.0lf", ONE="1.0lf"),
+                NAN="0x7ff8000000000000lu", ZERO="0.0lf", ONE="1.0lf",
+                LN2_HI="0.6931471803691238lf", LN2_LO="1.9082149292705877e-10lf",
+                LOG2E="1.4426950408889634lf"),
 }
 
 
@@ -257,11 +265,12 @@ fn {_t}_to_{_i}(x: {_t}) -> {_i} {{
 }}""", f"isnan_{_t}")
 
 
-def _horner(coefficients: tuple[float, ...], var: str) -> str:
-    """WGSL text evaluating sum(c[i] * var**i) by Horner's rule."""
-    text = f"{coefficients[-1]!r}f"
+def _horner(coefficients: tuple[float, ...], var: str, suffix: str = "f") -> str:
+    """WGSL text evaluating sum(c[i] * var**i) by Horner's rule, with literals of
+    `suffix` ("f" for f32, "lf" for f64)."""
+    text = f"{coefficients[-1]!r}{suffix}"
     for c in reversed(coefficients[:-1]):
-        text = f"fma({text}, {var}, {c!r}f)"
+        text = f"fma({text}, {var}, {c!r}{suffix})"
     return text
 
 
@@ -546,27 +555,27 @@ fn log_parts_f32(x: f32) -> vec2<f32> {{
 }}""")
 # Zeros, negative numbers, infinity and NaN, told apart by their bits: a finite-math
 # compiler may turn !(x > 0) into x <= 0 (false for NaN) and x == inf into false.
-_register("log_special_f32", """
-fn log_special_f32(x: f32) -> bool { return bitcast<u32>(x) - 1u >= 0x7f7fffffu; }""")
-_register("log_edge_f32", """
-fn log_edge_f32(x: f32) -> f32 {
-  let u = bitcast<u32>(x);
-  if ((u & 0x7fffffffu) == 0u) { return bitcast<f32>(0xff800000u); }
-  if (u == 0x7f800000u) { return x; }
-  return bitcast<f32>(0x7fc00000u);
+_register_float("log_special", """
+fn log_special_$T(x: $T) -> bool { return bitcast<$U>(x) - $U(1) >= $INF - $U(1); }""")
+_register_float("log_edge", """
+fn log_edge_$T(x: $T) -> $T {
+  let u = bitcast<$U>(x);
+  if ((u & $MAGNITUDE) == $U(0)) { return bitcast<$T>($SIGN | $INF); }
+  if (u == $INF) { return x; }
+  return bitcast<$T>($NAN);
 }""")
-_register("log_f32", """
-fn log_f32(x: f32) -> f32 {
-  if (log_special_f32(x)) { return log_edge_f32(x); }
-  let p = log_parts_f32(x);
-  return p.x * 0.693359375f + (p.y + p.x * -0.00021219444170128554f);
-}""", "log_special_f32", "log_edge_f32", "log_parts_f32")
-_register("log2_f32", """
-fn log2_f32(x: f32) -> f32 {
-  if (log_special_f32(x)) { return log_edge_f32(x); }
-  let p = log_parts_f32(x);
-  return p.x + p.y * 1.44269504f;
-}""", "log_special_f32", "log_edge_f32", "log_parts_f32")
+_register_float("log", """
+fn log_$T(x: $T) -> $T {
+  if (log_special_$T(x)) { return log_edge_$T(x); }
+  let p = log_parts_$T(x);
+  return p.x * $LN2_HI + (p.y + p.x * $LN2_LO);
+}""", "log_special_$T", "log_edge_$T", "log_parts_$T")
+_register_float("log2", """
+fn log2_$T(x: $T) -> $T {
+  if (log_special_$T(x)) { return log_edge_$T(x); }
+  let p = log_parts_$T(x);
+  return p.x + p.y * $LOG2E;
+}""", "log_special_$T", "log_edge_$T", "log_parts_$T")
 
 
 # -- float64 exp and log: WGSL's (SPIR-V's GLSL.std.450) exp and log take 16- and 32-bit
@@ -580,8 +589,8 @@ fn times_pow2_f64(y: f64, k: i32) -> f64 {
   let h = k / 2;
   return y * bitcast<f64>(u64(h + 1023) << 52u) * bitcast<f64>(u64(k - h + 1023) << 52u);
 }""")
-_register("exp_reduced_f64", """
-fn exp_reduced_f64(r: f64) -> f64 { return fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(1.6059043836821613e-10lf, r, 2.08767569878681e-09lf), r, 2.505210838544172e-08lf), r, 2.755731922398589e-07lf), r, 2.7557319223985893e-06lf), r, 2.48015873015873e-05lf), r, 0.0001984126984126984lf), r, 0.001388888888888889lf), r, 0.008333333333333333lf), r, 0.041666666666666664lf), r, 0.16666666666666666lf), r, 0.5lf), r, 1.0lf), r, 1.0lf); }""")
+_register("exp_reduced_f64", f"""
+fn exp_reduced_f64(r: f64) -> f64 {{ return {_horner(EXP_SERIES_F64, "r", "lf")}; }}""")
 _register("exp_f64", """
 fn exp_f64(x: f64) -> f64 {
   if (isnan_f64(x)) { return x; }
@@ -600,49 +609,27 @@ fn exp2_f64(x: f64) -> f64 {
   let f = x - n;
   return times_pow2_f64(exp_reduced_f64(fma(f, 0.6931471805599453lf, f * 2.3190468138462996e-17lf)), i32(n));
 }""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64")
-_register("log_parts_f64", """
-fn log_parts_f64(x: f64) -> vec2<f64> {
+_register("log_parts_f64", f"""
+fn log_parts_f64(x: f64) -> vec2<f64> {{
   var bits = bitcast<u64>(x);
   var e = 0i;
-  if (bits < 0x0010000000000000lu) { bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }
+  if (bits < 0x0010000000000000lu) {{ bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }}
   e = e + i32((bits >> 52u) & 0x7fflu) - 1023i;
   var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
-  if (m > 1.4142135623730951lf) { m = m * 0.5lf; e = e + 1i; }
+  if (m > 1.4142135623730951lf) {{ m = m * 0.5lf; e = e + 1i; }}
   let f = m - 1.0lf;
   let s = f / (2.0lf + f);
   let z = s * s;
-  return vec2<f64>(f64(e), 2.0lf * s * fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(0.043478260869565216lf, z, 0.047619047619047616lf), z, 0.05263157894736842lf), z, 0.058823529411764705lf), z, 0.06666666666666667lf), z, 0.07692307692307693lf), z, 0.09090909090909091lf), z, 0.1111111111111111lf), z, 0.14285714285714285lf), z, 0.2lf), z, 0.3333333333333333lf), z, 1.0lf));
-}""")
-# Zeros, negatives, infinity and NaN by their bits, as log_special_f32.
-_register("log_special_f64", """
-fn log_special_f64(x: f64) -> bool { return bitcast<u64>(x) - 1lu >= 0x7feffffffffffffflu; }""")
-_register("log_edge_f64", """
-fn log_edge_f64(x: f64) -> f64 {
-  let u = bitcast<u64>(x);
-  if ((u & 0x7ffffffffffffffflu) == 0lu) { return bitcast<f64>(0xfff0000000000000lu); }
-  if (u == 0x7ff0000000000000lu) { return x; }
-  return bitcast<f64>(0x7ff8000000000000lu);
-}""")
-_register("log_f64", """
-fn log_f64(x: f64) -> f64 {
-  if (log_special_f64(x)) { return log_edge_f64(x); }
-  let p = log_parts_f64(x);
-  return p.x * 0.6931471803691238lf + (p.y + p.x * 1.9082149292705877e-10lf);
-}""", "log_special_f64", "log_edge_f64", "log_parts_f64")
-_register("log2_f64", """
-fn log2_f64(x: f64) -> f64 {
-  if (log_special_f64(x)) { return log_edge_f64(x); }
-  let p = log_parts_f64(x);
-  return p.x + p.y * 1.4426950408889634lf;
-}""", "log_special_f64", "log_edge_f64", "log_parts_f64")
+  return vec2<f64>(f64(e), 2.0lf * s * {_horner(ATANH_SERIES_F64, "z", "lf")});
+}}""")
 # tanh x = e / (e + 2) with e = expm1(2|x|), the sign put back; expm1 below 0.5 by its
 # Taylor series to x^17 (0.5^17 / 18! < 2^-68), above as exp - 1 (e > 1.7: no
 # cancellation). tanh is +-1 to float64 beyond 19.1, where e would overflow first.
-_register("expm1_f64", """
-fn expm1_f64(x: f64) -> f64 {
-  if (abs(x) < 0.5lf) { return x * fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(2.8114572543455206e-15lf, x, 4.779477332387385e-14lf), x, 7.647163731819816e-13lf), x, 1.1470745597729725e-11lf), x, 1.6059043836821613e-10lf), x, 2.08767569878681e-09lf), x, 2.505210838544172e-08lf), x, 2.755731922398589e-07lf), x, 2.7557319223985893e-06lf), x, 2.48015873015873e-05lf), x, 0.0001984126984126984lf), x, 0.001388888888888889lf), x, 0.008333333333333333lf), x, 0.041666666666666664lf), x, 0.16666666666666666lf), x, 0.5lf), x, 1.0lf); }
+_register("expm1_f64", f"""
+fn expm1_f64(x: f64) -> f64 {{
+  if (abs(x) < 0.5lf) {{ return x * {_horner(EXPM1_SERIES_F64, "x", "lf")}; }}
   return exp_f64(x) - 1.0lf;
-}""", "exp_f64")
+}}""", "exp_f64")
 _register("tanh_f64", """
 fn tanh_f64(x: f64) -> f64 {
   if (isnan_f64(x)) { return x; }
