@@ -313,17 +313,20 @@ fn times_pow2_f32(y: f32, k: i32) -> f32 {
 # exp(x) = 2^n exp(r) with n = round(x / ln 2) and r = x - n ln 2: the native exp only
 # sees |r| <= 0.35, where it is accurate. ln 2 is split into a 9-bit head, whose
 # product with n is exact, and a tail, so r is accurate without relying on fma (the
-# OpenGL and Vulkan software adapters do not fuse it). NaN returns first: i32(NaN) is
-# undefined.
+# OpenGL and Vulkan software adapters do not fuse it). The head's difference passes
+# through `opaque` so that a compiler cannot reassociate the two steps into one
+# x - n (head + tail): NVIDIA's did for float64 inside larger kernels (sinh, cosh and
+# 1 / (1 + exp(-x)) were 200 ulp off at |x| ~ 700 on an H100). NaN returns first:
+# i32(NaN) is undefined.
 _register("exp_f32", """
 fn exp_f32(x: f32) -> f32 {
   if (isnan_f32(x)) { return x; }
   if (x > 88.8f) { return bitcast<f32>(0x7f800000u); }
   if (x < -104.0f) { return 0.0f; }
   let n = round(x * 1.44269504f);
-  let r = (x - n * 0.693359375f) - n * -0.00021219444170128554f;
+  let r = opaque_f32(x - n * 0.693359375f) - n * -0.00021219444170128554f;
   return times_pow2_f32(exp(r), i32(n));
-}""", "isnan_f32", "times_pow2_f32")
+}""", "isnan_f32", "times_pow2_f32", "opaque_f32")
 _register("exp2_f32", """
 fn exp2_f32(x: f32) -> f32 {
   if (isnan_f32(x)) { return x; }
@@ -581,9 +584,9 @@ fn log2_$T(x: $T) -> $T {
 # -- float64 exp and log: WGSL's (SPIR-V's GLSL.std.450) exp and log take 16- and 32-bit
 # floats only, so float64 computes them from arithmetic and its bits (u64). exp as
 # exp_f32 (n = round(x / ln 2), r = x - n ln 2 with ln 2 in a head of 32 bits, exact
-# times n, and a tail), then e^r by its Taylor series to r^13 (|r| <= 0.347:
-# 0.347^14 / 14! < 2^-60); log as log_f32, with the series to s^23 (|s| < 0.172:
-# s^24 < 2^-61). 2^n scales in two exact halves, for subnormal results.
+# times n, and a tail, the steps kept apart by `opaque`), then e^r by its Taylor series
+# to r^13 (|r| <= 0.347: 0.347^14 / 14! < 2^-60); log as log_f32, with the series to
+# s^23 (|s| < 0.172: s^24 < 2^-61). 2^n scales in two exact halves, for subnormal results.
 _register("times_pow2_f64", """
 fn times_pow2_f64(y: f64, k: i32) -> f64 {
   let h = k / 2;
@@ -597,9 +600,9 @@ fn exp_f64(x: f64) -> f64 {
   if (x > 709.782712893384lf) { return bitcast<f64>(0x7ff0000000000000lu); }
   if (x < -745.1332191019412lf) { return 0.0lf; }
   let n = round(x * 1.4426950408889634lf);
-  let r = (x - n * 0.6931471803691238lf) - n * 1.9082149292705877e-10lf;
+  let r = opaque_f64(x - n * 0.6931471803691238lf) - n * 1.9082149292705877e-10lf;
   return times_pow2_f64(exp_reduced_f64(r), i32(n));
-}""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64")
+}""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64", "opaque_f64")
 _register("exp2_f64", """
 fn exp2_f64(x: f64) -> f64 {
   if (isnan_f64(x)) { return x; }
