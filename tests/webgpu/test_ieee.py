@@ -178,15 +178,11 @@ MATH = ["exp", "exp2", "expm1", "log", "log2", "log1p", "sqrt", "sin", "cos", "t
         "arctan", "arcsinh", "sinh", "cosh", "floor", "ceil", "trunc", "abs"]
 
 
-# float64 has no sin, cos, tan or arctan on WebGPU (an error, tested in test_x64).
-NOT_FLOAT64 = {"sin", "cos", "tan", "arctan"}
-
-
 @pytest.mark.parametrize("mode", ["eager", "jit"])
 @pytest.mark.parametrize("name", MATH)
 def test_math_of_special_values(name, mode, float_dtype):
-    if float_dtype == np.float16 or (float_dtype == np.float64 and name in NOT_FLOAT64):
-        pytest.skip("float32, and float64 where WebGPU computes it")
+    if float_dtype == np.float16:
+        pytest.skip("float32 and float64")
     xs = np.array([np.inf, -np.inf, np.nan, -np.nan, -0.0, 0.0], float_dtype)
     fn = getattr(jnp, name) if mode == "eager" else jaxwg.jit(getattr(jnp, name))
     with np.errstate(all="ignore"):

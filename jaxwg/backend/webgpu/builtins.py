@@ -27,6 +27,7 @@ import string
 from dataclasses import dataclass
 
 from ...core.alu_eval import THREEFRY_ROTATIONS
+from . import constants
 from .polynomials import ATAN_UNIT, COS_QUARTER, ERF_SMALL, ERFC_LARGE, SIN_QUARTER
 
 # Taylor series (exact coefficients, lowest degree first) for small arguments:
@@ -412,6 +413,11 @@ fn mul_wide_u32(a: u32, b: u32) -> vec2<u32> {
   let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
   return vec2<u32>((ll & 0xffffu) | (mid << 16u), ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u));
 }""")
+def _two_over_pi(n: int) -> str:
+    """The first `n` words of 2/pi's binary fraction as WGSL u32 literals."""
+    return ", ".join(f"{w:#010x}u" for w in constants.two_over_pi_words(n))
+
+
 # (r, k mod 4) with |x| = k pi/2 + r for any finite |x| >= 1e5 (Payne and Hanek): |x| is
 # m 2^s with m a 24-bit integer, and |x| 2/pi = m 2^s (w0 2^-32 + w1 2^-64 + ...) with
 # the words of 2/pi's binary expansion. The words before w_j, j = (s - 2) / 32, add
@@ -426,8 +432,7 @@ fn reduce_pio2_large_f32(x: f32) -> vec2<f32> {
   let s = i32(bits >> 23u) - 150;
   let m = (bits & 0x7fffffu) | 0x800000u;
   let j = max(s - 2, 0) / 32;
-  var w = array<u32, 7>(0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
-                        0xfe5163abu);
+  var w = array<u32, 7>({words});
   var p = array<u32, 6>(0u, 0u, 0u, 0u, 0u, 0u);  // m * w[j..j+3], least significant word first
   var carry = 0u;
   for (var i = 0; i < 4; i++) {
@@ -458,7 +463,7 @@ fn reduce_pio2_large_f32(x: f32) -> vec2<f32> {
   let r = sign * f * 1.57079633f;
   if (x < 0.0f) { return vec2<f32>(-r, f32((4u - k) & 3u)); }
   return vec2<f32>(r, f32(k & 3u));
-}""", "mul_wide_u32")
+}""".replace("{words}", _two_over_pi(7)), "mul_wide_u32")
 _register("sin_f32", "fn sin_f32(x: f32) -> f32 { return sincos_f32(x).x; }", "sincos_f32")
 _register("cos_f32", "fn cos_f32(x: f32) -> f32 { return sincos_f32(x).y; }", "sincos_f32")
 _register("tan_f32", "fn tan_f32(x: f32) -> f32 { let v = sincos_f32(x); return v.x / v.y; }", "sincos_f32")
@@ -644,6 +649,161 @@ fn tanh_f64(x: f64) -> f64 {
   }
   return select(t, -t, bitcast<u64>(x) >= 0x8000000000000000lu);  // tanh(-0) = -0
 }""", "isnan_f64", "expm1_f64")
+
+# -- float64 sin, cos, tan and their inverses, from arithmetic and u64 bits as exp_f64.
+# Products that must be exact split their factors by clearing the low 27 significand bits
+# (26 and 27 bits: Dekker's product, to about 2^-105; no Veltkamp split, which fma
+# contraction breaks); `opaque` keeps the compiler from cancelling the error terms.
+_register("two_prod_f64", """
+fn two_prod_f64(a: f64, b: f64) -> vec2<f64> {
+  let p = opaque_f64(a * b);
+  let ah = bitcast<f64>(bitcast<u64>(a) & 0xfffffffff8000000lu);
+  let bh = bitcast<f64>(bitcast<u64>(b) & 0xfffffffff8000000lu);
+  let al = a - ah;
+  let bl = b - bh;
+  return vec2<f64>(p, (((ah * bh - p) + ah * bl) + al * bh) + al * bl);
+}""", "opaque_f64")
+
+
+def _wgsl_f64(value: float) -> str:
+    return f"{value!r}lf"
+
+
+# (r, r_lo, k mod 4) with |x| = k pi/2 + r + r_lo for any |x| >= pi/4 (Payne and Hanek,
+# as reduce_pio2_large_f32): |x| = m 2^s with m a 53-bit integer, m times the seven words
+# of 2/pi from w_j, j = (s - 2) / 32, is a 288-bit integer (the earlier words add whole
+# turns) whose bits from 32 (j + 7) - s up are k and the 128 below it the fraction (at
+# least 65 significant bits where |x| is nearest a multiple of pi/2: 2^-61 away), rounded
+# to the nearest quadrant, then times pi/2 in two parts. inf and NaN give NaN.
+_register("reduce_pio2_f64", f"""
+fn reduce_pio2_f64(x: f64) -> vec3<f64> {{
+  let bits = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+  if (bits >= 0x7ff0000000000000lu) {{ return vec3<f64>(f64(bitcast<f32>(0x7fc00000u)), 0.0lf, 0.0lf); }}
+  let s = i32(bits >> 52u) - 1075;
+  let m = (bits & 0x000ffffffffffffflu) | 0x0010000000000000lu;
+  let m0 = m & 0xfffffffflu;
+  let m1 = m >> 32u;
+  let j = max(s - 2, 0) / 32;
+  var w = array<u32, 37>({_two_over_pi(37)});
+  var p = array<u32, 11>();  // m * w[j..j+6], least significant word first
+  for (var i = 0; i < 7; i++) {{
+    let wi = u64(w[j + 6 - i]);
+    let low = m0 * wi + u64(p[i]);
+    p[i] = u32(low & 0xfffffffflu);
+    let high = m1 * wi + u64(p[i + 1]) + (low >> 32u);
+    p[i + 1] = u32(high & 0xfffffffflu);
+    p[i + 2] = u32(high >> 32u);
+  }}
+  let point = 32 * (j + 7) - s;  // the bit where the integer part starts, 191 to 277
+  var words = array<u64, 3>();  // the fraction's low and high 64 bits, then k's bits
+  for (var i = 0; i < 3; i++) {{
+    let at = point - 128 + 64 * i;
+    let off = u32(at % 32);
+    let low = u64(p[at / 32]) | (u64(p[at / 32 + 1]) << 32u);
+    words[i] = select(low, (low >> off) | (u64(p[at / 32 + 2]) << (64u - off)), off != 0u);
+  }}
+  var k = u32(words[2] & 3lu);
+  var lo = words[0];
+  var hi = words[1];
+  var sign = 1.0lf;
+  if (hi >= 0x8000000000000000lu) {{  // a fraction of 1/2 or more: the next quadrant, r negative
+    k = k + 1u;
+    lo = ~lo + 1lu;
+    hi = ~hi + select(0lu, 1lu, lo == 0lu);
+    sign = -1.0lf;
+  }}
+  // The fraction hi 2^-64 + lo 2^-128 as f + f_lo: a holds its top 53 bits, b the next 53
+  // and c the last 22, each exact; a + (b + c) in two exact two-sums.
+  let a = f64(hi >> 11u) * {_wgsl_f64(2.0 ** -53)};
+  let b = f64(((hi & 0x7fflu) << 42u) | (lo >> 22u)) * {_wgsl_f64(2.0 ** -106)};
+  let c = f64(lo & 0x3ffffflu) * {_wgsl_f64(2.0 ** -128)};
+  let t = b + c;
+  let t_lo = (b - opaque_f64(t)) + c;
+  let f = a + t;
+  let f_lo = ((a - opaque_f64(f)) + t) + t_lo;
+  let product = two_prod_f64(f, {_wgsl_f64(constants.PIO2[0])});
+  let tail = product.y + (f * {_wgsl_f64(constants.PIO2[1])} + f_lo * {_wgsl_f64(constants.PIO2[0])});
+  let r = product.x + tail;
+  let r_lo = (product.x - opaque_f64(r)) + tail;
+  if (x < 0.0lf) {{ return vec3<f64>(-sign * r, -sign * r_lo, f64((4u - k) & 3u)); }}
+  return vec3<f64>(sign * r, sign * r_lo, f64(k & 3u));
+}}""", "opaque_f64", "two_prod_f64")
+# sin and cos of r + r_lo, |r| <= pi/4, by their Taylor series (to r^21 and r^22:
+# (pi/4)^23 / 23! < 2^-82), then the quadrant as sincos_f32. cos is w + ((1 - w) - r^2/2
+# + ...) with w = 1 - r^2/2, which keeps w's rounding error. Below 2^-26, sin x = x
+# (and keeps -0.0) and cos x = 1 to float64.
+SIN_SERIES_F64 = tuple((-1) ** k / math.factorial(2 * k + 1) for k in range(1, 11))
+COS_SERIES_F64 = tuple((-1) ** k / math.factorial(2 * k) for k in range(2, 12))
+_register("sincos_f64", f"""
+fn sincos_f64(x: f64) -> vec2<f64> {{
+  let bits = bitcast<u64>(x) & 0x7ffffffffffffffflu;
+  if (bits < 0x3e50000000000000lu) {{ return vec2<f64>(x, 1.0lf); }}  // |x| < 2^-26
+  var r = x;
+  var r_lo = 0.0lf;
+  var k = 0u;
+  if (bits > 0x3fe921fb54442d18lu) {{  // |x| > pi/4, inf and NaN
+    let reduced = reduce_pio2_f64(x);
+    r = reduced.x;
+    r_lo = reduced.y;
+    k = u32(reduced.z);
+  }}
+  let z = r * r;
+  let s = r + (r * z * {_horner(SIN_SERIES_F64, "z", "lf")} + r_lo * (1.0lf - 0.5lf * z));
+  let hz = 0.5lf * z;
+  let w = 1.0lf - hz;
+  let c = w + (((1.0lf - opaque_f64(w)) - hz) + (z * z * {_horner(COS_SERIES_F64, "z", "lf")} - r * r_lo));
+  if (k == 0u) {{ return vec2<f64>(s, c); }}
+  if (k == 1u) {{ return vec2<f64>(c, -s); }}
+  if (k == 2u) {{ return vec2<f64>(-s, -c); }}
+  return vec2<f64>(-c, s);
+}}""", "reduce_pio2_f64", "opaque_f64")
+_register("sin_f64", "fn sin_f64(x: f64) -> f64 { return sincos_f64(x).x; }", "sincos_f64")
+_register("cos_f64", "fn cos_f64(x: f64) -> f64 { return sincos_f64(x).y; }", "sincos_f64")
+_register("tan_f64", "fn tan_f64(x: f64) -> f64 { let v = sincos_f64(x); return v.x / v.y; }", "sincos_f64")
+# atan on [0, 1]: atan t = atan(k/8) + atan u with k = round(8t) and
+# u = (t - k/8) / (1 + t k/8), |u| <= 1/16, atan u by its Taylor series to u^17
+# ((1/16)^19 / 19 < 2^-80); atan(k/8) in two parts (`constants.ATAN_EIGHTHS`).
+ATAN_SERIES_F64 = tuple((-1) ** k / (2 * k + 1) for k in range(1, 9))
+_ATAN_EIGHTHS_F64 = ", ".join(f"vec2<f64>({_wgsl_f64(hi)}, {_wgsl_f64(lo)})"
+                              for hi, lo in constants.ATAN_EIGHTHS)
+_PIO2_F64 = tuple(map(_wgsl_f64, constants.PIO2))
+_PI_F64 = tuple(map(_wgsl_f64, constants.PI))
+_register("atan_unit_f64", f"""
+fn atan_unit_f64(t: f64) -> f64 {{
+  let k = round(t * 8.0lf);
+  let c = k * 0.125lf;
+  let u = (t - c) / (1.0lf + t * c);
+  let u2 = u * u;
+  var eighths = array<vec2<f64>, 9>({_ATAN_EIGHTHS_F64});
+  let a = eighths[i32(k)];
+  return a.x + (a.y + (u + u * u2 * {_horner(ATAN_SERIES_F64, "u2", "lf")}));
+}}""")
+_register("atan_f64", f"""
+fn atan_f64(x: f64) -> f64 {{
+  if (isnan_f64(x)) {{ return x; }}
+  let t = abs(x);
+  let r = select({_PIO2_F64[0]} - (atan_unit_f64(1.0lf / t) - {_PIO2_F64[1]}), atan_unit_f64(t), t <= 1.0lf);
+  return select(r, -r, bitcast<u64>(x) >= 0x8000000000000000lu);  // atan(-0) = -0
+}}""", "isnan_f64", "atan_unit_f64")
+_register("atan2_f64", f"""
+fn atan2_f64(y: f64, x: f64) -> f64 {{
+  if (isnan_f64(x) || isnan_f64(y)) {{ return f64(bitcast<f32>(0x7fc00000u)); }}
+  let ax = abs(x);
+  let ay = abs(y);
+  var r = 0.0lf;
+  if (bitcast<u64>(ax) == 0x7ff0000000000000lu && bitcast<u64>(ay) == 0x7ff0000000000000lu) {{
+    r = {_wgsl_f64(math.pi / 4)};
+  }} else if (bitcast<u64>(ay) == 0lu) {{ r = 0.0lf; }}
+  else if (ay <= ax) {{ r = atan_unit_f64(ay / ax); }}
+  else {{ r = {_PIO2_F64[0]} - (atan_unit_f64(ax / ay) - {_PIO2_F64[1]}); }}
+  if (bitcast<u64>(x) >= 0x8000000000000000lu) {{ r = {_PI_F64[0]} - (r - {_PI_F64[1]}); }}  // x < 0 or -0
+  return select(r, -r, bitcast<u64>(y) >= 0x8000000000000000lu);
+}}""", "isnan_f64", "atan_unit_f64")
+_register("asin_f64", "fn asin_f64(x: f64) -> f64 { return atan2_f64(x, sqrt((1.0lf - x) * (1.0lf + x))); }",
+          "atan2_f64")
+_register("acos_f64", "fn acos_f64(x: f64) -> f64 { return atan2_f64(sqrt((1.0lf - x) * (1.0lf + x)), x); }",
+          "atan2_f64")
+
 
 def _threefry_code() -> str:
     lines = ["fn threefry2x32(k: vec2<u32>, c: vec2<u32>) -> vec2<u32> {",

@@ -411,9 +411,9 @@ _F16_VIA_F32 = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.RECIPROCAL, Op.FLOOR, Op.CE
                           Op.TRUNC, Op.CMPLT})
 
 # SPIR-V's GLSL.std.450 transcendentals take 16- and 32-bit floats only; builtins has
-# float64 exp, exp2, log, log2 and tanh of its own, not yet these.
-_NO_FLOAT64 = frozenset({Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.ATAN2, Op.ERF,
-                         Op.ERFC})
+# float64 exp, exp2, log, log2, tanh, the trigonometric functions and their inverses of
+# its own, not yet these.
+_NO_FLOAT64 = frozenset({Op.ERF, Op.ERFC})
 
 
 class _Algebra:

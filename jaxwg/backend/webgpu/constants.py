@@ -1,0 +1,67 @@
+"""Constants of the math helpers, computed at import from integer arithmetic: the words of
+2/pi's binary expansion (Payne and Hanek's argument reduction), and pi/2 and atan(k/8)
+as float64 pairs hi + lo (their sum within 2^-106 of the value).
+
+Nothing here is a copied table: pi comes from Machin's formula, atan(k/8) from its
+Taylor series, each in fixed point with guard bits, and the tests check the results
+against NumPy's pi and arctan.
+
+>>> hex(two_over_pi_words(2)[0]), hex(two_over_pi_words(2)[1])
+('0xa2f9836e', '0x4e441529')
+>>> PIO2[0] == 1.5707963267948966
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+_BITS = 1300  # fixed-point fraction bits: 2/pi to 37 words, with guard bits
+
+
+def _atan_fixed(x: Fraction, one: int) -> int:
+    """atan(x) * one for 0 <= x <= 1/2 (x = p / q), by its Taylor series."""
+    p, q = x.numerator, x.denominator
+    total, n, power = 0, 0, one * p // q  # power: x^(2n+1) * one
+    while power:
+        term = power // (2 * n + 1)
+        total += -term if n % 2 else term
+        power = power * p * p // (q * q)
+        n += 1
+    return total
+
+
+def _pi_fixed(one: int) -> int:
+    """pi * one by Machin's formula, pi = 16 atan(1/5) - 4 atan(1/239)."""
+    return 16 * _atan_fixed(Fraction(1, 5), one) - 4 * _atan_fixed(Fraction(1, 239), one)
+
+
+_ONE = 1 << _BITS
+_PI = _pi_fixed(_ONE)
+
+
+def two_over_pi_words(n: int) -> tuple[int, ...]:
+    """The first `n` 32-bit words of 2/pi's binary fraction (2/pi = 0.a2f9836e... in hex)."""
+    scaled = (2 << (32 * n)) * _ONE // _PI  # floor(2/pi * 2^(32 n)), 32 n < _BITS - 64
+    return tuple((scaled >> (32 * (n - 1 - i))) & 0xFFFFFFFF for i in range(n))
+
+
+def _pair(fixed: int) -> tuple[float, float]:
+    """A fixed-point value (over _ONE) as float64 hi + lo, hi rounded to nearest."""
+    value = Fraction(fixed, _ONE)
+    hi = float(value)
+    return hi, float(value - Fraction(hi))
+
+
+def _atan(k: int) -> int:
+    """atan(k / 8) * _ONE for k = 0..8: atan(x) = 2 atan(x / (1 + sqrt(1 + x^2))) is
+    avoided by atan(x) = pi/4 - atan((1 - x) / (1 + x)) above 1/2."""
+    x = Fraction(k, 8)
+    if x <= Fraction(1, 2):
+        return _atan_fixed(x, _ONE)
+    return _PI // 4 - _atan_fixed((1 - x) / (1 + x), _ONE)
+
+
+PIO2 = _pair(_PI // 2)
+PI = _pair(_PI)
+ATAN_EIGHTHS = tuple(_pair(_atan(k)) for k in range(9))  # atan(k/8), k = 0..8
