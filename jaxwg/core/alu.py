@@ -61,6 +61,7 @@ class Op(enum.Enum):
     MIN = "min"
     MAX = "max"
     ATAN2 = "atan2"
+    POW = "pow"  # x^y for finite x > 0, finite y, float64 (`lowering._pow` wraps the rest)
     AND = "and"
     OR = "or"
     XOR = "xor"
@@ -109,7 +110,7 @@ class Op(enum.Enum):
 
 
 BINARY = frozenset(
-    {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.ATAN2,
+    {Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.IDIV, Op.MOD, Op.MIN, Op.MAX, Op.ATAN2, Op.POW,
      Op.AND, Op.OR, Op.XOR, Op.SHL, Op.SHR}
 )
 COMPARE = frozenset({Op.CMPLT, Op.CMPNE})
@@ -120,7 +121,7 @@ UNARY = frozenset(
 )
 # Ops defined only on floats (transcendentals and rounding).
 FLOAT_ONLY = frozenset(
-    {Op.DIV, Op.ATAN2, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
+    {Op.DIV, Op.ATAN2, Op.POW, Op.EXP, Op.EXP2, Op.LOG, Op.LOG2, Op.SIN, Op.COS, Op.TAN, Op.ASIN,
      Op.ACOS, Op.ATAN, Op.TANH, Op.SQRT, Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.ROUND,
      Op.TRUNC, Op.ERF, Op.ERFC}
 )

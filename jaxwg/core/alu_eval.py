@@ -127,6 +127,7 @@ IMPLS: dict[Op, Callable] = {
     Op.MIN: _min,
     Op.MAX: _max,
     Op.ATAN2: lambda a, b, d: np.arctan2(a, b),
+    Op.POW: lambda a, b, d: np.power(a, b),
     Op.AND: lambda a, b, d: a & b,
     Op.OR: lambda a, b, d: a | b,
     Op.XOR: lambda a, b, d: a ^ b,

@@ -318,6 +318,22 @@ def test_threefry_known_answer(backend):
         assert int(out[0]) == expected
 
 
+def test_float64_pow_is_within_two_ulp(backend):
+    """Op.POW (float64 only: finite x > 0, finite y), across the exponent range."""
+    if not backend.supports(dt.float64):
+        pytest.skip("no shader-f64")
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0.5, 1, 4000) * 2.0 ** rng.integers(-1074, 1024, 4000)
+    y = rng.uniform(-1, 1, 4000) * 10.0 ** rng.uniform(-3, 3, 4000)
+    k = Kernel(2, x.size, alu.binary(Op.POW, load(0, dt.float64, x.size), load(1, dt.float64, x.size)))
+    got = run_kernel(backend, k, [x, y])
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.power(x, y)
+    normal = np.isfinite(want) & (np.abs(want) >= 2.0 ** -1022)
+    assert (np.abs(got - want)[normal] <= 2 * np.spacing(want[normal])).all()
+    np.testing.assert_array_equal(got[~normal], want[~normal])  # inf, subnormals, 0
+
+
 def test_float64_transcendental_is_a_clear_error(webgpu):
     if not webgpu.supports(dt.float64):
         pytest.skip("no shader-f64")

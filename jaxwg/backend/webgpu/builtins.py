@@ -805,6 +805,63 @@ _register("acos_f64", "fn acos_f64(x: f64) -> f64 { return atan2_f64(sqrt((1.0lf
           "atan2_f64")
 
 
+# float64 x^y for finite x > 0 and finite y (the lowering handles IEEE pow's other cases):
+# 2^(y log2 x) with log2 x and its product with y carried in two parts, as the lowering's
+# float32 `_pow_magnitude` (one float64 log2 loses |y log2 x| ulps: 180 at 2^300), with
+# float64's exact products (two_prod_f64), longer series, and 2^n for
+# |n| <= 2046 (beyond, the result is 0 or inf whatever the rest).
+_register("two_sum_f64", """
+fn two_sum_f64(a: f64, b: f64) -> vec2<f64> {
+  let s = opaque_f64(a + b);
+  let bb = s - a;
+  return vec2<f64>(s, (a - (s - bb)) + (b - bb));
+}""", "opaque_f64")
+POW_ATANH_F64 = tuple(2 / k for k in range(5, 35, 2))  # 2/5 + 2s/7 + ... to s^14
+POW_EXPM1_F64 = tuple(1 / math.factorial(k) for k in range(2, 19))  # (e^r - 1 - r) / r^2
+_register("log2_parts_f64", f"""
+fn log2_parts_f64(x: f64) -> vec2<f64> {{
+  var bits = bitcast<u64>(x);
+  var e = 0i;
+  if (bits < 0x0010000000000000lu) {{ bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }}
+  e = e + i32((bits >> 52u) & 0x7fflu) - 1023i;
+  var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
+  if (m > 1.4142135623730951lf) {{ m = m * 0.5lf; e = e + 1i; }}
+  let f = m - 1.0lf;
+  let g = two_sum_f64(1.0lf, m);
+  let u = f / g.x;
+  let ug = two_prod_f64(u, g.x);
+  let u_lo = (((f - ug.x) - ug.y) - u * g.y) / g.x;  // (f - u g) / g
+  let s = two_prod_f64(u, u);
+  let series_lo = {_wgsl_f64(constants.TWO_THIRDS[1])} + s.x * {_horner(POW_ATANH_F64, "s.x", "lf")};
+  let c = two_prod_f64(u, s.x);  // (u + u_lo)^3
+  let c_lo = c.y + u * s.y + 3.0lf * s.x * u_lo;
+  let t = two_prod_f64(c.x, {_wgsl_f64(constants.TWO_THIRDS[0])});
+  let t_lo = t.y + c.x * series_lo + c_lo * {_wgsl_f64(constants.TWO_THIRDS[0])};
+  let ln = two_sum_f64(2.0lf * u, t.x);
+  let ln_lo = ln.y + (2.0lf * u_lo + t_lo);
+  let l = two_prod_f64(ln.x, {_wgsl_f64(constants.LOG2E[0])});
+  let l_lo = l.y + (ln_lo * {_wgsl_f64(constants.LOG2E[0])} + ln.x * {_wgsl_f64(constants.LOG2E[1])});
+  let h = two_sum_f64(f64(e), l.x);
+  return two_sum_f64(h.x, h.y + l_lo);
+}}""", "two_sum_f64", "two_prod_f64")
+_register("pow_f64", f"""
+fn pow_f64(x: f64, y: f64) -> f64 {{
+  let l = log2_parts_f64(x);
+  let product = two_prod_f64(y, l.x);
+  if (abs(product.x) >= 2200.0lf) {{  // (or inf) 2^n beyond float64 whatever the rest
+    return select(bitcast<f64>(0x7ff0000000000000lu), 0.0lf, product.x < 0.0lf);
+  }}
+  let p = two_sum_f64(product.x, product.y + y * l.y);
+  let n = round(p.x);
+  let f = p.x - n;  // exact
+  let r = two_prod_f64(f, {_wgsl_f64(constants.LN2[0])});
+  let r_lo = r.y + (f * {_wgsl_f64(constants.LN2[1])} + p.y * {_wgsl_f64(constants.LN2[0])});
+  let small = r.x + (r.x * r.x) * {_horner(POW_EXPM1_F64, "r.x", "lf")};  // e^r - 1
+  let two_f = 1.0lf + ((small + r_lo) + r_lo * small);
+  return times_pow2_f64(two_f, i32(clamp(n, -2044.0lf, 2046.0lf)));
+}}""", "log2_parts_f64", "two_prod_f64", "two_sum_f64", "times_pow2_f64")
+
+
 def _threefry_code() -> str:
     lines = ["fn threefry2x32(k: vec2<u32>, c: vec2<u32>) -> vec2<u32> {",
              "  let ks = array<u32, 3>(k.x, k.y, k.x ^ k.y ^ 0x1BD11BDAu);",

@@ -369,6 +369,7 @@ _RENDER: dict[Op, Renderer] = {
     Op.MIN: _minmax("min"),
     Op.MAX: _minmax("max"),
     Op.ATAN2: _math("atan2"),
+    Op.POW: _math("pow"),
     Op.AND: _infix("&"),
     Op.OR: _infix("|"),
     Op.XOR: _xor,

@@ -1,6 +1,6 @@
 """Constants of the math helpers, computed at import from integer arithmetic: the words of
-2/pi's binary expansion (Payne and Hanek's argument reduction), and pi/2 and atan(k/8)
-as float64 pairs hi + lo (their sum within 2^-106 of the value).
+2/pi's binary expansion (Payne and Hanek's argument reduction), and pi/2, pi, atan(k/8),
+ln 2, log2 e and 2/3 as float64 pairs hi + lo (their sum within 2^-106 of the value).
 
 Nothing here is a copied table: pi comes from Machin's formula, atan(k/8) from its
 Taylor series, each in fixed point with guard bits, and the tests check the results
@@ -62,6 +62,20 @@ def _atan(k: int) -> int:
     return _PI // 4 - _atan_fixed((1 - x) / (1 + x), _ONE)
 
 
+def _ln2() -> int:
+    """ln 2 * _ONE = 2 atanh(1/3) * _ONE, by atanh's Taylor series."""
+    total, n, power = 0, 0, _ONE // 3
+    while power:
+        total += power // (2 * n + 1)
+        power //= 9
+        n += 1
+    return 2 * total
+
+
+_LN2 = _ln2()
+LN2 = _pair(_LN2)
+LOG2E = _pair(_ONE * _ONE // _LN2)
+TWO_THIRDS = _pair(2 * _ONE // 3)
 PIO2 = _pair(_PI // 2)
 PI = _pair(_PI)
 ATAN_EIGHTHS = tuple(_pair(_atan(k)) for k in range(9))  # atan(k/8), k = 0..8
