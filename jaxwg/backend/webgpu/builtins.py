@@ -862,6 +862,71 @@ fn pow_f64(x: f64, y: f64) -> f64 {{
 }}""", "log2_parts_f64", "two_prod_f64", "two_sum_f64", "times_pow2_f64")
 
 
+# float64 erf and erfc. Below 1/2, erf x = x P(x^2) by its Taylor series (to x^27:
+# 0.25^14 / (14! 29) < 2^-90) and erfc = 1 - erf. Above, erfc x = e^(-x^2) erfcx(x),
+# e^(-x^2) with x^2 in two parts, and erfcx (= erfc e^(x^2), smooth) by its Taylor series
+# at the nearest eighth up to 2.5 (the coefficients by erfcx' = 2x erfcx - 2/sqrt(pi),
+# a(n+1) = (2c a(n) + 2 a(n-1)) / (n + 1), from erfcx(c) in two parts), beyond by its
+# continued fraction 1 / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / ...))) to 40 terms
+# (both within 1 ulp of mpmath on their intervals); erf = 1 - erfc there.
+ERF_SERIES_F64 = tuple(2 / math.sqrt(math.pi) * (-1) ** n / (math.factorial(n) * (2 * n + 1))
+                       for n in range(14))
+_ERFCX_EIGHTHS_F64 = ", ".join(f"vec2<f64>({_wgsl_f64(hi)}, {_wgsl_f64(lo)})"
+                               for hi, lo in constants.ERFCX_EIGHTHS)
+_register("erfcx_f64", f"""
+fn erfcx_f64(x: f64) -> f64 {{
+  if (x < 2.5lf) {{
+    let k = round((x - 0.5lf) * 8.0lf);
+    let c = 0.5lf + k * 0.125lf;
+    let d = x - c;
+    var centers = array<vec2<f64>, 17>({_ERFCX_EIGHTHS_F64});
+    let a0 = centers[i32(k)];
+    var previous = a0.x;
+    var a = 2.0lf * c * a0.x - {_wgsl_f64(2 * constants.RSQRT_PI[0])};
+    var power = 1.0lf;
+    var sum = a;
+    for (var n = 1; n < 15; n++) {{
+      let next = (2.0lf * c * a + 2.0lf * previous) / f64(n + 1);
+      previous = a;
+      a = next;
+      power = power * d;
+      sum = sum + a * power;
+    }}
+    return a0.x + (a0.y + sum * d);
+  }}
+  var fraction = 0.0lf;
+  for (var n = 40; n > 0; n--) {{ fraction = f64(n) * 0.5lf / (x + fraction); }}
+  return {_wgsl_f64(constants.RSQRT_PI[0])} / (x + fraction);
+}}""")
+_register("erfc_tail_f64", """
+fn erfc_tail_f64(ax: f64) -> f64 {
+  let square = two_prod_f64(ax, ax);
+  return exp_f64(-square.x) * (1.0lf - square.y) * erfcx_f64(ax);
+}""", "two_prod_f64", "exp_f64", "erfcx_f64")
+_register("erf_small_f64", f"""
+fn erf_small_f64(x: f64) -> f64 {{
+  let x2 = x * x;
+  return x * {_horner(ERF_SERIES_F64, "x2", "lf")};
+}}""")
+_register("erf_f64", """
+fn erf_f64(x: f64) -> f64 {
+  let ax = abs(x);
+  if (isnan_f64(x) || ax < 0.5lf) { return erf_small_f64(x); }
+  let y = select(1.0lf - erfc_tail_f64(ax), 1.0lf, ax > 6.0lf);  // erfc 6 < 2^-54
+  return select(y, -y, x < 0.0lf);
+}""", "isnan_f64", "erf_small_f64", "erfc_tail_f64")
+_register("erfc_f64", """
+fn erfc_f64(x: f64) -> f64 {
+  if (isnan_f64(x)) { return x; }
+  let ax = abs(x);
+  if (ax < 0.5lf) { return 1.0lf - erf_small_f64(x); }
+  if (x > 27.3lf) { return 0.0lf; }  // below the smallest subnormal
+  if (x < -6.0lf) { return 2.0lf; }
+  let y = erfc_tail_f64(ax);
+  return select(y, 2.0lf - y, x < 0.0lf);
+}""", "isnan_f64", "erf_small_f64", "erfc_tail_f64")
+
+
 def _threefry_code() -> str:
     lines = ["fn threefry2x32(k: vec2<u32>, c: vec2<u32>) -> vec2<u32> {",
              "  let ks = array<u32, 3>(k.x, k.y, k.x ^ k.y ^ 0x1BD11BDAu);",

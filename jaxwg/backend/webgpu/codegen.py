@@ -411,12 +411,6 @@ _RENDER: dict[Op, Renderer] = {
 _F16_VIA_F32 = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.ROUND,
                           Op.TRUNC, Op.CMPLT})
 
-# SPIR-V's GLSL.std.450 transcendentals take 16- and 32-bit floats only; builtins has
-# float64 exp, exp2, log, log2, tanh, the trigonometric functions and their inverses of
-# its own, not yet these.
-_NO_FLOAT64 = frozenset({Op.ERF, Op.ERFC})
-
-
 class _Algebra:
     """What a compiler's algebraic rewrites see of float expressions, to tell which ops a
     fold could reach. Reassociation linearizes a sum into terms (through +, -, negation)
@@ -640,8 +634,6 @@ class ExpCodegen:
             return f"{self._threefry_pair(node, args)}.{'xy'[node.arg]}"
         if node.op in _F16_VIA_F32 and node.src[0].dtype is dt.float16:
             return self._render_in_float32(node, args)
-        if node.op in _NO_FLOAT64 and node.dtype is dt.float64:
-            raise UnsupportedError(f"{node.op.value} of float64 is not available on WebGPU")
         try:
             render = _RENDER[node.op]
         except KeyError:

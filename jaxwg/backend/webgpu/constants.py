@@ -1,6 +1,7 @@
 """Constants of the math helpers, computed at import from integer arithmetic: the words of
 2/pi's binary expansion (Payne and Hanek's argument reduction), and pi/2, pi, atan(k/8),
-ln 2, log2 e and 2/3 as float64 pairs hi + lo (their sum within 2^-106 of the value).
+ln 2, log2 e, 2/3, 1/sqrt(pi) and erfc(x) e^(x^2) at eighths as float64 pairs hi + lo
+(their sum within 2^-106 of the value).
 
 Nothing here is a copied table: pi comes from Machin's formula, atan(k/8) from its
 Taylor series, each in fixed point with guard bits, and the tests check the results
@@ -14,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 _BITS = 1300  # fixed-point fraction bits: 2/pi to 37 words, with guard bits
@@ -76,6 +78,35 @@ _LN2 = _ln2()
 LN2 = _pair(_LN2)
 LOG2E = _pair(_ONE * _ONE // _LN2)
 TWO_THIRDS = _pair(2 * _ONE // 3)
+def _erfcx_at(x: Fraction, one: int) -> int:
+    """erfc(x) e^(x^2) * one, from erf's and exp's Taylor series (x small: the terms
+    alternate in erf, and `one` has the guard bits for 1 - erf)."""
+    x2 = x * x
+    erf_sum, exp_sum, n = 0, 0, 0
+    power = one * x.numerator // x.denominator  # x^(2n+1) / n! * one
+    exp_term = one  # x^(2n) / n! * one
+    while power or exp_term:
+        erf_sum += (-1) ** n * (power // (2 * n + 1))
+        exp_sum += exp_term
+        n += 1
+        power = power * x2.numerator // (x2.denominator * n)
+        exp_term = exp_term * x2.numerator // (x2.denominator * n)
+    sqrt_pi = math.isqrt(_pi_fixed(one) * one)
+    erfc = one - 2 * erf_sum * one // sqrt_pi
+    return erfc * exp_sum // one
+
+
+def _pair_at(fixed: int, one: int) -> tuple[float, float]:
+    value = Fraction(fixed, one)
+    hi = float(value)
+    return hi, float(value - Fraction(hi))
+
+
+_ERF_ONE = 1 << 256
+# erfcx(x) = erfc(x) e^(x^2) at x = 1/2 + k/8, k = 0..16 (float64 erfc's Taylor centers),
+# and 1 / sqrt(pi) and 2 / sqrt(pi)
+ERFCX_EIGHTHS = tuple(_pair_at(_erfcx_at(Fraction(4 + k, 8), _ERF_ONE), _ERF_ONE) for k in range(17))
+RSQRT_PI = _pair_at(_ERF_ONE * _ERF_ONE // math.isqrt(_pi_fixed(_ERF_ONE) * _ERF_ONE), _ERF_ONE)
 PIO2 = _pair(_PI // 2)
 PI = _pair(_PI)
 ATAN_EIGHTHS = tuple(_pair(_atan(k)) for k in range(9))  # atan(k/8), k = 0..8
