@@ -32,3 +32,11 @@ def test_pairs_round_to_numpy_and_carry_the_rest():
     for k, (hi, lo) in enumerate(constants.ATAN_EIGHTHS):
         assert hi == np.arctan(k / 8)
         assert abs(lo) <= math.ulp(hi) / 2
+
+
+def test_erfcx_at_eighths_agree_with_scipy():
+    from scipy.special import erfcx
+
+    for k, (hi, lo) in enumerate(constants.ERFCX_EIGHTHS):
+        assert abs(hi - erfcx(0.5 + k / 8)) <= 2 * math.ulp(hi) and abs(lo) <= math.ulp(hi) / 2
+    assert constants.RSQRT_PI[0] == 1 / math.sqrt(math.pi)
