@@ -20,6 +20,8 @@ so a differentiated or batched loop is still one loop:
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
@@ -214,15 +216,30 @@ def _cond_batch(vals, dims, *, branches):
         new = tuple(batch_jaxpr(b, size, op_dims, "cond") for b in branches)
         outs = P.cond_p.bind(index, *ops, branches=new)
         return outs, [0] * len(outs)
-    # A per-member index: every branch runs, each member takes its branch's results.
+    # A per-member index: every branch runs, each member takes its branch's results. A
+    # branch sees the operands of the members that take it, and stopped gradients of the
+    # others (as JAX does): the untaken branch's derivative (sqrt's at -1: NaN) times a
+    # zero cotangent would otherwise leak NaN into the gradient.
     index = move_axis(index, dims[0], 0, size)
-    per_branch = [batch_jaxpr(b, size, op_dims, "cond") for b in branches]
-    results = [eval_jaxpr(b.jaxpr, b.consts, ops) for b in per_branch]
-    outs = []
-    for k, aval in enumerate(per_branch[0].out_avals):
-        which = lax.broadcast_in_dim(index, aval.shape, (0,))
-        outs.append(lax.select_n(which, *[r[k] for r in results]))
-    return outs, [0] * len(outs)
+    ops = [move_axis(x, d, 0, size) for x, d in zip(ops, op_dims)]
+    results = []
+    for i, branch in enumerate(branches):
+        batched = batch_jaxpr(branch, size, [0] * len(ops), "cond")
+        taken = lax.eq(index, np.array(i, index.dtype))
+        results.append(eval_jaxpr(batched.jaxpr, batched.consts,
+                                  [_select_members(taken, x, lax.stop_gradient(x)) for x in ops]))
+    return [lax.select_n(_per_member(index, outs[0]), *outs) for outs in zip(*results)], [0] * len(results[0])
+
+
+def _per_member(index, like):
+    """`index` (one per member, axis 0) broadcast to `like`'s shape."""
+    if index.ndim == like.ndim:
+        return index
+    return lax.broadcast_in_dim(index, like.shape, (0,))
+
+
+def _select_members(pred, on_true, on_false):
+    return lax.select_n(_per_member(pred, on_true), on_false, on_true)
 
 
 def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

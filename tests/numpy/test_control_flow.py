@@ -153,6 +153,16 @@ def test_cond_under_vmap_selects_and_keeps_untaken_branches_harmless():
     _close(jaxwg.vmap(f(lax, jnp))(jnp.asarray(x)), jax.vmap(f(jax.lax, jax_numpy))(x))
 
 
+def test_grad_of_cond_under_vmap_sees_no_untaken_branch():
+    """Each branch gets stopped gradients of the members that do not take it (JAX's
+    rule): sqrt's derivative at -1 (NaN) times a zero cotangent gave NaN before."""
+    f = lambda L, N: lambda x: L.cond(x > 0, N.sqrt, lambda v: v * 0.0, x)  # noqa: E731
+    x = np.array([-1.0, 4.0, 0.0, 2.0], np.float32)
+    got = jaxwg.grad(lambda v: jnp.sum(jaxwg.vmap(f(lax, jnp))(v)))(jnp.asarray(x))
+    want = jax.grad(lambda v: jax_numpy.sum(jax.vmap(f(jax.lax, jax_numpy))(v)))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # [0, 0.25, 0, 0.35...]
+
+
 def test_long_scans_under_jit_and_eagerly():
     step = lambda i, v: jnp.tanh(v * 1.01 + 0.1)  # noqa: E731
     x = np.linspace(-1, 1, 1000).astype(np.float32)

@@ -130,11 +130,9 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): vmap(grad(f)) broadcasts an unbatched
-# operand to the batch size where JAX's lax ops broadcast a size-1 axis; grad(jit(f))
-# and grad(scan) keep residuals JAX forwards from the inputs; grad of a checkpoint with
-# a policy lacks the reduce_precision JAX puts on saved values; vmap of cond, while and psum
-# are built differently; x[0], x[None] and keepdims reshape where JAX squeezes or
+# equations than JAX's (the printing is alike): grad(jit(f)) and grad(scan) keep
+# residuals JAX forwards from the inputs; grad of a checkpoint with a policy lacks the
+# reduce_precision JAX puts on saved values; vmap of while and psum are built differently; x[0], x[None] and keepdims reshape where JAX squeezes or
 # broadcasts, and JAX wraps sort, cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
@@ -187,6 +185,11 @@ TRANSFORM_CASES = {
     "split": (lambda j, L, m: lambda x: m.split(x, [1, 2], axis=1), [_F23]),
     "grad_of_checkpoint": (lambda j, L, m: j.grad(lambda x: m.sum(j.checkpoint(
         lambda y: m.sin(m.sin(y)))(x) * 2.0)), [_F3]),
+    "vmap_of_grad": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(m.sin(x) * x))), [_F23]),
+    "vmap_of_cond": (lambda j, L, m: j.vmap(lambda p, x: L.cond(p, m.sin, m.cos, x)),
+                     [np.array([True, False]), _F23]),
+    "vmap_of_switch": (lambda j, L, m: j.vmap(lambda i, x: L.switch(i, [m.sin, m.cos, m.exp], x)),
+                       [np.array([2, 0], np.int32), _F23]),
 }
 
 
