@@ -132,8 +132,9 @@ _F23 = np.ones((2, 3), np.float32)
 # prints them: layout, names, params and literals. Programs left out trace to other
 # equations than JAX's (the printing is alike): grad(jit(f)) and grad(scan) keep
 # residuals JAX forwards from the inputs; grad of a checkpoint with a policy lacks the
-# reduce_precision JAX puts on saved values; vmap of while and psum are built differently; x[0], x[None] and keepdims reshape where JAX squeezes or
-# broadcasts, and JAX wraps sort, cumsum, pad and where in jit calls.
+# reduce_precision JAX puts on saved values; vmap of while and psum are built
+# differently; x[0], x[None] and keepdims reshape where JAX squeezes or broadcasts, and
+# JAX wraps sort, cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
