@@ -187,4 +187,11 @@ JAX_NAMES = {
         "scaled_matmul", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
         "sparse_plus", "sparse_sigmoid", "squareplus", "standardize", "swish", "tanh",
     }),
+    "jaxwg.numpy.linalg": frozenset({
+        "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+        "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+        "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve",
+        "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
+        "vector_norm",
+    }),
 }

@@ -1006,28 +1006,11 @@ def poisson(key, lam, shape=None, dtype=None):
     return jnp.where(lam == np.inf, np.iinfo(dtype).max, out)
 
 
-def _cholesky(a):
-    """The lower Cholesky factor of symmetric positive definite matrices (the last two
-    axes), column by column (a loop unrolled over the static size, for small matrices);
-    NaN where a matrix is not positive definite."""
-    n = a.shape[-1]
-    columns = []
-    for j in range(n):
-        done = jnp.stack(columns, axis=-1) if columns else jnp.zeros((*a.shape[:-1], 0), a.dtype)
-        row_j = done[..., j, :]
-        # a[:, j] minus the part the earlier columns already explain: L[:, :j] L[j, :j]
-        rest = a[..., :, j] - jnp.sum(done * row_j[..., None, :], axis=-1)
-        pivot = jnp.sqrt(rest[..., j])
-        column = jnp.where(jnp.arange(n) >= j, rest / pivot[..., None], 0.0)
-        columns.append(column.astype(a.dtype))
-    return jnp.stack(columns, axis=-1)
-
-
 @_takes_keys
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
-    """Samples of N(mean, cov): mean + L z for the Cholesky factor L of cov. That is the
-    only `method` jaxwg has: JAX's "svd" and "eigh" factor cov with `jnp.linalg.svd` and
-    `jnp.linalg.eigh`, which jaxwg lacks, and raise NotImplementedError naming the method.
+    """Samples of N(mean, cov): mean + F z for a factor F F^T = cov: the Cholesky factor
+    (`method="cholesky"`), or V sqrt(w) from cov's eigendecomposition ("eigh"), as JAX
+    computes them. "svd" needs singular values, which jaxwg lacks: NotImplementedError.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
@@ -1037,11 +1020,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     """
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError(f"method must be one of {{'svd', 'eigh', 'cholesky'}}, got {method!r}")
-    if method != "cholesky":
-        raise NotImplementedError(f"jax.random.multivariate_normal with method={method!r} is not "
-                                  f"implemented in jaxwg yet: it needs the {method} decomposition "
-                                  "of linear algebra, which jaxwg lacks; method='cholesky' (the "
-                                  "default) is implemented")
+    if method == "svd":
+        raise NotImplementedError("jax.random.multivariate_normal with method='svd' is not "
+                                  "implemented in jaxwg yet: it needs the singular value "
+                                  "decomposition, which jaxwg lacks; 'cholesky' (the default) "
+                                  "and 'eigh' are implemented")
     dtype = _float_dtype(dtype, "multivariate_normal")
     mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
     if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:
@@ -1053,7 +1036,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
         raise ValueError(f"multivariate_normal: shape {shape} must be broadcast-compatible "
                          f"with mean.shape[:-1] and cov.shape[:-2], {batch}")
     z = normal(key, (*shape, mean.shape[-1]), dtype)
-    factor = _cholesky(cov)
+    if method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = jnp.linalg.cholesky(cov)
     return mean + jnp.sum(factor * z[..., None, :], axis=-1)
 
 

@@ -1,0 +1,212 @@
+"""jnp.linalg against NumPy (float64 references) and JAX (errors, gradients)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jaxwg
+import jaxwg.numpy as jnp
+from jaxwg.core import dtypes
+
+try:
+    import jax
+    import jax.numpy as jax_numpy
+except ImportError:  # pragma: no cover - JAX is in the test extra
+    jax = jax_numpy = None
+
+needs_jax = pytest.mark.skipif(jax is None, reason="JAX is not installed")
+
+
+def _random(rng, shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _well_conditioned(rng, shape, dtype=np.float32):
+    """Random matrices plus n on the diagonal: condition numbers near 1 to 10."""
+    a = rng.standard_normal(shape) + shape[-1] * np.eye(shape[-1])
+    return a.astype(dtype)
+
+
+def _spd(rng, shape, dtype=np.float32):
+    b = rng.standard_normal(shape)
+    return (b @ np.swapaxes(b, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+_SHAPES = st.tuples(st.sampled_from([(), (1,), (3,), (2, 2)]), st.integers(1, 9))
+
+
+@settings(max_examples=6, deadline=None)
+@given(_SHAPES, st.integers(0, 2**31 - 1))
+def test_solve_inv_det_slogdet_match_numpy(shapes, seed):
+    batch, n = shapes
+    rng = np.random.default_rng(seed)
+    a = _well_conditioned(rng, (*batch, n, n))
+    b = _random(rng, (*batch, n, 2))
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.solve(a, b)), np.linalg.solve(a64, b), rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.inv(a)), np.linalg.inv(a64), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.det(a)), np.linalg.det(a64), rtol=1e-4)
+    sign, logdet = jnp.linalg.slogdet(a)
+    want_sign, want_logdet = np.linalg.slogdet(a64)
+    np.testing.assert_array_equal(np.asarray(sign), want_sign)
+    np.testing.assert_allclose(np.asarray(logdet), want_logdet, rtol=1e-4, atol=1e-4)
+
+
+def test_pivoting_and_singular_matrices():
+    # a zero leading entry needs a row swap; exact results where the arithmetic is exact
+    a = np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [2.0, 0.0, 4.0]], np.float32)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.solve(a, np.array([3.0, 2.0, 6.0], np.float32))),
+                               np.linalg.solve(a.astype(np.float64), [3.0, 2.0, 6.0]), rtol=1e-6)
+    assert float(jnp.linalg.det(a)) == pytest.approx(np.linalg.det(a.astype(np.float64)), rel=1e-6)
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]], np.float32)
+    assert float(jnp.linalg.det(singular)) == 0.0
+    sign, logdet = jnp.linalg.slogdet(singular)
+    assert float(sign) == 0.0 and float(logdet) == -np.inf
+    assert not np.isfinite(np.asarray(jnp.linalg.inv(singular))).all()
+    assert float(jnp.linalg.det(np.zeros((0, 0), np.float32))) == 1.0  # the empty product
+
+
+def test_solve_shapes_as_jax():
+    rng = np.random.default_rng(0)
+    a = _well_conditioned(rng, (3, 4, 4))
+    assert jnp.linalg.solve(a, np.ones(4, np.float32)).shape == (3, 4)
+    assert jnp.linalg.solve(a[0], np.ones((2, 4, 1), np.float32)).shape == (2, 4, 1)
+    assert jnp.linalg.inv(np.array([[1, 2], [3, 4]])).dtype == np.float32  # ints promoted
+
+
+@needs_jax
+def test_errors_match_jax():
+    for name, args in [("inv", (np.ones((2, 3)),)), ("det", (np.ones(3),)), ("eigh", (np.ones((2, 3)),)),
+                       ("cholesky", (np.ones((2, 3)),)), ("slogdet", (np.ones((3, 2)),))]:
+        with pytest.raises((ValueError, TypeError)) as theirs:
+            getattr(jax_numpy.linalg, name)(*args)
+        with pytest.raises(type(theirs.value), match="must have shape"):
+            getattr(jnp.linalg, name)(*args)
+    for name in ("eigh", "cholesky"):
+        with pytest.raises(ValueError, match="must have shape"):
+            getattr(jnp.linalg, name)(np.ones((2, 3)), symmetrize_input=False)
+    with pytest.raises(ValueError, match="must have shape"):
+        jnp.linalg.inv(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="b must have shape"):
+        jnp.linalg.solve(np.eye(3, dtype=np.float32), np.ones((2, 4, 3), np.float32))
+    with pytest.raises(NotImplementedError, match="jax.numpy.linalg.qr is not implemented"):
+        jnp.linalg.qr
+
+
+@settings(max_examples=5, deadline=None)
+@given(_SHAPES, st.integers(0, 2**31 - 1))
+def test_cholesky_matches_numpy(shapes, seed):
+    batch, n = shapes
+    rng = np.random.default_rng(seed)
+    a = _spd(rng, (*batch, n, n))
+    got = np.asarray(jnp.linalg.cholesky(a))
+    np.testing.assert_allclose(got, np.linalg.cholesky(a.astype(np.float64)), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.cholesky(a, upper=True)), np.swapaxes(got, -1, -2))
+
+
+def test_cholesky_of_an_indefinite_matrix_is_nan():
+    a = np.array([[1.0, 2.0], [2.0, 1.0]], np.float32)
+    assert np.isnan(np.asarray(jnp.linalg.cholesky(a))).all()
+
+
+@settings(max_examples=5, deadline=None)
+@given(_SHAPES, st.integers(0, 2**31 - 1))
+def test_eigh_matches_numpy(shapes, seed):
+    """Eigenvalues to float32 precision of the matrix's norm; eigenvectors orthonormal and
+    reconstructing the matrix (their signs are arbitrary, as in LAPACK)."""
+    batch, n = shapes
+    rng = np.random.default_rng(seed)
+    b = _random(rng, (*batch, n, n))
+    a = (b + np.swapaxes(b, -1, -2)) / 2
+    w, v = (np.asarray(t, np.float64) for t in jnp.linalg.eigh(a))
+    scale = np.abs(a).max() + 1
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a.astype(np.float64)), atol=2e-6 * n * scale)
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(n), v.shape), atol=1e-5 * n)
+    np.testing.assert_allclose((v * w[..., None, :]) @ np.swapaxes(v, -1, -2), a, atol=4e-6 * n * scale)
+    assert (np.diff(w, axis=-1) >= 0).all()
+
+
+def test_eigh_edges_and_float64_precision():
+    # repeated eigenvalues, a diagonal matrix, 1x1, odd sizes, and Jacobi's relative
+    # accuracy: eigenvalues 1e-10 and 1 of a graded matrix in float64
+    np.testing.assert_allclose(np.asarray(jnp.linalg.eigvalsh(np.eye(5, dtype=np.float32) * 3)), [3.0] * 5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.eigvalsh(np.diag([3.0, -1.0, 2.0]).astype(np.float32))),
+                               [-1.0, 2.0, 3.0])
+    assert np.asarray(jnp.linalg.eigh(np.array([[2.5]], np.float32)).eigenvectors).tolist() == [[1.0]]
+    jaxwg.config.update("jax_enable_x64", True)
+    try:
+        if not jaxwg.devices()[0].backend.supports(dtypes.float64):
+            pytest.skip("the adapter has no shader-f64")
+        graded = np.array([[1e-10, 1e-15, 0.0], [1e-15, 1.0, 1e-8], [0.0, 1e-8, 2.0]])
+        got = np.asarray(jnp.linalg.eigvalsh(graded))
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, np.linalg.eigvalsh(graded), rtol=1e-13)
+    finally:
+        jaxwg.config.update("jax_enable_x64", False)
+
+
+def test_eigh_triangle_options():
+    a = np.array([[1.0, 5.0], [2.0, 1.0]], np.float32)
+    lower = np.asarray(jnp.linalg.eigvalsh(a, "L", symmetrize_input=False))
+    upper = np.asarray(jnp.linalg.eigvalsh(a, "U", symmetrize_input=False))
+    np.testing.assert_allclose(lower, np.linalg.eigvalsh(a, "L"), rtol=1e-6)
+    np.testing.assert_allclose(upper, np.linalg.eigvalsh(a, "U"), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord", [None, 1, 2, -1, np.inf, -np.inf, 0, 3, 0.5])
+def test_vector_norms(ord):
+    x = np.array([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]], np.float32)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.norm(x, ord, axis=1)),
+                               np.linalg.norm(x.astype(np.float64), ord, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.norm(x[0], ord, keepdims=True)),
+                               np.linalg.norm(x[0].astype(np.float64), ord, keepdims=True), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", 1, -1, np.inf, -np.inf, 2])
+def test_matrix_norms(ord):
+    x = _random(np.random.default_rng(1), (2, 4, 3))
+    for axis in [(1, 2), (2, 1), (-1, -2)]:
+        np.testing.assert_allclose(np.asarray(jnp.linalg.norm(x, ord, axis=axis)),
+                                   np.linalg.norm(x.astype(np.float64), ord, axis=axis), rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.norm(x[0], ord, keepdims=True)),
+                               np.linalg.norm(x[0].astype(np.float64), ord, keepdims=True), rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.norm(x)), np.linalg.norm(x.astype(np.float64)),
+                               rtol=1e-6)
+
+
+@needs_jax
+@pytest.mark.parametrize("name", ["det", "inv", "solve", "eigvalsh", "eigh_vectors", "cholesky",
+                                  "slogdet"])
+def test_gradients_match_jax(name):
+    rng = np.random.default_rng(2)
+    a = _spd(rng, (4, 4))
+    b = _random(rng, (4, 2))
+    fns = {
+        "det": lambda m: lambda x: m.linalg.det(x),
+        "inv": lambda m: lambda x: m.sum(m.sin(m.linalg.inv(x))),
+        "solve": lambda m: lambda x: m.sum(m.linalg.solve(x, b) ** 2),
+        "eigvalsh": lambda m: lambda x: m.sum(m.linalg.eigvalsh(x) * m.arange(4.0)),
+        "eigh_vectors": lambda m: lambda x: m.sum(m.abs(m.linalg.eigh(x)[1][:, -1])),
+        "cholesky": lambda m: lambda x: m.sum(m.linalg.cholesky(x) ** 3),
+        "slogdet": lambda m: lambda x: m.linalg.slogdet(x)[1],
+    }
+    got = jaxwg.grad(fns[name](jnp))(jnp.asarray(a))
+    want = jax.grad(fns[name](jax_numpy))(a)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-3, atol=2e-4)
+
+
+def test_jit_and_vmap():
+    rng = np.random.default_rng(3)
+    a = _well_conditioned(rng, (3, 4, 4))
+    b = _random(rng, (3, 4))
+    want = np.linalg.solve(a.astype(np.float64), b[..., None])[..., 0]
+    jitted = jaxwg.jit(jnp.linalg.solve)(a, b[..., None])
+    np.testing.assert_allclose(np.asarray(jitted)[..., 0], want, rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(jaxwg.vmap(jnp.linalg.solve)(a, b)), want, rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(jaxwg.vmap(jnp.linalg.det)(a)), np.linalg.det(a.astype(np.float64)),
+                               rtol=1e-4)
+    s = _spd(rng, (2, 5, 5))
+    np.testing.assert_allclose(np.asarray(jaxwg.jit(jnp.linalg.eigvalsh)(s)),
+                               np.linalg.eigvalsh(s.astype(np.float64)), rtol=1e-5)
