@@ -1009,8 +1009,8 @@ def poisson(key, lam, shape=None, dtype=None):
 @_takes_keys
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky"):
     """Samples of N(mean, cov): mean + F z for a factor F F^T = cov: the Cholesky factor
-    (`method="cholesky"`), or V sqrt(w) from cov's eigendecomposition ("eigh"), as JAX
-    computes them. "svd" needs singular values, which jaxwg lacks: NotImplementedError.
+    (`method="cholesky"`), V sqrt(w) from cov's eigendecomposition ("eigh") or U sqrt(s)
+    from its singular value decomposition ("svd"), as JAX computes them.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
@@ -1020,11 +1020,6 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     """
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError(f"method must be one of {{'svd', 'eigh', 'cholesky'}}, got {method!r}")
-    if method == "svd":
-        raise NotImplementedError("jax.random.multivariate_normal with method='svd' is not "
-                                  "implemented in jaxwg yet: it needs the singular value "
-                                  "decomposition, which jaxwg lacks; 'cholesky' (the default) "
-                                  "and 'eigh' are implemented")
     dtype = _float_dtype(dtype, "multivariate_normal")
     mean, cov = jnp.asarray(mean, dtype), jnp.asarray(cov, dtype)
     if mean.ndim < 1 or cov.ndim < 2 or cov.shape[-2:] != mean.shape[-1:] * 2:
@@ -1039,6 +1034,9 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     if method == "eigh":
         w, v = jnp.linalg.eigh(cov)
         factor = v * jnp.sqrt(w[..., None, :])
+    elif method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
     else:
         factor = jnp.linalg.cholesky(cov)
     return mean + jnp.sum(factor * z[..., None, :], axis=-1)

@@ -9,7 +9,11 @@ count: recorded once, no read-back per step), over any leading batch axes:
   rotations at a time in a round-robin order, so a sweep of n - 1 steps meets every
   pair; sweeps repeat (a `while_loop`, one read-back each) until the off-diagonal part
   is below the dtype's precision. Jacobi's eigenvalues are accurate to the precision of
-  the matrix entries, not only of its norm.
+  the matrix entries, not only of its norm;
+* singular values by one-sided Jacobi (Hestenes: the same rotations on pairs of
+  columns until all are orthogonal), U from a Householder QR of the result (`svd`,
+  `svdvals`, `pinv`, `matrix_rank`, `cond`, the 2, -2 and nuclear norms);
+* QR by Householder reflections, one column a step, with LAPACK's signs (`qr`).
 
 Integer inputs compute in the default float type, as in JAX. Gradients flow through
 the loops (JAX differentiates with closed-form rules: the values agree to rounding, the
@@ -34,8 +38,8 @@ from .. import numpy as jnp  # this module is part of jaxwg.numpy, imported last
 from ..transforms.custom import custom_jvp
 from ._util import check_arraylike, promote
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matrix_transpose", "norm",
-           "slogdet", "solve", "vector_norm"]
+__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matrix_rank",
+           "matrix_transpose", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
 
 
 class EighResult(NamedTuple):
@@ -257,22 +261,52 @@ def _rotate(x, c, s, first, second, inverse, axis: int):
     return jnp.take(both, inverse, axis=axis)
 
 
-def _jacobi_round(a, v, first, second, inverse):
-    """One round of rotations, each zeroing a[p, q] for its pair (Golub and Van Loan's
-    symmetric Schur decomposition: t = tan of the angle, the smaller root)."""
-    d = jnp.diagonal(a, axis1=-2, axis2=-1)
-    app, aqq = jnp.take(d, first, axis=-1), jnp.take(d, second, axis=-1)
-    apq = jnp.take_along_axis(jnp.take(a, first, axis=-2),
-                              jnp.broadcast_to(second[:, None], (*a.shape[:-2], len(second), 1)),
-                              axis=-1)[..., 0]
+def _rotation(app, aqq, apq):
+    """(c, s) of the rotation that diagonalizes [[app, apq], [apq, aqq]] (Golub and Van
+    Loan's symmetric Schur decomposition: t = tan of the angle, the smaller root)."""
     zero = apq == 0
     theta = (aqq - app) / jnp.where(zero, 1, 2 * apq)
     t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
     t = jnp.where(zero, 0, jnp.where(theta == 0, 1, t))
     c = 1 / jnp.sqrt(t * t + 1)
-    s = t * c
+    return c, t * c
+
+
+def _jacobi_round(a, v, first, second, inverse):
+    """One round of rotations, each zeroing a[p, q] for its pair."""
+    d = jnp.diagonal(a, axis1=-2, axis2=-1)
+    apq = jnp.take_along_axis(jnp.take(a, first, axis=-2),
+                              jnp.broadcast_to(second[:, None], (*a.shape[:-2], len(second), 1)),
+                              axis=-1)[..., 0]
+    c, s = _rotation(jnp.take(d, first, axis=-1), jnp.take(d, second, axis=-1), apq)
     a = _rotate(_rotate(a, c, s, first, second, inverse, -2), c, s, first, second, inverse, -1)
     return a, _rotate(v, c, s, first, second, inverse, -1)
+
+
+def _one_sided_round(g, v, first, second, inverse):
+    """One round of Hestenes' one-sided Jacobi: each pair of columns of g rotated to be
+    orthogonal (the rotation that diagonalizes their 2x2 Gram matrix), v alike."""
+    gp, gq = jnp.take(g, first, axis=-1), jnp.take(g, second, axis=-1)
+    c, s = _rotation(jnp.sum(gp * gp, axis=-2), jnp.sum(gq * gq, axis=-2), jnp.sum(gp * gq, axis=-2))
+    return (_rotate(g, c, s, first, second, inverse, -1), _rotate(v, c, s, first, second, inverse, -1))
+
+
+def _sweeps(round_fn, x, v, size: int, converged):
+    """Jacobi sweeps of `round_fn` over the pairs of `size` (even) indices until
+    `converged(x)` or 30 sweeps (a while_loop: one read-back a sweep)."""
+    firsts, seconds, inverses = (jnp.asarray(t) for t in _round_robin(max(size, 2)))
+
+    def sweep(carry):
+        x, v, count = carry
+
+        def step(r, xv):
+            return round_fn(*xv, jnp.take(firsts, r, axis=0), jnp.take(seconds, r, axis=0),
+                            jnp.take(inverses, r, axis=0))
+        x, v = lax.fori_loop(0, max(size - 1, 1), step, (x, v))
+        return x, v, count + 1
+
+    x, v, _ = lax.while_loop(lambda c: ~converged(c[0]) & (c[2] < 30), sweep, (x, v, 0))
+    return x, v
 
 
 def _off_diagonal(a):
@@ -286,25 +320,11 @@ def _eigh(a):
     m = n + n % 2  # an odd size gets a zero row and column: an isolated eigenvalue 0
     if m != n:
         a = jnp.pad(a, [(0, 0)] * (a.ndim - 2) + [(0, 1), (0, 1)])
-    firsts, seconds, inverses = (jnp.asarray(t) for t in _round_robin(max(m, 2)))
     eps = float(np.finfo(a.dtype).eps)
     scale = jnp.sum(a * a, axis=(-2, -1))
-
-    def sweep(carry):
-        a, v, count = carry
-
-        def step(r, av):
-            return _jacobi_round(*av, jnp.take(firsts, r, axis=0), jnp.take(seconds, r, axis=0),
-                                 jnp.take(inverses, r, axis=0))
-        a, v = lax.fori_loop(0, max(m - 1, 1), step, (a, v))
-        return a, v, count + 1
-
-    def unconverged(carry):
-        a, _, count = carry
-        return jnp.any(_off_diagonal(a) > (eps * eps) * scale) & (count < 30)
-
     v = jnp.broadcast_to(jnp.eye(m, dtype=a.dtype), a.shape)
-    a, v, _ = lax.while_loop(unconverged, sweep, (a, v, 0)) if n > 1 else (a, v, 0)
+    if n > 1:
+        a, v = _sweeps(_jacobi_round, a, v, m, lambda a: jnp.all(_off_diagonal(a) <= (eps * eps) * scale))
     w = jnp.diagonal(a, axis1=-2, axis2=-1)[..., :n]
     v = v[..., :n, :n]
     order = jnp.argsort(w, axis=-1)
@@ -357,6 +377,271 @@ def eigvalsh(a, UPLO=None, *, symmetrize_input: bool = True):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
+# -- QR and SVD --------------------------------------------------------------------------------
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
+
+
+class SVDResult(NamedTuple):
+    U: object
+    S: object
+    Vh: object
+
+
+def _householder(a):
+    """(r, vs, betas): Householder QR of (..., m, n) a as LAPACK's geqrf: step j reflects
+    column j from the diagonal down onto -sign(a_jj) |x| e_j by I - beta v v^T (v zero
+    above row j, kept as column j of vs), or leaves it (beta 0) where nothing below the
+    diagonal is nonzero, as LAPACK's dlarfg does."""
+    m, n = a.shape[-2:]
+    rows = _rows(m)
+
+    def step(j, carry):
+        r, vs, betas = carry
+        x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
+        xj = jnp.take(x, j, axis=-1)
+        alpha = -jnp.where(xj < 0, -1, 1) * jnp.sqrt(jnp.sum(x * x, axis=-1))
+        v = x - jnp.where(rows == j, alpha[..., None], 0)
+        vv = jnp.sum(v * v, axis=-1)
+        keep = jnp.sum(jnp.where(rows > j, x * x, 0), axis=-1) == 0
+        beta = jnp.where(keep, 0, 2 / jnp.where(keep, 1, vv))
+        r = r - (beta[..., None] * v)[..., :, None] * jnp.matmul(v[..., None, :], r)
+        vs = jnp.where((_rows(vs.shape[-1]) == j)[None, :], v[..., :, None], vs)
+        betas = jnp.where(_rows(betas.shape[-1]) == j, beta[..., None], betas)
+        return r, vs, betas
+
+    k = min(m, n)
+    start = (a, jnp.zeros((*a.shape[:-1], k), a.dtype), jnp.zeros((*a.shape[:-2], k), a.dtype))
+    return lax.fori_loop(0, k, step, start) if k else start
+
+
+def _q_from_reflectors(vs, betas, columns: int):
+    """The first `columns` columns of H_0 H_1 ... H_{k-1}."""
+    m, k = vs.shape[-2:]
+    q = jnp.broadcast_to(jnp.eye(m, columns, dtype=vs.dtype), (*vs.shape[:-2], m, columns))
+
+    def step(i, q):
+        j = k - 1 - i
+        v = jnp.take(vs, j, axis=-1)
+        beta = jnp.take(betas, j, axis=-1)
+        return q - (beta[..., None] * v)[..., :, None] * jnp.matmul(v[..., None, :], q)
+
+    return lax.fori_loop(0, k, step, q) if k else q
+
+
+def qr(a, mode: str = "reduced"):
+    """Q R = a with orthonormal Q and upper triangular R, by Householder reflections with
+    LAPACK's signs (R's diagonal may be negative): `mode` "reduced" (Q of shape (m, k),
+    k = min(m, n)), "complete" (Q square) or "r" (R alone).
+
+    >>> import jaxwg.numpy as jnp
+    >>> q, r = jnp.linalg.qr(jnp.array([[3.0, 1.0], [4.0, 2.0]]))
+    >>> [round(x, 5) for x in r[0].tolist()]
+    [-5.0, -2.2]
+    """
+    check_arraylike("jnp.linalg.qr", a)
+    (a,) = promote(a, to_inexact=True)
+    if a.ndim < 2:
+        raise ValueError(f"qr requires ndim >= 2, got shape {a.shape}")
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    m, n = a.shape[-2:]
+    r, vs, betas = _householder(a)
+    rows = m if mode == "complete" else min(m, n)
+    r = jnp.triu(r[..., :rows, :])
+    if mode == "r":
+        return r
+    return QRResult(_q_from_reflectors(vs, betas, rows), r)
+
+
+def _svd_tall(a, full_matrices: bool, compute_uv: bool):
+    """SVD of (..., m, n) a with m >= n by one-sided Jacobi: rotate column pairs until
+    all are orthogonal (a V = G), then s = the column norms, sorted, and U from the QR of
+    G (its Q, with R's signs: orthonormal even where some s are 0)."""
+    m, n = a.shape[-2:]
+    size = n + n % 2
+    g = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, size - n)]) if size != n else a
+    eps = float(np.finfo(a.dtype).eps)
+
+    def converged(g):
+        gram = jnp.matmul(matrix_transpose(g), g)
+        total = jnp.sum(jnp.diagonal(gram, axis1=-2, axis2=-1), axis=-1)
+        return jnp.all(_off_diagonal(gram) <= (eps * eps) * total * total)
+
+    v = jnp.broadcast_to(jnp.eye(size, dtype=a.dtype), (*a.shape[:-2], size, size))
+    if n > 1:
+        g, v = _sweeps(_one_sided_round, g, v, size, converged)
+    g, v = g[..., :n], v[..., :n, :n]
+    s = jnp.sqrt(jnp.sum(g * g, axis=-2))
+    order = jnp.argsort(-s, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1)
+    if not compute_uv:
+        return s
+    g = jnp.take_along_axis(g, jnp.broadcast_to(order[..., None, :], g.shape), axis=-1)
+    v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
+    r, vs, betas = _householder(g)
+    u = _q_from_reflectors(vs, betas, m if full_matrices else n)
+    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(a.dtype)
+    signs = jnp.concatenate([signs, jnp.ones((*signs.shape[:-1], u.shape[-1] - n), a.dtype)], axis=-1)
+    u = u * signs[..., None, :]
+    return SVDResult(u, s, matrix_transpose(v))
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index=None):
+    """U, s, Vh with a = U diag(s) Vh, s descending, by one-sided Jacobi rotations
+    (accurate to the precision of a's columns); `full_matrices` makes U and Vh square,
+    `compute_uv=False` returns s alone. `hermitian` is accepted and computes the same.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(x, 4) for x in jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]))[1].tolist()]
+    [4.0, 3.0]
+    """
+    check_arraylike("jnp.linalg.svd", a)
+    (a,) = promote(a, to_inexact=True)
+    if a.ndim < 2:
+        raise ValueError(f"svd requires ndim >= 2, got shape {a.shape}")
+    if subset_by_index is not None:
+        raise NotImplementedError("svd with subset_by_index is not implemented in jaxwg yet")
+    if not compute_uv:
+        return _singular_values(a)
+    if not full_matrices:
+        return SVDResult(*_svd_reduced(a))
+    return SVDResult(*_svd(a, True, True))  # no derivative, as in JAX
+
+
+def _svd(a, full_matrices: bool, compute_uv: bool):
+    if a.shape[-2] >= a.shape[-1]:
+        return _svd_tall(a, full_matrices, compute_uv)
+    result = _svd_tall(matrix_transpose(a), full_matrices, compute_uv)
+    if not compute_uv:
+        return result
+    return matrix_transpose(result.Vh), result.S, matrix_transpose(result.U)
+
+
+@custom_jvp
+def _singular_values(a):
+    return _svd(a, False, False)
+
+
+@custom_jvp
+def _svd_reduced(a):
+    return tuple(_svd(a, False, True))
+
+
+@_singular_values.defjvp
+def _singular_values_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_reduced(a)
+    return s, jnp.diagonal(jnp.matmul(matrix_transpose(u), jnp.matmul(da, matrix_transpose(vh))),
+                           axis1=-2, axis2=-1)
+
+
+@_svd_reduced.defjvp
+def _svd_reduced_jvp(primals, tangents):
+    # JAX's rule (jax._src.lax.linalg's svd JVP) for real matrices
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_reduced(a)
+    ut, v = matrix_transpose(u), matrix_transpose(vh)
+    s_row = s[..., None, :]
+    ds_matrix = jnp.matmul(ut, jnp.matmul(da, v))
+    ds = jnp.diagonal(ds_matrix, axis1=-2, axis2=-1)
+    differences = (s_row + matrix_transpose(s_row)) * (s_row - matrix_transpose(s_row))
+    same = (differences == 0).astype(a.dtype)
+    f = 1 / (differences + same) - same
+    dss, sds = s_row * ds_matrix, matrix_transpose(s_row) * ds_matrix
+    zero = (s == 0).astype(a.dtype)
+    s_inv = 1 / (s + zero) - zero
+    diagonal_part = 0.5 * (ds_matrix - matrix_transpose(ds_matrix)) * (jnp.eye(s.shape[-1], dtype=a.dtype)
+                                                                       * s_inv[..., None, :])
+    du = jnp.matmul(u, f * (dss + matrix_transpose(dss)) + diagonal_part)
+    dv = jnp.matmul(v, f * (sds + matrix_transpose(sds)))
+    m, n = a.shape[-2:]
+    if m > n:
+        dav = jnp.matmul(da, v)
+        du = du + (dav - jnp.matmul(u, jnp.matmul(ut, dav))) / s_row
+    if n > m:
+        dau = jnp.matmul(matrix_transpose(da), u)
+        dv = dv + (dau - jnp.matmul(v, jnp.matmul(vh, dau))) / s_row
+    return (u, s, vh), (du, ds, matrix_transpose(dv))
+
+
+def svdvals(x, /):
+    """The singular values of each matrix in `x`, descending.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(v, 4) for v in jnp.linalg.svdvals(jnp.array([[0.0, 2.0], [1.0, 0.0]])).tolist()]
+    [2.0, 1.0]
+    """
+    return svd(x, compute_uv=False)
+
+
+def _default_rtol(a):
+    return 10.0 * max(a.shape[-2:]) * float(np.finfo(a.dtype).eps)
+
+
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """The Moore-Penrose pseudo-inverse of each matrix in `a`: singular values below
+    `rtol` times the largest (JAX's default: 10 max(m, n) eps) count as zero.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(x, 4) for x in jnp.linalg.pinv(jnp.array([[2.0, 0.0], [0.0, 0.0]])).ravel().tolist()]
+    [0.5, 0.0, 0.0, 0.0]
+    """
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("pinv: only one of rtol and rcond may be specified.")
+        rtol = rcond
+    check_arraylike("jnp.linalg.pinv", a)
+    (a,) = promote(a, to_inexact=True)
+    u, s, vh = svd(a, full_matrices=False)
+    rtol = _default_rtol(a) if rtol is None else jnp.asarray(rtol, a.dtype)[..., None]
+    cutoff = rtol * s[..., :1]
+    s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0)
+    return jnp.matmul(matrix_transpose(vh) * s_inv[..., None, :], matrix_transpose(u))
+
+
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
+    """The number of singular values of each matrix above `tol` (absolute) or `rtol`
+    times the largest (default: max(m, n) eps, as JAX).
+
+    >>> import jaxwg.numpy as jnp
+    >>> int(jnp.linalg.matrix_rank(jnp.array([[1.0, 2.0], [2.0, 4.0]])))
+    1
+    """
+    check_arraylike("jnp.linalg.matrix_rank", M)
+    (M,) = promote(M, to_inexact=True)
+    if M.ndim < 2:
+        return jnp.any(M != 0).astype(np.int32)
+    s = svdvals(M)
+    if tol is None:
+        rtol = max(M.shape[-2:]) * float(np.finfo(M.dtype).eps) if rtol is None else rtol
+        tol = jnp.asarray(rtol, M.dtype)[..., None] * s[..., :1]
+    else:
+        tol = jnp.asarray(tol, M.dtype)[..., None]
+    return jnp.sum(s > tol, axis=-1).astype(np.int32)
+
+
+def cond(x, p=None):
+    """The condition number of each matrix in `x` in the `p`-norm: the ratio of its
+    largest and smallest singular values (p None, 2 or -2 inverts it), else
+    norm(x, p) norm(inv(x), p).
+
+    >>> import jaxwg.numpy as jnp
+    >>> round(float(jnp.linalg.cond(jnp.array([[2.0, 0.0], [0.0, 0.5]]))), 4)
+    4.0
+    """
+    check_arraylike("jnp.linalg.cond", x)
+    (x,) = promote(x, to_inexact=True)
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
 # -- norms -------------------------------------------------------------------------------------
 
 
@@ -392,8 +677,8 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
     """The `ord`-norm of each matrix in `x` (its last two axes): "fro", 1 and -1 (the
-    largest and smallest column sum of |x|), inf and -inf (row sums), 2 (the largest
-    singular value, sqrt of A^T A's largest eigenvalue).
+    largest and smallest column sum of |x|), inf and -inf (row sums), 2 and -2 (the
+    largest and smallest singular value), "nuc" (their sum).
 
     >>> import jaxwg.numpy as jnp
     >>> float(jnp.linalg.matrix_norm(jnp.array([[1.0, -2.0], [3.0, 4.0]]), ord=1))
@@ -413,13 +698,9 @@ def _matrix_norm(x, ord, axes: tuple[int, int], keepdims: bool):
     elif ord in (np.inf, -np.inf):
         sums = jnp.sum(ax, axis=cols)
         out = (jnp.max if ord == np.inf else jnp.min)(sums, axis=rows - (rows > cols))
-    elif ord == 2:
-        moved = jnp.moveaxis(x, axes, (-2, -1))
-        gram = jnp.matmul(matrix_transpose(moved), moved)
-        out = jnp.sqrt(jnp.maximum(eigvalsh(gram)[..., -1], 0))
-    elif ord in (-2, "nuc"):
-        raise NotImplementedError(f"norm with ord={ord!r} needs singular values, which jaxwg "
-                                  "does not compute yet")
+    elif ord in (2, -2, "nuc"):
+        s = svdvals(jnp.moveaxis(x, axes, (-2, -1)))
+        out = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else jnp.sum(s, axis=-1)
     else:
         raise ValueError(f"Invalid order '{ord}' for matrix norm.")
     if keepdims:
