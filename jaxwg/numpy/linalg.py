@@ -38,8 +38,10 @@ from .. import numpy as jnp  # this module is part of jaxwg.numpy, imported last
 from ..transforms.custom import custom_jvp
 from ._util import check_arraylike, promote
 
-__all__ = ["cholesky", "cond", "det", "eigh", "eigvalsh", "inv", "matrix_norm", "matrix_rank",
-           "matrix_transpose", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
+           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
+           "trace", "vecdot", "vector_norm"]
 
 
 class EighResult(NamedTuple):
@@ -640,6 +642,208 @@ def cond(x, p=None):
         s = svdvals(x)
         return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
     return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """(x, residuals, rank, s): the least-squares solution of a @ x = b (`a` of shape
+    (m, n), `b` (m,) or (m, k)) through the SVD of `a`, singular values below `rcond`
+    times the largest dropped (default: eps max(m, n)); residuals are |b - a x|^2 per
+    column (always, unless `numpy_resid` asks for NumPy's empty ones where a is rank
+    deficient or m <= n), as in JAX.
+
+    >>> import jaxwg.numpy as jnp
+    >>> x, resid, rank, s = jnp.linalg.lstsq(jnp.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+    ...                                      jnp.array([1.0, 1.0, 1.0]))
+    >>> [round(v, 4) for v in x.tolist()], int(rank)
+    ([0.6667, 0.6667], 2)
+    """
+    check_arraylike("jnp.linalg.lstsq", a, b)
+    a, b = promote(a, b, to_inexact=True)
+    if a.ndim != 2:
+        raise TypeError(f"{a.ndim}-dimensional array given. Array must be two-dimensional")
+    if b.ndim not in (1, 2):
+        raise TypeError(f"{b.ndim}-dimensional array given. Array must be one or two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise ValueError(f"Leading dimensions of input arrays must match: a {a.shape}, b {b.shape}")
+    eps = float(np.finfo(a.dtype).eps)
+    rcond = eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    vector = b.ndim == 1
+    b2 = b[:, None] if vector else b
+    u, s, vh = svd(a, full_matrices=False)
+    keep = s >= rcond * s[:1] if s.shape[0] else s > 0
+    rank = jnp.sum(keep).astype(np.int32)
+    s_inv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)[:, None]
+    x = jnp.matmul(matrix_transpose(vh), s_inv * jnp.matmul(matrix_transpose(u), b2))
+    if numpy_resid and (int(rank) < n or m <= n):
+        resid = jnp.zeros((0,), a.dtype)
+    else:
+        resid = jnp.sum((b2 - jnp.matmul(a, x)) ** 2, axis=0)
+    return (x[:, 0] if vector else x), resid, rank, s
+
+
+def matrix_power(a, n: int):
+    """`a` multiplied by itself `n` times (n >= 0, by squaring), or the inverse's
+    power for n < 0; the identity for n = 0.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.matrix_power(jnp.array([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+    [[1.0, 3.0], [0.0, 1.0]]
+    """
+    check_arraylike("jnp.linalg.matrix_power", a)
+    a = jnp.asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise TypeError(f"matrix_power requires a square matrix, got shape {a.shape}")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"exponent must be an integer, got {n}")
+    if n == 0:
+        return jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result, power = None, a
+    while n:  # square and multiply
+        if n & 1:
+            result = power if result is None else jnp.matmul(result, power)
+        n >>= 1
+        if n:
+            power = jnp.matmul(power, power)
+    return result
+
+
+def multi_dot(arrays, *, precision=None):
+    """The product of a sequence of matrices (the first and last may be vectors), left
+    to right.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.multi_dot([jnp.ones(2), jnp.ones((2, 3)), jnp.ones(3)]).tolist()
+    6.0
+    """
+    arrays = [jnp.asarray(x) for x in arrays]
+    if len(arrays) < 2:
+        raise ValueError(f"multi_dot requires at least two arrays, got {len(arrays)}")
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = jnp.matmul(out, x)
+    return out
+
+
+def tensorinv(a, ind: int = 2):
+    """The inverse of `a` read as a matrix of its first `ind` axes by the rest, in
+    tensordot's sense: tensordot(tensorinv(a), a, ind) is the identity.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.tensorinv(2 * jnp.eye(4).reshape(4, 2, 2), ind=1).shape
+    (2, 2, 4)
+    """
+    a = jnp.asarray(a)
+    if ind <= 0:
+        raise ValueError(f"ind must be a positive integer, got {ind}")
+    rows, cols = a.shape[:ind], a.shape[ind:]
+    flat = int(np.prod(rows))
+    if flat != int(np.prod(cols)):
+        raise ValueError(f"tensorinv: product of first {ind} dimensions {rows} must equal product of the "
+                         f"remaining dimensions {cols}")
+    return jnp.reshape(inv(jnp.reshape(a, (flat, flat))), (*cols, *rows))
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, x.ndim) = b: `a` read as a matrix of b's axes by the rest
+    (`axes` of `a` moved last first).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.tensorsolve(2 * jnp.eye(4).reshape(2, 2, 4), jnp.ones((2, 2))).tolist()
+    [0.5, 0.5, 0.5, 0.5]
+    """
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if axes is not None:
+        a = jnp.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
+    out_shape = a.shape[b.ndim:]
+    flat = int(np.prod(out_shape))
+    if int(np.prod(a.shape[:b.ndim])) != flat:
+        raise ValueError(f"tensorsolve: a of shape {a.shape} is not square for b of shape {b.shape}")
+    return jnp.reshape(solve(jnp.reshape(a, (flat, flat)), jnp.ravel(b)), out_shape)
+
+
+# The Array API's linalg names for functions of the main namespace, with its signatures.
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """`jnp.matmul`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.matmul(jnp.ones((2, 3)), jnp.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    return jnp.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """`jnp.tensordot`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> float(jnp.linalg.tensordot(jnp.ones((2, 3)), jnp.ones((2, 3))))
+    6.0
+    """
+    return jnp.tensordot(x1, x2, axes=axes, precision=precision,
+                         preferred_element_type=preferred_element_type)
+
+
+def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
+    """`jnp.vecdot`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.vecdot(jnp.ones((2, 3)), jnp.ones(3)).tolist()
+    [3.0, 3.0]
+    """
+    return jnp.vecdot(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.outer(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0])).tolist()
+    [[3.0, 4.0], [6.0, 8.0]]
+    """
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
+                         f"x2.ndim={x2.ndim}")
+    return jnp.outer(x1, x2)
+
+
+def cross(x1, x2, /, *, axis: int = -1):
+    """The cross product of 3-vectors along `axis`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.cross(jnp.array([1.0, 0.0, 0.0]), jnp.array([0.0, 1.0, 0.0])).tolist()
+    [0.0, 0.0, 1.0]
+    """
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    if x1.shape[axis] != 3 or x2.shape[axis] != 3:
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+                         f"x1.shape[{axis}]={x1.shape[axis]} and x2.shape[{axis}]={x2.shape[axis]}")
+    return jnp.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """The diagonal of each matrix in `x` (its last two axes).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.linalg.diagonal(jnp.arange(4.0).reshape(2, 2)).tolist()
+    [0.0, 3.0]
+    """
+    return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+    """The trace of each matrix in `x` (its last two axes).
+
+    >>> import jaxwg.numpy as jnp
+    >>> float(jnp.linalg.trace(jnp.arange(4.0).reshape(2, 2)))
+    3.0
+    """
+    return jnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 # -- norms -------------------------------------------------------------------------------------

@@ -265,3 +265,40 @@ def test_rank_deficient_svd_pinv_rank_and_cond():
         assert float(jnp.linalg.cond(a, p)) == pytest.approx(want, rel=1e-5)
     np.testing.assert_allclose(np.asarray(jnp.linalg.svdvals(b)),
                                np.linalg.svd(b.astype(np.float64), compute_uv=False), atol=1e-6)
+
+
+def test_lstsq_power_products_and_tensor_solves_match_numpy():
+    rng = np.random.default_rng(4)
+    a, b = _random(rng, (5, 3)), _random(rng, (5, 2))
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    x, resid, rank, s = jnp.linalg.lstsq(a, b)
+    want = np.linalg.lstsq(a64, b64, rcond=None)
+    for got, w in zip((x, resid, s), (want[0], want[1], want[3])):
+        np.testing.assert_allclose(np.asarray(got), w, rtol=1e-4, atol=1e-5)
+    assert int(rank) == want[2]
+    assert jnp.linalg.lstsq(a, b[:, 0])[0].shape == (3,)
+    assert jnp.linalg.lstsq(a[:2], b[:2], numpy_resid=True)[1].shape == (0,)
+    m = _well_conditioned(rng, (2, 3, 3))
+    for n in (0, 1, 2, 5, -1, -3):
+        np.testing.assert_allclose(np.asarray(jnp.linalg.matrix_power(m, n)),
+                                   np.linalg.matrix_power(m.astype(np.float64), n), rtol=2e-4, atol=1e-5)
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        jnp.linalg.matrix_power(m, 1.5)
+    chain = [_random(rng, (4,)), _random(rng, (4, 3)), _random(rng, (3, 2))]
+    np.testing.assert_allclose(np.asarray(jnp.linalg.multi_dot(chain)), np.linalg.multi_dot(chain), rtol=1e-5)
+    t = _well_conditioned(rng, (6, 6)).reshape(6, 2, 3)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.tensorinv(t, ind=1)), np.linalg.tensorinv(t, ind=1),
+                               rtol=1e-4, atol=1e-5)
+    t2 = _well_conditioned(rng, (6, 6)).reshape(2, 3, 6)
+    rhs = _random(rng, (2, 3))
+    np.testing.assert_allclose(np.asarray(jnp.linalg.tensorsolve(t2, rhs)), np.linalg.tensorsolve(t2, rhs),
+                               rtol=1e-4, atol=1e-5)
+    x3, y3 = _random(rng, (2, 3)), _random(rng, (2, 3))
+    np.testing.assert_allclose(np.asarray(jnp.linalg.cross(x3, y3)), np.cross(x3, y3), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.trace(m)), np.trace(m, axis1=-2, axis2=-1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.diagonal(m, offset=1)),
+                               np.diagonal(m, offset=1, axis1=-2, axis2=-1))
+    np.testing.assert_allclose(np.asarray(jnp.linalg.vecdot(x3, y3)), np.sum(x3 * y3, axis=-1), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.outer(x3[0], y3[0])), np.outer(x3[0], y3[0]))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        jnp.linalg.outer(x3, y3[0])
