@@ -27,6 +27,7 @@ binding one window and offsetting `gidx` by a uniform `base`.
 >>> spec = build_shader(k, Tuning(workgroup_size=64), ShaderOptions(windows=(1,)))
 >>> print(spec.code.split("fn main")[1])
 (@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  jaxwg_opaque = nwg.z - 1u;  // grids are (x, y, 1)
   let tid = i32(gid.x + gid.y * nwg.x * 64u);
   if (tid >= 10i) { return; }
   let gidx = tid;
