@@ -810,10 +810,12 @@ _register("acos_f64", "fn acos_f64(x: f64) -> f64 { return atan2_f64(sqrt((1.0lf
 # float32 `_pow_magnitude` (one float64 log2 loses |y log2 x| ulps: 180 at 2^300), with
 # float64's exact products (two_prod_f64), longer series, and 2^n for
 # |n| <= 2046 (beyond, the result is 0 or inf whatever the rest).
+# Both the sum and s - a pass through `opaque`: with s - a visible, NVIDIA's compiler
+# reassociated a - (s - (s - a)) into 0 and lost the error term (pow was 261 ulp off).
 _register("two_sum_f64", """
 fn two_sum_f64(a: f64, b: f64) -> vec2<f64> {
   let s = opaque_f64(a + b);
-  let bb = s - a;
+  let bb = opaque_f64(s - a);
   return vec2<f64>(s, (a - (s - bb)) + (b - bb));
 }""", "opaque_f64")
 POW_ATANH_F64 = tuple(2 / k for k in range(5, 35, 2))  # 2/5 + 2s/7 + ... to s^14
