@@ -46,7 +46,6 @@ array([1., 2.], dtype=float32)
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 import numpy as np
@@ -267,51 +266,55 @@ class NativeEncoding:
 
     def encoder(self) -> _RawEncoder:
         lib = self._lib
-        with self._raising("opening a command encoder"):
-            handle = lib.wgpuDeviceCreateCommandEncoder(self._handle, self._encoder_desc)
+        handle = self._call("opening a command encoder", lib.wgpuDeviceCreateCommandEncoder,
+                            self._handle, self._encoder_desc)
         return _RawEncoder(handle, lib)
 
     def begin_pass(self, encoder: _RawEncoder) -> _Raw:
         lib = self._lib
-        with self._raising("beginning a compute pass"):
-            handle = lib.wgpuCommandEncoderBeginComputePass(encoder._internal, self._pass_desc)
+        handle = self._call("beginning a compute pass", lib.wgpuCommandEncoderBeginComputePass,
+                            encoder._internal, self._pass_desc)
         return _Raw(handle, lib.wgpuComputePassEncoderRelease)
 
     def end(self, compute_pass: _Raw) -> None:
         lib = self._lib
         handle = compute_pass.take()
         try:
-            with self._raising("ending a compute pass"):
-                lib.wgpuComputePassEncoderEnd(handle)
+            self._call("ending a compute pass", lib.wgpuComputePassEncoderEnd, handle)
         finally:
             lib.wgpuComputePassEncoderRelease(handle)
 
     def submit(self, encoder: _RawEncoder) -> None:
         """Finish `encoder` and submit its commands."""
-        lib, buffers = self._lib, self._buffers
+        lib = self._lib
         handle = encoder.take()
         try:
-            with self._raising("finishing a command encoder"):
-                buffers[0] = lib.wgpuCommandEncoderFinish(handle, self._finish_desc)
+            self._call("finishing and submitting commands", self._finish_and_submit, handle)
         finally:
             lib.wgpuCommandEncoderRelease(handle)
+
+    def _finish_and_submit(self, handle) -> None:
+        lib, buffers = self._lib, self._buffers
+        buffers[0] = lib.wgpuCommandEncoderFinish(handle, self._finish_desc)
         try:
-            with self._raising("submitting commands"):
-                lib.wgpuQueueSubmit(self._queue, 1, buffers)
+            lib.wgpuQueueSubmit(self._queue, 1, buffers)
         finally:
             lib.wgpuCommandBufferRelease(buffers[0])
 
-    @contextlib.contextmanager
-    def _raising(self, what: str):
-        """Raise what wgpu-native reports during the block as wgpu-py raises it."""
-        self._errors.capture(what)
+    def _call(self, what: str, fn, *args):
+        """fn(*args), raising what wgpu-native reports meanwhile as wgpu-py raises it. A
+        plain call, not a context manager: four of these run per submit and reopened pass,
+        and contextlib's machinery cost about as much as the C calls (H100 host)."""
+        errors = self._errors
+        errors.capture(what)
         try:
-            yield
+            result = fn(*args)
         finally:
-            error = self._errors.release(what)
+            error = errors.release(what)
         if error is not None:
             kind, message = error
             raise self._error_types.get(kind, wgpu.GPUError)(message)
+        return result
 
 
 class PublicEncoding:
