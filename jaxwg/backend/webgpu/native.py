@@ -285,25 +285,23 @@ class NativeEncoding:
             lib.wgpuComputePassEncoderRelease(handle)
 
     def submit(self, encoder: _RawEncoder) -> None:
-        """Finish `encoder` and submit its commands."""
-        lib = self._lib
+        """Finish `encoder` and submit its commands. Each in its own capture: submitting
+        a command buffer whose finish failed aborts the process in wgpu-native."""
+        lib, buffers = self._lib, self._buffers
         handle = encoder.take()
         try:
-            self._call("finishing and submitting commands", self._finish_and_submit, handle)
+            buffers[0] = self._call("finishing a command encoder", lib.wgpuCommandEncoderFinish,
+                                    handle, self._finish_desc)
         finally:
             lib.wgpuCommandEncoderRelease(handle)
-
-    def _finish_and_submit(self, handle) -> None:
-        lib, buffers = self._lib, self._buffers
-        buffers[0] = lib.wgpuCommandEncoderFinish(handle, self._finish_desc)
         try:
-            lib.wgpuQueueSubmit(self._queue, 1, buffers)
+            self._call("submitting commands", lib.wgpuQueueSubmit, self._queue, 1, buffers)
         finally:
             lib.wgpuCommandBufferRelease(buffers[0])
 
     def _call(self, what: str, fn, *args):
         """fn(*args), raising what wgpu-native reports meanwhile as wgpu-py raises it. A
-        plain call, not a context manager: four of these run per submit and reopened pass,
+        plain call, not a context manager: five of these run per submit and reopened pass,
         and contextlib's machinery cost about as much as the C calls (H100 host)."""
         errors = self._errors
         errors.capture(what)
