@@ -1,7 +1,7 @@
 """pytest-benchmark suite: the `backend.py` workloads at modest sizes (1M float32).
 
-    python3 -m pytest benchmarks -q                      # timings table at the end
-    python3 -m pytest benchmarks -q --benchmark-disable  # correctness only, fast
+    python3 -m pytest benchmarks -q -n 0                 # timings table at the end
+    python3 -m pytest benchmarks -q -n 0 --benchmark-disable  # correctness only
 
 Not part of the default test run (pyproject's testpaths are tests/ and jaxwg/).
 Every row of `WORKLOADS` is timed by `test_jaxwg`, `test_numpy` and `test_jax` (when
