@@ -33,6 +33,8 @@ Array([1., 3., 5.], dtype=float32)
 
 from __future__ import annotations
 
+import contextvars
+
 import contextlib
 import functools
 import inspect
@@ -164,10 +166,18 @@ def _as_node(value) -> LazyNode:
     return (value if isinstance(value, Array) else asarray_for_bind(value)).node
 
 
-def lower_jaxpr(closed: ClosedJaxpr, args, const_node=_as_node) -> list[LazyNode]:
+# How the program being lowered makes a constant's node (`lower_to_program` registers
+# each with the program); lowering rules that lower bodies of their own (a scan's,
+# unrolled) reach it through here.
+_CONST_NODE: contextvars.ContextVar = contextvars.ContextVar("const_node", default=_as_node)
+
+
+def lower_jaxpr(closed: ClosedJaxpr, args, const_node=None) -> list[LazyNode]:
     """The jaxpr's outputs as lazy nodes over the nodes `args`, through the lowering
-    rules; `const_node(value)` gives each constant's node. Called jaxprs (a nested
-    `jit`) are lowered in place, so their kernels fuse with the caller's."""
+    rules; `const_node(value)` gives each constant's node (by default, the program's
+    being lowered). Called jaxprs (a nested `jit`) are lowered in place, so their
+    kernels fuse with the caller's."""
+    const_node = const_node or _CONST_NODE.get()
     jaxpr = closed.jaxpr
     env: dict[int, LazyNode] = {id(v): n for v, n in zip(jaxpr.invars, args)}
     for var, value in zip(jaxpr.constvars, closed.consts):
@@ -252,8 +262,12 @@ def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
         realize([node])
         return consts.setdefault(id(node), node)
 
-    with GRAPH_LOCK:  # lowering links new nodes to constants that other threads may use
-        out_nodes = lower_jaxpr(closed, arg_nodes, const_node)
+    token = _CONST_NODE.set(const_node)
+    try:
+        with GRAPH_LOCK:  # lowering links new nodes to constants that other threads may use
+            out_nodes = lower_jaxpr(closed, arg_nodes)
+    finally:
+        _CONST_NODE.reset(token)
     counters["compiled_programs"] += 1
     return Program(device, arg_nodes, list(consts.values()), out_nodes, name)
 

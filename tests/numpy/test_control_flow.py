@@ -204,3 +204,13 @@ def test_fori_loop_bound_types_match_jax(bounds):
             return str(e)
 
     assert run(lax) == run(jax.lax)
+
+
+def test_jitted_loops_over_closed_over_arrays():
+    """A scan body that closes over a concrete array (its constant) under jit: the
+    unrolled body's constants are the program's too (a KeyError at compile before)."""
+    table = jnp.asarray(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    loop = lambda x: lax.fori_loop(0, 3, lambda i, c: c * 2.0 + jnp.take(table, i, axis=0), x)  # noqa: E731
+    scan = lambda x: lax.scan(lambda c, a: (c + table[0] * a, c), x, jnp.arange(3.0))[0]  # noqa: E731
+    for f in (loop, scan):
+        np.testing.assert_array_equal(np.asarray(jaxwg.jit(f)(jnp.zeros(2))), np.asarray(f(jnp.zeros(2))))
