@@ -810,8 +810,8 @@ _register("acos_f64", "fn acos_f64(x: f64) -> f64 { return atan2_f64(sqrt((1.0lf
 # float32 `_pow_magnitude` (one float64 log2 loses |y log2 x| ulps: 180 at 2^300), with
 # float64's exact products (two_prod_f64), longer series, and 2^n for
 # |n| <= 2046 (beyond, the result is 0 or inf whatever the rest).
-# Both the sum and s - a pass through `opaque`: with s - a visible, NVIDIA's compiler
-# reassociated a - (s - (s - a)) into 0 and lost the error term (pow was 261 ulp off).
+# Both the sum and s - a pass through `opaque`: with s - a visible, reassociation turns
+# a - (s - (s - a)) into 0 and loses the error term.
 _register("two_sum_f64", """
 fn two_sum_f64(a: f64, b: f64) -> vec2<f64> {
   let s = opaque_f64(a + b);
@@ -832,7 +832,9 @@ fn log2_parts_f64(x: f64) -> vec2<f64> {{
   let g = two_sum_f64(1.0lf, m);
   let u = f / g.x;
   let ug = two_prod_f64(u, g.x);
-  let u_lo = (((f - ug.x) - ug.y) - u * g.y) / g.x;  // (f - u g) / g
+  // (f - u g) / g; f - u g_hi kept apart from its error term (NVIDIA's compiler turned
+  // (f - p) - e into f - (p + e), which rounds e away: pow was 282 ulp off on an H100)
+  let u_lo = ((opaque_f64(f - ug.x) - ug.y) - u * g.y) / g.x;
   let s = two_prod_f64(u, u);
   let series_lo = {_wgsl_f64(constants.TWO_THIRDS[1])} + s.x * {_horner(POW_ATANH_F64, "s.x", "lf")};
   let c = two_prod_f64(u, s.x);  // (u + u_lo)^3
@@ -845,7 +847,7 @@ fn log2_parts_f64(x: f64) -> vec2<f64> {{
   let l_lo = l.y + (ln_lo * {_wgsl_f64(constants.LOG2E[0])} + ln.x * {_wgsl_f64(constants.LOG2E[1])});
   let h = two_sum_f64(f64(e), l.x);
   return two_sum_f64(h.x, h.y + l_lo);
-}}""", "two_sum_f64", "two_prod_f64")
+}}""", "two_sum_f64", "two_prod_f64", "opaque_f64")
 _register("pow_f64", f"""
 fn pow_f64(x: f64, y: f64) -> f64 {{
   let l = log2_parts_f64(x);
