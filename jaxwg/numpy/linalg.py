@@ -1,7 +1,8 @@
 """`jaxwg.numpy.linalg`: dense linear algebra on the device, written with jaxwg's own ops.
 
 Each factorization is a loop of vectorized steps (`lax.fori_loop` with a static trip
-count: recorded once, no read-back per step), over any leading batch axes:
+count: unrolled into one program under `jit`, with no read-back per step; eagerly each
+step is scheduled anew, so use `jit`), over any leading batch axes:
 
 * LU with partial pivoting, one column a step (`solve`, `inv`, `det`, `slogdet`);
 * Cholesky, one column a step (a matrix-vector product each);
