@@ -1,8 +1,8 @@
 """`jaxwg.numpy.linalg`: dense linear algebra on the device, written with jaxwg's own ops.
 
 Each factorization is a loop of vectorized steps (`lax.fori_loop` with a static trip
-count: unrolled into one program under `jit`, with no read-back per step; eagerly each
-step is scheduled anew, so use `jit`), over any leading batch axes:
+count) in a `jit` of its own, as in JAX: unrolled into one program, compiled on the first
+call for a shape, with no read-back per step. Leading axes batch:
 
 * LU with partial pivoting, one column a step (`solve`, `inv`, `det`, `slogdet`);
 * Cholesky, one column a step (a matrix-vector product each);
@@ -30,6 +30,7 @@ jaxprs differ); `eigh` and `svd` have JAX's closed-form JVPs.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -37,6 +38,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp  # this module is part of jaxwg.numpy, imported last
+from ..frontend.jit import jit
 from ..transforms.custom import custom_jvp
 from ._util import check_arraylike, promote
 
@@ -89,6 +91,7 @@ def _rows(n: int):
 # -- LU ----------------------------------------------------------------------------------------
 
 
+@jit
 def _lu(a):
     """(lu, perm, odd) with a[perm] = L U: L (unit diagonal) below lu's diagonal, U on
     and above it, `odd` whether the permutation is odd. Step k moves the largest |entry|
@@ -117,6 +120,7 @@ def _lu(a):
     return lax.fori_loop(0, n, step, start) if n else start
 
 
+@jit
 def _lu_solve(lu, perm, b):
     """x with (P^T L U) x = b, for b of shape (..., n, m) (batch axes as lu's)."""
     n = lu.shape[-1]
@@ -222,6 +226,12 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     a = _square("cholesky", a, symmetrize_input)
     if symmetrize_input:
         a = _symmetrized(a)
+    factor = _cholesky_factor(a)
+    return matrix_transpose(factor) if upper else factor
+
+
+@jit
+def _cholesky_factor(a):
     n = a.shape[-1]
     rows = _rows(n)
 
@@ -235,8 +245,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
 
     factor = lax.fori_loop(0, n, column, jnp.zeros_like(a)) if n else a
     failed = jnp.any(jnp.isnan(jnp.diagonal(factor, axis1=-2, axis2=-1)), axis=-1)[..., None, None]
-    factor = jnp.where(failed, jnp.nan, factor)
-    return matrix_transpose(factor) if upper else factor
+    return jnp.where(failed, jnp.nan, factor)
 
 
 # -- symmetric eigenproblems (Jacobi) ------------------------------------------------------
@@ -346,6 +355,11 @@ def _eigh_jvp(primals, tangents):
     return (w, v), (jnp.diagonal(projected, axis1=-2, axis2=-1), jnp.matmul(v, reciprocal * projected))
 
 
+# jit outside the custom JVP: evaluated eagerly, a custom_jvp function runs its traced
+# body op by op (a jit inside it is inlined), which took seconds for a small Jacobi loop.
+_jitted_eigh = jit(_eigh)
+
+
 def eigh(a, UPLO=None, symmetrize_input: bool = True):
     """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix in `a`,
     by cyclic Jacobi rotations. `UPLO` ("L" or "U") picks the triangle to read when
@@ -365,7 +379,7 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
         a = jnp.triu(a) + matrix_transpose(jnp.triu(a, 1))
     else:
         a = jnp.tril(a) + matrix_transpose(jnp.tril(a, -1))
-    return EighResult(*_eigh(a))
+    return EighResult(*_jitted_eigh(a))
 
 
 def eigvalsh(a, UPLO=None, *, symmetrize_input: bool = True):
@@ -392,6 +406,7 @@ class SVDResult(NamedTuple):
     Vh: object
 
 
+@jit
 def _householder(a):
     """(r, vs, betas): Householder QR of (..., m, n) a as LAPACK's geqrf: step j reflects
     column j from the diagonal down onto -sign(a_jj) |x| e_j by I - beta v v^T (v zero
@@ -419,6 +434,7 @@ def _householder(a):
     return lax.fori_loop(0, k, step, start) if k else start
 
 
+@functools.partial(jit, static_argnames="columns")
 def _q_from_reflectors(vs, betas, columns: int):
     """The first `columns` columns of H_0 H_1 ... H_{k-1}."""
     m, k = vs.shape[-2:]
@@ -458,6 +474,7 @@ def qr(a, mode: str = "reduced"):
     return QRResult(_q_from_reflectors(vs, betas, rows), r)
 
 
+@functools.partial(jit, static_argnames=("full_matrices", "compute_uv"))
 def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     """SVD of (..., m, n) a with m >= n by one-sided Jacobi: rotate column pairs until
     all are orthogonal (a V = G), then s = the column norms, sorted, and U from the QR of
@@ -501,9 +518,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     if subset_by_index is not None:
         raise NotImplementedError("svd with subset_by_index is not implemented in jaxwg yet")
     if not compute_uv:
-        return _singular_values(a)
+        return _jitted_singular_values(a)
     if not full_matrices:
-        return SVDResult(*_svd_reduced(a))
+        return SVDResult(*_jitted_svd_reduced(a))
     return SVDResult(*_svd(a, True, True))  # no derivative, as in JAX
 
 
@@ -561,6 +578,10 @@ def _svd_reduced_jvp(primals, tangents):
         dau = jnp.matmul(matrix_transpose(da), u)
         dv = dv + (dau - jnp.matmul(v, jnp.matmul(vh, dau))) / s_row
     return (u, s, vh), (du, ds, matrix_transpose(dv))
+
+
+_jitted_singular_values = jit(_singular_values)
+_jitted_svd_reduced = jit(_svd_reduced)
 
 
 def svdvals(x, /):
