@@ -617,19 +617,26 @@ fn exp2_f64(x: f64) -> f64 {
   let f = x - n;
   return times_pow2_f64(exp_reduced_f64(fma(f, 0.6931471805599453lf, f * 2.3190468138462996e-17lf)), i32(n));
 }""", "isnan_f64", "times_pow2_f64", "exp_reduced_f64")
-_register("log_parts_f64", f"""
-fn log_parts_f64(x: f64) -> vec2<f64> {{
+# x = 2^e m with m in [sqrt(1/2), sqrt(2)), as (m, e), for finite x > 0 (subnormals
+# scaled by 2^54 first): the split both float64 logs start from.
+_register("log_split_f64", """
+fn log_split_f64(x: f64) -> vec2<f64> {
   var bits = bitcast<u64>(x);
   var e = 0i;
-  if (bits < 0x0010000000000000lu) {{ bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }}
+  if (bits < 0x0010000000000000lu) { bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }
   e = e + i32((bits >> 52u) & 0x7fflu) - 1023i;
   var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
-  if (m > 1.4142135623730951lf) {{ m = m * 0.5lf; e = e + 1i; }}
-  let f = m - 1.0lf;
+  if (m > 1.4142135623730951lf) { m = m * 0.5lf; e = e + 1i; }
+  return vec2<f64>(m, f64(e));
+}""")
+_register("log_parts_f64", f"""
+fn log_parts_f64(x: f64) -> vec2<f64> {{
+  let split = log_split_f64(x);
+  let f = split.x - 1.0lf;
   let s = f / (2.0lf + f);
   let z = s * s;
-  return vec2<f64>(f64(e), 2.0lf * s * {_horner(ATANH_SERIES_F64, "z", "lf")});
-}}""")
+  return vec2<f64>(split.y, 2.0lf * s * {_horner(ATANH_SERIES_F64, "z", "lf")});
+}}""", "log_split_f64")
 # tanh x = e / (e + 2) with e = expm1(2|x|), the sign put back; expm1 below 0.5 by its
 # Taylor series to x^17 (0.5^17 / 18! < 2^-68), above as exp - 1 (e > 1.7: no
 # cancellation). tanh is +-1 to float64 beyond 19.1, where e would overflow first.
@@ -822,12 +829,8 @@ POW_ATANH_F64 = tuple(2 / k for k in range(5, 35, 2))  # 2/5 + 2s/7 + ... to s^1
 POW_EXPM1_F64 = tuple(1 / math.factorial(k) for k in range(2, 19))  # (e^r - 1 - r) / r^2
 _register("log2_parts_f64", f"""
 fn log2_parts_f64(x: f64) -> vec2<f64> {{
-  var bits = bitcast<u64>(x);
-  var e = 0i;
-  if (bits < 0x0010000000000000lu) {{ bits = bitcast<u64>(x * 18014398509481984.0lf); e = -54i; }}
-  e = e + i32((bits >> 52u) & 0x7fflu) - 1023i;
-  var m = bitcast<f64>((bits & 0x000ffffffffffffflu) | 0x3ff0000000000000lu);
-  if (m > 1.4142135623730951lf) {{ m = m * 0.5lf; e = e + 1i; }}
+  let split = log_split_f64(x);
+  let m = split.x;
   let f = m - 1.0lf;
   let g = two_sum_f64(1.0lf, m);
   let u = f / g.x;
@@ -845,9 +848,9 @@ fn log2_parts_f64(x: f64) -> vec2<f64> {{
   let ln_lo = ln.y + (2.0lf * u_lo + t_lo);
   let l = two_prod_f64(ln.x, {_wgsl_f64(constants.LOG2E[0])});
   let l_lo = l.y + (ln_lo * {_wgsl_f64(constants.LOG2E[0])} + ln.x * {_wgsl_f64(constants.LOG2E[1])});
-  let h = two_sum_f64(f64(e), l.x);
+  let h = two_sum_f64(split.y, l.x);
   return two_sum_f64(h.x, h.y + l_lo);
-}}""", "two_sum_f64", "two_prod_f64", "opaque_f64")
+}}""", "log_split_f64", "two_sum_f64", "two_prod_f64", "opaque_f64")
 _register("pow_f64", f"""
 fn pow_f64(x: f64, y: f64) -> f64 {{
   let l = log2_parts_f64(x);
