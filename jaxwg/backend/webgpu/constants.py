@@ -48,9 +48,9 @@ def two_over_pi_words(n: int) -> tuple[int, ...]:
     return tuple((scaled >> (32 * (n - 1 - i))) & 0xFFFFFFFF for i in range(n))
 
 
-def _pair(fixed: int) -> tuple[float, float]:
-    """A fixed-point value (over _ONE) as float64 hi + lo, hi rounded to nearest."""
-    value = Fraction(fixed, _ONE)
+def _pair(fixed: int, one: int = _ONE) -> tuple[float, float]:
+    """A fixed-point value (over `one`) as float64 hi + lo, hi rounded to nearest."""
+    value = Fraction(fixed, one)
     hi = float(value)
     return hi, float(value - Fraction(hi))
 
@@ -78,9 +78,9 @@ _LN2 = _ln2()
 LN2 = _pair(_LN2)
 LOG2E = _pair(_ONE * _ONE // _LN2)
 TWO_THIRDS = _pair(2 * _ONE // 3)
-def _erfcx_at(x: Fraction, one: int) -> int:
+def _erfcx_at(x: Fraction, one: int, sqrt_pi: int) -> int:
     """erfc(x) e^(x^2) * one, from erf's and exp's Taylor series (x small: the terms
-    alternate in erf, and `one` has the guard bits for 1 - erf)."""
+    alternate in erf, and `one` has the guard bits for 1 - erf); sqrt_pi is sqrt(pi) * one."""
     x2 = x * x
     erf_sum, exp_sum, n = 0, 0, 0
     power = one * x.numerator // x.denominator  # x^(2n+1) / n! * one
@@ -91,22 +91,17 @@ def _erfcx_at(x: Fraction, one: int) -> int:
         n += 1
         power = power * x2.numerator // (x2.denominator * n)
         exp_term = exp_term * x2.numerator // (x2.denominator * n)
-    sqrt_pi = math.isqrt(_pi_fixed(one) * one)
     erfc = one - 2 * erf_sum * one // sqrt_pi
     return erfc * exp_sum // one
 
 
-def _pair_at(fixed: int, one: int) -> tuple[float, float]:
-    value = Fraction(fixed, one)
-    hi = float(value)
-    return hi, float(value - Fraction(hi))
-
-
 _ERF_ONE = 1 << 256
+_SQRT_PI = math.isqrt(_pi_fixed(_ERF_ONE) * _ERF_ONE)  # sqrt(pi) * _ERF_ONE
 # erfcx(x) = erfc(x) e^(x^2) at x = 1/2 + k/8, k = 0..16 (float64 erfc's Taylor centers),
-# and 1 / sqrt(pi) and 2 / sqrt(pi)
-ERFCX_EIGHTHS = tuple(_pair_at(_erfcx_at(Fraction(4 + k, 8), _ERF_ONE), _ERF_ONE) for k in range(17))
-RSQRT_PI = _pair_at(_ERF_ONE * _ERF_ONE // math.isqrt(_pi_fixed(_ERF_ONE) * _ERF_ONE), _ERF_ONE)
+# and 1 / sqrt(pi)
+ERFCX_EIGHTHS = tuple(_pair(_erfcx_at(Fraction(4 + k, 8), _ERF_ONE, _SQRT_PI), _ERF_ONE)
+                      for k in range(17))
+RSQRT_PI = _pair(_ERF_ONE * _ERF_ONE // _SQRT_PI, _ERF_ONE)
 PIO2 = _pair(_PI // 2)
 PI = _pair(_PI)
 ATAN_EIGHTHS = tuple(_pair(_atan(k)) for k in range(9))  # atan(k/8), k = 0..8
