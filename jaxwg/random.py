@@ -1042,25 +1042,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     return mean + jnp.sum(factor * z[..., None, :], axis=-1)
 
 
-def _orthonormal_columns(z):
-    """Q of the QR decomposition with a positive diagonal of R: Gram-Schmidt on the
-    columns (each projection done twice, which keeps them orthogonal to rounding)."""
-    n = z.shape[-1]
-    columns = []
-    for j in range(n):
-        v = z[..., :, j]
-        for _ in range(2):
-            for q in columns:
-                v = v - jnp.sum(q * v, axis=-1, keepdims=True) * q
-        columns.append(v / jnp.sqrt(jnp.sum(v * v, axis=-1, keepdims=True)))
-    return jnp.stack(columns, axis=-1)
-
-
 @_takes_keys
 def orthogonal(key, n: int, shape=(), dtype=None, m=None):
     """Random n x m matrices (m = n by default) with orthonormal columns (n >= m) or rows,
-    uniform (Haar): the Q of a Gaussian matrix's QR decomposition with R's diagonal made
-    positive, as JAX (Gram-Schmidt, unrolled over min(n, m): meant for small sizes).
+    uniform (Haar): the Q of a Gaussian matrix's QR decomposition (`jnp.linalg.qr`) with
+    R's diagonal made positive, as JAX computes it.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
@@ -1075,8 +1061,11 @@ def orthogonal(key, n: int, shape=(), dtype=None, m=None):
         if not isinstance(size, (int, np.integer)) or size < 0:
             raise ValueError(f"orthogonal: n and m must be non-negative integers, got {size!r}")
     z = normal(key, (*_shape(shape), int(max(n, m)), int(min(n, m))), dtype)
-    q = _orthonormal_columns(z) if min(n, m) else z
-    return q if n >= m else jnp.swapaxes(q, -1, -2)
+    if min(n, m):
+        q, r = jnp.linalg.qr(z)
+        signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(q.dtype)
+        z = q * signs[..., None, :]
+    return z if n >= m else jnp.swapaxes(z, -1, -2)
 
 from . import errors as _errors
 
