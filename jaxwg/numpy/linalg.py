@@ -41,6 +41,8 @@ from .. import numpy as jnp  # this module is part of jaxwg.numpy, imported last
 from ..frontend.jit import jit
 from ..transforms.custom import custom_jvp
 from ._util import check_arraylike, promote
+from .manipulation import matrix_transpose  # noqa: F401  (also jnp.linalg's)
+from .products import vecdot  # noqa: F401  (the same in both namespaces, as in JAX)
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
@@ -68,20 +70,6 @@ def _square(name: str, a, symmetrized: bool = False):
         error = TypeError if symmetrized else ValueError
         raise error(f"Argument to {name} must have shape [..., n, n], got {a.shape}.")
     return a
-
-
-def matrix_transpose(x, /):
-    """The transpose of the last two axes of `x`.
-
-    >>> import jaxwg.numpy as jnp
-    >>> jnp.linalg.matrix_transpose(jnp.ones((2, 3, 4))).shape
-    (2, 4, 3)
-    """
-    check_arraylike("jnp.linalg.matrix_transpose", x)
-    x = jnp.asarray(x)
-    if x.ndim < 2:
-        raise ValueError(f"matrix_transpose requires at least 2 dimensions; got ndim={x.ndim}")
-    return jnp.swapaxes(x, -1, -2)
 
 
 def _rows(n: int):
@@ -777,7 +765,8 @@ def tensorsolve(a, b, axes=None):
     return jnp.reshape(solve(jnp.reshape(a, (flat, flat)), jnp.ravel(b)), out_shape)
 
 
-# The Array API's linalg names for functions of the main namespace, with its signatures.
+# The Array API's linalg names for functions of the main namespace, with its signatures
+# (matrix_transpose and vecdot, imported above, have them already).
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
@@ -799,16 +788,6 @@ def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None)
     """
     return jnp.tensordot(x1, x2, axes=axes, precision=precision,
                          preferred_element_type=preferred_element_type)
-
-
-def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
-    """`jnp.vecdot`.
-
-    >>> import jaxwg.numpy as jnp
-    >>> jnp.linalg.vecdot(jnp.ones((2, 3)), jnp.ones(3)).tolist()
-    [3.0, 3.0]
-    """
-    return jnp.vecdot(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def outer(x1, x2, /):
