@@ -18,6 +18,8 @@ which also keeps the callbacks in program order and out of reach of dead-code re
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core import dtypes as dt
@@ -55,17 +57,46 @@ def _cond_lowering(out_avals, index, *operands, branches):
 
 
 def _while_lowering(out_avals, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Lower the body while the predicate holds, reading it back each step. A predicate
+    with a shape is one per batch member (vmap, `_while_batch`), as in JAX: the loop runs
+    while any member's holds, and members whose predicate fails keep their carries."""
     from .execute import realize
 
     cond_consts = list(args[:cond_nconsts])
     body_consts = list(args[cond_nconsts:cond_nconsts + body_nconsts])
     carry = list(args[cond_nconsts + body_nconsts:])
+    pred_aval = cond_jaxpr.out_avals[0]
+    members = _member_steps(pred_aval, tuple(out_avals)) if pred_aval.shape else None
     while True:
         (pred,) = _lower(cond_jaxpr, cond_consts + carry)
         realize(carry)  # keeps the graph one step deep
-        if not _read_scalar(pred, dt.bool_):
+        running = pred if members is None else _lower(members[0], [pred])[0]
+        if not _read_scalar(running, dt.bool_):
             return carry
-        carry = _lower(body_jaxpr, body_consts + carry)
+        new = _lower(body_jaxpr, body_consts + carry)
+        carry = new if members is None else _lower(members[1], [pred, *new, *carry])
+
+
+@functools.lru_cache(maxsize=64)
+def _member_steps(pred_aval: ShapedArray, carry_avals: tuple):
+    """For a loop with one predicate per batch member: a jaxpr for whether any member
+    runs, and one choosing each member's new carries where its predicate holds and its
+    old ones elsewhere (the predicate's shape is a prefix of every carry's)."""
+    from .jaxpr import trace_body
+    from .trace import bind
+
+    axes = tuple(range(len(pred_aval.shape)))
+
+    def any_running(pred):
+        return [bind(P.reduce_or_p, pred, axes=axes)]
+
+    def kept(pred, *carries):
+        new, old = carries[:len(carry_avals)], carries[len(carry_avals):]
+        return [bind(P.select_n_p, bind(P.broadcast_in_dim_p, pred, shape=a.shape, broadcast_dimensions=axes),
+                     o, n) for n, o, a in zip(new, old, carry_avals)]
+
+    return (trace_body(any_running, [pred_aval], "while_loop's predicate"),
+            trace_body(kept, [pred_aval, *carry_avals, *carry_avals], "while_loop's carries"))
 
 
 def _step(node: LazyNode, aval: ShapedArray, i: int) -> LazyNode:

@@ -257,6 +257,27 @@ def hoist_tracer_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     return ClosedJaxpr(converted, [c for _, c in kept]), [c for _, c in moved]
 
 
+def live_eqns(eqns: list, outvars: list) -> list:
+    """The equations that `outvars` depend on, and those with effects (debug callbacks),
+    in order: dead code removed, as JAX's `dce_jaxpr` does."""
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for e in reversed(eqns):
+        if any(id(v) in live for v in e.out_binders) or has_effects(e):
+            kept.append(e)
+            live.update(id(a) for a in e.inputs if isinstance(a, Var))
+    kept.reverse()
+    return kept
+
+
+def has_effects(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` calls back to the host, itself or in a jaxpr it calls."""
+    if eqn.primitive is P.debug_callback_p:
+        return True
+    values = [x for v in eqn.params.values() for x in (v if isinstance(v, tuple) else (v,))]
+    return any(has_effects(e) for c in values if isinstance(c, ClosedJaxpr) for e in c.jaxpr.eqns)
+
+
 def trace_body(fn, avals, what: str) -> ClosedJaxpr:
     """`fn` traced at `avals` into a jaxpr for a transformed body, which closes over
     concrete values only (values of enclosing traces are its operands already)."""

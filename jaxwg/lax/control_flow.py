@@ -21,7 +21,7 @@ from ..core import dtypes as dt
 from ..frontend import primitives as P
 from ..frontend import pytree
 from ..frontend.array import aval_of
-from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, Var, hoist_tracer_consts, trace_to_jaxpr
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, Var, hoist_tracer_consts, live_eqns, trace_to_jaxpr
 from ..frontend.trace import Tracer, bind, describe_traced
 from . import lax
 
@@ -141,9 +141,41 @@ def while_loop(cond_fun, body_fun, init_val):
                         f"{_type_text(pred)}.")
     body_closed, body_caps, body_tree = _trace(body_fun, args_tree, in_avals, "while_loop")
     _check_carry("body_fun output and input", in_tree, body_tree, in_avals, body_closed.out_avals)
-    out = bind(P.while_p, *cond_caps, *body_caps, *leaves, cond_jaxpr=cond_closed,
-               body_jaxpr=body_closed, cond_nconsts=len(cond_caps), body_nconsts=len(body_caps))
-    return pytree.tree_unflatten(in_tree, out)
+    fixed = _invariant_carries(cond_closed, len(cond_caps), body_closed, len(body_caps))
+    if any(fixed):
+        cond_closed, body_closed = _carries_as_consts(cond_closed, len(cond_caps), body_closed,
+                                                      len(body_caps), fixed)
+        body_caps = [x for x, f in zip(leaves, fixed) if f] + list(body_caps)
+    carry = [x for x, f in zip(leaves, fixed) if not f]
+    out = iter(bind(P.while_p, *cond_caps, *body_caps, *carry, cond_jaxpr=cond_closed,
+                    body_jaxpr=body_closed, cond_nconsts=len(cond_caps), body_nconsts=len(body_caps)))
+    return pytree.tree_unflatten(in_tree, [x if f else next(out) for x, f in zip(leaves, fixed)])
+
+
+def _invariant_carries(cond: ClosedJaxpr, cond_nconsts: int, body: ClosedJaxpr, body_nconsts: int) -> list:
+    """Which carries the body returns unchanged and the predicate does not read. JAX
+    makes them body constants: they stay out of the carry (and unbatched under a vmap
+    whose predicate is batched)."""
+    read = {id(a) for e in live_eqns(cond.eqns, cond.jaxpr.outvars) for a in e.inputs}
+    read.update(id(v) for v in cond.jaxpr.outvars)
+    carries = body.jaxpr.invars[body_nconsts:]
+    return [out is v and id(c) not in read
+            for out, v, c in zip(body.jaxpr.outvars, carries, cond.jaxpr.invars[cond_nconsts:])]
+
+
+def _carries_as_consts(cond: ClosedJaxpr, cond_nconsts: int, body: ClosedJaxpr, body_nconsts: int,
+                       fixed: list) -> tuple[ClosedJaxpr, ClosedJaxpr]:
+    """The loop's jaxprs with the `fixed` carries moved out: dropped from the predicate
+    (and its dead equations with them) and made the body's first constants."""
+    cj, bj = cond.jaxpr, body.jaxpr
+    keep = [True] * cond_nconsts + [not f for f in fixed]
+    cond = ClosedJaxpr(Jaxpr(cj.constvars, [v for v, k in zip(cj.invars, keep) if k],
+                             live_eqns(cj.eqns, cj.outvars), cj.outvars), cond.consts)
+    carries = bj.invars[body_nconsts:]
+    invars = ([v for v, f in zip(carries, fixed) if f] + bj.invars[:body_nconsts]
+              + [v for v, f in zip(carries, fixed) if not f])
+    outvars = [v for v, f in zip(bj.outvars, fixed) if not f]
+    return cond, ClosedJaxpr(Jaxpr(bj.constvars, invars, bj.eqns, outvars), body.consts)
 
 
 def _concrete_int(x):

@@ -160,8 +160,28 @@ def _integer_pow_jacobian(g, ans, x, *, y):
 
 defjvp(P.integer_pow_p, _integer_pow_jacobian)
 
-defjvp(P.add_p, lambda g, ans, x, y: g, lambda g, ans, x, y: g)
-defjvp(P.sub_p, lambda g, ans, x, y: g, lambda g, ans, x, y: lax.neg(g))
+
+
+def _sum_jvp(prim, second):
+    """The JVP of `add` or `sub` as JAX writes it: the primitive itself on two nonzero
+    tangents (not `add_any`), `second` on the other operand's tangent alone."""
+    def rule(primals, tangents):
+        ans = prim.bind(*primals)
+        out_aval = aval_of(ans)
+        tx, ty = tangents
+        if not is_differentiable(out_aval) or isinstance(tx, Zero) and isinstance(ty, Zero):
+            return ans, Zero(tangent_aval(out_aval))
+        if isinstance(ty, Zero):
+            return ans, _broadcast_to(tx, out_aval)
+        if isinstance(tx, Zero):
+            return ans, _broadcast_to(second(ty), out_aval)
+        return ans, prim.bind(_broadcast_to(tx, out_aval), _broadcast_to(ty, out_aval))
+
+    P.jvp_rules[prim] = rule
+
+
+_sum_jvp(P.add_p, lambda t: t)
+_sum_jvp(P.sub_p, lax.neg)
 defjvp(P.mul_p, lambda g, ans, x, y: lax.mul(g, y), lambda g, ans, x, y: lax.mul(x, g))
 defjvp(P.div_p, lambda g, ans, x, y: lax.div(g, y),
        lambda g, ans, x, y: lax.neg(lax.mul(g, lax.div(ans, y))))

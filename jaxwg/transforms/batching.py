@@ -135,28 +135,55 @@ def batched_first(vals, dims, size: int) -> tuple[list, list]:
     return moved, [None if d is None else 0 for d in dims]
 
 
-def batch_fun(fun, size: int, in_dims):
-    """`fun(*xs) -> list` over batches: the arguments `in_dims` marks (0) batched at axis
-    0, every output batched at axis 0 (broadcast if `fun` leaves it unbatched)."""
-    running = _running_axis.get()
-    axis_name = running.axis_name if running is not None else None
-
+def batch_fun(fun, size: int, in_dims, out_dims=None):
+    """`fun(*xs) -> list` over batches: the arguments batched at `in_dims` (None:
+    unbatched), each output moved to its axis in `out_dims` (default 0; broadcast if
+    `fun` leaves it unbatched; None: it must come out unbatched)."""
     def batched(*xs):
-        outs, out_dims = vmap_flat(fun, size, xs, in_dims, axis_name)
-        return [move_axis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+        outs, got = vmap_flat(fun, size, xs, in_dims, _running_axis_name())
+        wanted = [0] * len(outs) if out_dims is None else out_dims
+        if any(w is None and d is not None for w, d in zip(wanted, got)):
+            raise AssertionError("batch_fun: an output meant to be unbatched came out batched")
+        return [o if w is None else move_axis(o, d, w, size) for o, d, w in zip(outs, got, wanted)]
 
     return batched
 
 
-def batch_jaxpr(closed, size: int, in_dims, what: str):
+def batch_jaxpr(closed, size: int, in_dims, what: str, out_dims=None):
     """`closed` over batches as a closed jaxpr (see `batch_fun`); it closes over concrete
     values only."""
     from ..frontend.jaxpr import eval_jaxpr, trace_body
 
-    fun = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs), size, in_dims)
-    avals = [a.update(shape=(size,) + a.shape) if d is not None else a
-             for a, d in zip(closed.in_avals, in_dims)]
-    return trace_body(fun, avals, f"vmap of {what}")
+    fun = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs), size, in_dims, out_dims)
+    return trace_body(fun, _batched_avals(closed.in_avals, in_dims, size), f"vmap of {what}")
+
+
+def batched_outputs(closed, size: int, in_dims) -> list[bool]:
+    """Which outputs of `closed` depend on the batch when its inputs at `in_dims` are
+    batched (traced for their batch dims only; nothing is computed)."""
+    from ..frontend.jaxpr import eval_jaxpr, trace_to_jaxpr
+
+    dims = []
+
+    def outputs(*xs):
+        outs, got = vmap_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, a), size, xs, in_dims,
+                              _running_axis_name())
+        dims.extend(got)
+        return outs
+
+    trace_to_jaxpr(outputs, _batched_avals(closed.in_avals, in_dims, size))
+    return [d is not None for d in dims]
+
+
+def _running_axis_name():
+    """The axis name of the level whose rule batches a body: the body's level takes it."""
+    running = _running_axis.get()
+    return running.axis_name if running is not None else None
+
+
+def _batched_avals(avals, dims, size: int) -> list:
+    return [a if d is None else a.update(shape=a.shape[:d] + (size,) + a.shape[d:])
+            for a, d in zip(avals, dims)]
 
 
 def vmap_flat(fun, size: int, args, in_dims, axis_name=None, debug_info=None):

@@ -27,7 +27,7 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, trace_body
 from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
-from .batching import batch_jaxpr, batch_size, batched_first, move_axis
+from .batching import batch_jaxpr, batch_size, batched_first, batched_outputs, move_axis
 from .transpose import UndefinedPrimal, backward_pass, is_undefined
 
 
@@ -243,35 +243,34 @@ def _select_members(pred, on_true, on_false):
 
 
 def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """JAX's rule. The carries the body makes batched are found by a fixed point; if the
+    predicate then depends on the batch, every carry is batched (at axis 0) and the
+    loop's predicate is one per member: `while_p` runs until none holds and keeps the
+    carries of the members whose predicate failed (frontend/control_flow.py). Otherwise
+    the batched carries put their batch axis after the predicate's own axes (those of
+    a batched predicate already inside), so that it stays a prefix of their shapes."""
     size = batch_size(vals, dims)
     nc, nb = cond_nconsts, body_nconsts
-    cond_consts, c_dims = batched_first(vals[:nc], dims[:nc], size)
-    body_consts, b_dims = batched_first(vals[nc:nc + nb], dims[nc:nc + nb], size)
-    carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc + nb:], dims[nc + nb:])]
-    carry_dims = [0] * (len(vals) - nc - nb)
-    cond = batch_jaxpr(cond_jaxpr, size, c_dims + carry_dims, "while_loop's cond")
-    body = batch_jaxpr(body_jaxpr, size, b_dims + carry_dims, "while_loop's body")
-    m = len(carry_dims)
-
-    def any_cond(*a):  # cond consts, carry
-        (pred,) = _run(cond)(*a)
-        return [lax.reduce_or(pred, (0,))]
-
-    def masked_body(*a):  # cond consts, body consts, carry: finished members keep theirs
-        carry = a[nc + nb:]
-        (pred,) = _run(cond)(*a[:nc], *carry)
-        new = _run(body)(*a[nc:nc + nb], *carry)
-        return [lax.select(lax.broadcast_in_dim(pred, aval_of(c).shape, (0,)), n, c)
-                for n, c in zip(new, carry)]
-
-    carry_avals = body.out_avals
-    new_cond = trace_body(any_cond, cond.in_avals, "vmap of while_loop's cond")
-    new_body = trace_body(masked_body, cond.in_avals[:nc] + body.in_avals[:nb] + list(carry_avals),
-                      "vmap of while_loop's body")
-    outs = P.while_p.bind(*cond_consts, *cond_consts, *body_consts, *carry,
-                          cond_jaxpr=new_cond, body_jaxpr=new_body, cond_nconsts=nc,
-                          body_nconsts=nc + nb)
-    return outs, [0] * m
+    c_dims, b_dims, init_dims = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
+    batched = [d is not None for d in init_dims]
+    for _ in range(len(batched) + 1):
+        out = batched_outputs(body_jaxpr, size, b_dims + [0 if b else None for b in batched])
+        if all(o <= b for o, b in zip(out, batched)):
+            break
+        batched = [b or o for b, o in zip(batched, out)]
+    (pred_batched,) = batched_outputs(cond_jaxpr, size, c_dims + [0 if b else None for b in batched])
+    if pred_batched:
+        carry_dims, pred_dims = [0] * len(batched), [0]
+    else:
+        rank = len(cond_jaxpr.out_avals[0].shape)
+        carry_dims, pred_dims = [rank if b else None for b in batched], [None]
+    body = batch_jaxpr(body_jaxpr, size, b_dims + carry_dims, "while_loop's body", carry_dims)
+    cond = batch_jaxpr(cond_jaxpr, size, c_dims + carry_dims, "while_loop's cond", pred_dims)
+    carry = [x if new is None else move_axis(x, d, new, size)
+             for x, d, new in zip(vals[nc + nb:], init_dims, carry_dims)]
+    outs = P.while_p.bind(*vals[:nc + nb], *carry, cond_jaxpr=cond, body_jaxpr=body,
+                          cond_nconsts=nc, body_nconsts=nb)
+    return outs, carry_dims
 
 
 def _scan_batch(vals, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):

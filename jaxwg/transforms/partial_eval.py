@@ -29,6 +29,7 @@ from ..frontend.jaxpr import (
     Literal,
     Var,
     eval_jaxpr,
+    live_eqns,
     trace_body,
 )
 
@@ -234,7 +235,7 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
     unknown_in = [v for v, f in zip(inner.invars, flags) if f]
     n_known_out = len(known.outvars) - n_res
     k_outvars = known.outvars[:n_known_out] + saved
-    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, _live_eqns(known.eqns, k_outvars),
+    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, live_eqns(known.eqns, k_outvars),
                                  k_outvars), closed.consts)
     saved_outer = [Var(v.aval) for v in saved]
     k_inputs = [a for a, f in zip(eqn.inputs, flags) if not f]
@@ -244,33 +245,12 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
         k_eqns = [JaxprEqn(P.remat_p, k_inputs, {**p, "jaxpr": k_closed}, k_binders)]
     recompute = [e for e in known.eqns if not all(id(v) in saved_ids for v in e.out_binders)]
     u_inner = Jaxpr(inner.constvars, saved + known_in + unknown_in,
-                    _live_eqns(recompute + unknown.eqns, unknown.outvars), unknown.outvars)
+                    live_eqns(recompute + unknown.eqns, unknown.outvars), unknown.outvars)
     u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, f in zip(eqn.inputs, flags) if not f]
                      + [a for a, f in zip(eqn.inputs, flags) if f],
                      {**p, "jaxpr": ClosedJaxpr(u_inner, closed.consts), "differentiated": True},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
     return k_eqns, u_eqn
-
-
-def _live_eqns(eqns: list, outvars: list) -> list:
-    """The equations that `outvars` depend on, and those with effects (debug callbacks),
-    in order: dead code removed, as JAX's `dce_jaxpr` does."""
-    live = {id(v) for v in outvars if isinstance(v, Var)}
-    kept = []
-    for e in reversed(eqns):
-        if any(id(v) in live for v in e.out_binders) or _has_effects(e):
-            kept.append(e)
-            live.update(id(a) for a in e.inputs if isinstance(a, Var))
-    kept.reverse()
-    return kept
-
-
-def _has_effects(eqn: JaxprEqn) -> bool:
-    """Whether `eqn` calls back to the host, itself or in a jaxpr it calls."""
-    if eqn.primitive is P.debug_callback_p:
-        return True
-    values = [x for v in eqn.params.values() for x in (v if isinstance(v, tuple) else (v,))]
-    return any(_has_effects(e) for c in values if isinstance(c, ClosedJaxpr) for e in c.jaxpr.eqns)
 
 
 def _inlined(closed: ClosedJaxpr, inputs: list, binders: list) -> list | None:

@@ -121,6 +121,38 @@ def test_while_loops_with_batched_predicates_and_jvps_match_jax():
     _close(jaxwg.jit(fori(lax))(jnp.array(5), jnp.asarray(xs)), fori(jax.lax)(5, xs))
 
 
+def _stepping_by(L, N):
+    """Adds its second carry (unchanged by the body: a loop constant) until past 5."""
+    def f(x, step):
+        return L.while_loop(lambda c: N.sum(c[0]) < 5.0, lambda c: (c[0] + c[1], c[1]), (x, step))[0]
+    return f
+
+
+def test_nested_and_partly_batched_while_loops_match_jax():
+    """Predicates batched by two vmaps (members stop at different steps), at axis 1,
+    per row; a predicate batched by an inner vmap only, with the outer vmap batching
+    the carries (JAX puts their batch axis after the predicate's); a JVP."""
+    ours, theirs = _stepping_by(lax, jnp), _stepping_by(jax.lax, jax_numpy)
+    loop, jax_loop = _dynamic_loop(lax, jnp), _dynamic_loop(jax.lax, jax_numpy)
+    xs = np.arange(12, dtype=np.float32).reshape(3, 4) * 0.5
+    steps = np.linspace(0.25, 2.0, 12, dtype=np.float32).reshape(3, 4)
+    ns = np.array([1, 4, 2], np.int32)
+    cases = [
+        (lambda m, f, g: m.vmap(m.vmap(f)), (xs, steps)),
+        (lambda m, f, g: m.vmap(m.vmap(f), in_axes=1), (xs, steps)),
+        (lambda m, f, g: m.jit(m.vmap(f, in_axes=(0, None))), (xs, np.float32(0.75))),
+        (lambda m, f, g: m.vmap(g, in_axes=(None, 0)), (np.int32(3), xs[0])),
+        (lambda m, f, g: m.vmap(m.vmap(g, in_axes=(0, None)), in_axes=(None, 1)), (ns, xs[:2])),
+    ]
+    for make, args in cases:
+        got = make(jaxwg, ours, loop)(*[jnp.asarray(a) for a in args])
+        _close(got, make(jax, theirs, jax_loop)(*args))
+    tangents = (np.ones_like(xs[:, 0]), np.full_like(steps[:, 0], 0.5))
+    got = jaxwg.jvp(jaxwg.vmap(ours), (jnp.asarray(xs[:, 0]), jnp.asarray(steps[:, 0])),
+                    tuple(jnp.asarray(t) for t in tangents))
+    _close(got, jax.jvp(jax.vmap(theirs), (xs[:, 0], steps[:, 0]), tangents))
+
+
 def test_reverse_mode_through_a_dynamic_loop_is_jaxs_error():
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "
                                          "lax.while_loop"):

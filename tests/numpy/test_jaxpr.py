@@ -132,9 +132,9 @@ _F23 = np.ones((2, 3), np.float32)
 # prints them: layout, names, params and literals. Programs left out trace to other
 # equations than JAX's (the printing is alike): grad(jit(f)) and grad(scan) keep
 # residuals JAX forwards from the inputs; grad of a checkpoint with a policy lacks the
-# reduce_precision JAX puts on saved values; vmap of while and psum are built
-# differently; x[0], x[None] and keepdims reshape where JAX squeezes or broadcasts, and
-# JAX wraps sort, cumsum, pad and where in jit calls.
+# reduce_precision JAX puts on saved values; vmap of psum is built differently; x[0],
+# x[None] and keepdims reshape where JAX squeezes or broadcasts, and JAX wraps sort,
+# cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
@@ -191,7 +191,24 @@ TRANSFORM_CASES = {
                      [np.array([True, False]), _F23]),
     "vmap_of_switch": (lambda j, L, m: j.vmap(lambda i, x: L.switch(i, [m.sin, m.cos, m.exp], x)),
                        [np.array([2, 0], np.int32), _F23]),
+    "while_with_invariant_carry": (lambda j, L, m: _while_stepping(L, lambda c: c[0] < 5.0),
+                                   [np.float32(1.0)]),
+    "while_whose_cond_reads_all": (lambda j, L, m: _while_stepping(L, lambda c: c[0] < c[1]),
+                                   [np.float32(1.0)]),
+    "vmap_of_while": (lambda j, L, m: j.vmap(_while_stepping(L, lambda c: m.sum(c[0]) < 5.0)), [_F23]),
+    "vmap_of_while_unbatched_pred": (lambda j, L, m: j.vmap(
+        lambda x, n: L.while_loop(lambda c: c[1] < n, lambda c: (c[0] * 2.0, c[1] + 1), (x, 0)),
+        in_axes=(0, None)), [_F23, np.int32(3)]),
+    "vmap_of_vmap_of_while": (lambda j, L, m: j.vmap(j.vmap(_while_stepping(L, lambda c: c[0] < 5.0))),
+                              [_F23]),
+    "jvp_of_vmap_of_while": (lambda j, L, m: lambda x: j.jvp(
+        j.vmap(_while_stepping(L, lambda c: c[0] < 5.0)), (x,), (x,)), [_F3]),
 }
+
+
+def _while_stepping(L, cond):
+    """A while loop adding its second carry (fixed) to its first until `cond` fails."""
+    return lambda x: L.while_loop(cond, lambda c: (c[0] + c[1], c[1]), (x, x * 0.0 + 1.0))[0]
 
 
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
