@@ -178,7 +178,8 @@ def fma_array(a, b, c, d: DType) -> np.ndarray:
         v = s - p  # TwoSum: the error of p + c, exactly
         err = (p - (s - v)) + (c - v)
         even = (np.asarray(s).view(np.uint64) & 1) == 0
-        s = np.where(np.isfinite(s) & (err != 0) & even, np.nextafter(s, s + err), s)
+        # toward the error's sign (not toward s + err, which can round back to s)
+        s = np.where(np.isfinite(s) & (err != 0) & even, np.nextafter(s, np.copysign(np.inf, err)), s)
         return s.astype(d.np)
 
 

@@ -65,6 +65,25 @@ def test_fma_kernels_round_once(backend, data):
     np.testing.assert_array_equal(np.where(flushed, want, out), want)
 
 
+def test_fma_kernels_round_once_at_ties(backend):
+    """Products that are float32 midpoints (odd 24-bit significands times 1.5 and the
+    like) plus addends far below their ulp: the unfused sum lands on the tie, and so
+    did the built fma before its last step rounded to odd (2158 of 81920 wrong on
+    lavapipe), and the NumPy reference where it stepped toward p + c + err, which
+    rounded back to p + c (164 of 8192)."""
+    rng = np.random.default_rng(1)
+    n = 8192
+    a = np.ldexp((rng.integers(1 << 23, 1 << 24, n) | 1).astype(np.float64),
+                 rng.integers(-30, 30, n)).astype(np.float32)
+    b = rng.choice(np.array([1.5, 0.75, 3.0, 1.25, 2.5], np.float32), n)
+    ulp = np.spacing((a.astype(np.float64) * b).astype(np.float32)).astype(np.float64)
+    c = (ulp * rng.choice([2.0 ** -24, 3 * 2.0 ** -26, 2.0 ** -30, 5 * 2.0 ** -27], n)
+         * rng.choice([-1, 1], n)).astype(np.float32)
+    loads = [alu.load(i, dt.float32, alu.gidx(n)) for i in range(3)]
+    out = run_kernel(backend, Kernel(3, n, alu.fma(*loads)), [a, b, c])
+    np.testing.assert_array_equal(out, _exact(a, b, c))
+
+
 def test_the_built_fma_is_exact_on_any_adapter(webgpu):
     """The helper, not the adapter's fma: exact on the measuring sample and on products
     that need all 48 bits."""

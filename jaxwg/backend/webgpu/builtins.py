@@ -494,8 +494,11 @@ fn div_trunc_f32(a0: f32, b0: f32) -> f32 {
 # Fused multiply-add. WGSL's fma need not fuse (lavapipe computes a * b + c with two
 # roundings), so the fused result is built from an exact product (Dekker, the factors
 # split by clearing their low 12 significand bits) and an exact sum (Knuth), s + t + e
-# = a * b + c, rounded as s + (t + e): once, except where t + e rounds and the sum then
-# lands on a tie. Opaque copies keep compilers from cancelling the error terms. Where
+# = a * b + c, rounded as s + (t + e) with t + e rounded to odd (where it is inexact, its
+# last bit is set, toward what was lost): the sum then never lands on a tie that the
+# exact value is not on, so it rounds once. (Either the sum s is exact, t = 0 and
+# t + e = e is exact, or |s| >= |a * b| / 2 and t + e has at least 22 more bits than s.)
+# Opaque copies keep compilers from cancelling the error terms. Where
 # the product or sum is huge or not finite, or the product so small that its halves'
 # products are subnormal, the plain a * b + c is returned (a product beyond float32's
 # range is infinite here, not fused with an addend that brings it back).
@@ -512,7 +515,14 @@ fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
   let so = opaque_f32(s);
   let v = opaque_f32(so - po);
   let t = (po - (so - v)) + (c - v);
-  let fused = so + (t + e);
+  let x = t + e;
+  let xo = opaque_f32(x);
+  let z = opaque_f32(xo - t);
+  let lost = (t - (xo - z)) + (e - z);
+  let xb = bitcast<u32>(x);
+  let toward = select(xb - 1u, xb + 1u, (lost > 0.0f) == (x > 0.0f));
+  let odd = select(x, bitcast<f32>(toward), lost != 0.0f && x != 0.0f && (xb & 1u) == 0u);
+  let fused = so + odd;
   let plain = abs(p) > 1.0e37f || abs(s) > 1.0e37f || abs(p) < 1.0e-30f || !isfinite_f32(s);
   // an infinite or NaN addend to finite factors is the result (the product may overflow)
   let addend = !isfinite_f32(c) && isfinite_f32(a) && isfinite_f32(b);
