@@ -30,6 +30,8 @@ TILES = {
     "staged-128": Tile(128, 128, 8, 8, 8),
     "double-128-k16": Tile(128, 128, 16, 8, 8, buffers=2),
     "double-32x16": Tile(32, 16, 8, 4, 4, buffers=2),
+    "sliced-32-by-4": Tile(32, 32, 16, 4, 4, buffers=2, slices=4),
+    "sliced-32x16-by-2": Tile(32, 16, 8, 4, 4, slices=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
     "unstaged-8x16": Tile(8, 16, 8, 2, 4, staged=False),
 }

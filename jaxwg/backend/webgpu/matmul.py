@@ -64,8 +64,10 @@ def matrix_product(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     c, t = as_contraction(kernel), tuning.tile
     if (c is None or options.output_windowed or t.threads != tuning.workgroup_size
             or t.m % t.thread_m or t.n % t.thread_n or t.thread_n % 4 or t.k % 4
-            or (t.staged and (t.thread_m % 4 or t.m * t.k % t.threads or t.n * t.k % t.threads))
-            or t.buffers not in (1, 2) or (t.buffers == 2 and not t.staged)):
+            or (t.staged and (t.thread_m % 4 or t.m * t.k % t.threads_per_slice
+                              or t.n * t.k % t.threads_per_slice))
+            or t.buffers not in (1, 2) or (t.buffers == 2 and not t.staged)
+            or t.slices < 1 or (t.slices > 1 and not t.staged)):
         raise ValueError(f"tile {t} does not apply to kernel {kernel.exp!r}")
     return _MatrixProduct(kernel, c, tuning, options, uniforms).build()
 
@@ -87,6 +89,7 @@ class _MatrixProduct:
     def __init__(self, kernel: Kernel, c: Contraction, tuning: Tuning, options: ShaderOptions,
                  uniforms: tuple[UniformField, ...]):
         self.c, self.tile = c, tuning.tile
+        self.step = self.tile.k * self.tile.slices  # terms of k the workgroup takes a step
         self.acc_dtype = kernel.reduction.acc_dtype
         self.ty = WGSL_TYPE[self.acc_dtype]
         preferred = (None, None) if self.tile.staged else ("k", "free")  # see _direct_step
@@ -108,7 +111,9 @@ class _MatrixProduct:
     def build(self) -> ShaderSpec:
         t, b = self.tile, self.b
         if t.staged:
-            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {t.buffers * self._half('a')}>;")
+            # with slices, lhs_tile also holds the other slices' sums at the end
+            lhs = max(t.buffers * self._half('a'), (t.slices - 1) * t.m * t.n // 4)
+            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {lhs}>;")
             b.lines.insert(1, f"var<workgroup> rhs_tile: array<vec4<{self.ty}>, {t.buffers * self._half('b')}>;")
         self.s.begin_main(GROUP_BUILTINS)
         with b.indent():
@@ -118,7 +123,7 @@ class _MatrixProduct:
             staged = self._prefetch_first_step() if t.staged else None
             if t.buffers == 2:
                 self._stage_first_step(staged)
-            b.emit(f"for (var k0 = 0i; k0 < {self.c.k}i; k0 += {t.k}i) {{")
+            b.emit(f"for (var k0 = 0i; k0 < {self.c.k}i; k0 += {self.step}i) {{")
             with b.indent():
                 if t.buffers == 2:
                     self._double_buffered_step(staged)
@@ -127,7 +132,14 @@ class _MatrixProduct:
                 else:
                     self._direct_step()
             b.emit("}")
-            self._store_outputs()
+            if t.slices > 1:
+                self._add_slices()
+                b.emit("if (sl == 0i) {")
+                with b.indent():
+                    self._store_outputs()
+                b.emit("}")
+            else:
+                self._store_outputs()
         return self.s.finish(t.m * t.n, self.grid)
 
     # -- where this workgroup and thread are ---------------------------------------
@@ -140,7 +152,11 @@ class _MatrixProduct:
         tile = f"wgi % {per_batch}i" if c.batch > 1 else "wgi"
         b.emit(f"let m0 = {tile} / {self.tiles_n}i * {t.m}i;", f"let n0 = {tile} % {self.tiles_n}i * {t.n}i;")
         across = t.n // t.thread_n
-        b.emit(f"let tx = i32(lid % {across}u);", f"let ty = i32(lid / {across}u);")
+        lid = "lid"
+        if t.slices > 1:
+            b.emit(f"let sl = i32(lid / {t.threads_per_slice}u);", f"let li = lid % {t.threads_per_slice}u;")
+            lid = "li"
+        b.emit(f"let tx = i32({lid} % {across}u);", f"let ty = i32({lid} / {across}u);")
 
     def _accumulators(self) -> list[str]:
         return [f"acc{r}_{h}" for r in range(self.tile.thread_m) for h in range(self.tile.thread_n // 4)]
@@ -169,7 +185,7 @@ class _MatrixProduct:
         share subexpressions: as new `let`s, or with `assign` to existing variables.
         Indices past the output are clamped; terms past k are zero."""
         b, c = self.b, self.c
-        ragged_k = c.k % self.tile.k != 0
+        ragged_k = c.k % self.step != 0
         exps = []
         for name, op, free, k, vector in reads:
             step_free = 4 if vector and op.vector == "free" else 1
@@ -214,35 +230,35 @@ class _MatrixProduct:
 
     def _half(self, prefix: str) -> int:
         """vec4s of workgroup memory one step of an operand tile takes."""
-        return self.tile.k * (self.tile.m if prefix == "a" else self.tile.n) // 4
+        return self.step * (self.tile.m if prefix == "a" else self.tile.n) // 4
 
     def _stage_step(self, placed: list) -> None:
-        b, t = self.b, self.tile
+        b = self.b
         b.emit("workgroupBarrier();")
         self._store_staged(placed)
         b.emit("workgroupBarrier();")
-        self._prefetch(placed, f"k0 + {t.k}i")
+        self._prefetch(placed, f"k0 + {self.step}i")
         self._multiply_staged("", "")
 
     def _stage_first_step(self, placed: list) -> None:
         """Two buffers: step 0 into the first half, then step 1's values into registers."""
         self._store_staged(placed)
         self.b.emit("workgroupBarrier();")
-        self._prefetch(placed, f"{self.tile.k}i")
+        self._prefetch(placed, f"{self.step}i")
 
     def _double_buffered_step(self, placed: list) -> None:
         """Store the next step (in registers) into the other half, read the step after it,
         multiply this half; the barrier ends the step for every thread."""
-        b, t = self.b, self.tile
-        b.emit(f"let half = (k0 / {t.k}i) % 2i;")
+        b = self.b
+        b.emit(f"let half = (k0 / {self.step}i) % 2i;")
         b.emit(f"let lhs0 = half * {self._half('a')}i;", f"let rhs0 = half * {self._half('b')}i;")
-        b.emit(f"if (k0 + {t.k}i < {self.c.k}i) {{")
+        b.emit(f"if (k0 + {self.step}i < {self.c.k}i) {{")
         with b.indent():
             b.emit("let other = 1i - half;")
             self._store_staged(placed, {"lhs_tile": f"other * {self._half('a')}i + ",
                                             "rhs_tile": f"other * {self._half('b')}i + "})
         b.emit("}")
-        self._prefetch(placed, f"k0 + {2 * t.k}i")
+        self._prefetch(placed, f"k0 + {2 * self.step}i")
         self._multiply_staged("lhs0 + ", "rhs0 + ")
         b.emit("workgroupBarrier();")
 
@@ -263,8 +279,12 @@ class _MatrixProduct:
         self.b.emit("}")
 
     def _multiply_staged(self, lhs_base: str, rhs_base: str) -> None:
+        """This thread's block times its slice's `k` terms of the staged step."""
         b, t = self.b, self.tile
         rows, cols = t.thread_m // 4, t.thread_n // 4
+        if t.slices > 1:
+            lhs_base += f"sl * {t.k * t.m // 4}i + "
+            rhs_base += f"sl * {t.k * t.n // 4}i + "
         for kk in range(t.k):
             b.emit("{")
             with b.indent():
@@ -287,9 +307,9 @@ class _MatrixProduct:
         tile_name = "lhs_tile" if op.prefix == "a" else "rhs_tile"
         along_free = op.vector == "free" or (op.vector is None and _step_is_unit(op.factor, op.free))
         lanes = 4 if op.vector else 1
-        count = op.width * t.k // lanes  # reads per tile
+        count = op.width * self.step // lanes  # reads per tile
         free_n = op.width // lanes if op.vector == "free" else op.width
-        k_n = t.k // lanes if op.vector == "k" else t.k
+        k_n = self.step // lanes if op.vector == "k" else self.step
         out = []
         for slot in range(-(-count // t.threads)):
             name = f"{op.prefix}{slot}"
@@ -357,6 +377,24 @@ class _MatrixProduct:
                     self.b.emit(f"{acc} = {acc} + {vec}({a}) * {bv};")
 
     # -- epilogue ----------------------------------------------------------------------------
+    def _add_slices(self) -> None:
+        """Slice 0's accumulators plus the other slices' (through lhs_tile, whose staged
+        values every thread is done with after the first barrier)."""
+        b, t = self.b, self.tile
+        names = self._accumulators()
+        at = f"((sl - 1i) * {t.threads_per_slice}i + i32(li)) * {len(names)}i"
+        b.emit("workgroupBarrier();", "if (sl > 0i) {")
+        with b.indent():
+            for q, name in enumerate(names):
+                b.emit(f"lhs_tile[{at} + {q}i] = {name};")
+        b.emit("}", "workgroupBarrier();", "if (sl == 0i) {")
+        with b.indent():
+            for other in range(t.slices - 1):
+                base = f"({other * t.threads_per_slice}i + i32(li)) * {len(names)}i"
+                for q, name in enumerate(names):
+                    b.emit(f"{name} = {name} + lhs_tile[{base} + {q}i];")
+        b.emit("}")
+
     def _store_outputs(self) -> None:
         b, c, s = self.b, self.c, self.s
         red = s.kernel.reduction

@@ -78,7 +78,10 @@ class Tile:
     (GPUs: every operand is read from memory once per workgroup); unstaged ones read
     them straight from the inputs into registers (software adapters, where workgroup
     memory is ordinary memory and barriers cost). `buffers` = 2 stages alternate steps
-    into two halves of workgroup memory: one barrier a step instead of two."""
+    into two halves of workgroup memory: one barrier a step instead of two. `slices` > 1
+    (staged only) gives the workgroup that many groups of threads, each summing `k` of
+    every step's `slices * k` terms, whose sums are added through workgroup memory at
+    the end: more threads for products with few outputs, without a second pass."""
 
     m: int
     n: int
@@ -87,9 +90,14 @@ class Tile:
     thread_n: int
     staged: bool = True
     buffers: int = 1
+    slices: int = 1
 
     @property
     def threads(self) -> int:
+        return self.slices * self.threads_per_slice
+
+    @property
+    def threads_per_slice(self) -> int:
         return (self.m // self.thread_m) * (self.n // self.thread_n)
 
 
