@@ -36,6 +36,28 @@ def to_array(x):
     return asarray(x)
 
 
+def key_data(name: str, values) -> list | None:
+    """The uint32 data of typed key arrays (`jaxwg.random.key`) where every value is one,
+    so that joining and selecting apply to keys as JAX's do (`random.wrap_key_data` makes
+    keys of the result); None where none is."""
+    from .. import random  # random imports jaxwg.numpy
+
+    keys = [isinstance(v, random.PRNGKeyArray) for v in values]
+    if not any(keys):
+        return None
+    if not all(keys):
+        raise ValueError(f"{name}: dtype=key<fry> is not a valid dtype for type promotion with "
+                         "arrays of other dtypes")
+    return [random.key_data(v) for v in values]
+
+
+def wrap_keys(data):
+    """Typed keys over uint32 `data` of shape `(..., 2)` (see `key_data`)."""
+    from .. import random
+
+    return random.wrap_key_data(data)
+
+
 def check_arraylike(name: str, *args) -> None:
     for position, a in enumerate(args):
         if not (is_array(a) or avals.is_python_scalar(a) or isinstance(a, (np.ndarray, np.generic))):

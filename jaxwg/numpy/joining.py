@@ -32,11 +32,13 @@ from ._util import (
     canonicalize_axis,
     check_arraylike,
     is_array,
+    key_data,
     promote,
     reject_out,
     slice_axis,
     static_value,
     to_array,
+    wrap_keys,
 )
 from .selection import count_at_most, take
 from .manipulation import ATLEAST_DIMS, broadcast_to, moveaxis, ravel
@@ -94,6 +96,13 @@ def concatenate(arrays, axis=0, dtype=None):
     if _is_sequence_or_array(arrays):
         return _concatenate_array(arrays, axis, dtype)
     arrays = list(arrays)
+    keys = key_data("concatenate", arrays)
+    if keys is not None:  # joined along the keys' axes, not their data's last one
+        if axis is None:
+            return wrap_keys(concatenate([k.reshape(-1, 2) for k in keys], 0))
+        if not arrays[0].shape:
+            raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+        return wrap_keys(concatenate(keys, axis_index(axis, len(arrays[0].shape))))
     check_arraylike("concatenate", *arrays)
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
@@ -143,6 +152,9 @@ def stack(arrays, axis=0, out=None, dtype=None):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("Need at least one array to stack.")
+    keys = key_data("stack", arrays)
+    if keys is not None:
+        return wrap_keys(stack(keys, axis_index(axis, len(arrays[0].shape) + 1)))
     check_arraylike("stack", *arrays)
     xs = [to_array(a) for a in arrays]
     shapes = [aval_of(x).shape for x in xs]

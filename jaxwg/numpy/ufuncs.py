@@ -22,7 +22,7 @@ from .. import lax
 from ..core import dtypes as dt
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
-from ._util import aval_of, broadcast_shapes, elementwise_operands, reject_out, to_array
+from ._util import aval_of, broadcast_shapes, elementwise_operands, key_data, reject_out, to_array, wrap_keys
 from ._util import broadcast_to_shape as _broadcast_to
 
 
@@ -694,6 +694,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
+    keys = key_data("where", [x, y])
+    if keys is not None:  # the condition broadcast over each key's two words
+        return wrap_keys(where(_to_bool(condition)[..., None], *keys))
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)

@@ -73,6 +73,24 @@ def test_indexing_iteration_and_reshapes_follow_jax():
     np.testing.assert_array_equal(np.asarray(ks == ks[0]), np.asarray(kjs == kjs[0]))
 
 
+def test_stack_concatenate_and_where_of_keys_follow_jax(platform):
+    ks, kjs = random.split(random.key(0), 4), jr.split(jr.key(0), 4)
+    pick = np.array([True, False, True, False])
+    for f in [lambda m, k: m.stack([k[0], k[1]]), lambda m, k: m.stack([k, k], axis=-1),
+              lambda m, k: m.concatenate([k, k[:2]]), lambda m, k: m.concatenate([k, k], axis=None),
+              lambda m, k: m.concatenate([k.reshape(2, 2), k.reshape(2, 2)], axis=-1),
+              lambda m, k: m.where(pick, k, k[::-1]), lambda m, k: m.where(True, k[0], k[1])]:
+        ours, theirs = f(jnp, ks), f(jax.numpy, kjs)
+        assert isinstance(ours, random.PRNGKeyArray) and ours.shape == theirs.shape
+        np.testing.assert_array_equal(data(ours), data(theirs))
+    chosen = jaxwg.jit(lambda p, k: jnp.where(p, k, k[::-1]))(pick, ks)
+    np.testing.assert_array_equal(data(chosen), data(jax.numpy.where(pick, kjs, kjs[::-1])))
+    with pytest.raises(ValueError, match="Zero-dimensional"):
+        jnp.concatenate([ks[0], ks[1]])
+    with pytest.raises(ValueError, match="key<fry> is not a valid dtype"):
+        jnp.concatenate([ks, jnp.zeros(4)])
+
+
 def test_jit_vmap_and_scan_over_typed_keys(platform):
     k, kj = random.key(11), jr.key(11)
     split = jaxwg.jit(lambda k: random.split(k, 3))(k)
