@@ -45,6 +45,7 @@ import numpy as np
 
 from . import lax
 from . import numpy as jnp
+from .numpy import _util as _jnp_util
 from .config import config
 from .dtypes import KeyDType
 from .frontend.array import aval_of
@@ -292,6 +293,10 @@ def wrap_key_data(key_bits_array, *, impl=None):
     data = key_bits_array if isinstance(key_bits_array, Tracer) else jnp.asarray(key_bits_array)
     _check_key_data(data)
     return PRNGKeyArray(data)
+
+
+# jnp.stack, concatenate and where take these keys (jaxwg.numpy cannot import this module).
+_jnp_util.KEY_ARRAYS.update({"class": PRNGKeyArray, "data": key_data, "wrap": wrap_key_data})
 
 
 def key_impl(keys) -> str:

@@ -36,26 +36,27 @@ def to_array(x):
     return asarray(x)
 
 
+# How typed key arrays reach their data: jaxwg.random (a layer above) registers its
+# key class, `key_data` and `wrap_key_data`.
+KEY_ARRAYS: dict = {}
+
+
 def key_data(name: str, values) -> list | None:
     """The uint32 data of typed key arrays (`jaxwg.random.key`) where every value is one,
-    so that joining and selecting apply to keys as JAX's do (`random.wrap_key_data` makes
-    keys of the result); None where none is."""
-    from .. import random  # random imports jaxwg.numpy
-
-    keys = [isinstance(v, random.PRNGKeyArray) for v in values]
+    so that joining and selecting apply to keys as JAX's do (`wrap_keys` makes keys of
+    the result); None where none is."""
+    keys = [isinstance(v, KEY_ARRAYS["class"]) for v in values] if KEY_ARRAYS else [False]
     if not any(keys):
         return None
     if not all(keys):
         raise ValueError(f"{name}: dtype=key<fry> is not a valid dtype for type promotion with "
                          "arrays of other dtypes")
-    return [random.key_data(v) for v in values]
+    return [KEY_ARRAYS["data"](v) for v in values]
 
 
 def wrap_keys(data):
     """Typed keys over uint32 `data` of shape `(..., 2)` (see `key_data`)."""
-    from .. import random
-
-    return random.wrap_key_data(data)
+    return KEY_ARRAYS["wrap"](data)
 
 
 def check_arraylike(name: str, *args) -> None:

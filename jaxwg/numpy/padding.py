@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as dt
 from ._util import aval_of, broadcast_to_shape, is_array, slice_axis, static_value, to_array
 from .manipulation import broadcast_to
 
@@ -218,4 +219,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
     reflect_type = kwargs.get("reflect_type", "even")
     if reflect_type not in ("even", "odd"):
         raise ValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    dtype = aval_of(x).dtype
+    if reflect_type == "odd" and dtype is dt.float16:
+        # The closed form's drift (period times 2 (x[-1] - x[0])) leaves float16's exact
+        # integers where repeated reflections do not: it is summed in float32.
+        wide = _pad_periodic(lax.convert_element_type(x, dt.float32), widths, mode, reflect_type)
+        return lax.convert_element_type(wide, dt.float16)
     return _pad_periodic(x, widths, mode, reflect_type)

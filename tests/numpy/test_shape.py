@@ -325,6 +325,14 @@ def test_pad_matches_numpy(run, case, dtype):
     assert_array(out, expected)
 
 
+def test_pad_odd_reflections_of_float16_as_numpy(run):
+    """Five reflections of a 2-long axis: the drift reaches past float16's exact integers."""
+    a = sample((3, 2, 4), "float16")
+    pad_width = [(0, 2), (5, 0), (2, 0)]
+    out = call(run, lambda x: jnp.pad(x, pad_width, "reflect", reflect_type="odd"), put(a))
+    np.testing.assert_array_equal(np.asarray(out), np.pad(a, pad_width, "reflect", reflect_type="odd"))
+
+
 def test_pad_traced_constant_values(run):
     a = sample((2, 3), "float32")
     out = run(lambda x, c: jnp.pad(x, ((1, 0), (2, 1)), constant_values=c), put(a),

@@ -22,7 +22,7 @@ choices.
 True
 >>> cache.put("adapter", "float32|1|1024x1024x1024", Tile(64, 64, 16, 4, 4))
 >>> cache.get("adapter", "float32|1|1024x1024x1024")
-Tile(m=64, n=64, k=16, thread_m=4, thread_n=4, staged=True, buffers=1)
+Tile(m=64, n=64, k=16, thread_m=4, thread_n=4, staged=True, buffers=1, slices=1)
 """
 
 from __future__ import annotations
