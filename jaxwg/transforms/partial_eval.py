@@ -91,12 +91,20 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     name = eqn.params["name"]
     known, unknown, out_unknown, num_res = partial_eval_jaxpr(closed.jaxpr, flags)
     known_outs = [v for v, u in zip(eqn.out_binders, out_unknown) if not u]
-    residuals = [Var(v.aval) for v in known.outvars[len(known.outvars) - num_res:]]
+    known_inputs = [a for a, f in zip(eqn.inputs, flags) if not f]
+    # A residual that is one of the known call's inputs is passed to the unknown call
+    # from outside, not returned by the known one (JAX forwards them too).
+    outer = {id(v): a for v, a in zip(known.invars, known_inputs)}
+    res_vars = known.outvars[len(known.outvars) - num_res:]
+    residuals = [outer.get(id(v)) or Var(v.aval) for v in res_vars]
+    returned = [r for v, r in zip(res_vars, residuals) if id(v) not in outer]
+    known = Jaxpr(known.constvars, known.invars, known.eqns,
+                  known.outvars[:len(known.outvars) - num_res] + [v for v in res_vars if id(v) not in outer])
     k_eqns = []
-    if known_outs or residuals:
-        k_eqns.append(JaxprEqn(P.jit_p, [a for a, f in zip(eqn.inputs, flags) if not f],
+    if known_outs or returned:
+        k_eqns.append(JaxprEqn(P.jit_p, known_inputs,
                                {"jaxpr": ClosedJaxpr(known, list(closed.consts)), "name": name},
-                               known_outs + residuals))
+                               known_outs + returned))
     u_outs = [v for v, u in zip(eqn.out_binders, out_unknown) if u]
     u_eqn = JaxprEqn(P.jit_p, residuals + [a for a, f in zip(eqn.inputs, flags) if f],
                      {"jaxpr": ClosedJaxpr(unknown, []), "name": name}, u_outs)

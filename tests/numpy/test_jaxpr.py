@@ -130,8 +130,8 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): grad(jit(f)) and grad(scan) keep
-# residuals JAX forwards from the inputs; grad of a checkpoint with a policy lacks the
+# equations than JAX's (the printing is alike): grad(scan) keeps residuals JAX
+# forwards from the inputs; grad of a checkpoint with a policy lacks the
 # reduce_precision JAX puts on saved values; vmap of psum is built differently; x[0],
 # x[None] and keepdims reshape where JAX squeezes or broadcasts, and JAX wraps sort,
 # cumsum, pad and where in jit calls.
@@ -172,6 +172,7 @@ TRANSFORM_CASES = {
     "grad_of_indexing": (lambda j, L, m: j.grad(lambda x: x[0] * x[2]), [_F3]),
     "vmap_of_indexing": (lambda j, L, m: j.vmap(lambda x: x[1] + x[0, 2]), [np.ones((2, 2, 3), np.float32)]),
     "grad_of_jit": (lambda j, L, m: j.grad(j.jit(lambda x: m.sum(m.sin(x)))), [_F3]),
+    "grad_of_jit_saving_its_input": (lambda j, L, m: j.grad(j.jit(lambda x: m.sum(x * x))), [_F3]),
     "rank_broadcast": (lambda j, L, m: lambda a, b: a * b - b, [_F23, _F3]),
     "grad_of_rank_broadcast": (lambda j, L, m: j.grad(lambda a, b: m.sum(a * b), argnums=(0, 1)),
                                [_F23, _F3]),
