@@ -614,14 +614,15 @@ def _cond_abstract_eval(index, *operands, branches):
     return outs[0]
 
 
+# As in JAX, a loop's carries out have the body's output avals: a weakly typed init
+# whose body makes it strong gives a strong result.
 def _while_abstract_eval(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    return list(args[cond_nconsts + body_nconsts:])
+    return list(body_jaxpr.out_avals)
 
 
 def _scan_abstract_eval(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
-    carry = list(args[num_consts:num_consts + num_carry])
-    ys = jaxpr.out_avals[num_carry:]
-    return carry + [ShapedArray((length,) + y.shape, y.dtype, y.weak_type) for y in ys]
+    carry, ys = jaxpr.out_avals[:num_carry], jaxpr.out_avals[num_carry:]
+    return list(carry) + [ShapedArray((length,) + y.shape, y.dtype, y.weak_type) for y in ys]
 
 
 cond_p = _declare("cond", _cond_abstract_eval, multiple_results=True)

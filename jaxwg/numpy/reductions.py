@@ -37,7 +37,7 @@ from .ufuncs import isnan, subtract
 
 def _keep(out, shape, axes, keepdims: bool):
     if keepdims:
-        out = lax.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+        out = lax.expand_dims(out, sorted(axes))  # JAX's broadcast_in_dim
     aval = aval_of(out)
     if aval.size == 0:  # nothing to compute: an empty constant (no kernel)
         from .creation import empty_constant
@@ -90,7 +90,7 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
     # float16 sums and products accumulate in float32 and round once, as in JAX
     # (`initial` included).
     compute = dt.float32 if out_dtype is dt.float16 and name in ("sum", "prod") else out_dtype
-    if compute is not aval.dtype:
+    if compute is not aval.dtype or aval.weak_type:  # JAX converts before reducing
         x = lax.convert_element_type(x, compute)
     if name in ("max", "min") and initial is None and where is None and builtins.any(
             aval.shape[i] == 0 for i in axes):

@@ -48,8 +48,9 @@ def is_differentiable(aval: ShapedArray) -> bool:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """The aval of a tangent of a value of `aval`: the same shape and float dtype."""
-    return ShapedArray(aval.shape, aval.dtype)
+    """The aval of a tangent of a value of `aval`: the same shape, dtype and weak type
+    (as JAX's: a weakly typed primal has a weakly typed tangent)."""
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
 
 
 def zeros(aval: ShapedArray):

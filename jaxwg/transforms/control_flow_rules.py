@@ -162,6 +162,9 @@ def _cond_transpose(cts, index, *ops, branches):
 
 
 def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A scan the other way. As JAX's: its consts are the defined consts (residuals),
+    its carries the cotangents of the linear consts (summed) and of the carries, its
+    xs the cotangents of the ys (those not known to be zero), then the defined xs."""
     nc, ncar = num_consts, num_carry
     consts, carry, xs = args[:nc], args[nc:nc + ncar], args[nc + ncar:]
     # A carry given as a value starts from known zeros (a tangent that only the loop
@@ -170,33 +173,39 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     lin_consts = [c for c in consts if is_undefined(c)]
     res_xs = [x for x in xs if not is_undefined(x)]
     x_avals = jaxpr.in_avals[nc + ncar:]
-    carry_avals = [c.aval if is_undefined(c) else aval_of(c) for c in carry]
+    # The carries' cotangents have the avals of the carries out (strong where a weakly
+    # typed init became strong), as in JAX.
+    carry_avals = jaxpr.out_avals[:ncar]
     y_avals = jaxpr.out_avals[ncar:]
     ct_carry = [instantiate(c, a) for c, a in zip(cts[:ncar], carry_avals)]
-    ct_ys = [instantiate(c, a.update(shape=(length,) + a.shape))
-             for c, a in zip(cts[ncar:], y_avals)]
+    ct_ys = [c for c in cts[ncar:] if not isinstance(c, Zero)]
+    y_nonzero = [not isinstance(c, Zero) for c in cts[ncar:]]
     acc0 = [instantiate(Zero(c.aval)) for c in lin_consts]
-    nr, nl, nrx = len(res_consts), len(lin_consts), len(res_xs)
+    nr, nl, nct = len(res_consts), len(lin_consts), len(ct_ys)
 
     def body_t(*a):
         rc, acc, ctc = a[:nr], a[nr:nr + nl], a[nr + nl:nr + nl + ncar]
-        rx, cty = a[nr + nl + ncar:nr + nl + ncar + nrx], a[nr + nl + ncar + nrx:]
-        it_rc, it_rx = iter(rc), iter(rx)
+        cty, rx = iter(a[nr + nl + ncar:nr + nl + ncar + nct]), iter(a[nr + nl + ncar + nct:])
+        it_rc = iter(rc)
         full = ([UndefinedPrimal(c.aval) if is_undefined(c) else next(it_rc) for c in consts]
                 + [UndefinedPrimal(aval) for aval in carry_avals]
-                + [UndefinedPrimal(xa) if is_undefined(x) else next(it_rx)
+                + [UndefinedPrimal(xa) if is_undefined(x) else next(rx)
                    for x, xa in zip(xs, x_avals)])
-        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(ctc) + list(cty))
+        ct_out = [next(cty) if nz else Zero(ya) for nz, ya in zip(y_nonzero, y_avals)]
+        it_acc = iter(acc)
+        seeds = [next(it_acc) if is_undefined(c) else None for c in consts] + [None] * (ncar + len(xs))
+        cts_in = backward_pass(jaxpr.jaxpr, jaxpr.consts, full, list(ctc) + ct_out, seeds)
         ct_c = [instantiate(c, x.aval) for c, x in zip(cts_in[:nc], consts) if is_undefined(x)]
         ct_car = [instantiate(c, aval) for c, aval in zip(cts_in[nc:nc + ncar], carry_avals)]
         ct_x = [instantiate(c, xa) for c, x, xa in zip(cts_in[nc + ncar:], xs, x_avals)
                 if is_undefined(x)]
-        return [lax.add(s, c) for s, c in zip(acc, ct_c)] + ct_car + ct_x
+        return ct_c + ct_car + ct_x
 
     avals = ([aval_of(c) for c in res_consts] + [c.aval for c in lin_consts] + carry_avals
-             + [xa for x, xa in zip(xs, x_avals) if not is_undefined(x)] + list(y_avals))
+             + [ya for ya, nz in zip(y_avals, y_nonzero) if nz]
+             + [xa for x, xa in zip(xs, x_avals) if not is_undefined(x)])
     body = trace_body(body_t, avals, "transpose of scan")
-    outs = P.scan_p.bind(*res_consts, *acc0, *ct_carry, *res_xs, *ct_ys, jaxpr=body,
+    outs = P.scan_p.bind(*res_consts, *acc0, *ct_carry, *ct_ys, *res_xs, jaxpr=body,
                          length=length, reverse=not reverse, num_consts=nr,
                          num_carry=nl + ncar, unroll=unroll)
     it_c, ct_init, it_x = iter(outs[:nl]), outs[nl:nl + ncar], iter(outs[nl + ncar:])

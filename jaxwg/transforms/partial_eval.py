@@ -29,6 +29,7 @@ from ..frontend.jaxpr import (
     Literal,
     Var,
     eval_jaxpr,
+    has_effects,
     live_eqns,
     trace_body,
 )
@@ -159,9 +160,12 @@ def _split_cond(eqn: JaxprEqn, flags: list[bool]):
 
 def _split_scan(eqn: JaxprEqn, flags: list[bool]):
     """A scan with unknown inputs: a known scan computing the known carries and ys and,
-    as extra ys, the residuals of each step; and an unknown scan reading them. Residuals
-    that do not change across steps (known consts, the body's constants) are passed
-    once, not stacked."""
+    as extra ys, the residuals of each step; and an unknown scan reading them. As in
+    JAX: residuals that do not change across steps (known consts, the body's
+    constants, values computed from known consts only, which are computed once
+    before the loop) are passed once, not stacked; those that are known xs are passed
+    from outside, not stacked again; and the per-step residuals follow the unknown
+    scan's own xs."""
     p = eqn.params
     body, nc, ncar = p["jaxpr"], p["num_consts"], p["num_carry"]
     c_unk, carry_unk, x_unk = flags[:nc], flags[nc:nc + ncar], flags[nc + ncar:]
@@ -176,44 +180,76 @@ def _split_scan(eqn: JaxprEqn, flags: list[bool]):
         body.jaxpr, c_unk + carry_unk + x_unk, carry_unk + [False] * ny)
     n_known_out = len(known.outvars) - n_res
     residuals = known.outvars[n_known_out:]
-    known_consts = [v for v, u in zip(body.jaxpr.invars[:nc], c_unk) if not u]
     const_values = {id(v): c for v, c in zip(body.jaxpr.constvars, body.consts)}
-    outer_of = {id(v): a for v, a in zip(body.jaxpr.invars[:nc], eqn.inputs[:nc])}
+    binders = body.jaxpr.invars
+    known_inputs = [a for a, f in zip(eqn.inputs, flags[:nc] + carry_unk + x_unk) if not f]
+    n_kc = c_unk.count(False)
+    consts_of = {id(v): a for v, a in zip(known.invars[:n_kc], known_inputs[:n_kc])}
+    xs_of = {id(v): a for v, a, u in zip(binders[nc + ncar:], eqn.inputs[nc + ncar:], x_unk) if not u}
     body_consts = [r for r in residuals if id(r) in const_values]
-    invariant = [r for r in residuals if id(r) in {id(v) for v in known_consts}]
-    stacked = [r for r in residuals if id(r) not in const_values and
-               id(r) not in {id(v) for v in invariant}]
+    candidates = [r for r in residuals if id(r) not in const_values and id(r) not in consts_of
+                  and id(r) not in xs_of]
+    before, known, const_inputs, hoisted = _hoist_invariants(
+        known, known_inputs[:n_kc], known.outvars[:n_known_out], candidates)
+    consts_of.update(hoisted)
+    invariant = [r for r in residuals if id(r) in consts_of]
+    per_step = [r for r in residuals if id(r) not in const_values and id(r) not in consts_of]
+    stacked = [r for r in per_step if id(r) not in xs_of]
     length = p["length"]
-    # the known scan: known consts, carries and xs; known carries, ys, stacked residuals
+    # the known scan: its consts, known carries and xs; known carries, ys, stacked residuals
     known_body = ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.eqns,
                                    known.outvars[:n_known_out] + stacked), body.consts)
-    stacked_outer = [Var(r.aval.update(shape=(length,) + r.aval.shape)) for r in stacked]
-    n_kcarry = carry_unk.count(False)
-    k_eqn = JaxprEqn(P.scan_p, [a for a, f in zip(eqn.inputs, flags[:nc] + carry_unk + x_unk) if not f],
-                     {**p, "jaxpr": known_body, "num_consts": c_unk.count(False),
-                      "num_carry": n_kcarry},
-                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u] + stacked_outer)
+    stacked_outer = {id(r): Var(r.aval.update(shape=(length,) + r.aval.shape)) for r in stacked}
+    k_eqn = JaxprEqn(P.scan_p, const_inputs + known_inputs[n_kc:],
+                     {**p, "jaxpr": known_body, "num_consts": len(const_inputs),
+                      "num_carry": carry_unk.count(False)},
+                     [v for v, u in zip(eqn.out_binders, out_unknown) if not u]
+                     + [stacked_outer[id(r)] for r in stacked])
     # the unknown scan: consts (invariant residuals, unknown consts), unknown carries, xs
-    # (stacked residuals, unknown xs); the body's constants stay its constants
+    # (unknown xs, per-step residuals); the body's constants stay its constants
     res_in = unknown.invars[:n_res]
     by_residual = {id(r): v for r, v in zip(residuals, res_in)}
-    u_in = unknown.invars[n_res:]
-    n_uc, n_ucar = sum(c_unk), sum(carry_unk)
-    invars = ([by_residual[id(r)] for r in invariant] + u_in[:n_uc] + u_in[n_uc:n_uc + n_ucar]
-              + [by_residual[id(r)] for r in stacked] + u_in[n_uc + n_ucar:])
+    invars = ([by_residual[id(r)] for r in invariant] + unknown.invars[n_res:]
+              + [by_residual[id(r)] for r in per_step])
     unknown_body = ClosedJaxpr(Jaxpr([by_residual[id(r)] for r in body_consts], invars,
                                      unknown.eqns, unknown.outvars),
                                [const_values[id(r)] for r in body_consts])
-    unknown_inputs = ([outer_of[id(r)] for r in invariant]
-                      + [a for a, f in zip(eqn.inputs[:nc], c_unk) if f]
-                      + [a for a, f in zip(eqn.inputs[nc:nc + ncar], carry_unk) if f]
-                      + stacked_outer
-                      + [a for a, f in zip(eqn.inputs[nc + ncar:], x_unk) if f])
+    unknown_inputs = ([consts_of[id(r)] for r in invariant]
+                      + [a for a, f in zip(eqn.inputs, flags[:nc] + carry_unk + x_unk) if f]
+                      + [xs_of[id(r)] if id(r) in xs_of else stacked_outer[id(r)] for r in per_step])
     u_eqn = JaxprEqn(P.scan_p, unknown_inputs,
-                     {**p, "jaxpr": unknown_body, "num_consts": len(invariant) + n_uc,
-                      "num_carry": n_ucar},
+                     {**p, "jaxpr": unknown_body, "num_consts": len(invariant) + sum(c_unk),
+                      "num_carry": sum(carry_unk)},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
-    return [k_eqn], u_eqn
+    return before + [k_eqn], u_eqn
+
+
+def _hoist_invariants(body: Jaxpr, const_inputs: list, outs: list, residuals: list):
+    """Move the equations of a scan body that read its consts only (not its constants,
+    carries or xs) before the loop, as JAX's known scans do. `body` takes the consts
+    (whose values are `const_inputs`), then carries and xs, and returns `outs` then
+    `residuals`. Returns the equations to run before the loop, the body left (taking
+    as consts the values those equations pass it, then the carries and xs, and
+    returning `outs`), those values, and where each residual now computed before the
+    loop is found."""
+    n = len(const_inputs)
+    if any(has_effects(e) for e in body.eqns):  # a callback runs once per step
+        return [], body, const_inputs, {}
+    lifted = Jaxpr([], body.constvars + body.invars, body.eqns, outs + residuals)
+    unknown_in = [True] * len(body.constvars) + [False] * n + [True] * (len(body.invars) - n)
+    before, inside, out_unknown, n_res = partial_eval_jaxpr(
+        lifted, unknown_in, [True] * len(outs) + [False] * len(residuals))
+    hoisted = [r for r, u in zip(residuals, out_unknown[len(outs):]) if not u]
+    passed = before.outvars[len(before.outvars) - n_res:]
+    env = {id(v): a for v, a in zip(before.invars, const_inputs)}
+    made = list({id(v): v for v in passed + hoisted if id(v) not in env}.values())
+    fresh = [Var(v.aval) for v in made]
+    eqns = _inlined(ClosedJaxpr(Jaxpr([], before.invars, live_eqns(before.eqns, made), made), []),
+                    const_inputs, fresh)
+    env.update((id(v), f) for v, f in zip(made, fresh))
+    inside = Jaxpr(body.constvars, inside.invars[:n_res] + inside.invars[n_res + len(body.constvars):],
+                   inside.eqns, inside.outvars)
+    return eqns, inside, [env[id(v)] for v in passed], {id(r): env[id(r)] for r in hoisted}
 
 
 def _split_remat(eqn: JaxprEqn, flags: list[bool]):

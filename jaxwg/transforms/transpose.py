@@ -40,16 +40,24 @@ def is_undefined(x) -> bool:
     return isinstance(x, UndefinedPrimal)
 
 
-def backward_pass(jaxpr: Jaxpr, consts, args, cts_out) -> list:
+def backward_pass(jaxpr: Jaxpr, consts, args, cts_out, seeds=None) -> list:
     """Cotangents of `args` (a `Zero` where none flows; None for defined args) given
-    `cts_out`, one per output (a `Zero` or None for none)."""
+    `cts_out`, one per output (a `Zero` or None for none). A linear arg's transpose
+    rules see the aval of its `UndefinedPrimal`, not its binder's. `seeds` (one per
+    arg, None for none) start an arg's cotangent: contributions are added to it as
+    they come, as JAX's accumulators do in a transposed loop."""
     primal_env: dict[int, object] = {}
     linear: set[int] = set()
+    arg_avals: dict[int, ShapedArray] = {}
+    ct_env: dict[int, object] = {}
     for var, value in zip(jaxpr.constvars, consts):
         primal_env[id(var)] = value
-    for var, value in zip(jaxpr.invars, args):
+    for var, value, seed in zip(jaxpr.invars, args, seeds or [None] * len(args)):
         if is_undefined(value):
             linear.add(id(var))
+            arg_avals[id(var)] = value.aval
+            if seed is not None:
+                ct_env[id(var)] = seed
         else:
             primal_env[id(var)] = value
 
@@ -69,8 +77,6 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out) -> list:
             for var, value in zip(eqn.out_binders, outs if eqn.primitive.multiple_results else [outs]):
                 primal_env[id(var)] = value
 
-    ct_env: dict[int, object] = {}
-
     def write_ct(atom, ct) -> None:
         if ct is None or isinstance(ct, Zero) or not is_linear(atom):
             return
@@ -86,7 +92,8 @@ def backward_pass(jaxpr: Jaxpr, consts, args, cts_out) -> list:
         if rule is None:
             raise NotImplementedError(f"Transpose rule (for reverse-mode differentiation) for "
                                       f"'{eqn.primitive.name}' not implemented")
-        invals = [UndefinedPrimal(a.aval) if is_linear(a) else read(a) for a in eqn.inputs]
+        invals = [UndefinedPrimal(arg_avals.get(id(a), a.aval)) if is_linear(a) else read(a)
+                  for a in eqn.inputs]
         if eqn.primitive.multiple_results:
             ct_arg = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.out_binders, cts)]
         else:

@@ -130,11 +130,9 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): grad(scan) keeps residuals JAX
-# forwards from the inputs; grad of a checkpoint with a policy lacks the
-# reduce_precision JAX puts on saved values; vmap of psum is built differently; x[0],
-# x[None] and keepdims reshape where JAX squeezes or broadcasts, and JAX wraps sort,
-# cumsum, pad and where in jit calls.
+# equations than JAX's (the printing is alike): grad of a checkpoint with a policy
+# lacks the reduce_precision JAX puts on saved values; vmap of psum is built
+# differently; JAX wraps sort, cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
@@ -148,6 +146,22 @@ TRANSFORM_CASES = {
     "switch": (lambda j, L, m: lambda i, x: L.switch(i, [m.sin, m.cos, m.exp], x),
                [np.int32(1), _F3]),
     "scan": (lambda j, L, m: lambda x: L.scan(lambda c, a: (c + a, c * a), 0.0, x), [_F3]),
+    "grad_of_scan": (lambda j, L, m: j.grad(lambda x: m.sum(L.scan(
+        lambda c, a: (m.sin(c) * a, c), 1.0, x)[1])), [_F3]),
+    "grad_of_scan_carry": (lambda j, L, m: j.grad(lambda x: L.scan(lambda c, a: (c * a, c), 1.0, x)[0]),
+                           [_F3]),
+    "grad_of_reversed_scan": (lambda j, L, m: j.grad(lambda xs: m.sum(L.scan(
+        lambda c, x: (c * x, m.cos(c)), 1.0, xs, reverse=True)[1])), [_F3]),
+    "grad_of_scan_rnn": (lambda j, L, m: j.grad(lambda w, h, xs: m.sum(L.scan(
+        lambda c, x: (m.tanh(c @ w + x), c), h, xs)[1]), argnums=(0, 1)),
+        [np.ones((2, 2), np.float32), np.ones(2, np.float32), np.ones((3, 2), np.float32)]),
+    "grad_of_scan_hoisting": (lambda j, L, m: j.grad(lambda w, xs: m.sum(L.scan(
+        lambda c, x: (c * m.sin(w) + x, c), 1.0, xs)[0])), [np.float32(0.5), _F3]),
+    "jit_of_grad_of_scan": (lambda j, L, m: j.jit(j.grad(
+        lambda x: L.scan(lambda c, a: (c * a, c), 1.0, x)[0])), [_F3]),
+    "vmap_of_grad_of_scan": (lambda j, L, m: j.vmap(j.grad(
+        lambda x: L.scan(lambda c, a: (c * a, c), 1.0, x)[0])), [_F23]),
+    "keepdims": (lambda j, L, m: lambda x: m.sum(x, axis=1, keepdims=True), [_F23]),
     "while": (lambda j, L, m: lambda x: L.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x),
               [np.float32(1.0)]),
     "fori": (lambda j, L, m: lambda x: L.fori_loop(0, 3, lambda i, c: c * 2.0, x), [_F3]),

@@ -102,6 +102,7 @@ CASES = {
     "while": (lambda L, N, x: L.while_loop(lambda c: N.sum(c) < 6.0, lambda c: c * 1.5 + 0.25, x),
               [(3,)], (0.5, 1)),
     "scan": (lambda L, N, x, y: _scan(L, x, y), [(4, 3), (3,)], (-1, 1)),
+    "scan with invariants": (lambda L, N, x, w: _scan_with_invariants(L, x, w), [(4, 3), (3,)], (-1, 1)),
     "remat2": (lambda L, N, x, y: _top(L).checkpoint(lambda a, b: L.sin(a) * b)(x, y),
                [(4,), (4,)], (-1, 1)),
     "custom_jvp_call": (lambda L, N, x: _custom(L, "jvp")(x), [(4,)], (-2, 2)),
@@ -140,6 +141,14 @@ def _collective(L, name):
 
 def _scan(L, xs, c0):
     carry, ys = L.scan(lambda c, a: (c * L.sin(a) + a, c * a), c0, xs)
+    return ys * carry
+
+
+def _scan_with_invariants(L, xs, w):
+    """A reversed scan reading values of its const only (sin w, exp w): reverse mode
+    computes them once, before the loop, and forwards the xs it saves."""
+    carry, ys = L.scan(lambda c, a: (c * L.sin(w) + a * L.exp(w), L.cos(c) * a), w * 0.5, xs,
+                       reverse=True)
     return ys * carry
 
 
