@@ -72,6 +72,8 @@ float64 = DType("float64", 8, "f")
 ALL = (bool_, int8, uint8, int16, uint16, int32, uint32, float16, float32, float64)
 FLOATS = (float16, float32, float64)
 INTS = (int8, uint8, int16, uint16, int32, uint32)
+# Each float's exponent and (stored) mantissa bits.
+FLOAT_FIELDS = {float16: (5, 10), float32: (8, 23), float64: (11, 52)}
 # Integers narrower than 32 bits and the 32-bit integer of the same signedness that
 # holds and computes them where no narrower type exists (WGSL): see `core/widen.py`.
 WIDENED = {int8: int32, uint8: uint32, int16: int32, uint16: uint32}

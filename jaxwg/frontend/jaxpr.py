@@ -16,6 +16,7 @@ literals. The printout follows JAX's:
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -463,13 +464,14 @@ class _Names:
 
 
 def _pp_param(value) -> str:
-    if callable(value) and hasattr(value, "__name__"):  # a custom rule: by its name
-        return value.__name__
     if isinstance(value, np.dtype):
         return value.name
     if hasattr(value, "itemsize") and hasattr(value, "kind") and hasattr(value, "name"):
         return value.name  # a jaxwg DType
-    return str(value) if isinstance(value, str) else repr(value)
+    if isinstance(value, str):
+        return value
+    # Functions and other objects as JAX prints them: their text with the address hidden.
+    return re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), repr(value))
 
 
 def _pp_literal(lit: Literal) -> str:
@@ -526,9 +528,11 @@ def _with_params(**extra):
 
 
 def _name_first(**extra):
-    """A call's `name` first (easier to scan), the rest sorted, as JAX prints calls."""
+    """A call's `name` first (easier to scan), the rest sorted, as JAX prints calls; a
+    custom rule (a function) by its name."""
     def params(eqn: JaxprEqn) -> list:
-        rest = [(k, v) for k, v in _sorted_params(eqn, **extra) if k != "name"]
+        rest = [(k, v.__name__ if callable(v) and hasattr(v, "__name__") else v)
+                for k, v in _sorted_params(eqn, **extra) if k != "name"]
         return [("name", eqn.params["name"])] + rest
     return params
 

@@ -849,6 +849,38 @@ def _from_bits_word(word: AluExp, dtype: dt.DType) -> AluExp:
     return alu.bitcast(dtype, alu.cast(unsigned, word))
 
 
+def _reduce_precision(x: AluExp, *, exponent_bits, mantissa_bits) -> AluExp:
+    """`x` rounded to the float format of `exponent_bits` and `mantissa_bits`, on its
+    bits (float16 and float32): the mantissa to nearest even (a carry may step into the
+    exponent), then exponents past the format's range to signed infinities and those
+    at or below its smallest normal's to signed zeros; NaN stays `x`."""
+    exponent, mantissa = dt.FLOAT_FIELDS[x.dtype]
+    if exponent_bits >= exponent and mantissa_bits >= mantissa:
+        return x
+
+    def u32(value: int) -> AluExp:
+        return alu.const(dt.uint32, value)
+
+    word = _bits_word(x)
+    if mantissa_bits < mantissa:
+        drop = mantissa - mantissa_bits
+        last_kept = alu.binary(Op.SHR, word, u32(drop)) & u32(1)
+        word = (word + last_kept + u32((1 << (drop - 1)) - 1)) & u32(0xFFFFFFFF ^ ((1 << drop) - 1))
+    if exponent_bits < exponent:
+        field_mask, sign = ((1 << exponent) - 1) << mantissa, word & u32(1 << (exponent + mantissa))
+        field = word & u32(field_mask)
+        bias, reduced_bias = (1 << (exponent - 1)) - 1, (1 << (exponent_bits - 1)) - 1
+        overflows = u32((bias + reduced_bias) << mantissa).lt(field)
+        underflows = _le(field, u32((bias - reduced_bias) << mantissa))
+        word = _select(overflows, sign | u32(field_mask), _select(underflows, sign, word))
+    wide_bits = alu.bitcast(dt.int32, alu.cast(dt.float32, x)) & alu.const(dt.int32, 0x7FFFFFFF)
+    is_nan = alu.const(dt.int32, 0x7F800000).lt(wide_bits)
+    return _select(is_nan, x, _from_bits_word(word, x.dtype))
+
+
+lowering_rules[P.reduce_precision_p] = _elementwise_rule(_reduce_precision)
+
+
 def _bitcast_piece(wide: AluExp, part: AluExp, *, new_dtype) -> AluExp:
     """Piece `part` (from the least significant bits) of the wide element `wide`."""
     shift = part * alu.const(dt.uint32, new_dtype.itemsize * 8)

@@ -560,6 +560,25 @@ def _all_gather_abstract_eval(x, *, axis_name, axis_size, all_gather_dimension, 
 axis_index_p = _declare("axis_index", lambda *, axis_name: ShapedArray((), dt.int32))
 all_gather_p = _declare("all_gather", _all_gather_abstract_eval)
 COLLECTIVES = (*REDUCING_COLLECTIVES, axis_index_p, all_gather_p)
+def _reduce_precision_abstract_eval(x, *, exponent_bits, mantissa_bits):
+    if not x.dtype.is_float:
+        raise TypeError(f"reduce_precision does not accept dtype {x.dtype.name}. Accepted dtypes "
+                        "are subtypes of floating.")
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}")
+    exponent, mantissa = dt.FLOAT_FIELDS[x.dtype]
+    if x.dtype is dt.float64 and (exponent_bits < exponent or mantissa_bits < mantissa):
+        raise NotImplementedError("reduce_precision of float64 to fewer bits: jaxwg has no 64-bit "
+                                  "integers to round its bits with")
+    return x
+
+
+# `x` rounded to the float format of `exponent_bits` and `mantissa_bits`, kept in its
+# dtype: to nearest even, magnitudes past the format's range to infinities, below its
+# smallest normal to signed zeros, NaN kept (`lax.reduce_precision`).
+reduce_precision_p = _declare("reduce_precision", _reduce_precision_abstract_eval)
 # The identity whose derivative is zero (`lax.stop_gradient`).
 stop_gradient_p = _declare("stop_gradient", lambda x: x)
 # The identity that names a value (param `name`) for checkpoint policies

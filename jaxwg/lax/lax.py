@@ -9,6 +9,7 @@ Array([0, 2, 4], dtype=int32)
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -669,6 +670,20 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     return pytree.tree_map(gather, x)
 
 
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """`operand` (floats) rounded to the float format of `exponent_bits` and
+    `mantissa_bits` and kept in its dtype: to nearest even, past the format's range to
+    infinities, below its smallest normal to signed zeros. float64 keeps all its bits.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.reduce_precision(jnp.array([1.0 + 2 ** -11, 1e5, 1e-6]), 5, 10).tolist()  # float16's
+    [1.0, inf, 0.0]
+    """
+    return bind(P.reduce_precision_p, operand, exponent_bits=operator.index(exponent_bits),
+                mantissa_bits=operator.index(mantissa_bits))
+
+
 def stop_gradient(x):
     """`x`, every array leaf of the pytree, with a zero derivative.
 
@@ -688,4 +703,4 @@ def stop_gradient(x):
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
-           ("annotations", "math", "np", "avals", "P", "bind")]
+           ("annotations", "math", "np", "avals", "P", "bind", "operator")]

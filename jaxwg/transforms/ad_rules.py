@@ -296,6 +296,7 @@ P.transpose_rules[P.mul_p] = _mul_transpose
 P.transpose_rules[P.div_p] = _div_transpose
 deflinear(P.neg_p, lambda ct, x: [lax.neg(ct)])
 deflinear(P.copy_p, lambda ct, x: [ct])
+deflinear(P.reduce_precision_p, lambda ct, x, **params: [P.reduce_precision_p.bind(ct, **params)])
 
 
 # -- movement --------------------------------------------------------------------------------

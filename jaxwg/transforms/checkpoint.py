@@ -14,6 +14,7 @@ says to save. Policies are functions of an equation's primitive and params, as i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ..frontend import primitives as P
@@ -22,34 +23,69 @@ from ..frontend.jaxpr import call_staged
 from ..frontend.trace import wraps
 
 
-def _dots(prim, **params) -> bool:
-    return prim is P.dot_general_p
+def everything_saveable(*_, **__) -> bool:
+    """Save every value (as if the function were not checkpointed)."""
+    return True
 
 
-def _dots_without_batch(prim, **params) -> bool:
-    return prim is P.dot_general_p and not params["dimension_numbers"][1][0]
+def nothing_saveable(*_, **__) -> bool:
+    """Save no value: recompute them all (`checkpoint`'s default)."""
+    return False
 
 
-def _named(prim, params, names) -> bool:
-    """Whether the equation is a `checkpoint_name` with one of `names`."""
-    return prim is P.name_p and params["name"] in names
+# Policies with parameters are frozen dataclasses, as JAX's: equal policies compare
+# equal (a checkpointed call's cache key holds its policy) and print alike in jaxprs.
+@dataclass(frozen=True)
+class DotsSaveable:
+    """Save the results of matrix products (`dot_general`, which convolutions become);
+    `only_if_no_batch_dims`: only those without batch dimensions."""
+
+    only_if_no_batch_dims: bool
+
+    def __call__(self, prim, *_, **params) -> bool:
+        if prim is not P.dot_general_p:
+            return False
+        return not (self.only_if_no_batch_dims and params["dimension_numbers"][1][0])
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+@dataclass(frozen=True)
+class SaveOnlyTheseNames:
+    """Save the values `checkpoint_name` gave one of `saveable_names`, and no others."""
+
+    saveable_names: frozenset
+
+    def __call__(self, prim, *_, **params) -> bool:
+        return prim is P.name_p and params["name"] in self.saveable_names
+
+
+@dataclass(frozen=True)
+class SaveAnyNamesButThese:
+    """Save the values `checkpoint_name` named, except those with `names`."""
+
+    names: frozenset
+
+    def __call__(self, prim, *_, **params) -> bool:
+        return prim is P.name_p and params["name"] not in self.names
 
 
 def save_only_these_names(*names):
     """A policy that saves the values `checkpoint_name` gave one of `names`, and no others."""
-    return lambda prim, *_, **params: _named(prim, params, names)
+    return SaveOnlyTheseNames(frozenset(names))
 
 
 def save_any_names_but_these(*names):
     """A policy that saves the values `checkpoint_name` named, except those with `names`."""
-    return lambda prim, *_, **params: prim is P.name_p and not _named(prim, params, names)
+    return SaveAnyNamesButThese(frozenset(names))
 
 
 def save_anything_except_these_names(*names):
-    """A policy that saves every value except those `checkpoint_name` gave one of `names`.
-    (The named value's producer is saved anyway, so this saves as much as
-    `everything_saveable`; JAX's version is `everything_saveable` outright.)"""
-    return lambda prim, *_, **params: not _named(prim, params, names)
+    """A policy that saves every value: as JAX's, which does not exclude `names` (the
+    named value's producer would be saved anyway)."""
+    return everything_saveable
 
 
 def save_from_both_policies(policy_1, policy_2):
@@ -66,12 +102,12 @@ def save_from_both_policies(policy_1, policy_2):
 
 
 checkpoint_policies = SimpleNamespace(
-    nothing_saveable=lambda prim, *_, **params: False,
-    everything_saveable=lambda prim, *_, **params: True,
-    dots_saveable=_dots,
-    checkpoint_dots=_dots,
-    dots_with_no_batch_dims_saveable=_dots_without_batch,
-    checkpoint_dots_with_no_batch_dims=_dots_without_batch,
+    everything_saveable=everything_saveable,
+    nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable,
+    checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
     save_only_these_names=save_only_these_names,
     save_any_names_but_these=save_any_names_but_these,
     save_anything_except_these_names=save_anything_except_these_names,

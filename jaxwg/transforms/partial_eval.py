@@ -21,6 +21,7 @@ call, so the staged calls stay calls (`grad(jit(f))` holds `jit` equations).
 
 from __future__ import annotations
 
+from ..core.dtypes import FLOAT_FIELDS
 from ..frontend import primitives as P
 from ..frontend.jaxpr import (
     ClosedJaxpr,
@@ -275,11 +276,10 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
         needed.update(id(a) for a in e.inputs if isinstance(a, Var))
     saved.reverse()
     saved_ids = {id(v) for v in saved}
-    known_in = [v for v, f in zip(inner.invars, flags) if not f]
-    unknown_in = [v for v, f in zip(inner.invars, flags) if f]
     n_known_out = len(known.outvars) - n_res
     k_outvars = known.outvars[:n_known_out] + saved
-    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars, live_eqns(known.eqns, k_outvars),
+    k_closed = ClosedJaxpr(Jaxpr(known.constvars, known.invars,
+                                 _rounded_where_reused(live_eqns(known.eqns, k_outvars), saved),
                                  k_outvars), closed.consts)
     saved_outer = [Var(v.aval) for v in saved]
     k_inputs = [a for a, f in zip(eqn.inputs, flags) if not f]
@@ -287,14 +287,40 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
     k_eqns = _inlined(k_closed, k_inputs, k_binders)
     if k_eqns is None:
         k_eqns = [JaxprEqn(P.remat_p, k_inputs, {**p, "jaxpr": k_closed}, k_binders)]
+    # The unknown call takes the saved values, then the inputs (known or not) that it
+    # reads, in their order.
     recompute = [e for e in known.eqns if not all(id(v) in saved_ids for v in e.out_binders)]
-    u_inner = Jaxpr(inner.constvars, saved + known_in + unknown_in,
-                    live_eqns(recompute + unknown.eqns, unknown.outvars), unknown.outvars)
-    u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, f in zip(eqn.inputs, flags) if not f]
-                     + [a for a, f in zip(eqn.inputs, flags) if f],
+    u_eqns = live_eqns(recompute + unknown.eqns, unknown.outvars)
+    read = {id(a) for e in u_eqns for a in e.inputs} | {id(v) for v in unknown.outvars}
+    used = [id(v) in read for v in inner.invars]
+    u_inner = Jaxpr(inner.constvars, saved + [v for v, u in zip(inner.invars, used) if u],
+                    u_eqns, unknown.outvars)
+    u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, u in zip(eqn.inputs, used) if u],
                      {**p, "jaxpr": ClosedJaxpr(u_inner, closed.consts), "differentiated": True},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
     return k_eqns, u_eqn
+
+
+def _rounded_where_reused(eqns: list, saved: list) -> list:
+    """`eqns` with each saved float value that they also read passed through a
+    `reduce_precision` to its own dtype's precision, as JAX's checkpoint does: a
+    compiler may keep such a value wider than its dtype where the forward pass uses
+    it, but not in the saved copy, and the two passes would see different values."""
+    saved_ids = {id(v) for v in saved if v.aval.dtype.is_float}
+    reread = {id(a) for e in eqns for a in e.inputs} & saved_ids
+    out = []
+    for e in eqns:
+        if not any(id(v) in reread for v in e.out_binders):
+            out.append(e)
+            continue
+        produced = [Var(v.aval) if id(v) in reread else v for v in e.out_binders]
+        out.append(JaxprEqn(e.primitive, e.inputs, e.params, produced))
+        for v, w in zip(e.out_binders, produced):
+            if w is not v:
+                exponent_bits, mantissa_bits = FLOAT_FIELDS[v.aval.dtype]
+                out.append(JaxprEqn(P.reduce_precision_p, [w], {
+                    "exponent_bits": exponent_bits, "mantissa_bits": mantissa_bits}, [v]))
+    return out
 
 
 def _inlined(closed: ClosedJaxpr, inputs: list, binders: list) -> list | None:

@@ -2,10 +2,12 @@
 
 import re
 
+import jax.ad_checkpoint  # noqa: F401 - j.ad_checkpoint below
 import numpy as np
 import pytest
 
 import jaxwg
+import jaxwg.ad_checkpoint  # noqa: F401
 import jaxwg.numpy as jnp
 from jaxwg.frontend.jaxpr import eval_jaxpr
 
@@ -130,9 +132,8 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): grad of a checkpoint with a policy
-# lacks the reduce_precision JAX puts on saved values; vmap of psum is built
-# differently; JAX wraps sort, cumsum, pad and where in jit calls.
+# equations than JAX's (the printing is alike): vmap of psum is built differently;
+# JAX wraps sort, cumsum, pad and where in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
@@ -201,6 +202,14 @@ TRANSFORM_CASES = {
     "split": (lambda j, L, m: lambda x: m.split(x, [1, 2], axis=1), [_F23]),
     "grad_of_checkpoint": (lambda j, L, m: j.grad(lambda x: m.sum(j.checkpoint(
         lambda y: m.sin(m.sin(y)))(x) * 2.0)), [_F3]),
+    "grad_of_checkpoint_saving_all": (lambda j, L, m: j.grad(lambda x: m.sum(j.checkpoint(
+        lambda y: m.sin(m.sin(y)), policy=j.checkpoint_policies.everything_saveable)(x))), [_F3]),
+    "grad_of_checkpoint_saving_dots": (lambda j, L, m: j.grad(lambda x, w: m.sum(j.checkpoint(
+        lambda y: m.tanh(y @ w) @ w, policy=j.checkpoint_policies.dots_saveable)(x)), argnums=(0, 1)),
+        [_F23, np.ones((3, 3), np.float32)]),
+    "grad_of_checkpoint_saving_names": (lambda j, L, m: j.grad(lambda x, w: m.sum(j.checkpoint(
+        lambda y: m.sin(j.ad_checkpoint.checkpoint_name(y @ w, "h")) * 2.0,
+        policy=j.checkpoint_policies.save_only_these_names("h"))(x))), [_F23, np.ones((3, 3), np.float32)]),
     "vmap_of_grad": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(m.sin(x) * x))), [_F23]),
     "vmap_of_cond": (lambda j, L, m: j.vmap(lambda p, x: L.cond(p, m.sin, m.cos, x)),
                      [np.array([True, False]), _F23]),
