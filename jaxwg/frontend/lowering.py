@@ -1002,7 +1002,22 @@ def _dot_general(aval, a, b, *, dimension_numbers, preferred_element_type):
     return reduce(op, ShapedArray(batch + fa + fb, dtype), product, (nb + na + nfb,))
 
 
+def _reducing_collective(op: Op):
+    """psum, pmax, pmin over positional axes (vmap's): reductions. Named axes are
+    unbound here: every vmap has replaced its own."""
+    def rule(aval, x, *, axes, axis_index_groups):
+        named = [a for a in axes if not isinstance(a, int)]
+        if named:
+            raise NameError(f"unbound axis name: {named[0]}")
+        return reduce(op, aval, x, axes)
+
+    return rule
+
+
 lowering_rules.update({
+    P.psum_p: _reducing_collective(Op.ADD),
+    P.pmax_p: _reducing_collective(Op.MAX),
+    P.pmin_p: _reducing_collective(Op.MIN),
     P.reduce_sum_p: _reduce_rule(Op.ADD),
     P.reduce_prod_p: _reduce_rule(Op.MUL),
     P.reduce_max_p: _reduce_rule(Op.MAX),

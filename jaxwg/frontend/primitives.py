@@ -33,13 +33,15 @@ from .gather import gather_abstract_eval
 
 
 class Primitive:
-    """A named operation; `multiple_results` when it returns a tuple of arrays."""
+    """A named operation; `multiple_results` when it returns a tuple of arrays;
+    `named_axes` when its `axes` param may hold axis names (psum's)."""
 
-    __slots__ = ("multiple_results", "name")
+    __slots__ = ("multiple_results", "name", "named_axes")
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
+        self.named_axes = False
 
     def __repr__(self) -> str:
         return self.name
@@ -537,12 +539,21 @@ def _threefry_abstract_eval(k0, k1, x0, x1):
 # (x0, x1) -> the two output words, as JAX's `threefry2x32` primitive.
 threefry2x32_p = _declare("threefry2x32", _threefry_abstract_eval, multiple_results=True)
 
-# Collectives over a named vmap axis (param `axis_name`): the sum, max or min over the
-# axis's members, the same for each (`jaxwg.transforms.batching`).
-psum_p = _declare("psum", lambda x, *, axis_name: x)
-pmax_p = _declare("pmax", lambda x, *, axis_name: x)
-pmin_p = _declare("pmin", lambda x, *, axis_name: x)
+def _reducing_collective_abstract_eval(x, *, axes, axis_index_groups):
+    positional = {a for a in axes if isinstance(a, int)}
+    return ShapedArray(tuple(n for i, n in enumerate(x.shape) if i not in positional), x.dtype)
+
+
+# Collectives, as JAX's: the sum, max or min over `axes`, which name vmap axes (the
+# result is the same for each of their members) or, where vmap has turned a name into
+# the batch axis, are positions in `x`'s shape (reduced like `reduce_sum`'s axes)
+# (`jaxwg.transforms.batch_rules`). `axis_index_groups` is always None.
+psum_p = _declare("psum", _reducing_collective_abstract_eval)
+pmax_p = _declare("pmax", _reducing_collective_abstract_eval)
+pmin_p = _declare("pmin", _reducing_collective_abstract_eval)
 REDUCING_COLLECTIVES = (psum_p, pmax_p, pmin_p)
+for _p in REDUCING_COLLECTIVES:
+    _p.named_axes = True
 
 
 def _all_gather_abstract_eval(x, *, axis_name, axis_size, all_gather_dimension, tiled):

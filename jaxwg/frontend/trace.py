@@ -265,13 +265,13 @@ def _check_alive(tracer) -> None:
         f"values to global state.{origin}")
 
 
-def find_top_trace(args, axis_name=None) -> Trace:
+def find_top_trace(args, axis_names=()) -> Trace:
     """The trace of the highest level among `args`, the dynamic level and, for a
-    collective, the level binding `axis_name`: a collective of a value that level does
-    not see (a constant, an unbatched value) is still its to reduce, as in JAX."""
+    collective, the levels binding `axis_names`: a collective of a value such a level
+    does not see (a constant, an unbatched value) is still its to reduce, as in JAX."""
     top = _state.dynamic[-1]
-    if axis_name is not None:
-        named = _named_level(axis_name)
+    for name in axis_names:
+        named = _named_level(name)
         if named.level > top.level:
             top = named
     leader = None
@@ -302,9 +302,19 @@ def full_lower(value):
     return value.full_lower() if isinstance(value, Tracer) else value
 
 
+def _axis_names(primitive, params) -> tuple:
+    """The named axes a collective binds: its `axis_name`, or the names among its
+    `axes` (psum's, which may also hold positions)."""
+    if "axis_name" in params:
+        return (params["axis_name"],)
+    if primitive.named_axes:
+        return tuple(a for a in params["axes"] if not isinstance(a, int))
+    return ()
+
+
 def bind(primitive, *args, **params):
     """Apply `primitive` to `args` in the innermost relevant trace (see module doc)."""
-    trace = find_top_trace(args, params.get("axis_name"))
+    trace = find_top_trace(args, _axis_names(primitive, params))
     tracers = [full_raise(trace, a) for a in args]
     outs = trace.process_primitive(primitive, tracers, params)
     if primitive.multiple_results:

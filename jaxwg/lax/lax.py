@@ -572,17 +572,14 @@ def _axis_names(axis_name) -> tuple:
 
 
 def _bind_collective(prim, x, axis_name):
-    """`prim` over each named axis in turn (a sum, max or min over several axes is the
-    same reduction over one axis after another), for every leaf of `x`; a sum of bools
-    counts them in int32, as JAX's does."""
+    """`prim` over the named axes, for every leaf of `x`; a sum of bools counts them in
+    int32, as JAX's does."""
     from ..frontend import pytree
 
     def leaf_fn(leaf):
         if prim is P.psum_p and _aval_of(leaf).dtype.is_bool:
             leaf = convert_element_type(leaf, "int32")
-        for name in _axis_names(axis_name):
-            leaf = bind(prim, leaf, axis_name=name)
-        return leaf
+        return bind(prim, leaf, axes=_axis_names(axis_name), axis_index_groups=None)
 
     return pytree.tree_map(leaf_fn, x)
 

@@ -624,19 +624,36 @@ P.jvp_rules[P.name_p] = lambda primals, tangents, *, name: (P.name_p.bind(primal
 
 # -- collectives -----------------------------------------------------------------------------
 
-deflinear(P.psum_p, lambda ct, x, *, axis_name: [P.psum_p.bind(ct, axis_name=axis_name)])
+def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    """As JAX's: positional axes broadcast back, then a psum over the named ones (a
+    psum is a psum and a broadcast to every member: its transpose sums again), which
+    is bound even when there are none."""
+    positional = tuple(a for a in axes if isinstance(a, int))
+    if positional:
+        shape = x.aval.shape
+        ct = lax.broadcast_in_dim(ct, shape, tuple(i for i in range(len(shape)) if i not in positional))
+    named = tuple(a for a in axes if not isinstance(a, int))
+    return [P.psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)]
+
+
+deflinear(P.psum_p, _psum_transpose)
 
 
 def _chosen_member_jvp(prim):
-    """pmax/pmin: the tangent of the chosen members, averaged over ties."""
-    def rule(primals, tangents, *, axis_name):
+    """pmax/pmin (JAX has no rule): the tangent of the chosen members, averaged over
+    ties."""
+    def rule(primals, tangents, *, axes, axis_index_groups):
         (x,), (g,) = primals, tangents
-        ans = prim.bind(x, axis_name=axis_name)
+        params = {"axes": axes, "axis_index_groups": axis_index_groups}
+        ans = prim.bind(x, **params)
         if isinstance(g, Zero):
             return ans, Zero(tangent_aval(aval_of(ans)))
-        chosen = lax.convert_element_type(lax.eq(x, ans), aval_of(g).dtype)
-        total = P.psum_p.bind(lax.mul(g, chosen), axis_name=axis_name)
-        return ans, lax.div(total, P.psum_p.bind(chosen, axis_name=axis_name))
+        shape = aval_of(x).shape
+        kept = tuple(i for i in range(len(shape)) if i not in axes)
+        chosen = lax.convert_element_type(lax.eq(x, lax.broadcast_in_dim(ans, shape, kept)),
+                                          aval_of(g).dtype)
+        total = P.psum_p.bind(lax.mul(g, chosen), **params)
+        return ans, lax.div(total, P.psum_p.bind(chosen, **params))
 
     P.jvp_rules[prim] = rule
 
@@ -654,7 +671,8 @@ def _all_gather_transpose(ct, x, *, axis_name, axis_size, all_gather_dimension, 
     sizes[k] = sizes[k] // axis_size if tiled else 1
     starts = [0] * len(sizes)
     starts[k] = lax.mul(P.axis_index_p.bind(axis_name=axis_name), sizes[k])
-    piece = lax.dynamic_slice(P.psum_p.bind(ct, axis_name=axis_name), starts, sizes)
+    total = P.psum_p.bind(ct, axes=(axis_name,), axis_index_groups=None)
+    piece = lax.dynamic_slice(total, starts, sizes)
     return [piece if tiled else lax.squeeze(piece, (k,))]
 
 

@@ -29,7 +29,7 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.aval import ShapedArray
 from ..frontend.jaxpr import call_staged, eval_jaxpr
-from .batching import batch_fun, batch_size, batched_first, move_axis, own_axis_rules
+from .batching import batch_fun, batch_size, batched_first, move_axis, own_axis_rules, reducing_collective_rules
 
 
 def _rank(v, d) -> int:
@@ -276,14 +276,6 @@ def _call_rule(prim):
     P.batch_rules[prim] = rule
 
 
-def _collective_rule(prim):
-    """A collective over another (outer) axis: applied to the whole batch."""
-    def rule(vals, dims, **params):
-        return prim.bind(vals[0], **params), dims[0]
-
-    P.batch_rules[prim] = rule
-
-
 def _all_gather_rule(vals, dims, *, all_gather_dimension, **params):
     """An all_gather over another axis: the batch axis first, gathered behind it."""
     x = move_axis(vals[0], dims[0], 0, 0)
@@ -293,20 +285,29 @@ def _all_gather_rule(vals, dims, *, all_gather_dimension, **params):
 # -- collectives over the level's own axis (`batching.own_axis_rules`) ----------------------
 
 
-def _psum_own(size, vals, dims, *, axis_name):
-    (x,), (d,) = vals, dims
-    if d is None:  # the same value in every member
-        return lax.mul(x, lax.convert_element_type(size, aval_of(x).dtype, weak_type=True)), None
-    return lax.reduce_sum(x, (d,)), None
+def _reducing_collective(prim):
+    """psum, pmax, pmin at a vmap level, as JAX batches them: over this level's axis,
+    the batch axis (moved first) takes the name's place among `axes`, and the result
+    is the same for every member; an unbatched operand's psum is its size times it,
+    its pmax and pmin itself. Other levels' names pass through, positional axes shift
+    past the batch axis."""
+    def rule(info, x, d, *, axes, axis_index_groups):
+        own = info.axis_name is not None and info.axis_name in axes
+        positional = any(isinstance(a, int) for a in axes)
+        if d is None:
+            rest = tuple(a for a in axes if a != info.axis_name) if own else axes
+            if rest or not own:
+                x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
+            if own and prim is P.psum_p:
+                x = lax.mul(np.asarray(info.size, aval_of(x).dtype.np), x)
+            return x, None
+        if not own and not positional:
+            return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
+        x = move_axis(x, d, 0, 0)
+        moved = tuple(0 if a == info.axis_name else a + 1 if isinstance(a, int) else a for a in axes)
+        return prim.bind(x, axes=moved, axis_index_groups=axis_index_groups), None if own else 0
 
-
-def _chosen_own(reduce):
-    """pmax/pmin: the reduction over the batch axis; an unbatched value is its own."""
-    def rule(size, vals, dims, *, axis_name):
-        (x,), (d,) = vals, dims
-        return (x if d is None else reduce(x, (d,))), None
-
-    return rule
+    reducing_collective_rules[prim] = rule
 
 
 def _all_gather_own(size, vals, dims, *, axis_name, axis_size, all_gather_dimension, tiled):
@@ -330,11 +331,8 @@ P.batch_rules[P.dot_general_p] = _dot_general_rule
 _call_rule(P.jit_p)
 _call_rule(P.remat_p)
 for _p in P.REDUCING_COLLECTIVES:
-    _collective_rule(_p)
+    _reducing_collective(_p)
 P.batch_rules[P.all_gather_p] = _all_gather_rule
-own_axis_rules[P.psum_p] = _psum_own
-own_axis_rules[P.pmax_p] = _chosen_own(lax.reduce_max)
-own_axis_rules[P.pmin_p] = _chosen_own(lax.reduce_min)
 own_axis_rules[P.axis_index_p] = lambda size, vals, dims, *, axis_name: (
     lax.iota(np.int32, size), 0)
 own_axis_rules[P.all_gather_p] = _all_gather_own

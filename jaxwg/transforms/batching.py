@@ -6,9 +6,10 @@ batching rule (`primitives.batch_rules`, filled by `jaxwg.transforms.batch_rules
 binds the primitive once on whole batches: an elementwise op on the batched operands,
 a reduction over shifted axes, a `dot_general` with one more batch dimension (so a
 batch of products is one tiled product, not a loop). Collectives over a named axis
-(`lax.psum`, `pmean`, `pmax`, `pmin`) reduce over the batch dimension of the level
-with that name (`own_axis_rules`) and pass through the others; `axis_index` and
-`all_gather` are read off the same batch dimension.
+(`lax.psum`, `pmean`, `pmax`, `pmin`) become, at the level with that name, the same
+collective over the batch dimension's position, and pass through the others, as in
+JAX (`reducing_collective_rules`); `axis_index` and `all_gather` are read off the same
+batch dimension (`own_axis_rules`).
 
 >>> import jaxwg.numpy as jnp
 >>> vmap(lambda row: jnp.sum(row * row))(jnp.arange(6.0).reshape(2, 3)).tolist()
@@ -40,10 +41,14 @@ class BatchInfo:
 _running_axis = contextvars.ContextVar("running_batch_axis", default=None)
 
 
-# Collectives over a level's own axis (`lax.psum(x, name)` inside `vmap(...,
+# Collectives over a level's own axis (`lax.axis_index(name)` inside `vmap(...,
 # axis_name=name)`), filled by `batch_rules`: (axis size, operands, their batch dims,
 # **params) -> (result, its batch dim). Collectives over other axes use `batch_rules`.
 own_axis_rules: dict = {}
+# Reductions over named axes (`lax.psum`, `pmax`, `pmin`), filled by `batch_rules`, run
+# at every level whether or not it batches the operand: (the level's `BatchInfo`, the
+# operand, its batch dim, **params) -> (result, its batch dim).
+reducing_collective_rules: dict = {}
 
 
 class BatchTracer(Tracer):
@@ -83,6 +88,9 @@ class BatchTrace(Trace):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
         info = self.main.global_data
+        if primitive in reducing_collective_rules:
+            out, out_dim = reducing_collective_rules[primitive](info, vals[0], dims[0], **params)
+            return BatchTracer(self, out, out_dim)
         if primitive in P.COLLECTIVES and params["axis_name"] == info.axis_name:
             out, out_dim = own_axis_rules[primitive](info.size, vals, dims, **params)
             return BatchTracer(self, out, out_dim)

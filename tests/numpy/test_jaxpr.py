@@ -132,8 +132,8 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): vmap of psum is built differently;
-# JAX wraps sort, cumsum, pad and where in jit calls.
+# equations than JAX's (the printing is alike): JAX wraps sort, cumsum, pad and where
+# in jit calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
@@ -210,6 +210,24 @@ TRANSFORM_CASES = {
     "grad_of_checkpoint_saving_names": (lambda j, L, m: j.grad(lambda x, w: m.sum(j.checkpoint(
         lambda y: m.sin(j.ad_checkpoint.checkpoint_name(y @ w, "h")) * 2.0,
         policy=j.checkpoint_policies.save_only_these_names("h"))(x))), [_F23, np.ones((3, 3), np.float32)]),
+    "vmap_of_psum": (lambda j, L, m: j.vmap(lambda x: x / L.psum(x, "i"), axis_name="i"), [_F3]),
+    "vmap_of_psum_of_unbatched": (lambda j, L, m: j.vmap(lambda x, y: x * L.psum(y, "i"),
+                                                         in_axes=(0, None), axis_name="i"),
+                                  [_F3, np.float32(2.0)]),
+    "vmap_of_psum_of_pytree": (lambda j, L, m: j.vmap(lambda x: L.psum((x, x * 2.0), "i"), axis_name="i"),
+                               [_F3]),
+    "vmap_of_pmin_at_axis_1": (lambda j, L, m: j.vmap(lambda x: x - L.pmin(x, "i"), in_axes=1,
+                                                      axis_name="i"), [_F23]),
+    "vmap_of_pmean_of_bools": (lambda j, L, m: j.vmap(lambda x: L.pmean(x > 0, "i"), axis_name="i"),
+                               [_F3]),
+    "vmap_of_vmap_of_psum_of_both": (lambda j, L, m: j.vmap(j.vmap(
+        lambda x: L.psum(x, ("i", "j")), axis_name="j"), axis_name="i"), [_F23]),
+    "vmap_of_vmap_of_pmax_of_outer": (lambda j, L, m: j.vmap(j.vmap(
+        lambda x: L.pmax(x, "i"), axis_name="j"), axis_name="i"), [_F23]),
+    "grad_of_vmap_of_psum": (lambda j, L, m: j.grad(lambda x: m.sum(j.vmap(
+        lambda v: v * L.psum(v, "i"), axis_name="i")(x))), [_F3]),
+    "vmap_of_grad_of_psum": (lambda j, L, m: j.vmap(j.grad(lambda v: v * L.psum(v, "i")),
+                                                    axis_name="i"), [_F3]),
     "vmap_of_grad": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(m.sin(x) * x))), [_F23]),
     "vmap_of_cond": (lambda j, L, m: j.vmap(lambda p, x: L.cond(p, m.sin, m.cos, x)),
                      [np.array([True, False]), _F23]),
