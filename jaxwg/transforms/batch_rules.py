@@ -105,6 +105,36 @@ def _unary_axes(prim, shift):
     P.batch_rules[prim] = rule
 
 
+def _in_place(prim, update):
+    """A one-operand primitive whose params name axes, batched where it is (JAX's
+    rules for reductions, cumulative sums, rev and slice): `update(d, shape, **params)`
+    gives the params for an operand batched at `d` (of `shape`) and the result's batch
+    axis."""
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        new_params, out_dim = update(d, aval_of(x).shape, **params)
+        return prim.bind(x, **new_params), out_dim
+
+    P.batch_rules[prim] = rule
+
+
+def _past(d: int, axes) -> tuple:
+    """Axes of an unbatched operand as axes of one batched at `d`."""
+    return tuple(a + (a >= d) for a in axes)
+
+
+def _reduced(d, shape, *, axes, **params):
+    return {"axes": _past(d, axes), **params}, d - sum(a < d for a in axes)
+
+
+def _sliced(d, shape, *, start_indices, limit_indices, strides):
+    def at_d(values, value):
+        return tuple(values[:d]) + (value,) + tuple(values[d:])
+
+    return {"start_indices": at_d(start_indices, 0), "limit_indices": at_d(limit_indices, shape[d]),
+            "strides": None if strides is None else at_d(strides, 1)}, d
+
+
 def _sort_permutation_rule(vals, dims):
     """Rows along the last axis: the batch axis goes in front of the others."""
     keys, _ = _front(vals, dims)
@@ -150,21 +180,18 @@ for _p in (P.select_n_p, P.clamp_p, P.add_any_p, P.threefry2x32_p):
     _elementwise_same_shape(_p)
 
 for _p in (P.reduce_sum_p, P.reduce_prod_p, P.reduce_max_p, P.reduce_min_p, P.reduce_and_p,
-           P.reduce_or_p):
-    _unary_axes(_p, lambda size, *, axes: {"axes": _plus1(axes)})
-for _p in (P.argmax_p, P.argmin_p):
-    _unary_axes(_p, lambda size, *, axes, index_dtype: {"axes": _plus1(axes),
-                                                         "index_dtype": index_dtype})
-
-_unary_axes(P.cumsum_p, lambda size, *, axis, reverse: {"axis": axis + 1, "reverse": reverse})
+           P.reduce_or_p, P.argmax_p, P.argmin_p):
+    _in_place(_p, _reduced)
+_in_place(P.cumsum_p, lambda d, shape, *, axis, reverse: (
+    {"axis": axis + (axis >= d), "reverse": reverse}, d))
+_in_place(P.rev_p, lambda d, shape, *, dimensions: ({"dimensions": _past(d, dimensions)}, d))
+_in_place(P.slice_p, _sliced)
+# A transpose takes the batch axis first in the same permutation (JAX's rule).
+_in_place(P.transpose_p, lambda d, shape, *, permutation: (
+    {"permutation": (d,) + _past(d, permutation)}, 0))
 _unary_axes(P.broadcast_in_dim_p, lambda size, *, shape, broadcast_dimensions: {
     "shape": (size,) + tuple(shape), "broadcast_dimensions": (0,) + _plus1(broadcast_dimensions)})
-_unary_axes(P.transpose_p, lambda size, *, permutation: {"permutation": (0,) + _plus1(permutation)})
-_unary_axes(P.rev_p, lambda size, *, dimensions: {"dimensions": _plus1(dimensions)})
 _unary_axes(P.squeeze_p, lambda size, *, dimensions: {"dimensions": _plus1(dimensions)})
-_unary_axes(P.slice_p, lambda size, *, start_indices, limit_indices, strides: {
-    "start_indices": (0,) + tuple(start_indices), "limit_indices": (size,) + tuple(limit_indices),
-    "strides": None if strides is None else (1,) + tuple(strides)})
 
 
 def _bitcast_rule(vals, dims, *, new_dtype):

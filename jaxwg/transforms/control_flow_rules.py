@@ -10,7 +10,8 @@ so a differentiated or batched loop is still one loop:
   carry and of the loop-invariant linear inputs. `while` has no transpose, as in JAX.
 * Batching: a cond whose index is batched computes every branch and selects, per member;
   a while loop whose predicate is batched runs until no member's holds and leaves the
-  finished members unchanged; a scan batches its body (xs keep the scanned axis first).
+  finished members unchanged; a scan batches its body, and only the carries and ys
+  that depend on the batch (xs keep the scanned axis first).
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -283,18 +284,28 @@ def _while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncons
 
 
 def _scan_batch(vals, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """JAX's rule: the carries the body makes batched are found by a fixed point, and
+    only they and the ys the body makes batched get the batch axis (first in carries
+    and consts, second in xs and ys, behind the scanned axis)."""
     size = batch_size(vals, dims)
     nc, ncar = num_consts, num_carry
     consts, const_dims = batched_first(vals[:nc], dims[:nc], size)
-    carry = [move_axis(v, d, 0, size) for v, d in zip(vals[nc:nc + ncar], dims[nc:nc + ncar])]
-    # xs keep the scanned axis first; their batch axis goes second
-    xs = [v if d is None else move_axis(v, d, 1, size)
-          for v, d in zip(vals[nc + ncar:], dims[nc + ncar:])]
-    in_dims = const_dims + [0] * ncar + [None if d is None else 0 for d in dims[nc + ncar:]]
-    body = batch_jaxpr(jaxpr, size, in_dims, "scan")
+    x_dims = [None if d is None else 0 for d in dims[nc + ncar:]]
+    batched = [d is not None for d in dims[nc:nc + ncar]]
+    for _ in range(len(batched) + 1):
+        out = batched_outputs(jaxpr, size, const_dims + [0 if b else None for b in batched] + x_dims)
+        if all(o <= b for o, b in zip(out[:ncar], batched)):
+            break
+        batched = [b or o for b, o in zip(batched, out[:ncar])]
+    carry_dims = [0 if b else None for b in batched]
+    y_dims = [0 if b else None for b in out[ncar:]]
+    body = batch_jaxpr(jaxpr, size, const_dims + carry_dims + x_dims, "scan", carry_dims + y_dims)
+    carry = [v if new is None else move_axis(v, d, 0, size)
+             for v, d, new in zip(vals[nc:nc + ncar], dims[nc:nc + ncar], carry_dims)]
+    xs = [v if d is None else move_axis(v, d, 1, size) for v, d in zip(vals[nc + ncar:], dims[nc + ncar:])]
     outs = P.scan_p.bind(*consts, *carry, *xs, jaxpr=body, length=length, reverse=reverse,
                          num_consts=nc, num_carry=ncar, unroll=unroll)
-    return outs, [0] * ncar + [1] * (len(outs) - ncar)
+    return outs, carry_dims + [None if d is None else 1 for d in y_dims]
 
 
 P.jvp_rules[P.cond_p] = _cond_jvp

@@ -66,9 +66,21 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_in: list[bool], instantiate=None):
     known = Jaxpr(list(jaxpr.constvars), [v for v, u in zip(jaxpr.invars, unknown_in) if not u],
                   known_eqns,
                   [v for v, u in zip(jaxpr.outvars, out_unknown) if not u] + residuals)
-    unknown = Jaxpr([], residuals + [v for v, u in zip(jaxpr.invars, unknown_in) if u],
-                    unknown_eqns, [v for v, u in zip(jaxpr.outvars, out_unknown) if u])
+    # The unknown side binds the residuals to variables of its own, as JAX's does: the
+    # two jaxprs may be printed (or called) side by side.
+    binders = {id(r): Var(r.aval) for r in residuals}
+    unknown = Jaxpr([], list(binders.values()) + [v for v, u in zip(jaxpr.invars, unknown_in) if u],
+                    [_renamed(e, binders) for e in unknown_eqns],
+                    [binders.get(id(v), v) for v, u in zip(jaxpr.outvars, out_unknown) if u])
     return known, unknown, out_unknown, len(residuals)
+
+
+def _renamed(eqn: JaxprEqn, binders: dict) -> JaxprEqn:
+    """`eqn` reading `binders[id(v)]` for the variables `v` that `binders` renames."""
+    if not any(id(a) in binders for a in eqn.inputs):
+        return eqn
+    return JaxprEqn(eqn.primitive, [binders.get(id(a), a) for a in eqn.inputs], eqn.params,
+                    eqn.out_binders)
 
 
 def _is_unknown(atom, unknown_vars: set) -> bool:
@@ -290,11 +302,14 @@ def _split_remat(eqn: JaxprEqn, flags: list[bool]):
     # The unknown call takes the saved values, then the inputs (known or not) that it
     # reads, in their order.
     recompute = [e for e in known.eqns if not all(id(v) in saved_ids for v in e.out_binders)]
-    u_eqns = live_eqns(recompute + unknown.eqns, unknown.outvars)
-    read = {id(a) for e in u_eqns for a in e.inputs} | {id(v) for v in unknown.outvars}
+    # the unknown equations read the residuals where the known ones compute them
+    computed = {id(b): r for b, r in zip(unknown.invars, known.outvars[n_known_out:])}
+    u_outvars = [computed.get(id(v), v) for v in unknown.outvars]
+    u_eqns = live_eqns(recompute + [_renamed(e, computed) for e in unknown.eqns], u_outvars)
+    read = {id(a) for e in u_eqns for a in e.inputs} | {id(v) for v in u_outvars}
     used = [id(v) in read for v in inner.invars]
     u_inner = Jaxpr(inner.constvars, saved + [v for v, u in zip(inner.invars, used) if u],
-                    u_eqns, unknown.outvars)
+                    u_eqns, u_outvars)
     u_eqn = JaxprEqn(P.remat_p, saved_outer + [a for a, u in zip(eqn.inputs, used) if u],
                      {**p, "jaxpr": ClosedJaxpr(u_inner, closed.consts), "differentiated": True},
                      [v for v, u in zip(eqn.out_binders, out_unknown) if u])
