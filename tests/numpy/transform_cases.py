@@ -83,6 +83,9 @@ CASES = {
     "matmul": (lambda L, N, x, y: x @ y, [(3, 4), (4, 2)], (-1, 1)),
     "jit": (lambda L, N, x, y: jitted(L)(x, y), [(4,), (4,)], (-1, 1)),
     "stop_gradient": (lambda L, N, x: x * L.stop_gradient(x), [(4,)], (-1, 1)),
+    # to the operand's own precision (fewer bits would make it a step function)
+    "reduce_precision": (lambda L, N, x: L.reduce_precision(
+        x * x, N.finfo(x.dtype).nexp, N.finfo(x.dtype).nmant) * x, [(4,)], (-1, 1)),
     "copy": (lambda L, N, x: _primitive(L, "copy").bind(x) * x, [(4,)], (-1, 1)),
     "add_any": (lambda L, N, x, y: _primitive(L, "add_any").bind(x, y) * x, [(4,), (4,)], (-1, 1)),
     "gather": (lambda L, N, x: x[:, N.array([2, 0, 2])], [(3, 4)], (-1, 1)),
