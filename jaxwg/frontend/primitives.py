@@ -26,6 +26,8 @@ ShapedArray(float32[3])
 
 from __future__ import annotations
 
+import enum
+
 from ..core import dtypes as dt
 from .aval import ShapedArray
 from ..core.routine import CumulativeSum
@@ -590,6 +592,18 @@ def _reduce_precision_abstract_eval(x, *, exponent_bits, mantissa_bits):
 # dtype: to nearest even, magnitudes past the format's range to infinities, below its
 # smallest normal to signed zeros, NaN kept (`lax.reduce_precision`).
 reduce_precision_p = _declare("reduce_precision", _reduce_precision_abstract_eval)
+class MemorySpace(enum.Enum):
+    """Where a value lives (`empty_p`'s param, as JAX's): jaxwg has the device only."""
+
+    Device = "device"
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+
+# A scalar of `dtype` whose value does not matter (JAX's `empty2`): what a cond branch
+# returns in the residual slots of the other branches (`partial_eval._split_cond`).
+empty_p = _declare("empty2", lambda *, dtype, memory_space: ShapedArray((), dtype))
 # The identity whose derivative is zero (`lax.stop_gradient`).
 stop_gradient_p = _declare("stop_gradient", lambda x: x)
 # The identity that names a value (param `name`) for checkpoint policies

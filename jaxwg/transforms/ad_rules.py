@@ -114,7 +114,7 @@ def _replace_zero(x):
 for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.not_p, P.and_p, P.or_p,
            P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
            P.bitcast_convert_type_p, P.stop_gradient_p, P.argmax_p, P.argmin_p, P.reduce_and_p,
-           P.reduce_or_p, P.iota_p, P.threefry2x32_p, P.sort_permutation_p, *P.COMPARISONS):
+           P.reduce_or_p, P.iota_p, P.empty_p, P.threefry2x32_p, P.sort_permutation_p, *P.COMPARISONS):
     defzero(_p)
 
 defjvp(P.exp_p, lambda g, ans, x: lax.mul(g, ans))
@@ -236,24 +236,34 @@ P.transpose_rules[P.convert_element_type_p] = lambda ct, x, *, new_dtype, weak_t
 
 
 def _select_n_jvp(primals, tangents):
+    """The selection of the tangents, one array of zeros standing for every zero
+    tangent (made, as in JAX, even when none is zero)."""
     which, *cases = primals
     ans = P.select_n_p.bind(which, *cases)
-    if all(isinstance(t, Zero) for t in tangents[1:]):
+    nonzero = [t for t in tangents[1:] if not isinstance(t, Zero)]
+    if not nonzero:
         return ans, Zero(tangent_aval(aval_of(ans)))
-    ts = [instantiate(t, tangent_aval(aval_of(c))) for c, t in zip(cases, tangents[1:])]
+    zeros = lax.full_like(nonzero[0], 0)
+    ts = [zeros if isinstance(t, Zero) else t for t in tangents[1:]]
     return ans, P.select_n_p.bind(which, *ts)
 
 
 def _select_n_transpose(ct, which, *cases):
+    """As JAX's: a case's cotangent is `ct` where it was selected and zeros elsewhere,
+    selected by a boolean `which` itself and by `which == i` for an integer one."""
     if is_undefined(which):
         raise ValueError("select_n is not linear in its predicate")
     zeros = lax.full_like(ct, 0)
+    boolean = aval_of(which).dtype.is_bool
     out = [None]
     for i, case in enumerate(cases):
         if not is_undefined(case):
             out.append(None)
             continue
-        picked = P.select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))])
+        if boolean:
+            picked = P.select_n_p.bind(which, *((ct, zeros) if i == 0 else (zeros, ct)))
+        else:
+            picked = P.select_n_p.bind(lax.eq(which, np.asarray(i, aval_of(which).dtype.np)), zeros, ct)
         out.append(_sum_to(picked, case.aval))
     return out
 

@@ -222,10 +222,13 @@ def _cond_batch(vals, dims, *, branches):
     size = batch_size(vals, dims)
     index = vals[0]
     ops, op_dims = batched_first(vals[1:], dims[1:], size)
-    if dims[0] is None:
-        new = tuple(batch_jaxpr(b, size, op_dims, "cond") for b in branches)
-        outs = P.cond_p.bind(index, *ops, branches=new)
-        return outs, [0] * len(outs)
+    if dims[0] is None:  # as JAX: only the outputs some branch makes batched are
+        batched = [False] * len(branches[0].out_avals)
+        for b in branches:
+            batched = [x or y for x, y in zip(batched, batched_outputs(b, size, op_dims))]
+        out_dims = [0 if b else None for b in batched]
+        new = tuple(batch_jaxpr(b, size, op_dims, "cond", out_dims) for b in branches)
+        return P.cond_p.bind(index, *ops, branches=new), out_dims
     # A per-member index: every branch runs, each member takes its branch's results. A
     # branch sees the operands of the members that take it, and stopped gradients of the
     # others (as JAX does): the untaken branch's derivative (sqrt's at -1: NaN) times a

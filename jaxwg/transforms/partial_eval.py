@@ -112,8 +112,8 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     res_vars = known.outvars[len(known.outvars) - num_res:]
     residuals = [outer.get(id(v)) or Var(v.aval) for v in res_vars]
     returned = [r for v, r in zip(res_vars, residuals) if id(v) not in outer]
-    known = Jaxpr(known.constvars, known.invars, known.eqns,
-                  known.outvars[:len(known.outvars) - num_res] + [v for v in res_vars if id(v) not in outer])
+    outvars = known.outvars[:len(known.outvars) - num_res] + [v for v in res_vars if id(v) not in outer]
+    known = Jaxpr(known.constvars, known.invars, _without_dead_code(known.eqns, outvars), outvars)
     k_eqns = []
     if known_outs or returned:
         k_eqns.append(JaxprEqn(P.jit_p, known_inputs,
@@ -125,10 +125,27 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     return k_eqns, u_eqn
 
 
+def _without_dead_code(eqns: list, outvars: list) -> list:
+    """The equations `outvars` need, and in their cond branches the equations the
+    branches' outputs need, as JAX's DCE leaves a known call (the empty values a branch
+    makes for another branch's residuals go)."""
+    out = []
+    for e in live_eqns(eqns, outvars):
+        if e.primitive is P.cond_p:
+            branches = tuple(ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars,
+                                               live_eqns(b.jaxpr.eqns, b.jaxpr.outvars), b.jaxpr.outvars),
+                                         b.consts) for b in e.params["branches"])
+            e = JaxprEqn(e.primitive, e.inputs, {**e.params, "branches": branches}, e.out_binders)
+        out.append(e)
+    return out
+
+
 def _split_cond(eqn: JaxprEqn, flags: list[bool]):
-    """A cond with unknown operands: a known cond computing the known outputs and every
-    branch's residuals (zeros in the slots of the other branches), and an unknown cond
-    of the branches' unknown parts, which reads the index and the residuals."""
+    """A cond with unknown operands: a known cond computing the known outputs and the
+    residuals, and an unknown cond of the branches' unknown parts, which reads the
+    index and the residuals. As in JAX, branches share residual slots of one aval (the
+    k-th residual of an aval in each branch takes the same slot), and a branch returns
+    an empty value (`empty_p`) in the slots it does not fill."""
     from .. import lax
 
     if flags[0]:
@@ -140,27 +157,44 @@ def _split_cond(eqn: JaxprEqn, flags: list[bool]):
         out_unknown = [a or b for a, b in
                        zip(out_unknown, partial_eval_jaxpr(b.jaxpr, op_flags)[2])]
     splits = [partial_eval_jaxpr(b.jaxpr, op_flags, out_unknown) for b in branches]
-    res_avals = [[v.aval for v in known.outvars[len(known.outvars) - n:]]
-                 for known, _, _, n in splits]
-    all_res = [a for avals in res_avals for a in avals]
+    slots, all_res = {}, []
+    branch_slots = []
+    for known, _, _, n in splits:
+        seen: dict = {}
+        own = []
+        for v in known.outvars[len(known.outvars) - n:]:
+            key = (v.aval.shape, v.aval.dtype, v.aval.weak_type)
+            tag = (key, seen.setdefault(key, 0))
+            seen[key] += 1
+            if tag not in slots:
+                slots[tag] = len(all_res)
+                all_res.append(v.aval)
+            own.append(slots[tag])
+        branch_slots.append(own)
     known_ops = [a for a, f in zip(eqn.inputs[1:], op_flags) if not f]
     unknown_ops = [a for a, f in zip(eqn.inputs[1:], op_flags) if f]
     n_known_out = out_unknown.count(False)
-    known_branches, unknown_branches, start = [], [], 0
-    for b, (known, unknown, _, n), avals in zip(branches, splits, res_avals):
-        def known_fn(*ops, known=known, b=b, start=start, n=n):
-            outs = eval_jaxpr(known, b.consts, ops)
-            zeros = [lax.full(a.shape, 0, a.dtype) for a in all_res]
-            return outs[:n_known_out] + zeros[:start] + outs[n_known_out:] + zeros[start + n:]
 
-        def unknown_fn(*args, unknown=unknown, start=start, n=n):
+    def empty(aval):
+        value = P.empty_p.bind(dtype=aval.dtype, memory_space=P.MemorySpace.Device)
+        return lax.broadcast_in_dim(value, aval.shape, ()) if aval.shape else value
+
+    known_branches, unknown_branches = [], []
+    for b, (known, unknown, _, n), own in zip(branches, splits, branch_slots):
+        def known_fn(*ops, known=known, b=b, own=own):
+            outs = eval_jaxpr(known, b.consts, ops)
+            res = [empty(a) for a in all_res]
+            for i, value in zip(own, outs[n_known_out:]):
+                res[i] = value
+            return outs[:n_known_out] + res
+
+        def unknown_fn(*args, unknown=unknown, own=own):
             res, ops = args[:len(all_res)], args[len(all_res):]
-            return eval_jaxpr(unknown, [], list(res[start:start + n]) + list(ops))
+            return eval_jaxpr(unknown, [], [res[i] for i in own] + list(ops))
 
         known_branches.append(trace_body(known_fn, [a.aval for a in known_ops], "a known branch"))
         unknown_branches.append(trace_body(unknown_fn, all_res + [a.aval for a in unknown_ops],
                                            "an unknown branch"))
-        start += n
     residuals = [Var(a) for a in all_res]
     index = eqn.inputs[0]
     k_eqn = JaxprEqn(P.cond_p, [index] + known_ops, {"branches": tuple(known_branches)},

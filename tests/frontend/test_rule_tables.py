@@ -18,7 +18,7 @@ NOT_LINEAR = {
     "integer_pow",
     "rem", "pow", "max", "min", "atan2", "and", "or", "xor", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "eq", "ne", "lt", "le", "gt", "ge",
-    "bitcast_convert_type", "clamp", "iota", "reduce_prod", "reduce_max", "reduce_min",
+    "bitcast_convert_type", "clamp", "iota", "empty2", "reduce_prod", "reduce_max", "reduce_min",
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin", "axis_index",
     "name",  # its JVP rule leaves the tangent unnamed
     "threefry2x32", "sort_permutation",
@@ -30,10 +30,10 @@ NOT_LINEAR = {
 NOT_YET = {
     "jvp_rules": set(),
     "transpose_rules": NOT_LINEAR,
-    # iota and axis_index take no operands, so no batched value ever reaches them (a
-    # vmap level reads axis_index off its own axis); custom_lin is only transposed (a
-    # custom_vjp function's linear part), never evaluated or batched.
-    "batch_rules": {"iota", "axis_index", "custom_lin"},
+    # iota, empty2 and axis_index take no operands, so no batched value ever reaches
+    # them (a vmap level reads axis_index off its own axis); custom_lin is only
+    # transposed (a custom_vjp function's linear part), never evaluated or batched.
+    "batch_rules": {"iota", "empty2", "axis_index", "custom_lin"},
 }
 
 

@@ -260,8 +260,32 @@ def _scan_of_tanh(L, m):
     return lambda x: L.scan(lambda c, a: (c * m.tanh(a) + 1.0, m.sin(c)), x[0], x)[1]
 
 
+def _cond_of_sum(L, m):
+    """A cond on the sum of its operand, whose branches need different residuals."""
+    return lambda x: L.cond(m.sum(x) > 0, lambda v: m.sin(v) * 2.0, lambda v: m.cos(v), x)
+
+
+def _cond_of_three(L, m):
+    """A cond with three outputs whose branches need residuals of two avals."""
+    return lambda x: L.cond(m.sum(x) > 0, lambda v: (m.sin(v) * 2.0, m.exp(v), m.sum(m.sin(v))),
+                            lambda v: (m.cos(v), v * v, m.sum(m.tanh(v))), x)
+
+
 # Compositions with control flow, as the transformations issue lists them.
 TRANSFORM_CASES.update({
+    "grad_of_cond": (lambda j, L, m: j.grad(lambda x: L.cond(x > 0, m.sin, m.cos, x)), [np.float32(1.0)]),
+    "grad_of_cond_sharing_residual_slots": (lambda j, L, m: j.grad(
+        lambda x: m.sum(sum(_cond_of_three(L, m)(x)))), [_F3]),
+    "jit_of_grad_of_cond": (lambda j, L, m: j.jit(j.grad(lambda x: m.sum(_cond_of_sum(L, m)(x)))), [_F3]),
+    "grad_of_jit_of_cond": (lambda j, L, m: j.grad(j.jit(lambda x: m.sum(_cond_of_sum(L, m)(x)))), [_F3]),
+    "vmap_of_grad_of_cond": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(_cond_of_sum(L, m)(x)))),
+                             [_F23]),
+    "grad_of_vmap_of_cond": (lambda j, L, m: j.grad(lambda x: m.sum(j.vmap(_cond_of_sum(L, m))(x))),
+                             [_F23]),
+    "jacfwd_of_jacrev_of_cond": (lambda j, L, m: j.jacfwd(j.jacrev(lambda x: m.sum(_cond_of_sum(L, m)(x)))),
+                                 [_F3]),
+    "grad_of_switch": (lambda j, L, m: j.grad(lambda x, i: m.sum(L.switch(i, [m.sin, m.cos, lambda v: -v], x))),
+                       [_F3, np.int32(1)]),
     "vmap_of_grad_of_scan_of_tanh": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(_scan_of_tanh(L, m)(x)))),
                                      [_F23]),
     "grad_of_vmap_of_scan": (lambda j, L, m: j.grad(lambda x: m.sum(j.vmap(_scan_of_tanh(L, m))(x))),
