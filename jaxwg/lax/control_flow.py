@@ -18,7 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes as dt
+from ..frontend import aval as avals
 from ..frontend import primitives as P
+from ..frontend import promotion
 from ..frontend import pytree
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, Var, hoist_tracer_consts, live_eqns, trace_to_jaxpr
@@ -123,6 +125,19 @@ def _check_carry(what: str, in_tree, out_tree, in_avals, out_avals):
                         f"output {_type_text(out_avals)}")
 
 
+def _promoted_weak(leaves, in_avals, out_avals):
+    """As JAX's loops: a weakly typed init (a Python scalar) whose carry comes out of
+    the body with another type is converted to the promoted type, and the body traced
+    again; None when no init needs it."""
+    changed = [a.weak_type and (a.shape, a.dtype) != (b.shape, b.dtype)
+               for a, b in zip(in_avals, out_avals)]
+    if len(in_avals) != len(out_avals) or not any(changed):
+        return None
+    x64 = avals.x64_enabled()
+    return [lax.convert_element_type(x, promotion.result_type(a, b, x64=x64)) if c else x
+            for x, a, b, c in zip(leaves, in_avals, out_avals, changed)]
+
+
 def while_loop(cond_fun, body_fun, init_val):
     """Apply `body_fun` to the carry while `cond_fun(carry)` holds; reads back only the
     predicate each step.
@@ -134,12 +149,16 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, in_tree = pytree.tree_flatten(init_val)
     in_avals = [aval_of(x) for x in leaves]
     args_tree = pytree.tree_structure((init_val,))
+    body_closed, body_caps, body_tree = _trace(body_fun, args_tree, in_avals, "while_loop")
+    if in_tree == body_tree:
+        promoted = _promoted_weak(leaves, in_avals, body_closed.out_avals)
+        if promoted is not None:
+            return while_loop(cond_fun, body_fun, pytree.tree_unflatten(in_tree, promoted))
     cond_closed, cond_caps, _ = _trace(cond_fun, args_tree, in_avals, "while_loop")
     pred = cond_closed.out_avals
     if len(pred) != 1 or pred[0].shape != () or pred[0].dtype is not dt.bool_:
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
                         f"{_type_text(pred)}.")
-    body_closed, body_caps, body_tree = _trace(body_fun, args_tree, in_avals, "while_loop")
     _check_carry("body_fun output and input", in_tree, body_tree, in_avals, body_closed.out_avals)
     fixed = _invariant_carries(cond_closed, len(cond_caps), body_closed, len(body_caps))
     if any(fixed):
@@ -188,13 +207,14 @@ def _concrete_int(x):
         return None
 
 
-def _check_bounds(lower, upper) -> None:
+def _bounds_dtype(lower, upper):
     """JAX's rule for fori_loop's bounds: one dtype, except that a weakly typed signed
-    integer (a Python int) goes with a strongly typed one."""
+    integer (a Python int) goes with a strongly typed one, whose dtype is the loop's."""
     lo, hi = aval_of(lower), aval_of(upper)
-    signed = lo.dtype.kind == hi.dtype.kind == "i"
-    if lo.dtype is hi.dtype or (signed and lo.weak_type != hi.weak_type):
-        return
+    if lo.dtype is hi.dtype:
+        return lo.dtype
+    if lo.dtype.kind == hi.dtype.kind == "i" and lo.weak_type != hi.weak_type:
+        return hi.dtype if lo.weak_type else lo.dtype
     raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
                     f"{lo.dtype.name} and {hi.dtype.name}")
 
@@ -208,15 +228,15 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     >>> lax.fori_loop(0, 3, lambda i, x: x * 2.0, jnp.ones(2)).tolist()
     [8.0, 8.0]
     """
-    _check_bounds(lower, upper)
+    dtype = _bounds_dtype(lower, upper)
     lo, hi = _concrete_int(lower), _concrete_int(upper)
     if lo is not None and hi is not None:
         def step(carry, _):
             i, val = carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
-        (_, out), _ = scan(step, (lax.convert_element_type(lo, dt.int32), init_val), None,
-                           length=max(hi - lo, 0), unroll=unroll or 1)
+        # As JAX's, the index starts from a Python int: weakly typed int32.
+        (_, out), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0), unroll=unroll or 1)
         return out
 
     def cond_fun(carry):
@@ -226,8 +246,10 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         i, stop, val = carry
         return lax.add(i, 1), stop, body_fun(i, val)
 
-    i0 = lax.convert_element_type(lower, dt.int32)
-    return while_loop(cond_fun, body, (i0, lax.convert_element_type(upper, dt.int32), init_val))[2]
+    def bound(x):
+        return x if aval_of(x).dtype is dtype else lax.convert_element_type(x, dtype)
+
+    return while_loop(cond_fun, body, (bound(lower), bound(upper), init_val))[2]
 
 
 def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1):
@@ -269,6 +291,10 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1):
     closed, captured, out_tree = _trace(body, in_tree, c_avals + x_avals, "scan")
     carry_tree, y_tree = pair_trees[0]
     n_carry = len(c_leaves)
+    if carry_tree == c_tree:
+        promoted = _promoted_weak(c_leaves, c_avals, closed.out_avals[:n_carry])
+        if promoted is not None:
+            return scan(f, pytree.tree_unflatten(c_tree, promoted), xs, length, reverse, unroll)
     _check_carry("scan body function carry input and carry output", c_tree, carry_tree, c_avals,
                  closed.out_avals[:n_carry])
     outs = bind(P.scan_p, *captured, *c_leaves, *x_leaves, jaxpr=closed, length=n, reverse=bool(reverse),

@@ -246,3 +246,35 @@ def test_jitted_loops_over_closed_over_arrays():
     scan = lambda x: lax.scan(lambda c, a: (c + table[0] * a, c), x, jnp.arange(3.0))[0]  # noqa: E731
     for f in (loop, scan):
         np.testing.assert_array_equal(np.asarray(jaxwg.jit(f)(jnp.zeros(2))), np.asarray(f(jnp.zeros(2))))
+
+
+# Loops whose carry starts as a Python scalar (weakly typed): the loop index of a
+# fori_loop with static bounds is one too, and an init the body makes another type is
+# promoted first, as in JAX (the carries out take the body's types). Each case: the
+# loop of (lax, numpy, lo, hi), and lo, hi (static under jit when Python ints).
+WEAK_CARRY_LOOPS = {
+    "fori_static": (lambda L, N, lo, hi: L.fori_loop(lo, hi, lambda i, acc: acc + i, 0), 1, 4),
+    "fori_int16_bounds": (lambda L, N, lo, hi: L.fori_loop(lo, hi, lambda i, acc: acc + i, 0),
+                          np.int16(1), np.int16(4)),
+    "scan_int16_xs": (lambda L, N, lo, hi: L.scan(lambda c, x: (c + x, c), 0,
+                                                  N.arange(lo, hi, dtype=N.int16))[0], 1, 4),
+    "while_float_step": (lambda L, N, lo, hi: L.while_loop(lambda c: c < hi, lambda c: c + N.float32(1), lo),
+                         1, 4),
+    "scan_float_carry": (lambda L, N, lo, hi: L.scan(lambda c, x: (c * x, c), 1, N.arange(lo, hi) * 1.5)[0],
+                         1, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEAK_CARRY_LOOPS))
+@pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
+def test_weakly_typed_carries_promote_as_in_jax(name, jitted):
+    fn, lo, hi = WEAK_CARRY_LOOPS[name]
+    static = (0, 1) if isinstance(lo, int) else ()
+
+    def run(top, L, N):
+        f = lambda a, b: fn(L, N, a, b)  # noqa: E731
+        return (top.jit(f, static_argnums=static) if jitted else f)(lo, hi)
+
+    ours, theirs = run(jaxwg, lax, jnp), run(jax, jax.lax, jax_numpy)
+    assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
