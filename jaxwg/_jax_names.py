@@ -194,4 +194,9 @@ JAX_NAMES = {
         "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
         "vector_norm",
     }),
+    "jaxwg.numpy.fft": frozenset({
+        "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
+        "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq",
+        "rfftn",
+    }),
 }

@@ -18,7 +18,8 @@ from jaxwg import _jax_names
 from jaxwg.errors import NotImplementedInJaxwg
 
 MODULES = {"jaxwg": "jax", "jaxwg.numpy": "jax.numpy", "jaxwg.lax": "jax.lax",
-           "jaxwg.random": "jax.random", "jaxwg.nn": "jax.nn", "jaxwg.numpy.linalg": "jax.numpy.linalg"}
+           "jaxwg.random": "jax.random", "jaxwg.nn": "jax.nn", "jaxwg.numpy.linalg": "jax.numpy.linalg",
+           "jaxwg.numpy.fft": "jax.numpy.fft"}
 GENERATED = pathlib.Path(_jax_names.__file__)
 
 # JAX is imported in a fresh interpreter: the top-level names include the submodules

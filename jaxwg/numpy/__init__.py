@@ -57,7 +57,7 @@ newaxis = None
 _array_methods.attach(ndarray)
 _array_methods.attach(_Tracer)
 
-from . import linalg  # noqa: E402  (uses the functions above)
+from . import fft, linalg  # noqa: E402  (use the functions above)
 from .. import errors as _errors
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).

@@ -113,7 +113,7 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     residuals = [outer.get(id(v)) or Var(v.aval) for v in res_vars]
     returned = [r for v, r in zip(res_vars, residuals) if id(v) not in outer]
     outvars = known.outvars[:len(known.outvars) - num_res] + [v for v in res_vars if id(v) not in outer]
-    known = Jaxpr(known.constvars, known.invars, _without_dead_code(known.eqns, outvars), outvars)
+    known = dce_jaxpr(Jaxpr(known.constvars, known.invars, known.eqns, outvars))
     k_eqns = []
     if known_outs or returned:
         k_eqns.append(JaxprEqn(P.jit_p, known_inputs,
@@ -125,19 +125,53 @@ def _split_call(eqn: JaxprEqn, flags: list[bool]):
     return k_eqns, u_eqn
 
 
-def _without_dead_code(eqns: list, outvars: list) -> list:
-    """The equations `outvars` need, and in their cond branches the equations the
-    branches' outputs need, as JAX's DCE leaves a known call (the empty values a branch
-    makes for another branch's residuals go)."""
-    out = []
-    for e in live_eqns(eqns, outvars):
+def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` without the equations its outputs do not need (debug callbacks stay),
+    and, as JAX's DCE rules do, without the dead equations of cond branches or the scan
+    carries, ys and inputs nothing needs."""
+    return Jaxpr(jaxpr.constvars, jaxpr.invars, _dce(jaxpr.eqns, jaxpr.outvars), jaxpr.outvars)
+
+
+def _dce(eqns: list, outvars: list) -> list:
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for e in reversed(eqns):
+        used = [id(v) in live for v in e.out_binders]
+        if not any(used) and not has_effects(e):
+            continue
         if e.primitive is P.cond_p:
-            branches = tuple(ClosedJaxpr(Jaxpr(b.jaxpr.constvars, b.jaxpr.invars,
-                                               live_eqns(b.jaxpr.eqns, b.jaxpr.outvars), b.jaxpr.outvars),
-                                         b.consts) for b in e.params["branches"])
-            e = JaxprEqn(e.primitive, e.inputs, {**e.params, "branches": branches}, e.out_binders)
-        out.append(e)
-    return out
+            e = JaxprEqn(e.primitive, e.inputs, {**e.params, "branches": tuple(
+                ClosedJaxpr(dce_jaxpr(b.jaxpr), b.consts) for b in e.params["branches"])}, e.out_binders)
+        elif e.primitive is P.scan_p and not has_effects(e):
+            e = _dce_scan(e, used)
+        kept.append(e)
+        live.update(id(a) for a in e.inputs if isinstance(a, Var))
+    kept.reverse()
+    return kept
+
+
+def _dce_scan(eqn: JaxprEqn, used: list) -> JaxprEqn:
+    """A scan keeping the carries that a used output needs (a fixed point: a carry
+    feeds the next step), the used ys, and the inputs those read."""
+    p = eqn.params
+    body, nc, ncar = p["jaxpr"], p["num_consts"], p["num_carry"]
+    j = body.jaxpr
+    carry_used, ys_used = list(used[:ncar]), used[ncar:]
+    while True:
+        outs = [v for v, u in zip(j.outvars, carry_used + ys_used) if u]
+        eqns = _dce(j.eqns, outs)
+        read = {id(a) for e in eqns for a in e.inputs} | {id(v) for v in outs}
+        needed = [u or id(v) in read for v, u in zip(j.invars[nc:nc + ncar], carry_used)]
+        if needed == carry_used:
+            break
+        carry_used = needed
+    keep_in = ([id(v) in read for v in j.invars[:nc]] + carry_used
+               + [id(v) in read for v in j.invars[nc + ncar:]])
+    new_body = ClosedJaxpr(Jaxpr(j.constvars, [v for v, k in zip(j.invars, keep_in) if k], eqns, outs),
+                           body.consts)
+    return JaxprEqn(P.scan_p, [a for a, k in zip(eqn.inputs, keep_in) if k],
+                    {**p, "jaxpr": new_body, "num_consts": sum(keep_in[:nc]), "num_carry": sum(carry_used)},
+                    [v for v, u in zip(eqn.out_binders, carry_used + ys_used) if u])
 
 
 def _split_cond(eqn: JaxprEqn, flags: list[bool]):

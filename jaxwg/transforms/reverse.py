@@ -32,7 +32,7 @@ from .ad import (
     jvp_flat,
     tangent_aval,
 )
-from .partial_eval import partial_eval_jaxpr
+from .partial_eval import dce_jaxpr, partial_eval_jaxpr
 from .transpose import UndefinedPrimal, backward_pass
 
 
@@ -63,6 +63,7 @@ class _Linearized:
             closed.jaxpr, [False] * n + [True] * len(tan_avals))
         if any(out_unknown[:m]):
             raise AssertionError("a primal output depends on tangents")
+        self.linear = dce_jaxpr(self.linear)  # as JAX's linearize
         known_outs = eval_jaxpr(known, closed.consts, primals)
         num_known = len(known_outs) - num_res
         self.primals_out = known_outs[:m]

@@ -265,42 +265,38 @@ def _cond_of_sum(L, m):
     return lambda x: L.cond(m.sum(x) > 0, lambda v: m.sin(v) * 2.0, lambda v: m.cos(v), x)
 
 
+def _fori_of_sin(L, m):
+    return lambda x: L.fori_loop(0, 3, lambda i, c: m.sin(c) * 2.0, x)
+
+
 def _cond_of_three(L, m):
     """A cond with three outputs whose branches need residuals of two avals."""
     return lambda x: L.cond(m.sum(x) > 0, lambda v: (m.sin(v) * 2.0, m.exp(v), m.sum(m.sin(v))),
                             lambda v: (m.cos(v), v * v, m.sum(m.tanh(v))), x)
 
 
-# Compositions with control flow, as the transformations issue lists them.
+# The compositions the transformations issue lists, of a function `body` of one array
+# (its loss: the sum of its values), and the argument each takes.
+COMPOSITIONS = {
+    "jit_of_grad": (lambda j, m, body: j.jit(j.grad(lambda x: m.sum(body(x)))), _F3),
+    "grad_of_jit": (lambda j, m, body: j.grad(j.jit(lambda x: m.sum(body(x)))), _F3),
+    "vmap_of_grad": (lambda j, m, body: j.vmap(j.grad(lambda x: m.sum(body(x)))), _F23),
+    "grad_of_vmap": (lambda j, m, body: j.grad(lambda x: m.sum(j.vmap(body)(x))), _F23),
+    "jacfwd_of_jacrev": (lambda j, m, body: j.jacfwd(j.jacrev(lambda x: m.sum(body(x)))), _F3),
+    "hessian": (lambda j, m, body: j.hessian(lambda x: m.sum(body(x))), _F3),
+    "vmap_of_vmap": (lambda j, m, body: j.vmap(j.vmap(body)), np.ones((2, 2, 3), np.float32)),
+    "linearize": (lambda j, m, body: lambda x: j.linearize(lambda v: m.sum(body(v)), x)[1](x), _F3),
+}
+BODIES = {"cond": _cond_of_sum, "scan": _scan_of_tanh, "fori": _fori_of_sin}
+TRANSFORM_CASES.update({
+    f"{name}_of_{body_name}": (lambda j, L, m, c=compose, b=body: c(j, m, b(L, m)), [arg])
+    for name, (compose, arg) in COMPOSITIONS.items() for body_name, body in BODIES.items()})
 TRANSFORM_CASES.update({
     "grad_of_cond": (lambda j, L, m: j.grad(lambda x: L.cond(x > 0, m.sin, m.cos, x)), [np.float32(1.0)]),
     "grad_of_cond_sharing_residual_slots": (lambda j, L, m: j.grad(
         lambda x: m.sum(sum(_cond_of_three(L, m)(x)))), [_F3]),
-    "jit_of_grad_of_cond": (lambda j, L, m: j.jit(j.grad(lambda x: m.sum(_cond_of_sum(L, m)(x)))), [_F3]),
-    "grad_of_jit_of_cond": (lambda j, L, m: j.grad(j.jit(lambda x: m.sum(_cond_of_sum(L, m)(x)))), [_F3]),
-    "vmap_of_grad_of_cond": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(_cond_of_sum(L, m)(x)))),
-                             [_F23]),
-    "grad_of_vmap_of_cond": (lambda j, L, m: j.grad(lambda x: m.sum(j.vmap(_cond_of_sum(L, m))(x))),
-                             [_F23]),
-    "jacfwd_of_jacrev_of_cond": (lambda j, L, m: j.jacfwd(j.jacrev(lambda x: m.sum(_cond_of_sum(L, m)(x)))),
-                                 [_F3]),
     "grad_of_switch": (lambda j, L, m: j.grad(lambda x, i: m.sum(L.switch(i, [m.sin, m.cos, lambda v: -v], x))),
                        [_F3, np.int32(1)]),
-    "vmap_of_grad_of_scan_of_tanh": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(_scan_of_tanh(L, m)(x)))),
-                                     [_F23]),
-    "grad_of_vmap_of_scan": (lambda j, L, m: j.grad(lambda x: m.sum(j.vmap(_scan_of_tanh(L, m))(x))),
-                             [_F23]),
-    "jacfwd_of_jacrev_of_scan": (lambda j, L, m: j.jacfwd(j.jacrev(lambda x: m.sum(_scan_of_tanh(L, m)(x)))),
-                                 [_F3]),
-    "hessian_of_scan": (lambda j, L, m: j.hessian(lambda x: m.sum(_scan_of_tanh(L, m)(x))), [_F3]),
-    "vmap_of_vmap_of_scan": (lambda j, L, m: j.vmap(j.vmap(_scan_of_tanh(L, m))),
-                             [np.ones((2, 2, 3), np.float32)]),
-    "linearize_of_scan": (lambda j, L, m: lambda x: j.linearize(
-        lambda v: m.sum(_scan_of_tanh(L, m)(v)), x)[1](x), [_F3]),
-    "vmap_of_grad_of_fori": (lambda j, L, m: j.vmap(j.grad(lambda x: m.sum(
-        L.fori_loop(0, 3, lambda i, c: m.sin(c) * 2.0, x)))), [_F23]),
-    "jacfwd_of_jacrev_of_fori": (lambda j, L, m: j.jacfwd(j.jacrev(lambda x: m.sum(
-        L.fori_loop(0, 3, lambda i, c: m.sin(c) * 2.0, x)))), [_F3]),
     "vmap_of_sum_at_axis_1": (lambda j, L, m: j.vmap(lambda x: m.sum(x, axis=0), in_axes=1),
                               [np.ones((2, 3, 4), np.float32)]),
     "vmap_of_argmax_at_axis_1": (lambda j, L, m: j.vmap(lambda x: m.argmax(x, axis=1), in_axes=1),
