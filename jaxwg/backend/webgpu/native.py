@@ -11,9 +11,8 @@ and 219 µs). `NativeSync.read` does the latter. wgpu-py never learns of the map
 which is undone before `read` returns, so its own view of the buffer (unmapped)
 stays true. `NativeSync.wait_idle` waits for all submitted work with the same polls,
 where the public API can only map a buffer that a fence copy wrote (a small jit call
-+ wait on lavapipe: 214 µs with the fence copy and its mapping, 158 without). Polling
-without blocking for a while before the blocking poll gained nothing measurable on an
-H100 (jit call + wait 141-145 µs either way).
++ wait on lavapipe: 214 µs with the fence copy and its mapping, 158 without). The
+polls do not block for the first 200 µs (`_SPIN_S`): a blocking poll wakes up late.
 
 Recording a dispatch into an open compute pass (`PassRecorder`) calls
 `wgpuComputePassEncoderSetPipeline`, `...SetBindGroup`, `...SetImmediates` and
@@ -64,6 +63,12 @@ _ENCODE_NAMES = ("wgpuComputePassEncoderSetPipeline", "wgpuComputePassEncoderSet
                  "wgpuCommandEncoderFinish",
                  "wgpuCommandEncoderRelease", "wgpuQueueSubmit", "wgpuCommandBufferRelease")
 _TIMEOUT_S = 120.0
+# How long a wait polls without blocking before it blocks. On the H100 through Vulkan a
+# blocking poll returned 35 µs after the work was done: a jit call + wait of a small
+# function took 138-149 µs blocking at once and 104-109 spinning first (medians of
+# 3000, three alternating rounds; a poll takes about 1 µs). Longer work then blocks,
+# so a software adapter's threads keep the CPU.
+_SPIN_S = 200e-6
 
 
 class NativeSync:
@@ -88,9 +93,16 @@ class NativeSync:
         self._info.callback = mapped
 
     def _poll_until(self, done, what: str) -> None:
-        """Poll, blocking (which runs callbacks), until `done(queue_empty)`. A poll's
-        return value says whether the queue is empty; only its low byte is meaningful."""
+        """Poll (which runs callbacks) until `done(queue_empty)`: without blocking for
+        the first `_SPIN_S`, then blocking. A poll's return value says whether the queue
+        is empty; only its low byte is meaningful."""
         poll, handle, null = self._lib.wgpuDevicePoll, self._handle, self._ffi.NULL
+        spin_until = time.perf_counter() + _SPIN_S
+        while not done(poll(handle, False, null) & 0xFF):
+            if time.perf_counter() > spin_until:
+                break
+        else:
+            return
         deadline = time.monotonic() + _TIMEOUT_S
         while not done(poll(handle, True, null) & 0xFF):
             if time.monotonic() > deadline:
