@@ -29,7 +29,8 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.aval import ShapedArray
 from ..frontend.jaxpr import call_staged, eval_jaxpr
-from .batching import batch_fun, batch_size, batched_first, move_axis, own_axis_rules, reducing_collective_rules
+from .batching import (batch_fun, batch_size, batched_first, move_axis, own_axis_rules,
+                       reducing_collective_rules)
 
 
 def _rank(v, d) -> int:

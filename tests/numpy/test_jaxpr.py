@@ -295,8 +295,8 @@ TRANSFORM_CASES.update({
     "grad_of_cond": (lambda j, L, m: j.grad(lambda x: L.cond(x > 0, m.sin, m.cos, x)), [np.float32(1.0)]),
     "grad_of_cond_sharing_residual_slots": (lambda j, L, m: j.grad(
         lambda x: m.sum(sum(_cond_of_three(L, m)(x)))), [_F3]),
-    "grad_of_switch": (lambda j, L, m: j.grad(lambda x, i: m.sum(L.switch(i, [m.sin, m.cos, lambda v: -v], x))),
-                       [_F3, np.int32(1)]),
+    "grad_of_switch": (lambda j, L, m: j.grad(
+        lambda x, i: m.sum(L.switch(i, [m.sin, m.cos, lambda v: -v], x))), [_F3, np.int32(1)]),
     "vmap_of_sum_at_axis_1": (lambda j, L, m: j.vmap(lambda x: m.sum(x, axis=0), in_axes=1),
                               [np.ones((2, 3, 4), np.float32)]),
     "vmap_of_argmax_at_axis_1": (lambda j, L, m: j.vmap(lambda x: m.argmax(x, axis=1), in_axes=1),
