@@ -10,6 +10,8 @@ Which nodes get their own buffer (are *materialized*):
 2. every reduction, unless it fuses into its consumer as an epilogue (rule 5);
 3. a computed node read through a broadcast inside a reduction's prologue, since it would
    otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`),
+   unless it is a few cheap ops (`_cheap_to_repeat`: `relu(x + b)` feeding the next
+   layer's product is computed where the product loads it, not in a kernel of its own);
    and a movement read through another movement (they compose into one when they can);
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
@@ -62,6 +64,12 @@ from ..core.view import MultiIndex, check_index_size
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
 INLINE_COST = 4
+# Ops that cost about as much as the load they replace, on every device: a node built of
+# them alone is recomputed for each term of a reduction rather than written and read
+# back (rule 3). float64 is emulated on WebGPU (a few dozen instructions an op).
+_CHEAP_OPS = frozenset({alu.Op.ADD, alu.Op.SUB, alu.Op.MUL, alu.Op.MIN, alu.Op.MAX, alu.Op.NEG,
+                        alu.Op.ABS, alu.Op.NOT, alu.Op.AND, alu.Op.OR, alu.Op.CMPLT, alu.Op.CMPNE,
+                        alu.Op.WHERE, alu.Op.CAST, alu.Op.CONST, alu.Op.VARIABLE})
 
 
 @dataclass
@@ -101,6 +109,19 @@ def _worth_sharing(node: LazyNode) -> bool:
     recomputed by each: recomputing a few cheap ops costs less than the extra write and
     read of a buffer."""
     return _is_computed(node) and node.cost > INLINE_COST
+
+
+def _cheap_to_repeat(node: LazyNode) -> bool:
+    """Whether an elementwise node is so cheap that recomputing it for every term of a
+    reduction (rule 3) costs less than a kernel that writes it once."""
+    if node.kind != ELEMENTWISE or node.cost > INLINE_COST:
+        return False
+    dtypes = [node.dtype] + [s.dtype for s in node.srcs]
+    if dt.float64 in dtypes:
+        return False
+    exp = node.arg.fn(*[alu.variable(s.dtype, f"x{i}") for i, s in enumerate(node.srcs)],
+                      **dict(node.arg.params))
+    return all(e.op in _CHEAP_OPS for e in exp.toposort())
 
 
 def _is_broadcast(node: LazyNode) -> bool:
@@ -178,11 +199,12 @@ class _Planner:
         while stack:
             node, under_broadcast = stack.pop()
             if node.kind == BUFFER or id(node) in self.materialize or (id(node), under_broadcast) in seen:
-                if under_broadcast and node.kind != BUFFER and _is_computed(node):
+                if (under_broadcast and node.kind != BUFFER and _is_computed(node)
+                        and not _cheap_to_repeat(node)):
                     self.materialize.add(id(node))
                 continue
             seen.add((id(node), under_broadcast))
-            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT, GATHER):
+            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT, GATHER) and not _cheap_to_repeat(node):
                 self.materialize.add(id(node))
                 continue
             stack.extend((s, under_broadcast or _is_broadcast(node)) for s in node.srcs)

@@ -33,11 +33,47 @@ X = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
     (lambda x: jnp.max(x.T[::-1] * 2, axis=1), lambda x: np.max(x.T[::-1] * 2, axis=1), 1),
     # softmax: the max and the sum are row stages of the division's kernel (fusion rule 9)
     (lambda x: _softmax(jnp, x), lambda x: _softmax(np, x), 1),
+    # rule 3: a product reading a broadcast `exp` gets it from a kernel of its own; one
+    # reading a cheap `relu(x + b)` computes it where it loads it
+    (lambda x: jnp.exp(x) @ x.T, lambda x: np.exp(x) @ x.T, 2),
+    (lambda x: jnp.maximum(x * 2 + x[0], 0) @ x.T, lambda x: np.maximum(x * 2 + x[0], 0) @ x.T, 1),
 ])
 def test_kernel_counts(platform, mode, fn, reference, expected_kernels):
     count, out = kernels_for(fn, jnp.asarray(X), mode=mode)
     assert_array(out, reference(X).astype(np.float32), rtol=1e-5)
     assert count == expected_kernels
+
+
+def test_dense_layers_compute_their_activations_where_the_next_product_loads_them(platform, mode):
+    """A layer's `relu(h @ w + b)` is not a kernel of its own when `h @ w + b` is needed
+    too (as the relu mask of a backward pass needs it): the next product recomputes it
+    where it loads it. float64 (emulated on WebGPU) and transcendental activations are
+    still written once."""
+    rng = np.random.default_rng(0)
+    h, w1, w2 = (rng.standard_normal(s).astype(np.float32) for s in [(8, 5), (5, 6), (6, 3)])
+    b = rng.standard_normal(6).astype(np.float32)
+
+    def mlp(m, act, h, w1, b, w2):
+        z = h @ w1 + b
+        return z, act(m, z) @ w2
+
+    relu = lambda m, v: m.maximum(v, 0)  # noqa: E731
+    args = [jnp.asarray(a) for a in (h, w1, b, w2)]
+    count, out = kernels_for(lambda *a: mlp(jnp, relu, *a), *args, mode=mode)
+    for got, want in zip(out, mlp(np, relu, h, w1, b, w2)):
+        assert_array(got, want, rtol=1e-5, atol=1e-6)
+    assert count == 2
+    count, _ = kernels_for(lambda *a: mlp(jnp, lambda m, v: m.tanh(v), *a), *args, mode=mode)
+    assert count == 3
+    jaxwg.config.update("jax_enable_x64", True)
+    try:
+        args64 = [jnp.asarray(a.astype(np.float64)) for a in (h, w1, b, w2)]
+        count, out = kernels_for(lambda *a: mlp(jnp, relu, *a), *args64, mode=mode)
+    finally:
+        jaxwg.config.update("jax_enable_x64", False)
+    for got, want in zip(out, mlp(np, relu, h, w1, b, w2)):
+        assert_array(got, want.astype(np.float64), rtol=1e-5, atol=1e-6)
+    assert count == 3
 
 
 def test_shared_value_is_computed_once(platform, mode):
