@@ -10,8 +10,10 @@ Which nodes get their own buffer (are *materialized*):
 2. every reduction, unless it fuses into its consumer as an epilogue (rule 5);
 3. a computed node read through a broadcast inside a reduction's prologue, since it would
    otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`),
-   unless it is a few cheap ops (`_cheap_to_repeat`: `relu(x + b)` feeding the next
-   layer's product is computed where the product loads it, not in a kernel of its own);
+   unless it is a few cheap ops that would otherwise take a kernel of their own
+   (`_Planner._repeatable`: a training step's `relu(h @ w + b)`, whose `h @ w` the
+   backward pass reads too, is computed where the next layer's product loads it; a
+   forward pass's is its product's epilogue, rule 5);
    and a movement read through another movement (they compose into one when they can);
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
@@ -200,14 +202,32 @@ class _Planner:
             node, under_broadcast = stack.pop()
             if node.kind == BUFFER or id(node) in self.materialize or (id(node), under_broadcast) in seen:
                 if (under_broadcast and node.kind != BUFFER and _is_computed(node)
-                        and not _cheap_to_repeat(node)):
+                        and not self._repeatable(node)):
                     self.materialize.add(id(node))
                 continue
             seen.add((id(node), under_broadcast))
-            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT, GATHER) and not _cheap_to_repeat(node):
+            if under_broadcast and node.kind in (ELEMENTWISE, CONCAT, GATHER) and not self._repeatable(node):
                 self.materialize.add(id(node))
                 continue
             stack.extend((s, under_broadcast or _is_broadcast(node)) for s in node.srcs)
+
+    def _repeatable(self, node: LazyNode) -> bool:
+        """Rule 3's exception: a cheap node (`_cheap_to_repeat`) that no reduction reaches
+        through nodes read only on the way to it. Such a reduction would fuse into the
+        node's kernel as its epilogue (rule 5): the node then costs no kernel, and
+        recomputing it in every product's tile would cost that product its vector loads."""
+        if not _cheap_to_repeat(node):
+            return False
+        stack = list(node.srcs)
+        while stack:
+            src = stack.pop()
+            if id(src) not in self.users or src.users != 1 or src.arrays:
+                continue
+            if src.kind == REDUCE:  # every reduction is materialized until rule 5 runs
+                return False
+            if _is_index_preserving(src) and id(src) not in self.materialize:
+                stack.extend(src.srcs)
+        return True
 
     def _mark_shared(self) -> None:
         """Rules 4 and 5: walk users before sources, tracking which roots read each node."""

@@ -65,6 +65,10 @@ def test_dense_layers_compute_their_activations_where_the_next_product_loads_the
     assert count == 2
     count, _ = kernels_for(lambda *a: mlp(jnp, lambda m, v: m.tanh(v), *a), *args, mode=mode)
     assert count == 3
+    # Where nothing else reads `h @ w + b`, the relu stays its product's epilogue, and
+    # the next product loads it as it is.
+    forward = jaxwg.jit(lambda *a: mlp(jnp, relu, *a)[1]).lower(*args).as_text()
+    assert forward.count("\nkernel") == 2 and "epilogue=max(" in forward, forward
     jaxwg.config.update("jax_enable_x64", True)
     try:
         args64 = [jnp.asarray(a.astype(np.float64)) for a in (h, w1, b, w2)]
