@@ -25,7 +25,7 @@ from .placement import (
                       local_devices,
 )
 from .environment import print_environment_info
-from .frontend.array import Array
+from .frontend.basearray import Array
 from .frontend.device import Device
 from .frontend.jaxpr import make_jaxpr
 from .frontend.shape_eval import ShapeDtypeStruct, eval_shape

@@ -17,7 +17,7 @@ import gc
 import numpy as np
 
 from .backend import base as backend_base
-from .frontend.array import Array
+from .frontend.array import ArrayImpl
 from .frontend.device import Device, default_device, default_platform, forget_devices, get_device
 from .frontend.execute import device_of, realize
 from .frontend.lazy import Buffer, LazyNode
@@ -63,17 +63,17 @@ def device_count(backend: str | None = None) -> int:
     return len(devices(backend))
 
 
-def _copy_to(array: Array, device: Device) -> Array:
+def _copy_to(array: ArrayImpl, device: Device) -> ArrayImpl:
     node = array.node
     if node.device is device:
         return array
     if node.device is None and node.kind == "const":
-        return Array(LazyNode.const(node.arg, node.dtype, device=device), array.aval)
+        return ArrayImpl(LazyNode.const(node.arg, node.dtype, device=device), array.aval)
     realize([node])
     host = node.device.backend.download(node.buffer.slot, node.dtype, node.size)
     backend = device.backend
     buffer = Buffer(backend, backend.upload(host))
-    return Array(LazyNode.from_buffer(buffer, node.shape, node.dtype, device), array.aval)
+    return ArrayImpl(LazyNode.from_buffer(buffer, node.shape, node.dtype, device), array.aval)
 
 
 def device_put(x, device: Device | None = None, *, donate: bool = False):
@@ -91,13 +91,13 @@ def device_put(x, device: Device | None = None, *, donate: bool = False):
         target = get_device(target)
 
     def put(leaf):
-        array = leaf if isinstance(leaf, Array) else jnp.asarray(leaf, device=target)
+        array = leaf if isinstance(leaf, ArrayImpl) else jnp.asarray(leaf, device=target)
         return _copy_to(array, target)
 
     return pytree.tree_map(put, x)
 
 
-def live_arrays(platform: str | None = None) -> list[Array]:
+def live_arrays(platform: str | None = None) -> list[ArrayImpl]:
     """Every live `Array` (optionally only those on `platform`).
 
     >>> import jaxwg, jaxwg.numpy as jnp
@@ -105,7 +105,7 @@ def live_arrays(platform: str | None = None) -> list[Array]:
     >>> any(a is x for a in jaxwg.live_arrays())
     True
     """
-    found = [o for o in gc.get_objects() if isinstance(o, Array) and not o.is_deleted()]
+    found = [o for o in gc.get_objects() if isinstance(o, ArrayImpl) and not o.is_deleted()]
     if platform is None:
         return found
     return [a for a in found if a.device.platform == platform]
@@ -137,7 +137,7 @@ def device_get(x):
     from .frontend import pytree
 
     block_until_ready(x)  # every array of a device computed by one schedule
-    return pytree.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Array) else leaf, x)
+    return pytree.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, ArrayImpl) else leaf, x)
 
 
 def block_until_ready(x):
@@ -151,7 +151,7 @@ def block_until_ready(x):
 
     by_device: dict = {}  # the arrays of each device are realized by one schedule, sharing work
     for leaf in pytree.tree_leaves(x):
-        if isinstance(leaf, Array):
+        if isinstance(leaf, ArrayImpl):
             by_device.setdefault(id(device_of([leaf.node])), []).append(leaf.node)
     for nodes in by_device.values():
         realize(nodes)

@@ -21,8 +21,9 @@ shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and
 takes either kind; `split` and `fold_in` return keys of the kind they are given. A typed
 key array is a pytree node over its uint32 data, so it passes through `jit`, `vmap`,
 `scan` and the other transformations, and indexes, reshapes and iterates over its key
-axes as JAX's does; unlike JAX's, it is not a `jaxwg.Array` (`jnp` functions do not take
-it) and `tree_util` sees its data as the leaf.
+axes as JAX's does. It is a `jaxwg.Array`, and `jnp.asarray`, `array`, `stack`,
+`concatenate` and `where` take it; other `jnp` functions do not, and unlike JAX's,
+`tree_util` sees its data as the leaf and jaxprs show that uint32 data.
 
 >>> from jaxwg import random
 >>> key = random.PRNGKey(0)
@@ -50,6 +51,7 @@ from .config import config
 from .dtypes import KeyDType
 from .frontend.array import aval_of
 from .frontend.aval import canonical_dtype
+from .frontend.basearray import Array
 from .frontend.pytree import register_pytree_node
 from .frontend.trace import Tracer
 from .numpy._util import canonicalize_axis
@@ -72,6 +74,7 @@ _IMPL = "threefry2x32"
 _KEY_DTYPE = KeyDType(_IMPL, "fry")
 
 
+@Array.register
 class PRNGKeyArray:
     """A typed key array (`key`, `split` of one): keys of shape `shape`, dtype `key<fry>`,
     over uint32 data of shape `shape + (2,)` (`key_data`). A pytree node whose one child

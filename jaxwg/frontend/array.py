@@ -38,13 +38,15 @@ from . import lowering  # noqa: F401 - registers the lowering rules
 from . import nan_checks
 from . import primitives as P
 from .aval import ShapedArray
+from .basearray import Array
 from .device import Device, default_device
 from .execute import realize
 from .lazy import CONST, GRAPH_LOCK, Buffer, LazyNode
 
 
-class Array:
-    """A concrete jaxwg array (see the module docstring)."""
+@Array.register
+class ArrayImpl:
+    """A concrete jaxwg array (see the module docstring); an instance of `jaxwg.Array`."""
 
     __slots__ = ("__weakref__", "_deleted", "_node", "aval")
     __array_priority__ = 100
@@ -94,7 +96,7 @@ class Array:
         return self._deleted
 
     # -- materialization -------------------------------------------------------------------
-    def block_until_ready(self) -> Array:
+    def block_until_ready(self) -> ArrayImpl:
         """Compute this array and wait for the device to finish it."""
         node = self.node
         realize([node])
@@ -171,7 +173,7 @@ class Array:
         self._deleted = True
         self._release_node()
 
-    def copy(self) -> Array:
+    def copy(self) -> ArrayImpl:
         return eager_apply(P.copy_p, [self], {})
 
     def __deepcopy__(self, memo):
@@ -192,7 +194,7 @@ def _rebuild(value, weak_type):
 
 
 def from_numpy(value: np.ndarray, device: Device | None = None, weak_type: bool = False,
-               dtype=None) -> Array:
+               dtype=None) -> ArrayImpl:
     """Upload a NumPy array (converted to `dtype` or its canonical dtype)."""
     kernel_dtype = avals.canonical_dtype(dtype if dtype is not None else value.dtype)
     device = device or default_device()
@@ -200,10 +202,10 @@ def from_numpy(value: np.ndarray, device: Device | None = None, weak_type: bool 
     host = np.asarray(value, kernel_dtype.np)
     buffer = Buffer(backend, backend.upload(host))
     node = LazyNode.from_buffer(buffer, host.shape, kernel_dtype, device=device)
-    return Array(node, ShapedArray(host.shape, kernel_dtype, weak_type))
+    return ArrayImpl(node, ShapedArray(host.shape, kernel_dtype, weak_type))
 
 
-def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
+def scalar(value, dtype=None, weak_type: bool | None = None) -> ArrayImpl:
     """A rank-0 constant (no device memory until something materializes it)."""
     if dtype is None:
         kernel_dtype = avals.dtype_of_python_scalar(value)
@@ -220,7 +222,7 @@ def scalar(value, dtype=None, weak_type: bool | None = None) -> Array:
             raise OverflowError(f"Python int {value} too large to convert to {kernel_dtype.name}")
         value = int(value) % 2 ** 32 if kernel_dtype.is_unsigned else int(value)
     value = cast_array(np.asarray(value), kernel_dtype).item()  # floats saturate, as on a device
-    return Array(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
+    return ArrayImpl(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
 
 
 def aval_of(value) -> ShapedArray:
@@ -236,9 +238,9 @@ def aval_of(value) -> ShapedArray:
     return asarray_for_bind(value).aval
 
 
-def asarray_for_bind(value) -> Array:
+def asarray_for_bind(value) -> ArrayImpl:
     """Arguments of eager primitives: Arrays pass, scalars become weak constants."""
-    if isinstance(value, Array):
+    if isinstance(value, ArrayImpl):
         return value
     if avals.is_python_scalar(value):
         return scalar(value)
@@ -266,7 +268,7 @@ def eager_apply(primitive, args, params):
     return outs if primitive.multiple_results else outs[0]
 
 
-def _wrap(node: LazyNode, aval: ShapedArray) -> Array:
+def _wrap(node: LazyNode, aval: ShapedArray) -> ArrayImpl:
     if node.too_big:
         realize([node])
-    return Array(node, aval)
+    return ArrayImpl(node, aval)

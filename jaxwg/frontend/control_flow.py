@@ -38,11 +38,11 @@ def needs_values(jaxpr) -> bool:
 
 def _read_scalar(node: LazyNode, dtype) -> object:
     """The value of a rank-0 node, computed and read back (eager evaluation only)."""
-    from .array import Array
+    from .array import ArrayImpl
 
     if node.kind == CONST:
         return node.arg
-    return np.asarray(Array(node, ShapedArray((), dtype))).item()
+    return np.asarray(ArrayImpl(node, ShapedArray((), dtype))).item()
 
 
 def _lower(closed, args):
@@ -143,9 +143,9 @@ def _scan_lowering(out_avals, *args, jaxpr, length, reverse, num_consts, num_car
 
 def _debug_callback_lowering(out_avals, *args, callback):
     """Call `callback` now with the operands as arrays (computed when it reads them)."""
-    from .array import Array
+    from .array import ArrayImpl
 
-    callback(*[Array(node, ShapedArray(node.shape, node.dtype)) for node in args])
+    callback(*[ArrayImpl(node, ShapedArray(node.shape, node.dtype)) for node in args])
     return []
 
 

@@ -194,7 +194,7 @@ class JaxprTrace(Trace):
         return tracer
 
     def pure(self, value):
-        from .array import Array, asarray_for_bind
+        from .array import ArrayImpl, asarray_for_bind
 
         builder = self.builder
         if id(value) in builder.const_tracers and builder.const_tracers[id(value)][1] is value:
@@ -204,7 +204,7 @@ class JaxprTrace(Trace):
             builder.add_const(tracer, value)
             builder.const_tracers[id(value)] = (tracer, value)
             return tracer
-        array = value if isinstance(value, Array) else asarray_for_bind(value)
+        array = value if isinstance(value, ArrayImpl) else asarray_for_bind(value)
         tracer = builder.new_tracer(self, array.aval)
         node = array.node
         if node.kind == "const" and not array.shape:

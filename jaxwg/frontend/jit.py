@@ -46,7 +46,7 @@ from ..backend.lru import LruCache
 from ..config import config
 from . import debug, nan_checks, pytree
 from . import primitives as P
-from .array import Array, asarray_for_bind, aval_of
+from .array import ArrayImpl, asarray_for_bind, aval_of
 from .control_flow import needs_values
 from .device import Device, default_device
 from .execute import Program, counters, realize
@@ -163,7 +163,7 @@ class _Compiled:
 
 
 def _as_node(value) -> LazyNode:
-    return (value if isinstance(value, Array) else asarray_for_bind(value)).node
+    return (value if isinstance(value, ArrayImpl) else asarray_for_bind(value)).node
 
 
 # How the program being lowered makes a constant's node (`lower_to_program` registers
@@ -233,7 +233,7 @@ class StepwiseProgram:
             backend.incref(slot)  # the caller's arrays keep theirs
             node = LazyNode.from_buffer(Buffer(backend, slot), var.aval.shape, var.aval.dtype,
                                         self.device)
-            args.append(Array(node, var.aval))
+            args.append(ArrayImpl(node, var.aval))
         outs = [_as_node(o) for o in eval_jaxpr(self.closed.jaxpr, self.closed.consts, args)]
         with GRAPH_LOCK:
             for node in outs:
@@ -403,7 +403,7 @@ class Jitted:
         """The one device of the array arguments (the default device if none has one)."""
         found = None
         for x in leaves:
-            if isinstance(x, Array):
+            if isinstance(x, ArrayImpl):
                 device = x.node.device
                 if device is not None and device is not found:
                     if found is not None:
@@ -419,7 +419,7 @@ class Jitted:
                  for i, a in enumerate(args) if i not in nums]
         named += [(k, v) for k, v in kwargs.items() if k not in self._static_argnames]
         placed = [(name, leaf) for name, value in named for leaf in pytree.tree_leaves(value)
-                  if isinstance(leaf, Array) and leaf.node.device is not None]
+                  if isinstance(leaf, ArrayImpl) and leaf.node.device is not None]
         first = placed[0]
         other = next(p for p in placed if p[1].node.device is not first[1].node.device)
         fname = self._name
@@ -441,7 +441,7 @@ class Jitted:
 
     def _flatten(self, args, kwargs):
         """The static arguments, the dynamic ones' leaves and their tree."""
-        if not kwargs and not self._static_argnums and all(type(a) is Array for a in args):
+        if not kwargs and not self._static_argnums and all(type(a) is ArrayImpl for a in args):
             return (), list(args), _arrays_tree(len(args))  # the common call, without a walk
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))
@@ -543,7 +543,7 @@ class Jitted:
                     node.device = program.device
             realize(nodes)
         outs = program.run([n.buffer.slot for n in nodes])
-        results = [Array(LazyNode.from_buffer(buf, aval.shape, aval.dtype, program.device),
+        results = [ArrayImpl(LazyNode.from_buffer(buf, aval.shape, aval.dtype, program.device),
                          aval)
                    for buf, aval in zip(outs, entry.closed.out_avals)]
         nan_checks.check_jitted(self._name, results, lambda: self._fun(*args, **kwargs))
@@ -557,7 +557,7 @@ class Jitted:
         for i in _resolve(self._donate, len(args)):
             if 0 <= i < len(args) and i not in static:
                 for leaf in pytree.tree_leaves(args[i]):
-                    if isinstance(leaf, Array):
+                    if isinstance(leaf, ArrayImpl):
                         leaf.delete()
 
     def lower(self, *args, **kwargs) -> Lowered:

@@ -30,6 +30,7 @@ import threading
 from typing import Any
 
 from .. import errors
+from .basearray import Array
 
 
 class MainTrace:
@@ -67,6 +68,7 @@ class Trace:
         raise NotImplementedError
 
 
+@Array.register
 class Tracer:
     """A value of a trace. Subclasses define `aval`; `jaxwg.numpy` attaches the Array methods."""
 

@@ -7,7 +7,8 @@ Array(9., dtype=float32)
 
 import numpy as _np
 
-from ..frontend.array import Array as ndarray
+from ..frontend.array import ArrayImpl as _ArrayImpl
+from ..frontend.basearray import Array as ndarray
 from ..frontend.trace import Tracer as _Tracer
 from . import array_methods as _array_methods
 from .creation import *  # noqa: F403
@@ -55,6 +56,7 @@ newaxis = None
 # Arrays and tracers get their operators and methods here, not in core: they call the
 # functions above, and core must not import jaxwg.numpy.
 _array_methods.attach(ndarray)
+_array_methods.attach(_ArrayImpl)
 _array_methods.attach(_Tracer)
 
 from . import fft, linalg  # noqa: E402  (use the functions above)

@@ -16,13 +16,13 @@ import numpy as np
 from .. import lax
 from ..frontend import aval as avals
 from ..frontend import promotion
-from ..frontend.array import Array, asarray_for_bind, aval_of  # noqa: F401 - aval_of for numpy modules
+from ..frontend.array import ArrayImpl, asarray_for_bind, aval_of  # noqa: F401 - aval_of for numpy modules
 from ..frontend.trace import Tracer
 from ..errors import ConcretizationTypeError
 
 
 def is_array(x) -> bool:
-    return isinstance(x, (Array, Tracer))
+    return isinstance(x, (ArrayImpl, Tracer))
 
 
 def to_array(x):

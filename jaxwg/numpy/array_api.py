@@ -22,7 +22,7 @@ import numpy as np
 
 from ..frontend import aval as avals
 from ..errors import ConcretizationTypeError
-from ..frontend.array import Array
+from ..frontend.array import ArrayImpl
 from ..frontend.trace import Tracer
 from ..frontend.device import Device, default_device, get_device
 from .creation import asarray, place
@@ -154,7 +154,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     """
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} has no __dlpack__ method")
-    if isinstance(x, Array):  # one of ours: no trip through host memory on its own device
+    if isinstance(x, ArrayImpl):  # one of ours: no trip through host memory on its own device
         out = place(x, device)
         if copy is False and out is not x:
             raise ValueError("from_dlpack: copy=False cannot be honoured across devices")

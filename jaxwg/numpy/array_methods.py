@@ -18,7 +18,7 @@ Methods of `jax.Array` that `jaxwg.numpy` cannot back yet (`view`,
 
 from __future__ import annotations
 
-from ..frontend.array import Array
+from ..frontend.basearray import Array
 from . import (array_api, indexing, manipulation, more_math, products, reductions, selection,
                sorting, statistics, ufuncs, updates)
 

@@ -24,11 +24,11 @@ from .. import lax
 from ..lax.lax import _diagonal_offsets, _eye
 from ..frontend import aval as avals
 from ..core import dtypes as dt
-from ..frontend.array import Array, from_numpy, scalar
+from ..frontend.array import ArrayImpl, from_numpy, scalar
 from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
-from ._util import aval_of, is_array, result_dtype
+from ._util import aval_of, is_array, key_data, result_dtype
 from .manipulation import moveaxis
 
 
@@ -68,7 +68,7 @@ def place(out, device: Device | str | None):
     gets a copy through host memory (as `jaxwg.device_put`); None and tracers stay."""
     if isinstance(device, str):
         device = get_device(device)
-    if device is None or not isinstance(out, Array) or out.device is device:
+    if device is None or not isinstance(out, ArrayImpl) or out.device is device:
         return out
     return from_numpy(np.asarray(out), device, out.weak_type, out.aval.dtype)
 
@@ -101,10 +101,14 @@ def asarray(a, dtype=None, order=None, *, copy=None, device: Device | None = Non
 
 
 def _asarray(a, dtype, copy, device):
+    if key_data("asarray", [a]) is not None:  # typed keys stay keys, as JAX's do
+        if dtype is not None and dtype != a.dtype:
+            raise ValueError(f"Cannot convert_element_type from {a.dtype} to {np.dtype(dtype)}")
+        return a.copy() if copy else a
     kernel_dtype = None if dtype is None else avals.canonical_dtype(dtype)
     if is_array(a):
         out = a if kernel_dtype is None else lax.convert_element_type(a, kernel_dtype)
-        return out if not copy else out.copy() if isinstance(out, Array) else out
+        return out if not copy else out.copy() if isinstance(out, ArrayImpl) else out
     if avals.is_python_scalar(a):
         if kernel_dtype is None:
             return scalar(a)
@@ -178,8 +182,11 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     (1, 1)
     """
     out = asarray(object, dtype, device=device)
-    if isinstance(out, Array) and out is object and copy:
+    if isinstance(out, ArrayImpl) and out is object and copy:
         out = out.copy()
+    if key_data("array", [out]) is not None:
+        out = out.copy() if out is object and copy else out
+        return out.reshape((1,) * (ndmin - out.ndim) + out.shape) if ndmin > out.ndim else out
     nd = aval_of(out).ndim
     if ndmin > nd:
         out = lax.reshape(out, (1,) * (ndmin - nd) + aval_of(out).shape)
@@ -187,7 +194,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
 
 
 def _shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (Array, Tracer)):
+    if isinstance(shape, (ArrayImpl, Tracer)):
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {shape!r}.")
     try:
@@ -296,7 +303,7 @@ def _concrete(name: str, v):
                         "value (arange needs static sizes)")
     if v is not None and np.ndim(v) != 0:
         raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
-    return v.item() if isinstance(v, Array) else v
+    return v.item() if isinstance(v, ArrayImpl) else v
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):

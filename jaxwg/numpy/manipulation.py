@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import lax
 from ..frontend import aval as avals
-from ..frontend.array import Array
+from ..frontend.array import ArrayImpl
 from ..frontend.trace import Tracer
 from ._util import (
     aval_of,
@@ -259,7 +259,7 @@ def isscalar(element) -> bool:
     """
     if np.isscalar(element):
         return True
-    if isinstance(element, (np.ndarray, Array, Tracer)):
+    if isinstance(element, (np.ndarray, ArrayImpl, Tracer)):
         return element.ndim == 0
     return False
 

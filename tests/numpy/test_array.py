@@ -14,7 +14,37 @@ import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg import errors
 
-from .helpers import assert_array, jax_numpy
+from .helpers import assert_array, jax, jax_numpy
+
+
+def _seen_as_arrays(lib, m, random):
+    """`isinstance(value, lib.Array)` for values a user meets eagerly and inside each
+    transformation, written once for jaxwg and for JAX."""
+    seen = {}
+
+    def note(name, v):
+        seen[name] = isinstance(v, lib.Array)
+        return v
+
+    x = m.arange(3.0)
+    note("array", x)
+    note("key", random.key(0))
+    note("raw key", random.PRNGKey(0))
+    for name, numpy_value in [("numpy", np.ones(2)), ("python float", 1.0), ("list", [1.0])]:
+        note(name, numpy_value)
+    lib.jit(lambda v: note("jit", v) * 2)(x)
+    lib.grad(lambda v: note("grad", v) * 2)(1.0)
+    lib.vmap(lambda v: note("vmap", v) * 2)(x)
+    lib.jit(lambda k: [note("key in jit", k)][:0])(random.key(0))
+    lib.lax.scan(lambda c, v: (note("scan carry", c) + v, v), 0.0, x)
+    return seen
+
+
+def test_every_array_value_is_an_instance_of_array_as_in_jax(platform):
+    assert _seen_as_arrays(jaxwg, jnp, jaxwg.random) == _seen_as_arrays(jax, jax_numpy, jax.random)
+    assert jnp.ndarray is jaxwg.Array and type(jnp.ones(2)) is not jaxwg.Array
+    assert issubclass(type(jnp.ones(2)), jaxwg.Array) and not issubclass(np.ndarray, jaxwg.Array)
+    assert jaxwg.Array.sum is type(jnp.ones(2)).sum  # where help() and the API reference find them
 
 
 def test_properties(platform):

@@ -91,6 +91,16 @@ def test_stack_concatenate_and_where_of_keys_follow_jax(platform):
         jnp.concatenate([ks, jnp.zeros(4)])
 
 
+def test_asarray_and_array_of_keys_follow_jax(platform):
+    for m, k in [(jnp, random.split(random.key(0), 2)), (jax.numpy, jr.split(jr.key(0), 2))]:
+        assert m.asarray(k) is k and m.asarray(k, dtype=k.dtype) is k
+        copied = m.array(k, ndmin=3)
+        assert copied is not k and copied.shape == (1, 1, 2) and copied.dtype == k.dtype
+        np.testing.assert_array_equal(data(copied)[0, 0], data(k))
+        with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry> to uint32"):
+            m.asarray(k, dtype=np.uint32)
+
+
 def test_jit_vmap_and_scan_over_typed_keys(platform):
     k, kj = random.key(11), jr.key(11)
     split = jaxwg.jit(lambda k: random.split(k, 3))(k)
