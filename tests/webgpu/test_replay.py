@@ -216,3 +216,31 @@ def test_arguments_of_another_size_record_nothing(device):
     slots = [other._node.buffer.slot, args[1]._node.buffer.slot]
     assert replay.run(slots) is None
     assert device.backend.queue.dispatches_recorded == recorded
+
+
+def test_recorded_work_is_kept_per_set_of_call_buffers(device, monkeypatch):
+    """A call records every dispatch's (pipeline, bind group, grid) from one lookup of its
+    arguments' and results' buffers; new buffers (a loop feeding each result back) make
+    new entries, at most `GROUPS_PER_STEP`, and every result stays right."""
+    rng = np.random.default_rng(3)
+    x, w = _inputs(rng)
+    f = jaxwg.jit(lambda x, w: x * 0.5 + _layer(x, w)[:, None] * 0.01)
+    x_dev, w_dev = (jaxwg.device_put(a, device) for a in (x, w))
+    replay = _replay_of(f, x_dev, w_dev)
+    assert replay._at_once
+    looked_up = []
+    make_group = replay_module.Replay._group
+    monkeypatch.setattr(replay_module.Replay, "_group",
+                        lambda self, d, b: looked_up.append(d) or make_group(self, d, b))
+    for _ in range(3):  # the same buffers each call once the first result is dropped
+        np.asarray(f(x_dev, w_dev))
+    first = len(looked_up)
+    for _ in range(3):
+        np.asarray(f(x_dev, w_dev))
+    assert len(looked_up) == first  # no dispatch looked its group up again
+    want, got = x.astype(np.float64), x_dev
+    for _ in range(20):  # each result is the next argument: new buffers, no wait
+        got = f(got, w_dev)
+        want = want * 0.5 + _reference(want, w)[:, None] * 0.01
+    np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=2e-4)
+    assert 0 < len(replay._works) <= replay_module.GROUPS_PER_STEP
