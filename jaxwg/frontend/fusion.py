@@ -10,14 +10,16 @@ Which nodes get their own buffer (are *materialized*):
 2. every reduction, unless it fuses into its consumer as an epilogue (rule 5);
 3. a computed node read through a broadcast inside a reduction's prologue, since it would
    otherwise be recomputed for every reduced element (*broadcast reuse*; `dot` of `exp(a)`),
-   unless it is a few cheap ops that would otherwise take a kernel of their own
-   (`_Planner._repeatable`: a training step's `relu(h @ w + b)`, whose `h @ w` the
-   backward pass reads too, is computed where the next layer's product loads it; a
-   forward pass's is its product's epilogue, rule 5);
+   unless it is constants only, or a few cheap ops that would otherwise take a kernel
+   of their own (`_Planner._repeatable`: a training step's `relu(h @ w + b)`, whose
+   `h @ w` the backward pass reads too, is computed where the next layer's product
+   loads it; a forward pass's is its product's epilogue, rule 5);
    and a movement read through another movement (they compose into one when they can);
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
-   (`INLINE_COST`) that are cheaper to recompute than to write and read back; and
+   (`INLINE_COST`) that are cheaper to recompute than to write and read back, or one
+   kernel of its shape and sums over its rows read it (`_Planner._read_by_row`: rule 9
+   then makes the sums that kernel's stages); and
    any computed node that a live Array holds (`LazyNode.arrays`): the program may use
    it again, and an eager loop such as `v = tanh(v); total += sum(v)` would otherwise
    recompute a chain of every `v` so far in each new kernel;
@@ -59,7 +61,7 @@ from ..core.alu import AluExp
 from ..core.kernel import Kernel, Reduction
 from ..core.routine import Routine
 from .gather import element_coordinates
-from .rows import fuse_rows
+from .rows import MAX_ROW_LENGTH, fuse_rows
 from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, OWN_KERNEL, REDUCE,
                    ROUTINE, LazyNode)
 from ..core.view import MultiIndex, check_index_size
@@ -115,8 +117,13 @@ def _worth_sharing(node: LazyNode) -> bool:
 
 def _cheap_to_repeat(node: LazyNode) -> bool:
     """Whether an elementwise node is so cheap that recomputing it for every term of a
-    reduction (rule 3) costs less than a kernel that writes it once."""
-    if node.kind != ELEMENTWISE or node.cost > INLINE_COST:
+    reduction (rule 3) costs less than a kernel that writes it once: a few cheap ops,
+    or any ops on constants only (the kernel folds them: `-1.0 / n` in a gradient)."""
+    if node.kind != ELEMENTWISE:
+        return False
+    if _of_constants(node):
+        return True
+    if node.cost > INLINE_COST:
         return False
     dtypes = [node.dtype] + [s.dtype for s in node.srcs]
     if dt.float64 in dtypes:
@@ -124,6 +131,17 @@ def _cheap_to_repeat(node: LazyNode) -> bool:
     exp = node.arg.fn(*[alu.variable(s.dtype, f"x{i}") for i, s in enumerate(node.srcs)],
                       **dict(node.arg.params))
     return all(e.op in _CHEAP_OPS for e in exp.toposort())
+
+
+def _of_constants(node: LazyNode) -> bool:
+    """Whether a node reads nothing but constants, through elementwise ops and views."""
+    stack = [node]
+    while stack:
+        top = stack.pop()
+        if top.kind not in (CONST, ELEMENTWISE, MOVE):
+            return False
+        stack.extend(top.srcs)
+    return True
 
 
 def _is_broadcast(node: LazyNode) -> bool:
@@ -143,6 +161,7 @@ class _Planner:
         self.targets = {id(t) for t in targets}
         self.materialize = {id(t) for t in targets if t.kind != BUFFER}
         self.epilogue_of: dict[int, LazyNode] = {}  # id(root) -> reduction fused into it
+        self.by_id = {id(n): n for n in self.order}
         self.users: dict[int, list[LazyNode]] = {id(n): [] for n in self.order}
         self.edges: dict[int, int] = dict.fromkeys(self.users, 0)  # reads, as node.users counts
         for node in self.order:
@@ -241,9 +260,23 @@ class _Planner:
             if node.kind == REDUCE and self._fuse_as_epilogue(node, mine):
                 self.materialize.discard(id(node))
             elif id(node) not in self.materialize and (
-                    (len(mine) > 1 and _worth_sharing(node)) or (node.arrays and _is_computed(node))):
+                    (len(mine) > 1 and _worth_sharing(node) and not self._read_by_row(node, mine))
+                    or (node.arrays and _is_computed(node))):
                 self.materialize.add(id(node))
             roots[id(node)] = {id(node)} if id(node) in self.materialize else mine
+
+    def _read_by_row(self, node: LazyNode, roots: set) -> bool:
+        """Rule 4's exception: `node` (rows along its last axis) is read by one kernel of
+        its own shape and by sums over its rows. Row fusion (rule 9) makes those sums
+        stages of that kernel, which then computes the node's row twice rather than
+        reading it back: softmax cross-entropy's backward pass is one kernel."""
+        if "elsewhere" in roots or not node.shape or node.shape[-1] > MAX_ROW_LENGTH:
+            return False
+        readers = [self.by_id[r] for r in roots]
+        sums = [r for r in readers if r.kind == REDUCE]
+        others = [r for r in readers if r.kind != REDUCE]
+        return (len(others) == 1 and others[0].shape == node.shape
+                and all(r.arg.axes == (len(node.shape) - 1,) and r.srcs[0].shape == node.shape for r in sums))
 
     def _fuse_as_epilogue(self, reduction: LazyNode, roots: set) -> bool:
         if len(roots) != 1 or id(reduction) in self.targets:

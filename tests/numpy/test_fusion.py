@@ -13,7 +13,7 @@ import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg.frontend.execute import counters
 
-from .helpers import assert_array, kernels_for
+from .helpers import assert_array, jax, jax_numpy, kernels_for
 
 
 def _softmax(m, x):
@@ -78,6 +78,27 @@ def test_dense_layers_compute_their_activations_where_the_next_product_loads_the
     for got, want in zip(out, mlp(np, relu, h, w1, b, w2)):
         assert_array(got, want.astype(np.float64), rtol=1e-5, atol=1e-6)
     assert count == 3
+
+
+def test_softmax_cross_entropy_gradient_is_one_kernel(platform, mode):
+    """The gradient of a softmax cross-entropy with respect to its logits reads the
+    softmax once per output and once in a row sum (rule 4's exception), the row max, its
+    tie count and the sums are stages of one kernel (rule 9), and `-1 / n` folds into it
+    (rule 3: a node of constants is never a kernel of its own)."""
+    rng = np.random.default_rng(1)
+    z = rng.standard_normal((64, 10)).astype(np.float32)
+    z[:, 3] = z[:, 7] = z.max(axis=1) + 1  # ties at the max: their share of its gradient
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 64)]
+
+    def loss(m, z, y):
+        zmax = m.max(z, axis=-1, keepdims=True)
+        lse = m.log(m.sum(m.exp(z - zmax), axis=-1)) + zmax[..., 0]
+        return -m.mean(m.sum(z * y, axis=-1) - lse)
+
+    count, got = kernels_for(jaxwg.grad(lambda *a: loss(jnp, *a)), jnp.asarray(z), jnp.asarray(y), mode=mode)
+    want = jax.grad(lambda *a: loss(jax_numpy, *a))(z, y)
+    assert_array(got, np.asarray(want), rtol=1e-5, atol=1e-7)
+    assert count == 1
 
 
 def test_shared_value_is_computed_once(platform, mode):
