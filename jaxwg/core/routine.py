@@ -115,17 +115,22 @@ class SortPermutation(Routine):
 
 @dataclass(frozen=True)
 class ScatterAdd(Routine):
-    """The operand (`operand_size` elements of `element`) with `updates` values added at flat
-    positions: input 0 is the operand, input 1 the int32 position of each update
-    (outside [0, size): dropped), input 2 the updates. bool adds as logical or.
-    Colliding float updates are summed in no fixed order (atomically on GPUs)."""
+    """The operand (`operand_size` elements of `element`) with `updates` values combined in
+    at flat positions: input 0 is the operand, input 1 the int32 position of each update
+    (outside [0, size): dropped), input 2 the updates. `combine` "add" adds (bool: logical
+    or; colliding float updates are summed in no fixed order, atomically on GPUs); "max"
+    keeps the largest (int32 only: `lax.scatter` finds the last update to each position
+    with it)."""
 
     element: dt.DType
     operand_size: int
     updates: int
+    combine: str = "add"
 
-    # The dtypes every backend adds in (GPUs atomically): others scatter as reductions.
-    DTYPES = (dt.bool_, dt.int32, dt.uint32, dt.float32)
+    # The dtypes every backend combines in, by `combine` (GPUs atomically): others
+    # scatter as reductions.
+    COMBINE_DTYPES = {"add": (dt.bool_, dt.int32, dt.uint32, dt.float32), "max": (dt.int32,)}
+    DTYPES = COMBINE_DTYPES["add"]
 
     @property
     def size(self) -> int:
@@ -145,12 +150,13 @@ class ScatterAdd(Routine):
         operand, targets, updates = (a[:n] for a, n in zip(inputs, self.input_sizes()))
         out = operand.copy()
         kept = (targets >= 0) & (targets < self.size)
+        combine = np.maximum if self.combine == "max" else np.logical_or if self.dtype.is_bool else np.add
         with np.errstate(all="ignore"):  # inf - inf is NaN here as on the device
-            (np.logical_or if self.dtype.is_bool else np.add).at(out, targets[kept], updates[kept])
+            combine.at(out, targets[kept], updates[kept])
         return out
 
     def __str__(self) -> str:
-        return f"scatter-add of {self.updates} {self.dtype.name} update(s) into {self.size}"
+        return f"scatter-{self.combine} of {self.updates} {self.dtype.name} update(s) into {self.size}"
 
 
 @dataclass(frozen=True)

@@ -818,9 +818,11 @@ def _sort_permutation(aval, *keys):
     return LazyNode(ROUTINE, aval.shape, aval.dtype, (planes,), routine)
 
 
-def _scatter_add_flat(aval, operand, targets, updates):
-    routine = ScatterAdd(aval.dtype, operand.size, targets.size)
-    return LazyNode(ROUTINE, aval.shape, aval.dtype, (operand, targets, updates), routine)
+def _scatter_flat(combine: str):
+    def rule(aval, operand, targets, updates):
+        routine = ScatterAdd(aval.dtype, operand.size, targets.size, combine)
+        return LazyNode(ROUTINE, aval.shape, aval.dtype, (operand, targets, updates), routine)
+    return rule
 
 
 def _cumsum(aval, x, *, axis, reverse):
@@ -918,7 +920,8 @@ lowering_rules.update({
     P.bitcast_convert_type_p: _bitcast_convert_type,
     P.cumsum_p: _cumsum,
     P.sort_permutation_p: _sort_permutation,
-    P.scatter_add_flat_p: _scatter_add_flat,
+    P.scatter_add_flat_p: _scatter_flat("add"),
+    P.scatter_max_flat_p: _scatter_flat("max"),
     P.gather_p: _gather,
     P.broadcast_in_dim_p: _broadcast_in_dim,
     P.reshape_p: _reshape,

@@ -30,7 +30,7 @@ import enum
 
 from ..core import dtypes as dt
 from .aval import ShapedArray
-from ..core.routine import CumulativeSum
+from ..core.routine import CumulativeSum, ScatterAdd
 from .gather import gather_abstract_eval
 
 
@@ -496,19 +496,28 @@ def _sort_permutation_abstract_eval(*keys):
 # built on it.
 sort_permutation_p = _declare("sort_permutation", _sort_permutation_abstract_eval)
 
-def _scatter_add_flat_abstract_eval(operand, targets, updates):
-    if targets.dtype is not dt.int32 or targets.ndim != 1 or updates.shape != targets.shape \
-            or updates.dtype is not operand.dtype:
-        raise TypeError(f"scatter_add_flat takes an operand, int32 positions of shape (n,) and n "
-                        f"updates of the operand's dtype; got {operand.dtype.name}{list(operand.shape)}, "
-                        f"{targets.dtype.name}{list(targets.shape)}, {updates.dtype.name}{list(updates.shape)}")
-    return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+def _scatter_flat_abstract_eval(name: str, dtypes):
+    def rule(operand, targets, updates):
+        if targets.dtype is not dt.int32 or targets.ndim != 1 or updates.shape != targets.shape \
+                or updates.dtype is not operand.dtype or operand.dtype not in dtypes:
+            raise TypeError(
+                f"{name} takes an operand of {', '.join(d.name for d in dtypes)}, int32 positions of "
+                f"shape (n,) and n updates of the operand's dtype; got {operand.dtype.name}"
+                f"{list(operand.shape)}, {targets.dtype.name}{list(targets.shape)}, "
+                f"{updates.dtype.name}{list(updates.shape)}")
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+    return rule
 
 
 # The operand with each update added at its flat (row-major) position; positions outside
-# the operand drop their update: the scatter-add routine (`core.routine.ScatterAdd`).
+# the operand drop their update: the scatter routine (`core.routine.ScatterAdd`).
 # `lax.scatter_add` lowers to it where the device adds the dtype atomically.
-scatter_add_flat_p = _declare("scatter_add_flat", _scatter_add_flat_abstract_eval)
+scatter_add_flat_p = _declare("scatter_add_flat", _scatter_flat_abstract_eval(
+    "scatter_add_flat", ScatterAdd.COMBINE_DTYPES["add"]))
+# The same keeping each position's largest value (int32): `lax.scatter` finds the last
+# update to each position with it (the update's number), as JAX's scatter on CPU keeps.
+scatter_max_flat_p = _declare("scatter_max_flat", _scatter_flat_abstract_eval(
+    "scatter_max_flat", ScatterAdd.COMBINE_DTYPES["max"]))
 
 def _cumsum_abstract_eval(x, *, axis, reverse):
     if not 0 <= axis < x.ndim:

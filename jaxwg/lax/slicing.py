@@ -7,11 +7,13 @@ dtypes the scatter-add routine takes (`core.routine.ScatterAdd.DTYPES`), on arra
 any device binds whole (`binds_anywhere`), computes each
 update element's flat position in the operand and runs the routine
 (`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
-order, as on JAX's GPUs). The other scatters are built from primitives: each operand
-element reduces, over every index vector, the update element that lands on it
-(masked where none does), so colliding indices combine exactly as the op says and the
-result is the same on every device, but the work is (operand size) x (number of
-index vectors).
+order, as on JAX's GPUs). `scatter` (set) on such arrays finds each position's last
+update with an int32 scatter-max of the update numbers (`scatter_max_flat`) and
+gathers it: colliding updates keep the last, as JAX's do on CPU. The other scatters
+are built from primitives: each operand element reduces, over every index vector,
+the update element that lands on it (masked where none does), so colliding indices
+combine exactly as the op says and the result is the same on every device, but the
+work is (operand size) x (number of index vectors).
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -146,10 +148,12 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
-    if combine == "add" and op_aval.dtype in ScatterAdd.DTYPES and binds_anywhere(op_aval.size, elements):
-        targets = _flat_targets(flat_indices, d, shape, window, mode)
-        return bind(P.scatter_add_flat_p, operand, lax.reshape(targets, (elements,)),
-                    lax.reshape(flat_updates, (elements,)))
+    flat = binds_anywhere(op_aval.size, elements)
+    if flat and (combine == "set" or (combine == "add" and op_aval.dtype in ScatterAdd.DTYPES)):
+        targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
+        if combine == "add":
+            return bind(P.scatter_add_flat_p, operand, targets, lax.reshape(flat_updates, (elements,)))
+        return _set_flat(operand, targets, lax.reshape(flat_updates, (elements,)))
     full = tuple(shape) + (count,)  # every operand element against every index vector
     which = lax.broadcasted_iota(dt.int32, full, n)
     valid, offsets = None, []
@@ -180,6 +184,22 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
         offset_dims=(), collapsed_slice_dims=tuple(range(picked)), start_index_map=tuple(range(picked))),
         (1,) * picked, mode=GatherScatterMode.CLIP)
     return _COMBINE[combine](operand, term, valid, which, n)
+
+
+def _set_flat(operand, targets, updates):
+    """`operand` with `updates` written at flat `targets` (-1: dropped), the last update
+    to a position winning, as JAX's scatter does on CPU: an int32 scatter-max finds each
+    position's last update number, a gather reads those updates. Memory and work grow
+    with the operand and the updates, not with their product."""
+    shape = aval_of(operand).shape
+    size, count = math.prod(shape), aval_of(targets).shape[0]
+    last = bind(P.scatter_max_flat_p, lax.full((size,), -1, dt.int32), targets,
+                lax.iota(dt.int32, count))
+    picked = gather(updates, lax.expand_dims(lax.max(last, lax.full_like(last, 0)), (1,)),
+                    GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)),
+                    (1,), mode=GatherScatterMode.CLIP)
+    written = lax.select(lax.ge(last, lax.full_like(last, 0)), picked, lax.reshape(operand, (size,)))
+    return lax.reshape(written, shape)
 
 
 def _flat_targets(flat_indices, d: ScatterDimensionNumbers, shape, window, mode):

@@ -114,7 +114,8 @@ def _replace_zero(x):
 for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.not_p, P.and_p, P.or_p,
            P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
            P.bitcast_convert_type_p, P.stop_gradient_p, P.argmax_p, P.argmin_p, P.reduce_and_p,
-           P.reduce_or_p, P.iota_p, P.empty_p, P.threefry2x32_p, P.sort_permutation_p, *P.COMPARISONS):
+           P.reduce_or_p, P.iota_p, P.empty_p, P.threefry2x32_p, P.sort_permutation_p, P.scatter_max_flat_p,
+           *P.COMPARISONS):
     defzero(_p)
 
 defjvp(P.exp_p, lambda g, ans, x: lax.mul(g, ans))

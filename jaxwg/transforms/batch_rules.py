@@ -20,6 +20,7 @@ products stay one product.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -145,7 +146,7 @@ def _sort_permutation_rule(vals, dims):
 P.batch_rules[P.sort_permutation_p] = _sort_permutation_rule
 
 
-def _scatter_add_flat_rule(vals, dims):
+def _scatter_flat_rule(prim, vals, dims):
     """One scatter into the batch's operands side by side: each row's positions offset
     by the row's start, and positions outside a row dropped (not added to its neighbour)."""
     (operand, targets, updates), size = _front(vals, dims)
@@ -157,12 +158,13 @@ def _scatter_add_flat_rule(vals, dims):
                              lax.lt(targets, lax.full_like(targets, per_row)))
     moved = lax.select(inside, lax.add(targets, start), lax.full_like(targets, -1))
     count = math.prod(aval_of(targets).shape)
-    out = P.scatter_add_flat_p.bind(lax.reshape(operand, (size * per_row,)), lax.reshape(moved, (count,)),
-                                    lax.reshape(updates, (count,)))
+    out = prim.bind(lax.reshape(operand, (size * per_row,)), lax.reshape(moved, (count,)),
+                    lax.reshape(updates, (count,)))
     return lax.reshape(out, shape), 0
 
 
-P.batch_rules[P.scatter_add_flat_p] = _scatter_add_flat_rule
+for _p in (P.scatter_add_flat_p, P.scatter_max_flat_p):
+    P.batch_rules[_p] = functools.partial(_scatter_flat_rule, _p)
 
 
 def _plus1(axes) -> tuple:

@@ -1,7 +1,8 @@
-"""The scatter-add routine (core/routine.py, backend/webgpu/scatter.py) against NumPy's
-`add.at`, on both backends: every dtype it takes, positions outside the operand
-(dropped), and heavy collisions, where the GPU's atomic adds race: integer-valued
-floats keep every partial sum exact, so any lost update shows as a wrong total."""
+"""The scatter routine (core/routine.py, backend/webgpu/scatter.py) against NumPy's
+`add.at` and `maximum.at`, on both backends: every dtype it takes, positions outside
+the operand (dropped), and heavy collisions, where the GPU's atomic adds race:
+integer-valued floats keep every partial sum exact, so any lost update shows as a
+wrong total."""
 
 import numpy as np
 import pytest
@@ -16,15 +17,17 @@ from jaxwg.core.routine import ScatterAdd
 from .helpers import assert_equal_values, run_kernel
 
 
-def run_scatter(backend, operand: np.ndarray, targets: np.ndarray, updates: np.ndarray) -> np.ndarray:
-    routine = ScatterAdd(dt.from_numpy(operand.dtype), operand.size, targets.size)
+def run_scatter(backend, operand: np.ndarray, targets: np.ndarray, updates: np.ndarray,
+                combine: str = "add") -> np.ndarray:
+    routine = ScatterAdd(dt.from_numpy(operand.dtype), operand.size, targets.size, combine)
     return run_kernel(backend, routine, [operand, targets.astype(np.int32), updates])
 
 
-def expected(operand, targets, updates):
+def expected(operand, targets, updates, combine: str = "add"):
     out = operand.copy()
     kept = (targets >= 0) & (targets < operand.size)
-    (np.logical_or if out.dtype == bool else np.add).at(out, targets[kept], updates[kept])
+    ufunc = np.maximum if combine == "max" else np.logical_or if out.dtype == bool else np.add
+    ufunc.at(out, targets[kept], updates[kept])
     return out
 
 
@@ -46,6 +49,28 @@ def test_matches_numpy_add_at(backend, dtype, size, updates, spread, seed):
     targets = rng.integers(-2, min(size + 2, spread), updates).astype(np.int32)
     values = _values(rng, dtype, updates)
     assert_equal_values(run_scatter(backend, operand, targets, values), expected(operand, targets, values))
+
+
+@settings(max_examples=20)
+@given(size=st.integers(1, 2000), updates=st.integers(0, 3000), spread=st.sampled_from([1, 3, 10 ** 6]),
+       seed=st.integers(0, 2 ** 31))
+def test_int32_maxima_match_numpy_maximum_at(backend, size, updates, spread, seed):
+    """Signed: negative updates lose to a larger operand, and the operand's minimum to them."""
+    rng = np.random.default_rng(seed)
+    operand = rng.integers(-2 ** 31, 2 ** 31, size, dtype=np.int64).astype(np.int32)
+    targets = rng.integers(-2, min(size + 2, spread), updates).astype(np.int32)
+    values = rng.integers(-2 ** 31, 2 ** 31, updates, dtype=np.int64).astype(np.int32)
+    got = run_scatter(backend, operand, targets, values, "max")
+    assert_equal_values(got, expected(operand, targets, values, "max"))
+
+
+def test_a_million_colliding_int32_maxima(backend):
+    """What `lax.scatter` asks of it: each position's last update number, a million racing."""
+    rng = np.random.default_rng(1)
+    targets = rng.integers(-1, 1000, 1_000_000).astype(np.int32)
+    numbers = np.arange(1_000_000, dtype=np.int32)
+    got = run_scatter(backend, np.full(1000, -1, np.int32), targets, numbers, "max")
+    assert_equal_values(got, expected(np.full(1000, -1, np.int32), targets, numbers, "max"))
 
 
 def test_a_million_colliding_float_adds_lose_none(backend):

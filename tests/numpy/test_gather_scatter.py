@@ -137,6 +137,39 @@ def test_gather_from_a_large_operand(platform):
     np.testing.assert_array_equal(got, np.clip(idx[:, 0], 0, n - 1))
 
 
+def test_set_at_many_indices_keeps_the_last_update_as_jax(platform):
+    """`x.at[i].set(v)` with as many indices as elements (a permutation, then repeats)
+    costs memory in their sum, not their product (400000 x 400000 would not fit any
+    index), and a position written several times keeps its last update, as JAX's CPU."""
+    rng = np.random.default_rng(4)
+    n = 400_000
+    x = rng.standard_normal(n).astype(np.float32)
+    perm = rng.permutation(n).astype(np.int32)
+    v = rng.standard_normal(n).astype(np.float32)
+    want = x.copy()
+    want[perm] = v
+    np.testing.assert_array_equal(np.asarray(jnp.asarray(x).at[perm].set(v)), want)
+    repeats = rng.integers(-n - 5, n + 5, 3 * n).astype(np.int32)  # negatives wrap, past the end drop
+    w = rng.standard_normal(3 * n).astype(np.float32)
+    ours = jaxwg.jit(lambda x, i, w: x.at[i].set(w))(x, repeats, w)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(jax.numpy.asarray(x).at[repeats].set(w)))
+
+
+def test_set_at_repeated_indices_under_transformations_matches_jax():
+    x, v = np.arange(6, dtype=np.float32), np.linspace(-1, 1, 7).astype(np.float32)
+    i = np.array([1, 4, 1, -1, 9, 4, 1], np.int32)
+
+    def f(m):
+        return lambda x, v: (m.sin(m.asarray(x).at[i].set(v * x[2])) * m.arange(6.0)).sum()
+
+    ours, theirs = jaxwg.jit(jaxwg.grad(f(jnp), argnums=(0, 1))), jax.grad(f(jax.numpy), argnums=(0, 1))
+    for g, w in zip(ours(x, v), theirs(x, v)):
+        _same(g, w)
+    batched = np.stack([v, -v, 2 * v])
+    _same(jaxwg.vmap(jaxwg.grad(f(jnp), argnums=1), in_axes=(None, 0))(x, batched),
+          jax.vmap(jax.grad(f(jax.numpy), argnums=1), in_axes=(None, 0))(x, batched))
+
+
 def test_gather_errors_name_the_problem():
     d = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
     with pytest.raises(TypeError, match="integer"):

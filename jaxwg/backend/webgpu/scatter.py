@@ -1,12 +1,13 @@
-"""The scatter-add routine's shaders and plan: copy the operand, then add each update
-at its position with an atomic operation.
+"""The scatter routine's shaders and plan: copy the operand, then combine each update
+in at its position with an atomic operation.
 
 `ScatterAdd` reads the operand, one int32 position per update and the updates. The
 first pass copies the operand into the output, the second runs one thread per
 update: int32 and uint32 add with `atomicAdd` (wrapping, as JAX's integers do),
-bool ors with `atomicOr`, and float32 adds in a compare-and-swap loop on the bits,
-since WGSL has no float atomics. Updates at positions outside the operand are
-dropped. Colliding float updates are summed in whatever order the threads win.
+bool ors with `atomicOr`, float32 adds in a compare-and-swap loop on the bits,
+since WGSL has no float atomics, and int32 maxima take `atomicMax`. Updates at
+positions outside the operand are dropped. Colliding float updates are summed in
+whatever order the threads win.
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import ScatterAdd
@@ -22,12 +23,14 @@ from .routines import RoutinePlan, RoutineStep
 
 THREADS = 256
 
-# How an update combines into the output word at `&out[t]` (WGSL), by dtype.
+# How an update combines into the output word at `&out[t]` (WGSL), by combine and
+# dtype; the output's atomic type is u32 unless the key's entry in _ATOMIC says otherwise.
 _COMBINE = {
-    dt.int32: "atomicAdd(&out[t], updates[i]);",
-    dt.uint32: "atomicAdd(&out[t], updates[i]);",
-    dt.bool_: "atomicOr(&out[t], updates[i]);",
-    dt.float32: """\
+    ("add", dt.int32): "atomicAdd(&out[t], updates[i]);",
+    ("add", dt.uint32): "atomicAdd(&out[t], updates[i]);",
+    ("add", dt.bool_): "atomicOr(&out[t], updates[i]);",
+    ("max", dt.int32): "atomicMax(&out[t], bitcast<i32>(updates[i]));",  # signed compare
+    ("add", dt.float32): """\
 let value = bitcast<f32>(updates[i]);
 var old = atomicLoad(&out[t]);
 loop {
@@ -36,20 +39,23 @@ loop {
   old = swapped.old_value;
 }""",
 }
-assert set(_COMBINE) == set(ScatterAdd.DTYPES)
+_ATOMIC = {("max", dt.int32): "i32"}
+assert set(_COMBINE) == {(c, d) for c, dtypes in ScatterAdd.COMBINE_DTYPES.items() for d in dtypes}
 
 
 def plan(routine: ScatterAdd, workgroup_bytes: int) -> RoutinePlan:
-    """A copy pass over the operand, then an add pass over the updates."""
+    """A copy pass over the operand, then a pass over the updates that combines each in."""
+    key = (routine.combine, routine.dtype)
     steps = (RoutineStep("copy", (), -(-routine.size // THREADS)),
-             RoutineStep("add", (), -(-routine.updates // THREADS)))
+             RoutineStep(routine.combine, (), -(-routine.updates // THREADS)))
+    atomic = f"out: array<atomic<{_ATOMIC.get(key, 'u32')}>>"
     return RoutinePlan({"copy": _shader(routine, "out: array<u32>", "SIZE", "out[i] = operand[i];"),
-                        "add": _shader(routine, "out: array<atomic<u32>>", "UPDATES", _add(routine))},
+                        routine.combine: _shader(routine, atomic, "UPDATES", _combine(key))},
                        steps, 0)
 
 
-def _add(routine: ScatterAdd) -> str:
-    body = "\n".join("  " + line for line in _COMBINE[routine.dtype].split("\n"))
+def _combine(key: tuple) -> str:
+    body = "\n".join("  " + line for line in _COMBINE[key].split("\n"))
     return f"let t = targets[i];\nif (t >= 0 && t < i32(SIZE)) {{\n{body}\n}}"
 
 
