@@ -123,6 +123,12 @@ def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
         scatter_dims_to_operand_dims=d.scatter_dims_to_operand_dims + d.operand_batching_dims)
 
 
+# A `scatter` (set) of at most this many (operand element, index vector) pairs is built
+# from primitives, which fuse into the kernels around it (`x.at[i].set(v)` in a loop body);
+# a larger one takes the scatter routine's three passes.
+DENSE_SET_TERMS = 1 << 16
+
+
 def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers, mode):
     """`operand` with `updates` combined in (see the module docstring); `combine` is
     "add", "mul", "min", "max" or "set" (the last update to land wins)."""
@@ -148,8 +154,8 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
-    flat = binds_anywhere(op_aval.size, elements)
-    if flat and (combine == "set" or (combine == "add" and op_aval.dtype in ScatterAdd.DTYPES)):
+    routine = {"add": op_aval.dtype in ScatterAdd.DTYPES, "set": op_aval.size * count > DENSE_SET_TERMS}
+    if routine.get(combine) and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
         if combine == "add":
             return bind(P.scatter_add_flat_p, operand, targets, lax.reshape(flat_updates, (elements,)))

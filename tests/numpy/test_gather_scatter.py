@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 import jaxwg
 import jaxwg.numpy as jnp
 from jaxwg import lax
+from jaxwg.lax import slicing
 from jaxwg.errors import NonConcreteBooleanIndexError
 
 from .helpers import jax
@@ -155,7 +156,12 @@ def test_set_at_many_indices_keeps_the_last_update_as_jax(platform):
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(jax.numpy.asarray(x).at[repeats].set(w)))
 
 
-def test_set_at_repeated_indices_under_transformations_matches_jax():
+@pytest.mark.parametrize("path", ["routine", "primitives"])
+def test_set_at_repeated_indices_under_transformations_matches_jax(path, monkeypatch):
+    """Both ways `lax.scatter` sets: the scatter routine (monkeypatched down to these
+    sizes) and, for small scatters, a composition of primitives."""
+    if path == "routine":
+        monkeypatch.setattr(slicing, "DENSE_SET_TERMS", 0)
     x, v = np.arange(6, dtype=np.float32), np.linspace(-1, 1, 7).astype(np.float32)
     i = np.array([1, 4, 1, -1, 9, 4, 1], np.int32)
 
