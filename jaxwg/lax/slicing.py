@@ -9,7 +9,9 @@ update element's flat position in the operand and runs the routine
 (`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
 order, as on JAX's GPUs). `scatter` (set) on such arrays finds each position's last
 update with an int32 scatter-max of the update numbers (`scatter_max_flat`) and
-gathers it: colliding updates keep the last, as JAX's do on CPU. The other scatters
+gathers it: colliding updates keep the last, as JAX's do on CPU; int32 and uint32
+`scatter_max` and `scatter_min` map their values onto int32's order for the same
+primitive. Small ones (`DENSE_SCATTER_TERMS`) and the other scatters
 are built from primitives: each operand element reduces, over every index vector,
 the update element that lands on it (masked where none does), so colliding indices
 combine exactly as the op says and the result is the same on every device, but the
@@ -123,10 +125,11 @@ def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
         scatter_dims_to_operand_dims=d.scatter_dims_to_operand_dims + d.operand_batching_dims)
 
 
-# A `scatter` (set) of at most this many (operand element, index vector) pairs is built
-# from primitives, which fuse into the kernels around it (`x.at[i].set(v)` in a loop body);
-# a larger one takes the scatter routine's three passes.
-DENSE_SET_TERMS = 1 << 16
+# A `scatter` (set) or an integer `scatter_max` / `scatter_min` of at most this many
+# (operand element, index vector) pairs is built from primitives, which fuse into the
+# kernels around it (`x.at[i].set(v)` in a loop body); a larger one takes the scatter
+# routine's passes.
+DENSE_SCATTER_TERMS = 1 << 16
 
 
 def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers, mode):
@@ -154,12 +157,18 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
-    routine = {"add": op_aval.dtype in ScatterAdd.DTYPES, "set": op_aval.size * count > DENSE_SET_TERMS}
+    large = op_aval.size * count > DENSE_SCATTER_TERMS
+    routine = {"add": op_aval.dtype in ScatterAdd.DTYPES, "set": large,
+               "max": large and op_aval.dtype in (dt.int32, dt.uint32)}
+    routine["min"] = routine["max"]
     if routine.get(combine) and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
+        flat_updates = lax.reshape(flat_updates, (elements,))
         if combine == "add":
-            return bind(P.scatter_add_flat_p, operand, targets, lax.reshape(flat_updates, (elements,)))
-        return _set_flat(operand, targets, lax.reshape(flat_updates, (elements,)))
+            return bind(P.scatter_add_flat_p, operand, targets, flat_updates)
+        if combine == "set":
+            return _set_flat(operand, targets, flat_updates)
+        return _extremum_flat(combine, operand, targets, flat_updates)
     full = tuple(shape) + (count,)  # every operand element against every index vector
     which = lax.broadcasted_iota(dt.int32, full, n)
     valid, offsets = None, []
@@ -206,6 +215,22 @@ def _set_flat(operand, targets, updates):
                     (1,), mode=GatherScatterMode.CLIP)
     written = lax.select(lax.ge(last, lax.full_like(last, 0)), picked, lax.reshape(operand, (size,)))
     return lax.reshape(written, shape)
+
+
+def _extremum_flat(combine: str, operand, targets, updates):
+    """int32 or uint32 `operand` with each position's "max" or "min" of `updates` at flat
+    `targets`, through the int32 scatter-max: uint32 keeps its order in int32 with its
+    top bit flipped, and the complement (~x) reverses the order for minima."""
+    dtype = aval_of(operand).dtype
+    top = lax.full((), 0x80000000, dt.uint32)
+
+    def key(x):
+        k = x if dtype is dt.int32 else lax.bitcast_convert_type(lax.bitwise_xor(x, top), dt.int32)
+        return lax.bitwise_not(k) if combine == "min" else k
+
+    k = bind(P.scatter_max_flat_p, key(operand), targets, key(updates))
+    k = lax.bitwise_not(k) if combine == "min" else k
+    return k if dtype is dt.int32 else lax.bitwise_xor(lax.bitcast_convert_type(k, dt.uint32), top)
 
 
 def _flat_targets(flat_indices, d: ScatterDimensionNumbers, shape, window, mode):

@@ -156,12 +156,31 @@ def test_set_at_many_indices_keeps_the_last_update_as_jax(platform):
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(jax.numpy.asarray(x).at[repeats].set(w)))
 
 
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_integer_max_and_min_at_many_indices_match_jax(platform, dtype, monkeypatch):
+    """Through the routine's int32 scatter-max (uint32 with its top bit flipped, minima
+    complemented), across the whole range; under vmap with the routine forced."""
+    rng = np.random.default_rng(5)
+    n, info = 300_000, np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, n, dtype=np.int64, endpoint=True).astype(dtype)
+    i = rng.integers(-n - 3, n + 3, 2 * n).astype(np.int32)
+    v = rng.integers(info.min, info.max, 2 * n, dtype=np.int64, endpoint=True).astype(dtype)
+    for op in ["max", "min"]:
+        got = getattr(jnp.asarray(x).at[i], op)(v)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(getattr(jax.numpy.asarray(x).at[i], op)(v)))
+    monkeypatch.setattr(slicing, "DENSE_SCATTER_TERMS", 0)
+    xs, small = x[:12].reshape(2, 6), np.array([1, 4, 1, -1, 9], np.int32)
+    ours = jaxwg.vmap(lambda r: r.at[small].min(r[:5][::-1]))(xs)
+    theirs = jax.vmap(lambda r: r.at[small].min(r[:5][::-1]))(xs)
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
 @pytest.mark.parametrize("path", ["routine", "primitives"])
 def test_set_at_repeated_indices_under_transformations_matches_jax(path, monkeypatch):
     """Both ways `lax.scatter` sets: the scatter routine (monkeypatched down to these
     sizes) and, for small scatters, a composition of primitives."""
     if path == "routine":
-        monkeypatch.setattr(slicing, "DENSE_SET_TERMS", 0)
+        monkeypatch.setattr(slicing, "DENSE_SCATTER_TERMS", 0)
     x, v = np.arange(6, dtype=np.float32), np.linspace(-1, 1, 7).astype(np.float32)
     i = np.array([1, 4, 1, -1, 9, 4, 1], np.int32)
 
