@@ -135,9 +135,12 @@ def _cheap_to_repeat(node: LazyNode) -> bool:
 
 def _of_constants(node: LazyNode) -> bool:
     """Whether a node reads nothing but constants, through elementwise ops and views."""
-    stack = [node]
+    stack, seen = [node], set()
     while stack:
         top = stack.pop()
+        if id(top) in seen:
+            continue
+        seen.add(id(top))
         if top.kind not in (CONST, ELEMENTWISE, MOVE):
             return False
         stack.extend(top.srcs)
@@ -267,9 +270,9 @@ class _Planner:
 
     def _read_by_row(self, node: LazyNode, roots: set) -> bool:
         """Rule 4's exception: `node` (rows along its last axis) is read by one kernel of
-        its own shape and by sums over its rows. Row fusion (rule 9) makes those sums
-        stages of that kernel, which then computes the node's row twice rather than
-        reading it back: softmax cross-entropy's backward pass is one kernel."""
+        its own shape and by reductions over its rows. Row fusion (rule 9) makes those
+        reductions stages of that kernel, which then computes the node's row twice rather
+        than reading it back: softmax cross-entropy's backward pass is one kernel."""
         if "elsewhere" in roots or not node.shape or node.shape[-1] > MAX_ROW_LENGTH:
             return False
         readers = [self.by_id[r] for r in roots]
