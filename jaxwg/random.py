@@ -21,8 +21,9 @@ shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and
 takes either kind; `split` and `fold_in` return keys of the kind they are given. A typed
 key array is a pytree node over its uint32 data, so it passes through `jit`, `vmap`,
 `scan` and the other transformations, and indexes, reshapes and iterates over its key
-axes as JAX's does. It is a `jaxwg.Array`, and `jnp.asarray`, `array`, `stack`,
-`concatenate` and `where` take it; other `jnp` functions do not, and unlike JAX's,
+axes as JAX's does. It is a `jaxwg.Array`, and `jnp.asarray`, `array`, `reshape`,
+`ravel`, `transpose`, `squeeze`, `stack`, `concatenate` and `where` take it; other `jnp`
+functions do not, and unlike JAX's,
 `tree_util` sees its data as the leaf and jaxprs show that uint32 data.
 
 >>> from jaxwg import random
@@ -126,6 +127,8 @@ class PRNGKeyArray:
         if -1 not in shape and math.prod(shape) != self.size:
             raise TypeError(f"cannot reshape array of shape {self.shape} (size {self.size}) into "
                             f"shape {shape if len(shape) != 1 else shape[0]} (size {math.prod(shape)})")
+        if order == "F":  # on the key axes only: each key's two words stay together
+            return self.transpose().reshape(shape[::-1]).transpose()
         return PRNGKeyArray(jnp.reshape(self._base, (*shape, 2), order=order))
 
     def ravel(self, order="C"):

@@ -30,6 +30,7 @@ from ._util import (
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
+    key_data,
     slice_axis,
     static_value,
     to_array,
@@ -91,9 +92,11 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     >>> jnp.reshape(jnp.arange(6), (3, -1)).shape
     (3, 2)
     """
+    shape = newshape if shape is None else shape
+    if key_data("reshape", [a]) is not None:  # typed keys reshape their key axes
+        return a.reshape(shape, order=order)
     x = to_array(a)
     aval = aval_of(x)
-    shape = newshape if shape is None else shape
     new = _resolve_shape("reshape", shape, aval.size)
     if order == "F":
         reversed_x = transpose(x)
@@ -110,6 +113,8 @@ def ravel(a, order="C"):
     >>> jnp.ravel(jnp.ones((2, 3))).shape
     (6,)
     """
+    if key_data("ravel", [a]) is not None:
+        return a.ravel(order)
     return reshape(a, (aval_of(to_array(a)).size,), order)
 
 
@@ -120,6 +125,8 @@ def transpose(a, axes=None):
     >>> jnp.transpose(jnp.ones((2, 3, 4)), (1, 0, 2)).shape
     (3, 2, 4)
     """
+    if key_data("transpose", [a]) is not None:
+        return a.transpose(axes)
     x = to_array(a)
     nd = aval_of(x).ndim
     if axes is None:
@@ -162,6 +169,8 @@ def squeeze(a, axis=None):
     >>> jnp.squeeze(jnp.ones((1, 3, 1))).shape
     (3,)
     """
+    if key_data("squeeze", [a]) is not None:
+        return a.squeeze(axis)
     x = to_array(a)
     shape = aval_of(x).shape
     if axis is None:

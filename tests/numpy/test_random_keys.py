@@ -67,6 +67,14 @@ def test_indexing_iteration_and_reshapes_follow_jax():
         ours, theirs = f(ks), f(kjs)
         assert ours.shape == theirs.shape
         np.testing.assert_array_equal(data(ours), data(theirs))
+    # (JAX's order="F" reshape of keys fails from two axes: from one here)
+    for f in [lambda m, k: m.reshape(k, (3, 2)), lambda m, k: m.reshape(k.ravel(), (3, -1), order="F"),
+              lambda m, k: m.ravel(k), lambda m, k: m.transpose(k),
+              lambda m, k: m.transpose(k[None], (2, 0, 1)), lambda m, k: m.squeeze(k[None, :, None]),
+              lambda m, k: m.squeeze(k[:1], axis=0)]:
+        ours, theirs = f(jnp, ks), f(jax.numpy, kjs)  # the jnp functions of the methods above
+        assert ours.shape == theirs.shape
+        np.testing.assert_array_equal(data(ours), data(theirs))
     assert len(ks) == 2 and [k.shape for k in ks] == [(3,), (3,)]
     first, second = random.split(random.key(0))
     np.testing.assert_array_equal(data(second), data(jr.split(jr.key(0))[1]))
