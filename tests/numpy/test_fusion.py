@@ -101,6 +101,24 @@ def test_softmax_cross_entropy_gradient_is_one_kernel(platform, mode):
     assert count == 1
 
 
+@pytest.mark.parametrize("read", ["rows", "transposed", "reversed rows"])
+def test_a_value_read_by_its_row_sums_and_one_kernel_is_right_however_that_kernel_reads_it(
+        platform, mode, read):
+    """Rule 4's row exception recomputes `e` in the row sums and in the one kernel of its
+    shape that reads it, which may read it at other positions than its own row: the sums
+    are still read at its own row, so they are its stages, and the values stay right."""
+    x = np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)
+    view = {"rows": lambda m, e: e, "transposed": lambda m, e: e.T, "reversed rows": lambda m, e: e[::-1]}[read]
+
+    def f(m, x):
+        e = m.exp(m.sin(x) * 3 + m.cos(x))
+        return view(m, e) * 2 + m.sum(e, axis=1, keepdims=True) / m.max(e, axis=1, keepdims=True)
+
+    count, got = kernels_for(lambda v: f(jnp, v), jnp.asarray(x), mode=mode)
+    assert_array(got, f(np, x.astype(np.float64)).astype(np.float32), rtol=2e-5)
+    assert count == 1
+
+
 def test_shared_value_is_computed_once(platform, mode):
     def fn(x):
         y = jnp.exp(jnp.sin(x) * 3 + jnp.cos(x))  # used by two reductions
