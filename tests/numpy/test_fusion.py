@@ -108,7 +108,8 @@ def test_a_value_read_by_its_row_sums_and_one_kernel_is_right_however_that_kerne
     shape that reads it, which may read it at other positions than its own row: the sums
     are still read at its own row, so they are its stages, and the values stay right."""
     x = np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)
-    view = {"rows": lambda m, e: e, "transposed": lambda m, e: e.T, "reversed rows": lambda m, e: e[::-1]}[read]
+    views = {"rows": lambda m, e: e, "transposed": lambda m, e: e.T, "reversed rows": lambda m, e: e[::-1]}
+    view = views[read]
 
     def f(m, x):
         e = m.exp(m.sin(x) * 3 + m.cos(x))
