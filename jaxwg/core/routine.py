@@ -130,7 +130,6 @@ class ScatterAdd(Routine):
     # The dtypes every backend combines in, by `combine` (GPUs atomically): others
     # scatter as reductions.
     COMBINE_DTYPES = {"add": (dt.bool_, dt.int32, dt.uint32, dt.float32), "max": (dt.int32,)}
-    DTYPES = COMBINE_DTYPES["add"]
 
     @property
     def size(self) -> int:

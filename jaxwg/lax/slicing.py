@@ -3,7 +3,7 @@
 `dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
 
 `gather` is a primitive, fused into the kernels that read it. `scatter_add` of the
-dtypes the scatter-add routine takes (`core.routine.ScatterAdd.DTYPES`), on arrays that
+dtypes the scatter routine adds (`core.routine.ScatterAdd.COMBINE_DTYPES`), on arrays that
 any device binds whole (`binds_anywhere`), computes each
 update element's flat position in the operand and runs the routine
 (`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
@@ -158,10 +158,10 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
     large = op_aval.size * count > DENSE_SCATTER_TERMS
-    routine = {"add": op_aval.dtype in ScatterAdd.DTYPES, "set": large,
-               "max": large and op_aval.dtype in (dt.int32, dt.uint32)}
-    routine["min"] = routine["max"]
-    if routine.get(combine) and binds_anywhere(op_aval.size, elements):
+    by_routine = (combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
+                  or large and combine == "set"
+                  or large and combine in ("max", "min") and op_aval.dtype in (dt.int32, dt.uint32))
+    if by_routine and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
         flat_updates = lax.reshape(flat_updates, (elements,))
         if combine == "add":

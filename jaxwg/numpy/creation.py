@@ -182,14 +182,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     (1, 1)
     """
     out = asarray(object, dtype, device=device)
-    if isinstance(out, ArrayImpl) and out is object and copy:
+    if out is object and copy and (isinstance(out, ArrayImpl) or key_data("array", [out]) is not None):
         out = out.copy()
-    if key_data("array", [out]) is not None:
-        out = out.copy() if out is object and copy else out
-        return out.reshape((1,) * (ndmin - out.ndim) + out.shape) if ndmin > out.ndim else out
-    nd = aval_of(out).ndim
-    if ndmin > nd:
-        out = lax.reshape(out, (1,) * (ndmin - nd) + aval_of(out).shape)
+    if ndmin > out.ndim:  # arrays, tracers and typed keys reshape alike
+        out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
     return out
 
 
