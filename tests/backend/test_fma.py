@@ -84,6 +84,30 @@ def test_fma_kernels_round_once_at_ties(backend):
     np.testing.assert_array_equal(out, _exact(a, b, c))
 
 
+def test_fma_kernels_round_once_for_tiny_products(backend):
+    """Products below 1e-30, whose halves' products would be subnormal: a fresh-clone CI
+    run drew 1.849e-33 * -1.75 + 1.849e-33, rounded twice by the built fma on lavapipe
+    (1 ulp off). Either factor may be the smaller one, and addends from tiny to 1e20.
+    Results below float32's smallest normal are left out: the built fma promises them
+    to no adapter (scaled back, they round a second time, or flush)."""
+    rng = np.random.default_rng(2)
+    n = 4096
+    a = np.ldexp(rng.uniform(1, 2, n), rng.integers(-110, -20, n)) * rng.choice([-1, 1], n)
+    b = np.ldexp(rng.uniform(1, 2, n), rng.integers(-60, 10, n)) * rng.choice([-1, 1], n)
+    a, b = a.astype(np.float32), b.astype(np.float32)
+    b[::3], a[::3] = a[::3], b[::3]  # the smaller factor second
+    c = (-(a.astype(np.float64) * b) * rng.choice([0.75, 1.0, 1.5, 3.0, 1e10, 1e-10], n)).astype(np.float32)
+    c[::5] = np.ldexp(1.0, rng.integers(40, 67, c[::5].size)).astype(np.float32)  # 1e12 .. 1e20
+    a[0], b[0], c[0] = np.float32(1.8491757e-33), np.float32(-1.75), np.float32(1.8491757e-33)
+    want = _exact(a, b, c)
+    normal = (np.abs(want) >= np.finfo(np.float32).tiny) | (want == 0)
+    assert normal.sum() > n * 3 // 4
+    a, b, c, want = a[normal], b[normal], c[normal], want[normal]
+    loads = [alu.load(i, dt.float32, alu.gidx(a.size)) for i in range(3)]
+    out = run_kernel(backend, Kernel(3, a.size, alu.fma(*loads)), [a, b, c])
+    np.testing.assert_array_equal(out, want)
+
+
 def test_the_built_fma_is_exact_on_any_adapter(webgpu):
     """The helper, not the adapter's fma: exact on the measuring sample and on products
     that need all 48 bits."""

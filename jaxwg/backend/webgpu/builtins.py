@@ -502,8 +502,8 @@ fn div_trunc_f32(a0: f32, b0: f32) -> f32 {
 # the product or sum is huge or not finite, or the product so small that its halves'
 # products are subnormal, the plain a * b + c is returned (a product beyond float32's
 # range is infinite here, not fused with an addend that brings it back).
-_register("fma_f32", """
-fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+_register("fma_normal_f32", """
+fn fma_normal_f32(a: f32, b: f32, c: f32) -> f32 {
   let p = a * b;
   let s = p + c;
   let ah = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
@@ -528,6 +528,21 @@ fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
   let addend = !isfinite_f32(c) && isfinite_f32(a) && isfinite_f32(b);
   return select(select(fused, s, plain), c, addend);
 }""", "opaque_f32", "isfinite_f32")
+# A product below 1e-30 (whose halves' products would be subnormal, and flushed: lavapipe
+# rounded 1.849e-33 * -1.75 + 1.849e-33 twice) is fused with its smaller factor and the
+# addend scaled by 2^64, then scaled back: exact both ways unless the result is subnormal.
+# An addend of 1e18 or more leaves such a product below half its ulp: the plain sum is
+# the fused one.
+_register("fma_f32", """
+fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+  if (abs(a * b) < 1.0e-30f && abs(c) < 1.0e18f) {
+    let up = 18446744073709551616.0f;
+    let a_smaller = abs(a) < abs(b);
+    let scaled = fma_normal_f32(select(a, a * up, a_smaller), select(b * up, b, a_smaller), c * up);
+    return scaled * 5.42101086242752217e-20f;
+  }
+  return fma_normal_f32(a, b, c);
+}""", "fma_normal_f32")
 
 
 # tanh: the OpenGL backend returns -1 for NaN, and implementations built on sinh/cosh
