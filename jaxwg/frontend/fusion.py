@@ -4,6 +4,10 @@
 dependency order. It is the one fusion mechanism: eager realization runs the steps at
 once, `jit` records them into a replayable program.
 
+First, a reduction read only through a transpose is computed in the transposed order
+(`_reduce_in_read_order`): a weight gradient's SGD update then reads it at its own index,
+as the product's epilogue (rule 5).
+
 Which nodes get their own buffer (are *materialized*):
 
 1. the targets;
@@ -63,8 +67,9 @@ from ..core.routine import Routine
 from .gather import element_coordinates
 from .rows import MAX_ROW_LENGTH, fuse_rows
 from .lazy import (BUFFER, CONCAT, CONST, ELEMENTWISE, GATHER, IOTA, MAX_PENDING_COST, MOVE, OWN_KERNEL, REDUCE,
-                   ROUTINE, LazyNode)
-from ..core.view import MultiIndex, check_index_size
+                   ROUTINE, LazyNode, Reduce)
+from ..core.view import MultiIndex, ShapeTracker, check_index_size
+from .lowering import view
 
 # Pending nodes of at most this many ops are recomputed by each kernel that reads them.
 INLINE_COST = 4
@@ -495,6 +500,7 @@ def schedule(targets, max_inputs: int | None = None, max_output_bytes: int | Non
     """The kernels that realize `targets`, in dependency order (see module docstring),
     reading at most `max_inputs` buffers each; a kernel with row stages (rule 9) writes
     at most `max_output_bytes` (one storage binding)."""
+    _reduce_in_read_order(targets)
     planner = _Planner(targets)
     roots = planner.plan()
     materialized = {id(n) for n in roots}
@@ -503,6 +509,42 @@ def schedule(targets, max_inputs: int | None = None, max_output_bytes: int | Non
         _build(root, planner.epilogue_of.get(id(root)), materialized, max_inputs, steps)
     kept = planner.targets | {id(n) for n in planner.order if n.users > planner.edges[id(n)] or n.arrays}
     return fuse_rows(steps, kept, max_inputs, max_output_bytes)
+
+
+def _reduce_in_read_order(targets) -> None:
+    """A reduction read only through a transpose is computed in the transposed order,
+    and the transpose becomes that reduction (in place): a weight gradient `x.T @ dy`
+    reaches the graph as `(dy.T @ x).T`, and its SGD update `w - lr * g` would read it
+    across rows, in a kernel of its own; computed in `w`'s order, the update is the
+    product's epilogue (rule 5)."""
+    wanted = {id(t) for t in targets}
+    for node in _pending_graph(targets):
+        if node.kind != MOVE or node.arg.fill is not None or node.srcs[0].kind != REDUCE:
+            continue
+        red = node.srcs[0]
+        perm = _permutation(node.arg.tracker, red.shape)
+        if perm is None or red.users != 1 or red.arrays or id(red) in wanted:
+            continue
+        src = red.srcs[0]
+        kept = [a for a in range(len(src.shape)) if a not in red.arg.axes]
+        order = [kept[a] for a in perm] + list(red.arg.axes)
+        moved = view(src, lambda t: t.permute(order))
+        node.recompute_as(REDUCE, (moved,), Reduce(red.arg.op, tuple(range(len(perm), len(order)))))
+
+
+def _permutation(tracker: ShapeTracker, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The axes `p` for which `tracker` reads an array of `shape` as its transpose `p`,
+    or None when it reads it some other way."""
+    (last, *below) = reversed(tracker.views)
+    if below or len(last.shape) != len(shape) or sorted(last.shape) != sorted(shape):
+        return None
+    strides = ShapeTracker.from_shape(shape).views[0].strides
+    ones = [a for a, n in enumerate(shape) if n == 1]  # size-1 axes may go anywhere
+    perm = [ones.pop() if n == 1 else next((a for a in range(len(shape)) if (shape[a], strides[a]) == (n, s)), -1)
+            for n, s in zip(last.shape, last.strides)]
+    if sorted(perm) != list(range(len(shape))):
+        return None
+    return tuple(perm) if ShapeTracker.from_shape(shape).permute(perm) == tracker else None
 
 
 def _build(root, fused, materialized: set, max_inputs, steps: list) -> None:

@@ -216,14 +216,20 @@ class LazyNode:
 
     def set_buffer(self, buffer: Buffer) -> None:
         """Turn this node into a realized BUFFER (in place: users now read the buffer)."""
+        self.recompute_as(BUFFER, (), None)
+        self.buffer = buffer
+
+    def recompute_as(self, kind: str, srcs, arg) -> None:
+        """Compute this node's value another way, from `srcs` (in place: its users now
+        read the new form)."""
+        srcs = tuple(srcs)
+        for s in srcs:
+            s.users += 1
         for s in self.srcs:
             s.users -= 1
-        self.kind = BUFFER
-        self.srcs = ()
-        self.arg = None
-        self.buffer = buffer
-        self.cost = 0
-        self.depth = 1
+        self.kind, self.srcs, self.arg = kind, srcs, arg
+        self.cost = (1 if kind in _COMPUTING else 0) + sum(s.cost for s in srcs if s.kind not in OWN_KERNEL)
+        self.depth = 1 + max((s.depth for s in srcs if s.kind != BUFFER), default=0)
 
     # -- constructors --------------------------------------------------------------------
     @staticmethod

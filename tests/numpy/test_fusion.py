@@ -101,6 +101,47 @@ def test_softmax_cross_entropy_gradient_is_one_kernel(platform, mode):
     assert count == 1
 
 
+def test_a_weight_update_is_its_gradient_products_epilogue(platform, mode):
+    """`grad` gives a weight gradient as `(dy.T @ x).T`; computed in the order the SGD
+    update reads it, the update is the product's epilogue: one kernel a layer's weights
+    and one its bias, as many as the gradient alone."""
+    rng = np.random.default_rng(2)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in [(16, 6), (6, 5), (5,)])
+
+    def loss(m, w, b, x):
+        return m.sum(m.tanh(x @ w + b) ** 2)
+
+    def step(m, w, b, x, grad):
+        gw, gb = grad(lambda w, b: loss(m, w, b, x), argnums=(0, 1))(w, b)
+        return w - 0.1 * gw, b - 0.1 * gb
+
+    args = [jnp.asarray(a) for a in (w, b, x)]
+    count, got = kernels_for(lambda *a: step(jnp, *a, jaxwg.grad), *args, mode=mode)
+    want = step(jax_numpy, w, b, x, jax.grad)
+    for g, v in zip(got, want):
+        assert_array(g, np.asarray(v), rtol=2e-5, atol=1e-6)
+    grads_alone, _ = kernels_for(lambda w, b, x: jaxwg.grad(lambda w, b: loss(jnp, w, b, x), argnums=(0, 1))(w, b),
+                                 *args, mode=mode)
+    assert count == grads_alone == 3  # forward + tanh' chain, the weight and the bias gradient
+
+
+@pytest.mark.parametrize("read", ["transposed", "transposed and as it is", "moved axes"])
+def test_a_reduction_read_through_a_transpose_is_right(platform, mode, read):
+    """A reduction read only through a transpose is computed in that order; read also as it
+    is (or through another view) it is computed once, in its own order."""
+    x = np.linspace(-2, 2, 2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    reads = {"transposed": lambda m, s: m.transpose(s, (2, 0, 1)) * 2,
+             "transposed and as it is": lambda m, s: (m.transpose(s, (2, 0, 1)) * 2, s + 1),
+             "moved axes": lambda m, s: m.sum(m.moveaxis(s, 0, -1)[:, ::-1], axis=1) + m.transpose(s, (1, 0, 2))[..., 0]}
+
+    def f(m, x):
+        return reads[read](m, m.sum(m.exp(x / 4), axis=2))
+
+    count, got = kernels_for(lambda v: f(jnp, v), jnp.asarray(x), mode=mode)
+    for g, v in zip(*((got, f(np, x)) if isinstance(got, tuple) else ((got,), (f(np, x),)))):
+        assert_array(g, v.astype(np.float32), rtol=2e-5)
+
+
 @pytest.mark.parametrize("read", ["rows", "transposed", "reversed rows"])
 def test_a_value_read_by_its_row_sums_and_one_kernel_is_right_however_that_kernel_reads_it(
         platform, mode, read):
