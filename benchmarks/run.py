@@ -117,11 +117,11 @@ def _mlp3_backprop(params, x, y):
 
 
 def train_step(m, w1, b1, w2, b2, w3, b3, x, y):
-    """One SGD step of a 784-512-512-10 MLP with softmax cross-entropy: new parameters,
-    raveled and joined (one array to check and wait for)."""
+    """One SGD step of a 784-512-512-10 MLP with softmax cross-entropy: the new parameters,
+    a list as a training loop keeps them."""
     params = [w1, b1, w2, b2, w3, b3]
     grads = _mlp3_backprop(params, x, y)[0] if m is np else _grad(m)(_mlp3_loss(m))(params, x, y)
-    return m.concatenate([(p - 0.01 * g).ravel() for p, g in zip(params, grads)])
+    return [p - 0.01 * g for p, g in zip(params, grads)]
 
 
 def per_example_grad_norms(m, w1, b1, w2, b2, w3, b3, x, y):
@@ -256,7 +256,7 @@ class Library:
 
 
 def libraries(use_jax: bool) -> list[Library]:
-    found = [Library("jaxwg", jnp, jaxwg.jit, jnp.asarray, lambda r: r.block_until_ready()),
+    found = [Library("jaxwg", jnp, jaxwg.jit, jnp.asarray, jaxwg.block_until_ready),
              Library("numpy", np, None, lambda x: x, lambda r: r)]
     if use_jax:
         try:
@@ -264,16 +264,22 @@ def libraries(use_jax: bool) -> list[Library]:
             import jax.numpy as jjnp
             # float32 products in float32, as jaxwg computes them (GPUs default to TF32).
             jax.config.update("jax_default_matmul_precision", "highest")
-            found.append(Library("jax", jjnp, jax.jit, jax.device_put, lambda r: r.block_until_ready()))
+            found.append(Library("jax", jjnp, jax.jit, jax.device_put, jax.block_until_ready))
         except ImportError:
             pass
     return found
 
 
 def reference(w: Workload):
-    """The workload in NumPy, float64."""
-    return w.fn(np, *[x.astype(np.float64) for x in w.inputs]) if not w.chained else \
-        _repeat(w, np, w.inputs[0].astype(np.float64))
+    """The workload in NumPy, float64 (its results raveled and joined)."""
+    return _joined(w.fn(np, *[x.astype(np.float64) for x in w.inputs]) if not w.chained else
+                   _repeat(w, np, w.inputs[0].astype(np.float64)))
+
+
+def _joined(result) -> np.ndarray:
+    """One float64 array of a result or a list of them (a training step's parameters)."""
+    parts = result if isinstance(result, (list, tuple)) else [result]
+    return np.concatenate([np.asarray(p, np.float64).ravel() for p in parts])
 
 
 def _repeat(w, m, x):
@@ -300,7 +306,7 @@ def run(ws: list[Workload], libs: list[Library], quick: bool) -> list[dict]:
         for lib in libs:
             call = lib.runner(w)
             if lib.name == "jaxwg":
-                got = np.asarray(call(), np.float64)
+                got = _joined(call())
                 err = float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
                 row["check"] = {"ok": err <= w.rtol, "max_rel_err": err}
             for column in _columns(lib):
