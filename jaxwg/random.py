@@ -158,6 +158,11 @@ class PRNGKeyArray:
         self._base.block_until_ready()
         return self
 
+    @property
+    def at(self):
+        """Updates of keys at an index, as `Array.at`: `keys.at[i].set(other_keys)`."""
+        return _KeyIndexUpdates(self)
+
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
             raise TypeError(f"equal does not accept dtypes key<fry>, {_dtype_name(other)}.")
@@ -182,6 +187,40 @@ class PRNGKeyArray:
 
 
 register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, data: PRNGKeyArray(data[0]))
+
+
+class _KeyIndexUpdates:
+    """`keys.at`: `keys.at[index]` is an update at `index`."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys: PRNGKeyArray):
+        self._keys = keys
+
+    def __getitem__(self, index):
+        return _KeyIndexUpdate(self._keys, index)
+
+
+class _KeyIndexUpdate:
+    """`keys.at[index]`: `set` and `get`, each key's two words updated alike."""
+
+    __slots__ = ("_keys", "_index")
+
+    def __init__(self, keys: PRNGKeyArray, index):
+        self._keys, self._index = keys, index
+
+    def get(self, **kwargs):
+        return self._by_word(lambda word, w: word.at[self._index].get(**kwargs))
+
+    def set(self, values, **kwargs):
+        if not isinstance(values, PRNGKeyArray):
+            raise TypeError(f"scatter of key<fry> requires key values, got {_dtype_name(values)}")
+        new = key_data(values)
+        return self._by_word(lambda word, w: word.at[self._index].set(new[..., w], **kwargs))
+
+    def _by_word(self, update):
+        data = key_data(self._keys)
+        return _jnp_util.keys_of_words(update(data[..., 0], 0), update(data[..., 1], 1))
 
 
 def _dtype_name(x) -> str:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from .. import lax
 from ..frontend import aval as avals
 from ..frontend import promotion
+from ..frontend import pytree
 from ..frontend.array import ArrayImpl, asarray_for_bind, aval_of  # noqa: F401 - aval_of for numpy modules
 from ..frontend.trace import Tracer
 from ..errors import ConcretizationTypeError
@@ -57,6 +59,40 @@ def key_data(name: str, values) -> list | None:
 def wrap_keys(data):
     """Typed keys over uint32 `data` of shape `(..., 2)` (see `key_data`)."""
     return KEY_ARRAYS["wrap"](data)
+
+
+def moves_keys(*positions: int, rest: int | None = None):
+    """Decorator of a function that only moves elements (selects, repeats, reorders or
+    reshapes them): where its arguments at `positions` (and every positional one from
+    `rest` on) are typed key arrays, each key's two uint32 words go through it alone and its
+    results are keys again, so it takes keys as JAX's functions do.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> jnp.flip(jaxwg.random.split(jaxwg.random.key(0), 3)).shape
+    (3,)
+    """
+    def decorate(fn):
+        @functools.wraps(fn)
+        def moved(*args, **kwargs):
+            at = [p for p in positions if p < len(args)] + list(range(len(args))[rest:] if rest is not None else [])
+            keys = key_data(fn.__name__, [args[p] for p in at]) if KEY_ARRAYS else None
+            if keys is None:
+                return fn(*args, **kwargs)
+            words = []
+            for w in range(2):
+                moved_args = list(args)
+                for p, k in zip(at, keys):
+                    moved_args[p] = k[..., w]
+                words.append(fn(*moved_args, **kwargs))
+            return pytree.tree_map(keys_of_words, words[0], words[1])
+        return moved
+    return decorate
+
+
+def keys_of_words(first, second):
+    """Typed keys from the first and the second uint32 word of each, given apart."""
+    last = aval_of(first).ndim
+    return wrap_keys(lax.concatenate([lax.expand_dims(first, (last,)), lax.expand_dims(second, (last,))], last))
 
 
 def check_arraylike(name: str, *args) -> None:

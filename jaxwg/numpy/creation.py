@@ -28,11 +28,11 @@ from ..frontend.array import ArrayImpl, from_numpy, scalar
 from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
-from ._util import aval_of, is_array, key_data, result_dtype
+from ._util import aval_of, check_arraylike, is_array, key_data, result_dtype
 from .manipulation import moveaxis
 
 
-__all__ = ["arange", "array", "asarray", "empty", "empty_like", "eye", "full", "full_like",
+__all__ = ["arange", "array", "asarray", "copy", "empty", "empty_like", "eye", "full", "full_like",
            "geomspace", "identity", "linspace", "logspace", "ones", "ones_like", "tri", "zeros",
            "zeros_like"]
 
@@ -187,6 +187,19 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if ndmin > out.ndim:  # arrays, tracers and typed keys reshape alike
         out = out.reshape((1,) * (ndmin - out.ndim) + out.shape)
     return out
+
+
+def copy(a, order=None):
+    """A copy of `a` (an array, NumPy data or typed keys).
+
+    >>> import jaxwg.numpy as jnp
+    >>> x = jnp.arange(3)
+    >>> jnp.copy(x) is x, jnp.copy(x).tolist()
+    (False, [0, 1, 2])
+    """
+    if key_data("copy", [a]) is None:
+        check_arraylike("copy", a)
+    return array(a, copy=True, order="K" if order is None else order)
 
 
 def _shape(shape) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ from ._util import (
     check_arraylike,
     is_array,
     key_data,
+    moves_keys,
     promote,
     reject_out,
     slice_axis,
@@ -296,6 +297,7 @@ def _split(name: str, ary, indices_or_sections, axis):
     return [slice_axis(x, lo, hi, ax) for lo, hi in ranges]
 
 
+@moves_keys(0)
 def split(ary, indices_or_sections, axis=0):
     """`ary` cut along `axis` into equal sections (an int, which must divide the axis) or
     at the given indices (a sequence).
@@ -309,6 +311,7 @@ def split(ary, indices_or_sections, axis=0):
     return _split("split", ary, indices_or_sections, axis)
 
 
+@moves_keys(0)
 def array_split(ary, indices_or_sections, axis=0):
     """`split` that allows sections of unequal size: the first `size % n` are one longer.
 

@@ -31,6 +31,7 @@ from ._util import (
     canonicalize_axis,
     check_arraylike,
     key_data,
+    moves_keys,
     slice_axis,
     static_value,
     to_array,
@@ -187,6 +188,7 @@ def squeeze(a, axis=None):
     return lax.squeeze(x, tuple(sorted(set(axes))))
 
 
+@moves_keys(0)
 def expand_dims(a, axis):
     """`a` with size-1 axes inserted at `axis` (an int or a tuple).
 
@@ -203,6 +205,7 @@ def expand_dims(a, axis):
     return lax.expand_dims(x, axes)
 
 
+@moves_keys(0)
 def broadcast_to(array, shape):
     """`array` broadcast to `shape` (NumPy's rules).
 
@@ -215,6 +218,7 @@ def broadcast_to(array, shape):
     return broadcast_to_shape(x, shape)
 
 
+@moves_keys(rest=0)
 def broadcast_arrays(*args):
     """The arguments broadcast to their common shape.
 
@@ -308,6 +312,7 @@ def _repeat_each(x, count: int, axis: int):
 # -- axes ------------------------------------------------------------------------------------
 
 
+@moves_keys(0)
 def moveaxis(a, source, destination):
     """`a` with axes `source` moved to positions `destination` (ints or sequences).
 
@@ -329,6 +334,7 @@ def moveaxis(a, source, destination):
     return lax.transpose(x, perm)
 
 
+@moves_keys(0)
 def swapaxes(a, axis1, axis2):
     """`a` with axes `axis1` and `axis2` exchanged.
 
@@ -344,6 +350,7 @@ def swapaxes(a, axis1, axis2):
     return lax.transpose(x, perm)
 
 
+@moves_keys(0)
 def rot90(m, k=1, axes=(0, 1)):
     """`m` rotated by 90 degrees `k` times in the plane of `axes` (first towards second).
 
@@ -371,6 +378,7 @@ def rot90(m, k=1, axes=(0, 1)):
     return lax.rev(lax.transpose(x, perm), (ax2,))
 
 
+@moves_keys(0)
 def flip(m, axis=None):
     """`m` with the order of elements reversed along `axis` (all axes if None).
 
@@ -384,6 +392,7 @@ def flip(m, axis=None):
     return lax.rev(x, dims) if dims else x
 
 
+@moves_keys(0)
 def fliplr(m):
     """`m` reversed along axis 1 (left to right).
 
@@ -394,6 +403,7 @@ def fliplr(m):
     return flip(m, 1)
 
 
+@moves_keys(0)
 def flipud(m):
     """`m` reversed along axis 0 (up to down).
 
@@ -420,6 +430,7 @@ def _atleast(n: int, arys):
     return out[0] if len(out) == 1 else out
 
 
+@moves_keys(rest=0)
 def atleast_1d(*arys):
     """Each argument with at least one axis (a list if more than one argument).
 
@@ -430,6 +441,7 @@ def atleast_1d(*arys):
     return _atleast(1, arys)
 
 
+@moves_keys(rest=0)
 def atleast_2d(*arys):
     """Each argument with at least two axes: `(n,)` becomes `(1, n)`.
 
@@ -440,6 +452,7 @@ def atleast_2d(*arys):
     return _atleast(2, arys)
 
 
+@moves_keys(rest=0)
 def atleast_3d(*arys):
     """Each argument with at least three axes: `(n,)` becomes `(1, n, 1)`, `(m, n)`
     becomes `(m, n, 1)`.
@@ -455,6 +468,7 @@ def atleast_3d(*arys):
 # -- repetition ------------------------------------------------------------------------------
 
 
+@moves_keys(0)
 def tile(A, reps):
     """`A` repeated `reps` times along each axis (`reps` aligned to the trailing axes).
 
@@ -503,6 +517,7 @@ def _take_static(x, idx: np.ndarray, axis: int):
     return lax.concatenate(parts, axis)
 
 
+@moves_keys(0)
 def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     """Each element of `a` repeated `repeats` times along `axis` (of the flattened `a` if
     None). `repeats` is an int or a concrete array of counts (one per element along the

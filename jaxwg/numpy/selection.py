@@ -45,6 +45,7 @@ from ._util import (
     check_arraylike,
     concrete,
     dtype_arg,
+    moves_keys,
     promote,
     reject_out,
     result_dtype,
@@ -142,6 +143,7 @@ def _bool(x):
 # -- by index --------------------------------------------------------------------------------
 
 
+@moves_keys(0)
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
     """Elements of `a` at `indices` along `axis` (of the flattened `a` if None).
@@ -189,6 +191,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                          indices_are_sorted)
 
 
+@moves_keys(0)
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """Elements of `arr` at `indices` along `axis`, matching the other axes one to one

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import lax
 from . import ufuncs
-from ._util import canonicalize_axis, to_array
+from ._util import canonicalize_axis, moves_keys, to_array
 from .joining import concatenate, stack
 from .products import diagonal
 from .manipulation import expand_dims, moveaxis, ravel, reshape
@@ -21,6 +21,7 @@ __all__ = ["cross", "diag", "diagflat", "diff", "ediff1d", "indices", "kron", "m
            "tril", "triu", "unstack", "vander"]
 
 
+@moves_keys(0)
 def roll(a, shift, axis=None):
     """Elements shifted by `shift` along `axis` (flattened when None), wrapping around.
 

@@ -154,6 +154,18 @@ def test_array_copies_and_asarray_passes_through(platform):
     assert_array(a, np.arange(4, dtype=np.float32))
 
 
+@pytest.mark.parametrize("value", [np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5, np.array([-0.0, np.nan]),
+                                   np.zeros((0, 2), np.int32), np.array(True), 3.5], ids=_ids)
+def test_copy_matches_jax(run, value):
+    ours, theirs = run(jnp.copy, value), jax_numpy.copy(value)
+    assert ours is not value and ours.dtype == theirs.dtype and ours.weak_type == theirs.weak_type
+    assert_array(ours, np.asarray(theirs))
+    x = jnp.asarray(value)
+    assert jnp.copy(x) is not x
+    with pytest.raises(TypeError, match="copy requires ndarray or scalar arguments"):
+        jnp.copy([1, 2.5])  # as JAX's
+
+
 # -- zeros / ones / full / empty and *_like ---------------------------------------------------
 
 

@@ -99,6 +99,51 @@ def test_stack_concatenate_and_where_of_keys_follow_jax(platform):
         jnp.concatenate([ks, jnp.zeros(4)])
 
 
+_MOVES = {
+    "expand_dims": lambda m, k: m.expand_dims(k, (0, -1)),
+    "broadcast_to": lambda m, k: m.broadcast_to(k[:, :1], (4, 2, 3)),
+    "broadcast_arrays": lambda m, k: m.broadcast_arrays(k[:1], k)[0],
+    "moveaxis": lambda m, k: m.moveaxis(k, 0, -1),
+    "swapaxes": lambda m, k: m.swapaxes(k, 0, 1),
+    "rot90": lambda m, k: m.rot90(k, 3),
+    "flip": lambda m, k: m.flip(k),
+    "fliplr": lambda m, k: m.fliplr(k),
+    "flipud": lambda m, k: m.flipud(k),
+    "atleast_3d": lambda m, k: m.atleast_3d(k[0], k)[1],
+    "tile": lambda m, k: m.tile(k, (2, 1)),
+    "repeat": lambda m, k: m.repeat(k, np.array([1, 0, 2]), axis=1),
+    "take": lambda m, k: m.take(k, np.array([5, 0, 7]), mode="clip"),
+    "take_along_axis": lambda m, k: m.take_along_axis(k, np.array([[2, 0], [1, 1]]), axis=1),
+    "split": lambda m, k: m.split(k, [1], axis=1)[1],
+    "array_split": lambda m, k: m.array_split(k, 2, axis=1)[0],
+    "roll": lambda m, k: m.roll(k, (1, -1), axis=(0, 1)),
+    "copy": lambda m, k: m.copy(k),
+    "at set": lambda m, k: k.at[1, ::2].set(k[0, 1]),
+    "at get": lambda m, k: k.at[::-1, 1].get(),
+}
+
+
+@pytest.mark.parametrize("move", sorted(_MOVES))
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_functions_that_move_elements_take_keys_as_jax_does(platform, move, mode):
+    """Each key's two words move together through JAX's movement functions: the same keys
+    at the same places as JAX's, eagerly and under jit."""
+    f = _MOVES[move]
+    ours = (jaxwg.jit(lambda k: f(jnp, k)) if mode == "jit" else lambda k: f(jnp, k))(
+        random.split(random.key(3), 6).reshape(2, 3))
+    theirs = f(jax.numpy, jr.split(jr.key(3), 6).reshape(2, 3))
+    assert isinstance(ours, random.PRNGKeyArray) and ours.shape == theirs.shape
+    np.testing.assert_array_equal(data(ours), data(theirs))
+
+
+def test_moving_keys_with_other_arrays_or_other_values_fails_as_in_jax(platform):
+    ks = random.split(random.key(0), 3)
+    with pytest.raises(ValueError, match="key<fry> is not a valid dtype"):
+        jnp.broadcast_arrays(ks, jnp.zeros(3))
+    with pytest.raises(TypeError, match="key"):
+        ks.at[0].set(1)
+
+
 def test_asarray_and_array_of_keys_follow_jax(platform):
     for m, k in [(jnp, random.split(random.key(0), 2)), (jax.numpy, jr.split(jr.key(0), 2))]:
         assert m.asarray(k) is k and m.asarray(k, dtype=k.dtype) is k
