@@ -178,9 +178,24 @@ class CpuBackend(Backend):
         identity = np.array(red.identity.arg, red.acc_dtype.np)
         with np.errstate(all="ignore"):
             acc = ufunc.reduce(terms, axis=1, initial=identity, dtype=red.acc_dtype.np)
+        if red.op in (Op.MAX, Op.MIN) and red.acc_dtype.is_float:
+            acc = _zero_signs(np.asarray(acc), terms, red.op)
         acc = cast_array(np.asarray(acc), red.dtype)
         env = {"gidx": gidx, ACC_NAME: acc, **values}
         return np.broadcast_to(evaluate(red.epilogue, env, arrays), gidx.shape)
 
     def synchronize(self) -> None:
         pass
+
+
+def _zero_signs(acc: np.ndarray, terms: np.ndarray, op: Op) -> np.ndarray:
+    """A float max or min of rows `terms` with XLA's sign where it is zero (-0.0 is below
+    +0.0; NumPy's reductions keep whichever zero they met first)."""
+    zeros = acc == 0
+    if not np.any(zeros):
+        return acc
+    if op is Op.MAX:  # -0.0 unless a +0.0 is among the terms
+        negative = ~np.any((terms == 0) & ~np.signbit(terms), axis=1)
+    else:
+        negative = np.any((terms == 0) & np.signbit(terms), axis=1)
+    return np.where(zeros, np.where(negative, -0.0, 0.0), acc).astype(acc.dtype, copy=False)

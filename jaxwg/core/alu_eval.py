@@ -56,11 +56,25 @@ def _shift(fn):
 
 
 def _min(a, b, dtype: DType):
-    return np.logical_and(a, b) if dtype.is_bool else np.minimum(a, b)
+    if dtype.is_bool:
+        return np.logical_and(a, b)
+    return _zero_signs(np.minimum(a, b), a, b, np.logical_or) if dtype.is_float else np.minimum(a, b)
 
 
 def _max(a, b, dtype: DType):
-    return np.logical_or(a, b) if dtype.is_bool else np.maximum(a, b)
+    if dtype.is_bool:
+        return np.logical_or(a, b)
+    return _zero_signs(np.maximum(a, b), a, b, np.logical_and) if dtype.is_float else np.maximum(a, b)
+
+
+def _zero_signs(result, a, b, negative):
+    """XLA's max and min of zeros of both signs (-0.0 is below +0.0; NumPy's sign
+    follows the argument order): -0.0 where `negative(sign of a, sign of b)`."""
+    zeros = (a == 0) & (b == 0)
+    if not np.any(zeros):
+        return result
+    signed = np.where(negative(np.signbit(a), np.signbit(b)), -0.0, 0.0)
+    return np.where(zeros, signed, result).astype(np.result_type(result), copy=False)
 
 
 def _via_float64(fn) -> Callable:

@@ -9,9 +9,9 @@ update element's flat position in the operand and runs the routine
 (`scatter_add_flat`: atomic adds on GPUs; colliding float updates sum in no fixed
 order, as on JAX's GPUs). `scatter` (set) on such arrays finds each position's last
 update with an int32 scatter-max of the update numbers (`scatter_max_flat`) and
-gathers it: colliding updates keep the last, as JAX's do on CPU; int32 and uint32
-`scatter_max` and `scatter_min` map their values onto int32's order for the same
-primitive. Small ones (`DENSE_SCATTER_TERMS`) and the other scatters
+gathers it: colliding updates keep the last, as JAX's do on CPU; int32, uint32 and
+float32 `scatter_max` and `scatter_min` map their values onto int32's order for the same
+primitive (float32 differentiates as JAX's). Small ones (`DENSE_SCATTER_TERMS`) and the other scatters
 are built from primitives: each operand element reduces, over every index vector,
 the update element that lands on it (masked where none does), so colliding indices
 combine exactly as the op says and the result is the same on every device, but the
@@ -35,6 +35,7 @@ from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                scatter_abstract_eval)
 from ..frontend.trace import bind
+from ..transforms.custom import custom_jvp
 from . import lax
 
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
@@ -125,7 +126,7 @@ def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
         scatter_dims_to_operand_dims=d.scatter_dims_to_operand_dims + d.operand_batching_dims)
 
 
-# A `scatter` (set) or an integer `scatter_max` / `scatter_min` of at most this many
+# A `scatter` (set), `scatter_max` or `scatter_min` of at most this many
 # (operand element, index vector) pairs is built from primitives, which fuse into the
 # kernels around it (`x.at[i].set(v)` in a loop body); a larger one takes the scatter
 # routine's passes.
@@ -158,9 +159,10 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
     large = op_aval.size * count > DENSE_SCATTER_TERMS
+    ordered = (dt.int32, dt.uint32, dt.float32)  # the dtypes `_order_key` maps
     by_routine = (combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
                   or large and combine == "set"
-                  or large and combine in ("max", "min") and op_aval.dtype in (dt.int32, dt.uint32))
+                  or large and combine in ("max", "min") and op_aval.dtype in ordered)
     if by_routine and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
         flat_updates = lax.reshape(flat_updates, (elements,))
@@ -210,27 +212,96 @@ def _set_flat(operand, targets, updates):
     size, count = math.prod(shape), aval_of(targets).shape[0]
     last = bind(P.scatter_max_flat_p, lax.full((size,), -1, dt.int32), targets,
                 lax.iota(dt.int32, count))
-    picked = gather(updates, lax.expand_dims(lax.max(last, lax.full_like(last, 0)), (1,)),
-                    GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)),
-                    (1,), mode=GatherScatterMode.CLIP)
+    picked = _at_targets(updates, last)
     written = lax.select(lax.ge(last, lax.full_like(last, 0)), picked, lax.reshape(operand, (size,)))
     return lax.reshape(written, shape)
 
 
 def _extremum_flat(combine: str, operand, targets, updates):
-    """int32 or uint32 `operand` with each position's "max" or "min" of `updates` at flat
-    `targets`, through the int32 scatter-max: uint32 keeps its order in int32 with its
-    top bit flipped, and the complement (~x) reverses the order for minima."""
+    """`operand` with each position's "max" or "min" of `updates` at flat `targets`,
+    through the int32 scatter-max of order keys (`_order_key`); float32 differentiates
+    as JAX's scatter max does (`_float_extremum_jvp`)."""
+    if aval_of(operand).dtype is dt.float32:
+        return _float_extremum(combine, operand, targets, updates)
+    return _extremum_by_keys(combine, operand, targets, updates)
+
+
+def _extremum_by_keys(combine: str, operand, targets, updates):
     dtype = aval_of(operand).dtype
-    top = lax.full((), 0x80000000, dt.uint32)
+    k = bind(P.scatter_max_flat_p, _order_key(operand, combine), targets, _order_key(updates, combine))
+    return _from_order_key(k, dtype, combine)
 
-    def key(x):
-        k = x if dtype is dt.int32 else lax.bitcast_convert_type(lax.bitwise_xor(x, top), dt.int32)
-        return lax.bitwise_not(k) if combine == "min" else k
 
-    k = bind(P.scatter_max_flat_p, key(operand), targets, key(updates))
+_TOP = 0x80000000  # uint32's order in int32: the top bit flipped
+_MAGNITUDE = 0x7FFFFFFF  # float32's order in int32: negative values' other bits flipped
+
+
+def _order_key(x, combine: str):
+    """int32 keys in the order of `x` (int32, uint32 or float32), reversed by the
+    complement for minima. A float's bits are in its order as int32 where it is positive,
+    and reversed where it is negative, so flipping a negative float's magnitude bits
+    orders them all (-0.0 below +0.0); NaN is made the key that wins (a positive NaN is
+    above +inf, a negative one below -inf), as NaN wins XLA's max and min."""
+    dtype = aval_of(x).dtype
+    if dtype is dt.int32:
+        k = x
+    elif dtype is dt.uint32:
+        k = lax.bitcast_convert_type(lax.bitwise_xor(x, lax.full((), _TOP, dt.uint32)), dt.int32)
+    else:
+        nan = lax.full_like(x, float("nan") if combine == "max" else -float("nan"))
+        k = _flip_negatives(lax.bitcast_convert_type(lax.select(lax.ne(x, x), nan, x), dt.int32))
+    return lax.bitwise_not(k) if combine == "min" else k
+
+
+def _from_order_key(k, dtype, combine: str):
     k = lax.bitwise_not(k) if combine == "min" else k
-    return k if dtype is dt.int32 else lax.bitwise_xor(lax.bitcast_convert_type(k, dt.uint32), top)
+    if dtype is dt.int32:
+        return k
+    if dtype is dt.uint32:
+        return lax.bitwise_xor(lax.bitcast_convert_type(k, dt.uint32), lax.full((), _TOP, dt.uint32))
+    return lax.bitcast_convert_type(_flip_negatives(k), dt.float32)
+
+
+def _flip_negatives(bits):
+    """The int32 `bits` with the other bits of negative ones flipped (its own inverse)."""
+    sign = lax.shift_right_arithmetic(bits, lax.full_like(bits, 31))
+    return lax.bitwise_xor(bits, lax.bitwise_and(sign, lax.full_like(bits, _MAGNITUDE)))
+
+
+_float_extremum = custom_jvp(_extremum_by_keys, nondiff_argnums=(0,))
+
+
+@_float_extremum.defjvp
+def _float_extremum_jvp(combine: str, primals, tangents):
+    """JAX's tangent of a scatter max or min: a position's tangent is the average of the
+    tangents of the values that equal its result (the operand's and the updates'); over
+    flat targets, with the scatter routine's adds."""
+    operand, targets, updates = primals
+    d_operand, _, d_updates = tangents
+    out = _float_extremum(combine, operand, targets, updates)
+    size = aval_of(operand).size
+    zeros, ones = lax.full((size,), 0.0, dt.float32), lax.full_like(updates, 1.0)
+
+    def counted(values):  # at each update's target, the sum of `values` landing there
+        return _at_targets(bind(P.scatter_add_flat_p, zeros, targets, values), targets)
+
+    won = lax.eq(updates, _at_targets(out, targets))
+    kept = lax.eq(_at_targets(operand, targets), _at_targets(out, targets))
+    winners = counted(lax.select(won, ones, lax.full_like(updates, 0.0)))
+    share = lax.div(ones, lax.select(kept, lax.add(winners, ones), winners))
+    update_coef = lax.select(won, share, lax.full_like(updates, 0.0))
+    operand_coef = lax.div(lax.sub(lax.select(kept, share, lax.full_like(updates, 0.0)), ones), counted(ones))
+    moved = lax.add(lax.mul(_at_targets(d_operand, targets), operand_coef), lax.mul(d_updates, update_coef))
+    tangent = bind(P.scatter_add_flat_p, lax.reshape(d_operand, (size,)), targets, moved)
+    return out, lax.reshape(tangent, aval_of(operand).shape)
+
+
+def _at_targets(values, targets):
+    """`values` (any shape, read flat) at flat `targets` (-1 reads the first element)."""
+    flat = lax.reshape(values, (aval_of(values).size,))
+    return gather(flat, lax.expand_dims(lax.max(targets, lax.full_like(targets, 0)), (1,)),
+                  GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,)),
+                  (1,), mode=GatherScatterMode.CLIP)
 
 
 def _flat_targets(flat_indices, d: ScatterDimensionNumbers, shape, window, mode):

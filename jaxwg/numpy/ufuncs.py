@@ -521,7 +521,8 @@ def fmax(x1, x2, /):
     a, b = elementwise_operands("fmax", x1, x2)
     if not _kind(a).is_float:
         return lax.max(a, b)
-    return lax.select(isnan(a), b, lax.select(isnan(b), a, lax.max(a, b)))
+    # JAX's rule: x2 unless x1 is larger or x2 is NaN (so fmax(0.0, -0.0) is -0.0)
+    return lax.select(lax.bitwise_or(lax.gt(a, b), isnan(b)), a, b)
 
 
 def fmin(x1, x2, /):
@@ -534,7 +535,7 @@ def fmin(x1, x2, /):
     a, b = elementwise_operands("fmin", x1, x2)
     if not _kind(a).is_float:
         return lax.min(a, b)
-    return lax.select(isnan(a), b, lax.select(isnan(b), a, lax.min(a, b)))
+    return lax.select(lax.bitwise_or(lax.lt(a, b), isnan(b)), a, b)  # as fmax
 
 
 def _bitwise(name: str, fn, numeric: bool = False):

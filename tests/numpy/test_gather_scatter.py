@@ -175,6 +175,50 @@ def test_integer_max_and_min_at_many_indices_match_jax(platform, dtype, monkeypa
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
 
 
+def _same_floats(got, want):
+    """Equal values, NaN where JAX has NaN (its sign is the CPU's), and the signs of zeros."""
+    got, want = np.asarray(got), np.asarray(want)
+    np.testing.assert_array_equal(got, want)
+    zeros = want == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+
+
+def test_float_max_and_min_at_many_indices_match_jax(platform):
+    """float32 through the routine's int32 scatter-max of order keys: -0.0 below +0.0,
+    NaN winning, infinities, colliding and out-of-bounds indices, as JAX's."""
+    rng = np.random.default_rng(6)
+    n = 200_000
+    x = np.round(rng.standard_normal(n), 1).astype(np.float32)  # many ties
+    x[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, -0.0]
+    i = rng.integers(-n - 3, n + 3, 2 * n).astype(np.int32)
+    v = np.round(rng.standard_normal(2 * n), 1).astype(np.float32)
+    v[:8] = [np.nan, -0.0, 0.0, -np.nan, np.inf, -np.inf, -0.0, 0.0]
+    i[:8] = [7, 0, 1, 8, 9, 9, 5, 5]
+    for op in ["max", "min"]:
+        _same_floats(getattr(jnp.asarray(x).at[i], op)(v), getattr(jax.numpy.asarray(x).at[i], op)(v))
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_float_max_and_min_through_the_routine_differentiate_as_jax(op, monkeypatch):
+    """JAX's tangent: the average over the values equal to a position's result (operand
+    and updates); under grad, jit and vmap, with the routine forced at this size."""
+    monkeypatch.setattr(slicing, "DENSE_SCATTER_TERMS", 0)
+    x = np.array([1.0, 2.0, -1.0, 0.5, 3.0, 0.0], np.float32)
+    v = np.array([2.0, 2.0, -3.0, 0.5, 4.0, 1.0, 2.0], np.float32)  # ties with x and each other
+    i = np.array([1, 1, 2, 3, 9, 0, 1], np.int32)
+
+    def f(m):
+        return lambda x, v: (m.tanh(getattr(m.asarray(x).at[i], op)(v * 1.0)) * m.arange(1.0, 7.0)).sum()
+
+    ours, theirs = jaxwg.jit(jaxwg.grad(f(jnp), argnums=(0, 1))), jax.grad(f(jax.numpy), argnums=(0, 1))
+    for g, w in zip(ours(x, v), theirs(x, v)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-7)
+    batched = np.stack([v, -v, np.round(v)])
+    ours = jaxwg.vmap(jaxwg.grad(f(jnp), argnums=1), in_axes=(None, 0))(x, batched)
+    theirs = jax.vmap(jax.grad(f(jax.numpy), argnums=1), in_axes=(None, 0))(x, batched)
+    np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6, atol=1e-7)
+
+
 @pytest.mark.parametrize("path", ["routine", "primitives"])
 def test_set_at_repeated_indices_under_transformations_matches_jax(path, monkeypatch):
     """Both ways `lax.scatter` sets: the scatter routine (monkeypatched down to these

@@ -296,6 +296,22 @@ def test_sums_of_negative_zeros_as_jax(run, shape, axis):
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want), f"sign, {dtype}")
 
 
+@pytest.mark.parametrize("shape,axis", [((4, 3), 1), ((4, 3), 0), ((3, 1000), 1), ((1000, 3), 0)])
+def test_max_and_min_of_zeros_of_both_signs_as_jax(run, shape, axis):
+    """-0.0 is below +0.0 in max and min (XLA's order; NumPy's follows the order met).
+    (JAX's CPU keeps it in these; its vectorized reductions of long rows do not.)"""
+    rng = np.random.default_rng(3)
+    for dtype in (F32, F16):
+        if not supports(run.platform, dtype):
+            continue
+        x = np.where(rng.random(shape) < 0.5, -0.0, 0.0).astype(dtype)
+        x.reshape(-1)[::7] = -0.0  # rows of -0.0 only, too, in the smaller shapes
+        for name in ("max", "min"):
+            got = np.asarray(run(lambda a: getattr(jnp, name)(a, axis=axis), jnp.asarray(x)))
+            want = np.asarray(getattr(jax_numpy, name)(jax_numpy.asarray(x), axis=axis))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want), f"{name}, {dtype}")
+
+
 def test_integer_extremes_and_wrapping(run):
     imax, imin = 2 ** 31 - 1, -2 ** 31
     x = np.array([[imax, 1, 5], [imin, -1, 7]], np.int32)

@@ -95,6 +95,24 @@ def native(fn):
     return ref
 
 
+def _xla_maximum(a, b):
+    """np.maximum with XLA's zeros: -0.0 is below +0.0 (NumPy's sign follows the order)."""
+    return np.where((a == 0) & (b == 0), np.where(np.signbit(a) & np.signbit(b), -0.0, 0.0), np.maximum(a, b))
+
+
+def _xla_minimum(a, b):
+    return np.where((a == 0) & (b == 0), np.where(np.signbit(a) | np.signbit(b), -0.0, 0.0), np.minimum(a, b))
+
+
+def _jax_fmax(a, b):
+    """JAX's fmax: x2 unless x1 is larger or x2 is NaN."""
+    return np.where((a > b) | np.isnan(b), a, b) if a.dtype.kind == "f" else np.maximum(a, b)
+
+
+def _jax_fmin(a, b):
+    return np.where((a < b) | np.isnan(b), a, b) if a.dtype.kind == "f" else np.minimum(a, b)
+
+
 _DEFAULT_DOMAIN = uniform(-100, 100)
 
 
@@ -194,10 +212,10 @@ BINARY = [
     Fn("fmod", native(np.fmod), NUMERIC, "numeric", 0.0, logmag(1e-3, 1e6),
        nonzero_divisor=True),
     Fn("power", native(np.power), NUMERIC, "numeric", 1e-5, logmag(1e-3, 1e3)),
-    Fn("maximum", native(np.maximum), ALL, "same", zero_sign=False),
-    Fn("minimum", native(np.minimum), ALL, "same", zero_sign=False),
-    Fn("fmax", native(np.fmax), ALL, "same", zero_sign=False),
-    Fn("fmin", native(np.fmin), ALL, "same", zero_sign=False),
+    Fn("maximum", native(_xla_maximum), ALL, "same"),
+    Fn("minimum", native(_xla_minimum), ALL, "same"),
+    Fn("fmax", native(_jax_fmax), ALL, "same"),
+    Fn("fmin", native(_jax_fmin), ALL, "same"),
     Fn("arctan2", with_float64(np.arctan2), ALL, "float", T, logmag(1e-10, 1e10)),
     Fn("heaviside", with_float64(np.heaviside), ALL, "float", 0.0),
     Fn("equal", native(np.equal), ALL, "bool"),
