@@ -218,6 +218,20 @@ fn f{_fn}_f64(a: f64, b: f64) -> f64 {{
   return select({_fn}(a, b), f64(bitcast<f32>(0x7fc00000u)), isnan_f64(a) || isnan_f64(b));
 }}""", "isnan_f64")
 
+# float64 round and trunc from floor and ceil: Mesa 22.3's lavapipe on an AMD EPYC host
+# rounded 1.5 to 1.0 and -1.5 to -1.0 with its native round, and left some quotients
+# untruncated in trunc(a / b) (138778705.996), while its floor and ceil were exact.
+_register("trunc_f64", """
+fn trunc_f64(x: f64) -> f64 { return select(ceil(x), floor(x), x >= 0.0lf); }""")
+_register("round_f64", """
+fn round_f64(x: f64) -> f64 {
+  let r = floor(x);
+  let d = x - r;  // exact, in [0, 1) (NaN for infinities: r is kept)
+  let odd = r - 2.0lf * floor(r * 0.5lf) != 0.0lf;
+  let v = select(r, r + 1.0lf, d > 0.5lf || (d == 0.5lf && odd));  // halves to even
+  return select(v, -v, v == 0.0lf && x < 0.0lf);  // -0.0 for negatives rounding to zero
+}""")
+
 # Exact C fmod for float32: subtract the largest b * 2^k <= r until r < |b|. Each
 # subtraction is exact, so the result is the true remainder, unlike a - b*trunc(a/b),
 # which loses everything once a/b is large. At most ~280 steps (the exponent range).

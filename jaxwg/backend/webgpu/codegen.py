@@ -261,7 +261,9 @@ def _idiv(g, n, a):
         return _guard(g, "div_self", n.dtype, a[0])
     if hazard:
         return _guard(g, "div_trunc_ieee", n.dtype, *a)
-    return f"trunc({a[0]} / {a[1]})" if n.dtype is dt.float64 else _math("div_trunc")(g, n, a)
+    if n.dtype is dt.float64:
+        return _math_call(g, "trunc", "f64", [f"{a[0]} / {a[1]}"])
+    return _math("div_trunc")(g, n, a)
 
 
 def _minmax(name: str) -> Renderer:
@@ -395,8 +397,8 @@ _RENDER: dict[Op, Renderer] = {
     Op.RECIPROCAL: _reciprocal,
     Op.FLOOR: _call("floor"),
     Op.CEIL: _call("ceil"),
-    Op.ROUND: _call("round"),
-    Op.TRUNC: _call("trunc"),
+    Op.ROUND: _math("round"),
+    Op.TRUNC: _math("trunc"),
     Op.ERF: _math("erf"),
     Op.ERFC: _math("erfc"),
     Op.CAST: _cast,
