@@ -47,7 +47,7 @@ import numpy as np
 
 from . import lax
 from . import numpy as jnp
-from .numpy import _util as _jnp_util
+from .lax import keys as _typed_keys
 from .config import config
 from .dtypes import KeyDType
 from .frontend.array import aval_of
@@ -220,7 +220,7 @@ class _KeyIndexUpdate:
 
     def _by_word(self, update):
         data = key_data(self._keys)
-        return _jnp_util.keys_of_words(update(data[..., 0], 0), update(data[..., 1], 1))
+        return _typed_keys.keys_of_words(update(data[..., 0], 0), update(data[..., 1], 1))
 
 
 def _dtype_name(x) -> str:
@@ -341,7 +341,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
 
 
 # jnp.stack, concatenate and where take these keys (jaxwg.numpy cannot import this module).
-_jnp_util.KEY_ARRAYS.update({"class": PRNGKeyArray, "data": key_data, "wrap": wrap_key_data})
+_typed_keys.KEY_ARRAYS.update({"class": PRNGKeyArray, "data": key_data, "wrap": wrap_key_data})
 
 
 def key_impl(keys) -> str:

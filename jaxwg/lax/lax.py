@@ -17,6 +17,7 @@ from ..frontend import aval as avals
 from ..frontend import primitives as P
 from ..frontend.array import aval_of as _aval_of
 from ..frontend.array import scalar as _scalar
+from .keys import moves_keys
 from ..frontend.trace import bind
 
 
@@ -143,6 +144,7 @@ def integer_pow(x, y: int):
     return bind(P.integer_pow_p, x, y=int(y))
 
 
+@moves_keys(rest=1)
 def select_n(which, *cases):
     """`cases[which]` elementwise; `which` is bool (two cases) or int32.
 
@@ -248,6 +250,7 @@ def _eye(dtype, shape, offset: int = 0):
     return convert_element_type(eq(*_diagonal_offsets(shape, offset)), dtype)
 
 
+@moves_keys(0)
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """`operand` placed at axes `broadcast_dimensions` of `shape` and broadcast.
 
@@ -263,6 +266,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     return bind(P.broadcast_in_dim_p, operand, shape=shape, broadcast_dimensions=dims)
 
 
+@moves_keys(0)
 def broadcast(operand, sizes):
     """`operand` with leading axes of `sizes` added.
 
@@ -277,6 +281,7 @@ def broadcast(operand, sizes):
                             tuple(range(len(sizes), len(sizes) + nd)))
 
 
+@moves_keys(0)
 def reshape(operand, new_sizes, dimensions=None):
     """`operand` with shape `new_sizes` (row-major; after permuting by `dimensions`).
 
@@ -292,6 +297,7 @@ def reshape(operand, new_sizes, dimensions=None):
     return bind(P.reshape_p, operand, new_sizes=new_sizes, dimensions=dims)
 
 
+@moves_keys(0)
 def transpose(operand, permutation):
     """Axes of `operand` permuted.
 
@@ -306,6 +312,7 @@ def transpose(operand, permutation):
     return bind(P.transpose_p, operand, permutation=perm)
 
 
+@moves_keys(0)
 def rev(operand, dimensions):
     """`operand` reversed along `dimensions`.
 
@@ -330,6 +337,7 @@ def pad(operand, padding_value, padding_config):
     return bind(P.pad_p, operand, padding_value, padding_config=config)
 
 
+@moves_keys(0)
 def slice(operand, start_indices, limit_indices, strides=None):
     """The elements from `start_indices` up to `limit_indices`, every `strides`-th.
 
@@ -359,6 +367,7 @@ def split(operand, sizes, axis: int = 0) -> list:
     return bind(P.split_p, operand, sizes=tuple(int(s) for s in sizes), axis=axis % ndim)
 
 
+@moves_keys(0)
 def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
     """`operand[start_index:limit_index:stride]` along `axis` (None: the axis' end).
 
@@ -376,6 +385,7 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     return slice(operand, starts, limits, None if stride == 1 else strides)
 
 
+@moves_keys(0)
 def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
     """Element `index` (negative: from the end) along `axis`, keeping that axis with
     size 1 unless `keepdims` is False; IndexError out of bounds, as JAX.
@@ -398,6 +408,7 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
     return out if keepdims else squeeze(out, (axis,))
 
 
+@moves_keys(0)
 def squeeze(array, dimensions):
     """`array` without the size-1 axes `dimensions`.
 
@@ -409,6 +420,7 @@ def squeeze(array, dimensions):
     return bind(P.squeeze_p, array, dimensions=tuple(int(d) for d in dimensions))
 
 
+@moves_keys(0)
 def expand_dims(array, dimensions):
     """`array` with size-1 axes inserted at `dimensions`.
 
@@ -424,6 +436,7 @@ def expand_dims(array, dimensions):
     return broadcast_in_dim(array, shape, tuple(d for d in range(len(shape)) if d not in new))
 
 
+@moves_keys(0)
 def concatenate(operands, dimension: int):
     """`operands` joined along `dimension`.
 
@@ -700,4 +713,4 @@ def stop_gradient(x):
 
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
-           ("annotations", "math", "np", "avals", "P", "bind", "operator")]
+           ("annotations", "math", "np", "avals", "P", "bind", "operator", "moves_keys")]

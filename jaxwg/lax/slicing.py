@@ -34,8 +34,8 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                scatter_abstract_eval)
+from .keys import moves_keys
 from ..frontend.trace import bind
-from ..transforms.custom import custom_jvp
 from . import lax
 
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
@@ -43,6 +43,7 @@ __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbe
            "scatter_add", "scatter_max", "scatter_min", "scatter_mul"]
 
 
+@moves_keys(0)
 def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, slice_sizes, *,
            unique_indices: bool = False, indices_are_sorted: bool = False, mode=None,
            fill_value=None):
@@ -62,6 +63,7 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
                 unique_indices=bool(unique_indices))
 
 
+@moves_keys(0)
 def dynamic_slice(operand, start_indices, slice_sizes):
     """The slice of `slice_sizes` starting at `start_indices` (scalars, traced or not;
     negative ones count from the end), each start clamped so the slice fits, as in JAX.
@@ -92,6 +94,7 @@ def _index_vector(scalars, shape):
     return lax.concatenate(parts, 0) if parts else lax.full((0,), 0, dt.int32)
 
 
+@moves_keys(0)
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
     """Element `index` along `axis` (a traced index is fine), as a slice of size 1 that
     `keepdims` keeps.
@@ -212,25 +215,30 @@ def _set_flat(operand, targets, updates):
     size, count = math.prod(shape), aval_of(targets).shape[0]
     last = bind(P.scatter_max_flat_p, lax.full((size,), -1, dt.int32), targets,
                 lax.iota(dt.int32, count))
-    picked = _at_targets(updates, last)
+    picked = at_targets(updates, last)
     written = lax.select(lax.ge(last, lax.full_like(last, 0)), picked, lax.reshape(operand, (size,)))
     return lax.reshape(written, shape)
 
 
 def _extremum_flat(combine: str, operand, targets, updates):
     """`operand` with each position's "max" or "min" of `updates` at flat `targets`,
-    through the int32 scatter-max of order keys (`_order_key`); float32 differentiates
-    as JAX's scatter max does (`_float_extremum_jvp`)."""
+    through the int32 scatter-max of order keys (`_order_key`); float32 through
+    `FLOAT_EXTREMUM`, which differentiates as JAX's scatter max does."""
     if aval_of(operand).dtype is dt.float32:
-        return _float_extremum(combine, operand, targets, updates)
-    return _extremum_by_keys(combine, operand, targets, updates)
+        return FLOAT_EXTREMUM["fn"](combine, operand, targets, updates)
+    return extremum_by_keys(combine, operand, targets, updates)
 
 
-def _extremum_by_keys(combine: str, operand, targets, updates):
+def extremum_by_keys(combine: str, operand, targets, updates):
+    """`_extremum_flat` through the order keys, without a derivative."""
     dtype = aval_of(operand).dtype
     k = bind(P.scatter_max_flat_p, _order_key(operand, combine), targets, _order_key(updates, combine))
     return _from_order_key(k, dtype, combine)
 
+
+# float32 scatter maxima and minima: `extremum_by_keys` with JAX's derivative, a custom
+# JVP that the transformations (a layer above) set (`transforms.ad_rules`).
+FLOAT_EXTREMUM: dict = {"fn": extremum_by_keys}
 
 _TOP = 0x80000000  # uint32's order in int32: the top bit flipped
 _MAGNITUDE = 0x7FFFFFFF  # float32's order in int32: negative values' other bits flipped
@@ -268,35 +276,7 @@ def _flip_negatives(bits):
     return lax.bitwise_xor(bits, lax.bitwise_and(sign, lax.full_like(bits, _MAGNITUDE)))
 
 
-_float_extremum = custom_jvp(_extremum_by_keys, nondiff_argnums=(0,))
-
-
-@_float_extremum.defjvp
-def _float_extremum_jvp(combine: str, primals, tangents):
-    """JAX's tangent of a scatter max or min: a position's tangent is the average of the
-    tangents of the values that equal its result (the operand's and the updates'); over
-    flat targets, with the scatter routine's adds."""
-    operand, targets, updates = primals
-    d_operand, _, d_updates = tangents
-    out = _float_extremum(combine, operand, targets, updates)
-    size = aval_of(operand).size
-    zeros, ones = lax.full((size,), 0.0, dt.float32), lax.full_like(updates, 1.0)
-
-    def counted(values):  # at each update's target, the sum of `values` landing there
-        return _at_targets(bind(P.scatter_add_flat_p, zeros, targets, values), targets)
-
-    won = lax.eq(updates, _at_targets(out, targets))
-    kept = lax.eq(_at_targets(operand, targets), _at_targets(out, targets))
-    winners = counted(lax.select(won, ones, lax.full_like(updates, 0.0)))
-    share = lax.div(ones, lax.select(kept, lax.add(winners, ones), winners))
-    update_coef = lax.select(won, share, lax.full_like(updates, 0.0))
-    operand_coef = lax.div(lax.sub(lax.select(kept, share, lax.full_like(updates, 0.0)), ones), counted(ones))
-    moved = lax.add(lax.mul(_at_targets(d_operand, targets), operand_coef), lax.mul(d_updates, update_coef))
-    tangent = bind(P.scatter_add_flat_p, lax.reshape(d_operand, (size,)), targets, moved)
-    return out, lax.reshape(tangent, aval_of(operand).shape)
-
-
-def _at_targets(values, targets):
+def at_targets(values, targets):
     """`values` (any shape, read flat) at flat `targets` (-1 reads the first element)."""
     flat = lax.reshape(values, (aval_of(values).size,))
     return gather(flat, lax.expand_dims(lax.max(targets, lax.full_like(targets, 0)), (1,)),
@@ -410,6 +390,7 @@ for _fn, _result in ((scatter_add, "[1.0, 6.0, 1.0, 5.0]"), (scatter_mul, "[1.0,
     _fn.__doc__ = _fn.__doc__.replace("{result}", _result)
 
 
+@moves_keys(0, 1)
 def dynamic_update_slice(operand, update, start_indices):
     """`operand` with `update` written at `start_indices` (each clamped so the update
     fits, as in JAX).

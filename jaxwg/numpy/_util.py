@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import functools
 import operator
 
 import numpy as np
@@ -17,7 +16,6 @@ import numpy as np
 from .. import lax
 from ..frontend import aval as avals
 from ..frontend import promotion
-from ..frontend import pytree
 from ..frontend.array import ArrayImpl, asarray_for_bind, aval_of  # noqa: F401 - aval_of for numpy modules
 from ..frontend.trace import Tracer
 from ..errors import ConcretizationTypeError
@@ -36,63 +34,6 @@ def to_array(x):
     from .creation import asarray
 
     return asarray(x)
-
-
-# How typed key arrays reach their data: jaxwg.random (a layer above) registers its
-# key class, `key_data` and `wrap_key_data`.
-KEY_ARRAYS: dict = {}
-
-
-def key_data(name: str, values) -> list | None:
-    """The uint32 data of typed key arrays (`jaxwg.random.key`) where every value is one,
-    so that joining and selecting apply to keys as JAX's do (`wrap_keys` makes keys of
-    the result); None where none is."""
-    keys = [isinstance(v, KEY_ARRAYS["class"]) for v in values] if KEY_ARRAYS else [False]
-    if not any(keys):
-        return None
-    if not all(keys):
-        raise ValueError(f"{name}: dtype=key<fry> is not a valid dtype for type promotion with "
-                         "arrays of other dtypes")
-    return [KEY_ARRAYS["data"](v) for v in values]
-
-
-def wrap_keys(data):
-    """Typed keys over uint32 `data` of shape `(..., 2)` (see `key_data`)."""
-    return KEY_ARRAYS["wrap"](data)
-
-
-def moves_keys(*positions: int, rest: int | None = None):
-    """Decorator of a function that only moves elements (selects, repeats, reorders or
-    reshapes them): where its arguments at `positions` (and every positional one from
-    `rest` on) are typed key arrays, each key's two uint32 words go through it alone and its
-    results are keys again, so it takes keys as JAX's functions do.
-
-    >>> import jaxwg, jaxwg.numpy as jnp
-    >>> jnp.flip(jaxwg.random.split(jaxwg.random.key(0), 3)).shape
-    (3,)
-    """
-    def decorate(fn):
-        @functools.wraps(fn)
-        def moved(*args, **kwargs):
-            at = [p for p in positions if p < len(args)] + list(range(len(args))[rest:] if rest is not None else [])
-            keys = key_data(fn.__name__, [args[p] for p in at]) if KEY_ARRAYS else None
-            if keys is None:
-                return fn(*args, **kwargs)
-            words = []
-            for w in range(2):
-                moved_args = list(args)
-                for p, k in zip(at, keys):
-                    moved_args[p] = k[..., w]
-                words.append(fn(*moved_args, **kwargs))
-            return pytree.tree_map(keys_of_words, words[0], words[1])
-        return moved
-    return decorate
-
-
-def keys_of_words(first, second):
-    """Typed keys from the first and the second uint32 word of each, given apart."""
-    last = aval_of(first).ndim
-    return wrap_keys(lax.concatenate([lax.expand_dims(first, (last,)), lax.expand_dims(second, (last,))], last))
 
 
 def check_arraylike(name: str, *args) -> None:

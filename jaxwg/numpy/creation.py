@@ -28,7 +28,8 @@ from ..frontend.array import ArrayImpl, from_numpy, scalar
 from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
-from ._util import aval_of, check_arraylike, is_array, key_data, result_dtype
+from ..lax.keys import key_data
+from ._util import aval_of, check_arraylike, is_array, result_dtype
 from .manipulation import moveaxis
 
 

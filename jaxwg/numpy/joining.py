@@ -25,6 +25,7 @@ from ..core import dtypes as dt
 from ..errors import ConcretizationTypeError
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
+from ..lax.keys import key_data, moves_keys, wrap_keys
 from ._util import (
     aval_of,
     axis_index,
@@ -32,14 +33,11 @@ from ._util import (
     canonicalize_axis,
     check_arraylike,
     is_array,
-    key_data,
-    moves_keys,
     promote,
     reject_out,
     slice_axis,
     static_value,
     to_array,
-    wrap_keys,
 )
 from .selection import count_at_most, take
 from .manipulation import ATLEAST_DIMS, broadcast_to, moveaxis, ravel

@@ -23,6 +23,7 @@ from .. import lax
 from ..frontend import aval as avals
 from ..frontend.array import ArrayImpl
 from ..frontend.trace import Tracer
+from ..lax.keys import key_data, moves_keys
 from ._util import (
     aval_of,
     axis_index,
@@ -30,8 +31,6 @@ from ._util import (
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
-    key_data,
-    moves_keys,
     slice_axis,
     static_value,
     to_array,

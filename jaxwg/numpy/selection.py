@@ -38,6 +38,7 @@ from ..errors import TracerBoolConversionError
 from ..frontend.gather import GatherScatterMode
 from ..lax.sorting import lex_less
 from . import ufuncs
+from ..lax.keys import moves_keys
 from ._util import (
     aval_of,
     broadcast_shapes,
@@ -45,7 +46,6 @@ from ._util import (
     check_arraylike,
     concrete,
     dtype_arg,
-    moves_keys,
     promote,
     reject_out,
     result_dtype,

@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import lax
 from . import ufuncs
-from ._util import canonicalize_axis, moves_keys, to_array
+from ..lax.keys import moves_keys
+from ._util import canonicalize_axis, to_array
 from .joining import concatenate, stack
 from .products import diagonal
 from .manipulation import expand_dims, moveaxis, ravel, reshape

@@ -22,7 +22,8 @@ from .. import lax
 from ..core import dtypes as dt
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
-from ._util import aval_of, broadcast_shapes, elementwise_operands, key_data, reject_out, to_array, wrap_keys
+from ..lax.keys import key_data, wrap_keys
+from ._util import aval_of, broadcast_shapes, elementwise_operands, reject_out, to_array
 from ._util import broadcast_to_shape as _broadcast_to
 
 

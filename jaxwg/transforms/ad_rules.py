@@ -27,11 +27,15 @@ import math
 import numpy as np
 
 from .. import lax
+from ..core import dtypes as dt
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
+from ..frontend.trace import bind
+from ..lax import slicing
 from ..lax.sorting import inverse_permutation_transpose, is_permutation
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
+from .custom import custom_jvp
 from .transpose import backward_pass, is_undefined
 
 # -- declaring rules ---------------------------------------------------------------------
@@ -698,3 +702,38 @@ def _debug_callback_jvp(primals, tangents, **params):
 P.jvp_rules[P.debug_callback_p] = _debug_callback_jvp
 # Its operands are never linear (its JVP passes primals): no cotangent flows back.
 P.transpose_rules[P.debug_callback_p] = lambda ct, *args, **params: [None] * len(args)
+
+
+# -- float32 scatter maxima and minima at scale -------------------------------------------
+# `lax.scatter_max` / `scatter_min` of many float32 pairs go through the int32 scatter-max
+# of order keys (lax/slicing.py), which has no derivative of its own: this custom JVP
+# gives them JAX's.
+
+def _float_extremum_jvp(combine: str, primals, tangents):
+    """JAX's tangent of a scatter max or min: a position's tangent is the average of the
+    tangents of the values that equal its result (the operand's and the updates'); over
+    flat targets, with the scatter routine's adds."""
+    operand, targets, updates = primals
+    d_operand, _, d_updates = tangents
+    out = _float_extremum(combine, operand, targets, updates)
+    size = aval_of(operand).size
+    zeros, ones = lax.full((size,), 0.0, dt.float32), lax.full_like(updates, 1.0)
+
+    def counted(values):  # at each update's target, the sum of `values` landing there
+        return slicing.at_targets(bind(P.scatter_add_flat_p, zeros, targets, values), targets)
+
+    won = lax.eq(updates, slicing.at_targets(out, targets))
+    kept = lax.eq(slicing.at_targets(operand, targets), slicing.at_targets(out, targets))
+    winners = counted(lax.select(won, ones, lax.full_like(updates, 0.0)))
+    share = lax.div(ones, lax.select(kept, lax.add(winners, ones), winners))
+    update_coef = lax.select(won, share, lax.full_like(updates, 0.0))
+    operand_coef = lax.div(lax.sub(lax.select(kept, share, lax.full_like(updates, 0.0)), ones), counted(ones))
+    moved = lax.add(lax.mul(slicing.at_targets(d_operand, targets), operand_coef),
+                    lax.mul(d_updates, update_coef))
+    tangent = bind(P.scatter_add_flat_p, lax.reshape(d_operand, (size,)), targets, moved)
+    return out, lax.reshape(tangent, aval_of(operand).shape)
+
+
+_float_extremum = custom_jvp(slicing.extremum_by_keys, nondiff_argnums=(0,))
+_float_extremum.defjvp(_float_extremum_jvp)
+slicing.FLOAT_EXTREMUM["fn"] = _float_extremum

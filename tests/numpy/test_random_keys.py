@@ -120,14 +120,33 @@ _MOVES = {
     "copy": lambda m, k: m.copy(k),
     "at set": lambda m, k: k.at[1, ::2].set(k[0, 1]),
     "at get": lambda m, k: k.at[::-1, 1].get(),
+    "lax.select_n": lambda m, k: _lax(m).select_n(m.array([[True, False, True]] * 2), k, k[::-1]),
+    "lax.dynamic_slice": lambda m, k: _lax(m).dynamic_slice(k, (0, 1), (2, 2)),
+    "lax.dynamic_update_slice": lambda m, k: _lax(m).dynamic_update_slice(k, k[:1, :1], (1, 1)),
+    "lax.dynamic_index_in_dim": lambda m, k: _lax(m).dynamic_index_in_dim(k, 1, 1),
+    "lax.rev": lambda m, k: _lax(m).rev(k, (0,)),
+    "lax.slice": lambda m, k: _lax(m).slice(k, (0, 1), (2, 3)),
+    "lax.slice_in_dim": lambda m, k: _lax(m).slice_in_dim(k, 1, 3, axis=1),
+    "lax.index_in_dim": lambda m, k: _lax(m).index_in_dim(k, 1, 1),
+    "lax.squeeze": lambda m, k: _lax(m).squeeze(k[:1], (0,)),
+    "lax.expand_dims": lambda m, k: _lax(m).expand_dims(k, (0,)),
+    "lax.broadcast_in_dim": lambda m, k: _lax(m).broadcast_in_dim(k[0], (4, 3), (1,)),
+    "lax.broadcast": lambda m, k: _lax(m).broadcast(k, (2,)),
+    "lax.reshape": lambda m, k: _lax(m).reshape(k, (3, 2)),
+    "lax.transpose": lambda m, k: _lax(m).transpose(k, (1, 0)),
+    "lax.concatenate": lambda m, k: _lax(m).concatenate([k, k[:, :1]], 1),
 }
+
+
+def _lax(m):
+    return lax if m is jnp else jax.lax
 
 
 @pytest.mark.parametrize("move", sorted(_MOVES))
 @pytest.mark.parametrize("mode", ["eager", "jit"])
 def test_functions_that_move_elements_take_keys_as_jax_does(platform, move, mode):
-    """Each key's two words move together through JAX's movement functions: the same keys
-    at the same places as JAX's, eagerly and under jit."""
+    """Each key's two words move together through JAX's `jnp` and `lax` movement
+    functions: the same keys at the same places as JAX's, eagerly and under jit."""
     f = _MOVES[move]
     ours = (jaxwg.jit(lambda k: f(jnp, k)) if mode == "jit" else lambda k: f(jnp, k))(
         random.split(random.key(3), 6).reshape(2, 3))

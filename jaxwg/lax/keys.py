@@ -1,0 +1,79 @@
+"""Typed key arrays as data: how functions that only move elements take them.
+
+`jaxwg.random` (a layer above) registers its key class, `key_data` and `wrap_key_data`
+in `KEY_ARRAYS`. `key_data` gives the uint32 data of keys (shape `(..., 2)`) where every
+value is a key; `moves_keys` makes a function that only moves elements (selects,
+repeats, reorders or reshapes them) take keys as JAX's functions do: each key's two
+words go through it alone, and its results are keys again (`keys_of_words`).
+
+>>> import jaxwg, jaxwg.numpy as jnp
+>>> jnp.flip(jaxwg.random.split(jaxwg.random.key(0), 3)).shape
+(3,)
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..frontend import pytree
+from ..frontend.array import aval_of
+
+KEY_ARRAYS: dict = {}
+
+
+def key_data(name: str, values) -> list | None:
+    """The uint32 data of typed key arrays (`jaxwg.random.key`) where every value is one,
+    so that joining and selecting apply to keys as JAX's do (`wrap_keys` makes keys of
+    the result); None where none is."""
+    keys = [isinstance(v, KEY_ARRAYS["class"]) for v in values] if KEY_ARRAYS else [False]
+    if not any(keys):
+        return None
+    if not all(keys):
+        raise ValueError(f"{name}: dtype=key<fry> is not a valid dtype for type promotion with "
+                         "arrays of other dtypes")
+    return [KEY_ARRAYS["data"](v) for v in values]
+
+
+def wrap_keys(data):
+    """Typed keys over uint32 `data` of shape `(..., 2)` (see `key_data`)."""
+    return KEY_ARRAYS["wrap"](data)
+
+
+def moves_keys(*positions: int, rest: int | None = None):
+    """Decorator of a function that only moves elements: where its arguments at
+    `positions` (and every positional one from `rest` on; a list or tuple argument by
+    its elements) are typed key arrays, each key's two uint32 words go through it alone
+    and its results are keys again."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def moved(*args, **kwargs):
+            if not KEY_ARRAYS:
+                return fn(*args, **kwargs)
+            at = [p for p in positions if p < len(args)] + (list(range(len(args)))[rest:] if rest is not None else [])
+            values = [v for p in at for v in (args[p] if isinstance(args[p], (list, tuple)) else [args[p]])]
+            keys = key_data(fn.__name__, values)
+            if keys is None:
+                return fn(*args, **kwargs)
+            words = [fn(*_word_args(args, at, keys, w), **kwargs) for w in range(2)]
+            return pytree.tree_map(keys_of_words, words[0], words[1])
+        return moved
+    return decorate
+
+
+def _word_args(args, at: list[int], keys: list, w: int) -> list:
+    """`args` with the keys at positions `at` replaced by their word `w`."""
+    out, words = list(args), iter(k[..., w] for k in keys)
+    for p in at:
+        if isinstance(args[p], (list, tuple)):
+            out[p] = type(args[p])(next(words) for _ in args[p])
+        else:
+            out[p] = next(words)
+    return out
+
+
+def keys_of_words(first, second):
+    """Typed keys from the first and the second uint32 word of each, given apart."""
+    from . import lax  # which imports this module
+
+    last = aval_of(first).ndim
+    return wrap_keys(lax.concatenate([lax.expand_dims(first, (last,)), lax.expand_dims(second, (last,))], last))
