@@ -17,8 +17,8 @@ from ..frontend import aval as avals
 from ..frontend import primitives as P
 from ..frontend.array import aval_of as _aval_of
 from ..frontend.array import scalar as _scalar
-from .keys import moves_keys
 from ..frontend.trace import bind
+from .keys import moves_keys
 
 
 def _scalars_like(args):

@@ -34,9 +34,9 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                scatter_abstract_eval)
-from .keys import moves_keys
 from ..frontend.trace import bind
 from . import lax
+from .keys import moves_keys
 
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
            "dynamic_index_in_dim", "dynamic_slice", "dynamic_update_slice", "gather", "scatter",
