@@ -410,6 +410,12 @@ def _identities(node: AluExp) -> AluExp | None:
         return src[0] if src[1].arg else src[1]  # x & True = x, x & False = False
     if op is Op.OR and node.dtype.is_bool and src[1].op is Op.CONST:
         return src[1] if src[1].arg else src[0]  # x | True = True, x | False = x
+    if op in (Op.AND, Op.OR) and node.dtype.is_bool and any(
+            a.op is Op.NOT and a.src[0] is b for a, b in (src, src[::-1])):
+        # x & ~x = False, x | ~x = True. Shader compilers fold these, so folding them
+        # here lets the float guards see the constant they make (x * cast(x & ~x) is a
+        # product with 0.0: NaN for x = inf, which a compiler assuming finite math drops).
+        return alu.const(node.dtype, op is Op.OR)
     if op in (Op.NEG, Op.NOT) and src[0].op is op:
         return src[0].src[0]  # --x = x, ~~x = x
     if op is Op.WHERE:

@@ -207,3 +207,14 @@ def test_fast_math_takes_effect_at_the_next_call():
     assert "sub_self_f32" in guarded and "sub_self_f32" not in fast
     for got in (np.asarray(x - x), np.asarray(f(x))):
         assert_same_values(got, np.array([np.nan, 0.0], np.float32), "x - x")
+
+
+@pytest.mark.parametrize("float_dtype", [np.float16, np.float32])
+def test_a_product_with_a_contradicting_mask_keeps_nan_for_infinities(float_dtype):
+    """`x * (b & ~b)` is `x * 0.0`: NaN for inf and NaN. Shader compilers fold `b & ~b` to
+    false and then the product to 0; jaxwg folds it first, so the guard for a product with
+    0.0 sees it (a random expression tree found it in float16 on lavapipe)."""
+    x = np.array([np.inf, -np.inf, np.nan, 2.0, -0.0], float_dtype)
+    b = np.array([True, False, True, False, True])
+    got = jaxwg.jit(lambda x, b: x * (b & ~b).astype(x.dtype))(x, b)
+    np.testing.assert_array_equal(np.asarray(got), x * np.zeros_like(x))
