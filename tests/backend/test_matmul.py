@@ -202,15 +202,25 @@ def test_planner_tiles_products_only(software):
 
 
 def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):
-    """Software adapters give large plain float32 products (SOFTWARE_LARGE_PRODUCT_FLOPS)
-    16 x 16 outputs a thread; small ones, other dtypes and products with an epilogue
-    keep 8 x 8 (seconds cheaper to compile). The large tile computes a ragged,
-    transposed, batched product with a bias epilogue exactly."""
+    """Software adapters give large float32 products (SOFTWARE_LARGE_PRODUCT_FLOPS) 16 x 16
+    outputs a thread, a product with an epilogue as the plain product then the epilogue
+    (an epilogue in the large blocks takes seconds to compile); small ones and other
+    dtypes keep 8 x 8. The large tile computes a ragged, transposed, batched product with
+    a bias epilogue exactly, and so do the two passes."""
     traits = AdapterTraits(True)
     assert plan(product_kernel(dt.float32, 1, 512, 512, 512), traits)[0].tuning.tile == SOFTWARE_TILES[0]
-    for small in (product_kernel(dt.float32, 1, 64, 64, 64), product_kernel(dt.int32, 1, 512, 512, 512),
-                  product_kernel(dt.float32, 1, 512, 512, 512, bias=True)):
-        assert plan(small, traits)[0].tuning.tile == SOFTWARE_SMALL_TILE
+    for small in (product_kernel(dt.float32, 1, 64, 64, 64), product_kernel(dt.int32, 1, 512, 512, 512)):
+        assert [p.tuning.tile for p in plan(small, traits)] == [SOFTWARE_SMALL_TILE]
+    with_bias = product_kernel(dt.float32, 1, 512, 512, 512, bias=True)
+    passes = plan(with_bias, traits)
+    assert [p.tuning.tile for p in passes] == [SOFTWARE_TILES[0], None] and passes[0].writes_scratch
+    if webgpu.traits.is_software:
+        rng = np.random.default_rng(4)
+        lhs, rhs, inputs = operands(dt.float32, 1, 512, 512, 512, False, False, rng)
+        shift = rng.integers(-3, 4, 512).astype(np.float32)
+        want = (lhs[0].astype(np.float64) @ rhs[0]) * 2 + shift
+        assert_equal_values(run_kernel(webgpu, with_bias, inputs + [shift]), want.astype(np.float32).reshape(-1),
+                            "plain product, then its epilogue")
     tile = SOFTWARE_TILES[0]
     assert (tile.thread_m, tile.thread_n) == (16, 16)
     batch, m, k, n = 2, 70, 37, 66

@@ -197,17 +197,28 @@ def _tiled(kernel: Kernel, tile: Tile, traits: AdapterTraits, split: bool) -> li
     multiprocessors, 115 µs each on an H100."""
     direct = tuple(range(kernel.nargs))
     single = [Pass(kernel, Tuning(workgroup_size=tile.threads, tile=tile), direct)]
-    c = as_contraction(kernel)
-    workgroups = c.batch * -(-c.m // tile.m) * -(-c.n // tile.n)
-    # Slices divide k exactly: a masked last slice would multiply padding by what a
-    # load past the operand's end finds (NaN * 0 is NaN).
-    most = min(-(-SPLIT_K_WORKGROUPS // workgroups), c.k // SPLIT_K_MIN_TERMS)
-    parts = max((p for p in range(1, most + 1) if c.k % p == 0), default=1)
-    if traits.is_software or not split or workgroups >= SPLIT_K_BELOW or parts < 2:
+    if not split:
         return single
+    if traits.is_software:
+        parts = 1 if tile is SOFTWARE_SMALL_TILE and kernel.reduction.epilogue is not kernel.reduction.acc else 0
+    else:
+        c = as_contraction(kernel)
+        workgroups = c.batch * -(-c.m // tile.m) * -(-c.n // tile.n)
+        # Slices divide k exactly: a masked last slice would multiply padding by what a
+        # load past the operand's end finds (NaN * 0 is NaN).
+        most = min(-(-SPLIT_K_WORKGROUPS // workgroups), c.k // SPLIT_K_MIN_TERMS)
+        parts = max((p for p in range(1, most + 1) if c.k % p == 0), default=1)
+        parts = parts if workgroups < SPLIT_K_BELOW and parts >= 2 else 0
+    if not parts:
+        return single
+    # On a software adapter, one part: a large product with an epilogue runs as the plain
+    # product in the large blocks, then the epilogue, rather than in the small blocks
+    # that compile an epilogue quickly (`SOFTWARE_LARGE_PRODUCT_FLOPS`). lavapipe, the
+    # training step's 784 x 256 x 512 weight product and its SGD update: 112 ms a call
+    # in the small blocks, 72 ms the product alone in the large ones.
     first, second = split_reduction(kernel, parts, "columns")
     first_tile = matmul_tile(first, traits)
-    if first_tile is None:
+    if first_tile is None or (traits.is_software and first_tile is SOFTWARE_SMALL_TILE):
         return single
     (last,) = plan(second, traits, split=False)
     return [Pass(first, Tuning(workgroup_size=first_tile.threads, tile=first_tile), direct,
@@ -307,7 +318,8 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # the 256 outputs of a 16 x 16 block slowly: 0.1-1.1 s for a plain float32 product
 # (8 x 8: 0.05-0.5), 3.4 s with a bias and relu epilogue, 1.2 s in int32, 8.7 s in
 # float16 with a bias. Only plain float32 products of SOFTWARE_LARGE_PRODUCT_FLOPS or
-# more (about 10 ms a call) take them.
+# more (about 10 ms a call) take them; such a product with an epilogue runs as the plain
+# product, then the epilogue (`_tiled`).
 # Two buffers of workgroup memory (one barrier a step) measured on an H100 (TFLOP/s, 10
 # back to back, 4096^2 / 1024^2): 128 x 128 x 16 38.6 / 16.0 against 36.6 / 15.5 with one.
 # Sliced tiles (the last two) are for the autotuner to try on products with few outputs.
