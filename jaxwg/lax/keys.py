@@ -14,6 +14,7 @@ words go through it alone, and its results are keys again (`keys_of_words`).
 from __future__ import annotations
 
 import functools
+import inspect
 
 from ..frontend import pytree
 from ..frontend.array import aval_of
@@ -39,25 +40,44 @@ def wrap_keys(data):
     return KEY_ARRAYS["wrap"](data)
 
 
-def moves_keys(*positions: int, rest: int | None = None):
+def moves_keys(*positions: int, rest: int | None = None, each: bool = False):
     """Decorator of a function that only moves elements: where its arguments at
-    `positions` (and every positional one from `rest` on; a list or tuple argument by
-    its elements) are typed key arrays, each key's two uint32 words go through it alone
-    and its results are keys again."""
+    `positions` (by position or by name, and every positional one from `rest` on; a list
+    or tuple argument by its elements) are typed key arrays, each key's two uint32 words
+    go through it alone and its results are keys again. With `each`, its results are one
+    per argument (`broadcast_arrays`, `atleast_1d`), and keys may come with other arrays."""
     def decorate(fn):
+        signature = inspect.signature(fn)
+        named = {name for i, name in enumerate(signature.parameters) if i in positions}
+
         @functools.wraps(fn)
         def moved(*args, **kwargs):
             if not KEY_ARRAYS:
                 return fn(*args, **kwargs)
+            if named & kwargs.keys():  # keys given by name: as the positions they bind
+                bound = signature.bind(*args, **kwargs)
+                args, kwargs = bound.args, bound.kwargs
             at = [p for p in positions if p < len(args)] + (list(range(len(args)))[rest:] if rest is not None else [])
+            if each:
+                at = [p for p in at if isinstance(args[p], KEY_ARRAYS["class"])]
             values = [v for p in at for v in (args[p] if isinstance(args[p], (list, tuple)) else [args[p]])]
             keys = key_data(fn.__name__, values)
             if keys is None:
                 return fn(*args, **kwargs)
             words = [fn(*_word_args(args, at, keys, w), **kwargs) for w in range(2)]
+            if each:
+                return _keys_where_given(words, at, len(args))
             return pytree.tree_map(keys_of_words, words[0], words[1])
         return moved
     return decorate
+
+
+def _keys_where_given(words, at: list[int], count: int):
+    """The results of a function with one result per argument (one argument: the result
+    itself) from its two calls on the words: keys for the arguments at `at`."""
+    if count == 1:
+        return keys_of_words(*words)
+    return [keys_of_words(a, b) if i in at else a for i, (a, b) in enumerate(zip(*words))]
 
 
 def _word_args(args, at: list[int], keys: list, w: int) -> list:

@@ -351,6 +351,7 @@ def slice(operand, start_indices, limit_indices, strides=None):
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
+@moves_keys(0)
 def split(operand, sizes, axis: int = 0) -> list:
     """`operand` cut along `axis` into consecutive pieces of `sizes`, which sum to the
     axis' length.

@@ -217,7 +217,7 @@ def broadcast_to(array, shape):
     return broadcast_to_shape(x, shape)
 
 
-@moves_keys(rest=0)
+@moves_keys(rest=0, each=True)
 def broadcast_arrays(*args):
     """The arguments broadcast to their common shape.
 
@@ -429,7 +429,7 @@ def _atleast(n: int, arys):
     return out[0] if len(out) == 1 else out
 
 
-@moves_keys(rest=0)
+@moves_keys(rest=0, each=True)
 def atleast_1d(*arys):
     """Each argument with at least one axis (a list if more than one argument).
 
@@ -440,7 +440,7 @@ def atleast_1d(*arys):
     return _atleast(1, arys)
 
 
-@moves_keys(rest=0)
+@moves_keys(rest=0, each=True)
 def atleast_2d(*arys):
     """Each argument with at least two axes: `(n,)` becomes `(1, n)`.
 
@@ -451,7 +451,7 @@ def atleast_2d(*arys):
     return _atleast(2, arys)
 
 
-@moves_keys(rest=0)
+@moves_keys(rest=0, each=True)
 def atleast_3d(*arys):
     """Each argument with at least three axes: `(n,)` becomes `(1, n, 1)`, `(m, n)`
     becomes `(m, n, 1)`.

@@ -135,6 +135,12 @@ _MOVES = {
     "lax.reshape": lambda m, k: _lax(m).reshape(k, (3, 2)),
     "lax.transpose": lambda m, k: _lax(m).transpose(k, (1, 0)),
     "lax.concatenate": lambda m, k: _lax(m).concatenate([k, k[:, :1]], 1),
+    "lax.split": lambda m, k: _lax(m).split(k, (2, 1), axis=1)[0],
+    "take by name": lambda m, k: m.take(a=k, indices=np.array([5, 0])),
+    "lax.dynamic_update_slice by name": lambda m, k: _lax(m).dynamic_update_slice(k, update=k[:1, :1],
+                                                                                  start_indices=(1, 2)),
+    "atleast_1d with an array": lambda m, k: m.atleast_1d(k[0, 0], m.zeros(()))[0],
+    "broadcast_arrays with an array": lambda m, k: m.broadcast_arrays(m.zeros((4, 1, 1)), k)[1],
 }
 
 
@@ -155,10 +161,16 @@ def test_functions_that_move_elements_take_keys_as_jax_does(platform, move, mode
     np.testing.assert_array_equal(data(ours), data(theirs))
 
 
-def test_moving_keys_with_other_arrays_or_other_values_fails_as_in_jax(platform):
+def test_keys_beside_other_arrays_as_in_jax(platform):
+    """Functions with a result per argument take keys beside other arrays; joining or
+    updating keys with other values fails, as in JAX."""
     ks = random.split(random.key(0), 3)
+    keys, zeros = jnp.broadcast_arrays(ks, jnp.zeros(3))
+    theirs = jax.numpy.broadcast_arrays(jr.split(jr.key(0), 3), jax.numpy.zeros(3))
+    np.testing.assert_array_equal(data(keys), data(theirs[0]))
+    assert zeros.dtype == theirs[1].dtype and np.array_equal(np.asarray(zeros), np.asarray(theirs[1]))
     with pytest.raises(ValueError, match="key<fry> is not a valid dtype"):
-        jnp.broadcast_arrays(ks, jnp.zeros(3))
+        jnp.concatenate([ks, jnp.zeros(3)])
     with pytest.raises(TypeError, match="key"):
         ks.at[0].set(1)
 
