@@ -226,7 +226,7 @@ fn trunc_f64(x: f64) -> f64 { return select(ceil(x), floor(x), x >= 0.0lf); }"""
 _register("round_f64", """
 fn round_f64(x: f64) -> f64 {
   let r = floor(x);
-  let d = x - r;  // in [0, 1]; rounded only for x in (-1, 0), never across 0.5 (NaN for infinities: r is kept)
+  let d = x - r;  // in [0, 1], rounded only for x in (-1, 0), never across 0.5; NaN for infinities
   let odd = r - 2.0lf * floor(r * 0.5lf) != 0.0lf;
   let v = select(r, r + 1.0lf, d > 0.5lf || (d == 0.5lf && odd));  // halves to even
   return select(v, -v, v == 0.0lf && x < 0.0lf);  // -0.0 for negatives rounding to zero
