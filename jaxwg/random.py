@@ -210,17 +210,22 @@ class _KeyIndexUpdate:
         self._keys, self._index = keys, index
 
     def get(self, **kwargs):
-        return self._by_word(lambda word, w: word.at[self._index].get(**kwargs))
+        return _get_at(self._keys, self._index, **kwargs)
 
     def set(self, values, **kwargs):
         if not isinstance(values, PRNGKeyArray):
             raise TypeError(f"scatter of key<fry> requires key values, got {_dtype_name(values)}")
-        new = key_data(values)
-        return self._by_word(lambda word, w: word.at[self._index].set(new[..., w], **kwargs))
+        return _set_at(self._keys, self._index, values, **kwargs)
 
-    def _by_word(self, update):
-        data = key_data(self._keys)
-        return _typed_keys.keys_of_words(update(data[..., 0], 0), update(data[..., 1], 1))
+
+@_typed_keys.moves_keys(0)
+def _get_at(keys, index, **kwargs):
+    return keys.at[index].get(**kwargs)
+
+
+@_typed_keys.moves_keys(0, 2)
+def _set_at(keys, index, values, **kwargs):
+    return keys.at[index].set(values, **kwargs)
 
 
 def _dtype_name(x) -> str:

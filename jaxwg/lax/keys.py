@@ -50,26 +50,36 @@ def moves_keys(*positions: int, rest: int | None = None, each: bool = False):
         signature = inspect.signature(fn)
         named = {name for i, name in enumerate(signature.parameters) if i in positions}
 
+        def places(count: int) -> list[int]:
+            tail = list(range(count))[rest:] if rest is not None else []
+            return [p for p in positions if p < count] + tail
+
         @functools.wraps(fn)
         def moved(*args, **kwargs):
-            if not KEY_ARRAYS:
-                return fn(*args, **kwargs)
-            if named & kwargs.keys():  # keys given by name: as the positions they bind
+            if kwargs and named & kwargs.keys():  # keys given by name: as the positions they bind
                 bound = signature.bind(*args, **kwargs)
                 args, kwargs = bound.args, bound.kwargs
-            at = [p for p in positions if p < len(args)] + (list(range(len(args)))[rest:] if rest is not None else [])
+            at = places(len(args))
+            key_class = KEY_ARRAYS.get("class")
+            if key_class is None or not any(_holds(args[p], key_class) for p in at):  # the usual case
+                return fn(*args, **kwargs)
             if each:
-                at = [p for p in at if isinstance(args[p], KEY_ARRAYS["class"])]
+                at = [p for p in at if isinstance(args[p], key_class)]
             values = [v for p in at for v in (args[p] if isinstance(args[p], (list, tuple)) else [args[p]])]
             keys = key_data(fn.__name__, values)
-            if keys is None:
-                return fn(*args, **kwargs)
             words = [fn(*_word_args(args, at, keys, w), **kwargs) for w in range(2)]
             if each:
                 return _keys_where_given(words, at, len(args))
             return pytree.tree_map(keys_of_words, words[0], words[1])
         return moved
     return decorate
+
+
+def _holds(value, key_class) -> bool:
+    """Whether `value` is a key array or a list or tuple holding one."""
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, key_class) for v in value)
+    return isinstance(value, key_class)
 
 
 def _keys_where_given(words, at: list[int], count: int):

@@ -25,7 +25,7 @@ from ..core import dtypes as dt
 from ..errors import ConcretizationTypeError
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
-from ..lax.keys import key_data, moves_keys, wrap_keys
+from ..lax.keys import moves_keys
 from ._util import (
     aval_of,
     axis_index,
@@ -82,6 +82,7 @@ def _concatenate_array(x, axis, dtype):
     return lax.reshape(x, shape[1:ax + 1] + (shape[0] * shape[ax + 1],) + shape[ax + 2:])
 
 
+@moves_keys(0)
 def concatenate(arrays, axis=0, dtype=None):
     """`arrays` joined along an existing `axis` (flattened first if `axis` is None), in
     their common dtype (JAX's promotion) or `dtype`.
@@ -95,13 +96,6 @@ def concatenate(arrays, axis=0, dtype=None):
     if _is_sequence_or_array(arrays):
         return _concatenate_array(arrays, axis, dtype)
     arrays = list(arrays)
-    keys = key_data("concatenate", arrays)
-    if keys is not None:  # joined along the keys' axes, not their data's last one
-        if axis is None:
-            return wrap_keys(concatenate([k.reshape(-1, 2) for k in keys], 0))
-        if not arrays[0].shape:
-            raise ValueError("Zero-dimensional arrays cannot be concatenated.")
-        return wrap_keys(concatenate(keys, axis_index(axis, len(arrays[0].shape))))
     check_arraylike("concatenate", *arrays)
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
@@ -134,6 +128,7 @@ def concat(arrays, /, *, axis=0):
     return concatenate(arrays, axis)
 
 
+@moves_keys(0)
 def stack(arrays, axis=0, out=None, dtype=None):
     """`arrays` (all of one shape) joined along a new `axis`.
 
@@ -151,9 +146,6 @@ def stack(arrays, axis=0, out=None, dtype=None):
     arrays = list(arrays)
     if not arrays:
         raise ValueError("Need at least one array to stack.")
-    keys = key_data("stack", arrays)
-    if keys is not None:
-        return wrap_keys(stack(keys, axis_index(axis, len(arrays[0].shape) + 1)))
     check_arraylike("stack", *arrays)
     xs = [to_array(a) for a in arrays]
     shapes = [aval_of(x).shape for x in xs]

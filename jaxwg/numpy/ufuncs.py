@@ -22,7 +22,7 @@ from .. import lax
 from ..core import dtypes as dt
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
-from ..lax.keys import key_data, wrap_keys
+from ..lax.keys import moves_keys
 from ._util import aval_of, broadcast_shapes, elementwise_operands, reject_out, to_array
 from ._util import broadcast_to_shape as _broadcast_to
 
@@ -676,6 +676,7 @@ def signbit(x, /):
     return _signbit_float(x)
 
 
+@moves_keys(1, 2)
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     """`x` where `condition` else `y`, broadcast together; with `condition` alone,
     `nonzero(condition, size=size, fill_value=fill_value)`.
@@ -696,9 +697,6 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
-    keys = key_data("where", [x, y])
-    if keys is not None:  # the condition broadcast over each key's two words
-        return wrap_keys(where(_to_bool(condition)[..., None], *keys))
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)
