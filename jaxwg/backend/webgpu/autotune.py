@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ...core.contraction import Contraction
 from ...core.dtypes import DType
+from .device import env_switch
 from .tuner import Tile
 
 ENV_VAR = "JAXWG_AUTOTUNE"
@@ -49,12 +50,7 @@ def enabled(is_software: bool) -> bool:
     >>> enabled(is_software=False) == (os.environ.get(ENV_VAR) not in ("0", "off"))
     True
     """
-    choice = os.environ.get(ENV_VAR, "").strip().lower()
-    if choice in ("1", "true", "yes", "on"):
-        return True
-    if choice in ("0", "false", "no", "off"):
-        return False
-    return not is_software
+    return env_switch(ENV_VAR, not is_software)
 
 
 def cache_path() -> Path:

@@ -54,7 +54,7 @@ from .codegen import UnsupportedError
 from .device import WebGPUDevice, get_device, reports_loss
 from .native_math import measure as measure_native_math, uses_candidates
 from .timing import KernelTimer
-from . import scan, scatter, sort
+from . import merge, scan, scatter, sort
 from .queue import DispatchQueue
 from .replay import Replay
 from .routines import RoutineExecutable, compile_routine, record_routine
@@ -87,6 +87,7 @@ class _Launch:
     layout: wgpu.GPUBindGroupLayout
     inputs: tuple
     outputs: tuple
+    spec: ShaderSpec
 
 
 @dataclass
@@ -154,6 +155,8 @@ class WebGPUBackend(Backend):
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
+        self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)
+        self.merge_limits = merge.Limits.of(self.device.limits)
         self._native_math: frozenset[str] | None = None  # measured on first use
 
     def describe(self) -> str:
@@ -380,11 +383,9 @@ class WebGPUBackend(Backend):
         if cached is not None:
             return _Pipeline(cached.pipeline, cached.layout, spec)
         dev = self.device.device
-        entries = [{"binding": i, "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": wgpu.BufferBindingType.read_only_storage}}
-                   for i in range(len(spec.input_bindings))]
-        entries.append({"binding": len(entries), "visibility": wgpu.ShaderStage.COMPUTE,
-                        "buffer": {"type": wgpu.BufferBindingType.storage}})
+        kinds = {False: wgpu.BufferBindingType.read_only_storage, True: wgpu.BufferBindingType.storage}
+        entries = [{"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kinds[w]}}
+                   for i, w in enumerate(spec.binding_writes)]
         layout = dev.create_bind_group_layout(entries=entries)
         immediate_size = len(spec.uniform_bytes())
         pipeline_layout = dev.create_pipeline_layout(
@@ -458,17 +459,17 @@ class WebGPUBackend(Backend):
         key = (id(launch), window, out_buffer, *buffers)  # the buffers kept alive by the key
         hit = self._bind_groups.get(key)
         if hit is None:
-            hit = (self.make_launch_group(launch, window, out_buffer, buffers), launch)
+            hit = (self._make_launch_group(launch, window, out_buffer, buffers), launch)
             # the launch is kept with its group, so that no new launch takes its id
             self._bind_groups.put(key, hit)
         return hit[0]
 
-    def make_launch_group(self, launch: _Launch, window: int, out_buffer: wgpu.GPUBuffer,
+    def _make_launch_group(self, launch: _Launch, window: int, out_buffer: wgpu.GPUBuffer,
                           buffers: tuple) -> wgpu.GPUBindGroup:
         """A new bind group of output `window` of `launch` (uncached)."""
         offset, size = launch.outputs[window][:2]
         bindings = [(b, o, n) for b, (_, o, n) in zip(buffers, launch.inputs)]
-        return self._create_bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
+        return self.create_bind_group(launch.layout, bindings + [(out_buffer, offset, size)])
 
     def launch_for(self, exe: WebGPUExecutable, index: int, sizes: tuple[int, ...]) -> _Launch:
         """The pass's `_Launch` for inputs of `sizes` bytes (cached on the executable:
@@ -491,8 +492,19 @@ class WebGPUBackend(Backend):
         for *_, grid in outputs:
             self.queue.check_grid(grid)
         launch = exe.launches[(index, sizes)] = _Launch(compiled.pipeline, compiled.layout,
-                                                        inputs, tuple(outputs))
+                                                        inputs, tuple(outputs), spec)
         return launch
+
+    def join_launches(self, launches: Sequence[_Launch]) -> _Pipeline | None:
+        """One pipeline running the single-window `launches` side by side (merge.py),
+        its spec's `grid` the workgroups of all; None where they cannot be joined."""
+        spec = merge.join([launch.spec for launch in launches], [launch.outputs[0][3] for launch in launches])
+        if spec is None:
+            return None
+        try:
+            return self._compile(spec)
+        except UnsupportedError:  # a joined shader the adapter rejects: run the parts
+            return None
 
     def binding_window(self, nbytes: int) -> tuple[int, int]:
         """(offset, size) binding the whole of a buffer of `nbytes` bytes (which fits one
@@ -512,11 +524,12 @@ class WebGPUBackend(Backend):
         hit = self._bind_groups.get(key)
         if hit is not None:
             return hit[0]
-        group = self._create_bind_group(layout, bindings)
+        group = self.create_bind_group(layout, bindings)
         self._bind_groups.put(key, (group, layout, [b for b, _, _ in bindings]))
         return group
 
-    def _create_bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
+    def create_bind_group(self, layout, bindings: list[tuple]) -> wgpu.GPUBindGroup:
+        """A new bind group of `layout` binding (buffer, offset, size) in turn (uncached)."""
         entries = [{"binding": i, "resource": {"buffer": b, "offset": o, "size": s}}
                    for i, (b, o, s) in enumerate(bindings)]
         return self.device.device.create_bind_group(layout=layout, entries=entries)

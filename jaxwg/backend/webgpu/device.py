@@ -37,6 +37,22 @@ from . import native
 
 ADAPTER_ENV_VAR = "JAXWG_WEBGPU_ADAPTER"
 
+
+def env_switch(name: str, default: bool) -> bool:
+    """An on/off choice from environment variable `name` ("1"/"on"/"true"/"yes" or
+    "0"/"off"/"false"/"no"), else `default`.
+
+    >>> env_switch("JAXWG_NO_SUCH_SWITCH", True)
+    True
+    """
+    choice = os.environ.get(name, "").strip().lower()
+    if choice in ("1", "true", "yes", "on"):
+        return True
+    if choice in ("0", "false", "no", "off"):
+        return False
+    return default
+
+
 # The optional features jaxwg's kernels use, requested wherever the adapter has them.
 # float64 needs "shader-int64" too: its IEEE guards read the bits as u64 (builtins.py).
 # "immediates" backs `var<immediate>` scalars (DispatchQueue.record's `immediates`):

@@ -28,6 +28,10 @@ program is compiled:
   training step (20 dispatches) spent more time in Python than its kernels took on an
   H100.
 
+* On GPUs, a program recorded at once joins the independent dispatches of each
+  dependency level into one shader where it can (merge.py): a training step's 15
+  dispatches became 10.
+
 Routines, outputs past one binding and intermediates larger than `ARENA_BYTES` (whose
 kernels cost far more than their recording) go the generic way, in the same order.
 
@@ -40,9 +44,11 @@ kernels cost far more than their recording) go the generic way, in the same orde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import wgpu
 
+from . import merge, tuner
 from .device import reports_loss
 
 # Intermediates up to this size stay allocated between calls (per program).
@@ -52,23 +58,57 @@ ARENA_BYTES = 4 << 20
 GROUPS_PER_STEP = 8
 
 
+class _Origin(NamedTuple):
+    """Pass `index` of `executable`, reading registers `reads` (one per argument of the
+    pass's kernel) of `sizes` bytes and writing `target`."""
+
+    executable: object
+    index: int
+    reads: tuple[int, ...]
+    sizes: tuple[int, ...]
+    target: int
+
+    @property
+    def tuning(self):
+        return self.executable.passes[self.index].tuning
+
+    @property
+    def terms(self) -> int:
+        """Outputs times reduction length: the pass's work."""
+        kernel = self.executable.passes[self.index].kernel
+        return kernel.size * (kernel.reduction.size if kernel.reduction else 1)
+
+
 @dataclass
 class _Dispatch:
-    """One recorded pass of a kernel: its launch (one output window), the registers it
-    binds (inputs in binding order, then the one it writes) and its bind group: made
-    once when every one of them is fixed (`fixed_work`), else kept per set of buffers
+    """One recorded dispatch: a pass of a kernel (one output window), or several joined
+    (merge.py). `registers` are what it binds, in binding order (a pass: its inputs,
+    then the one it writes), each at its (offset, size) in `windows`. Its bind group is
+    made once when every register is fixed (`fixed_work`), else kept per set of buffers
     seen (`groups`)."""
 
-    launch: object
+    pipeline: object
+    layout: object
+    grid: tuple[int, int, int]
+    immediates: bytes | None
     registers: tuple[int, ...]
+    windows: tuple[tuple[int, int], ...]
+    launch: object = None  # a pass's launch (what joining reads); None when joined
+    origin: _Origin | None = None  # a pass's: what recompiling it at another size takes
     groups: dict = field(default_factory=dict)
     held: tuple[int, ...] = ()  # per-call registers it binds (held per dispatch)
     fixed_work: tuple | None = None  # `work(group)` of the group made once
 
+    @classmethod
+    def of_pass(cls, launch, origin: _Origin) -> _Dispatch:
+        offset, size, immediates, grid = launch.outputs[0]
+        return cls(launch.pipeline, launch.layout, grid, immediates,
+                   tuple(origin.reads[arg] for arg, _, _ in launch.inputs) + (origin.target,),
+                   tuple((o, n) for _, o, n in launch.inputs) + ((offset, size),), launch, origin)
+
     def work(self, group: wgpu.GPUBindGroup) -> tuple:
         """What `DispatchQueue.record_many` takes: (pipeline, group, grid, immediates)."""
-        _, _, immediates, grid = self.launch.outputs[0]
-        return self.launch.pipeline, group, grid, immediates
+        return self.pipeline, group, self.grid, self.immediates
 
 
 @dataclass
@@ -130,15 +170,19 @@ class Replay:
             step.dispatches = self._dispatches(step, register_bytes, fixed)
         self._slots = [fixed.get(r) for r in range(len(register_bytes))]
         self._buffers = [None if s is None else table.buffer(s) for s in self._slots]
-        for step in self._steps:
-            for d in step.dispatches or ():
-                d.held = tuple(r for r in d.registers if r in per_call)
-                if all(r >= n_args and r in fixed for r in d.registers):
-                    d.fixed_work = d.work(self._make_group(d, [self._buffers[r] for r in d.registers]))
         # All at once (`record_many`) when nothing is dispatched generically and nothing
         # per call is freed within the call: results are then the only slots to hold.
         self._at_once = all(s.dispatches is not None and not s.frees for s in self._steps)
-        self._dispatch_count = sum(len(s.dispatches or ()) for s in self._steps)
+        # What recording all at once records: the passes, or, where the backend joins
+        # independent ones, fewer dispatches in dependency order (merge.py).
+        self._order = [d for s in self._steps for d in s.dispatches or ()]
+        if self._at_once and backend.merges_dispatches:
+            self._order = self._joined(self._order)
+        for d in {id(d): d for d in self._order + [d for s in self._steps for d in s.dispatches or ()]}.values():
+            d.held = tuple(r for r in d.registers if r in per_call)
+            if all(r >= n_args and r in fixed for r in d.registers):
+                d.fixed_work = d.work(self._make_group(d, [self._buffers[r] for r in d.registers]))
+        self._dispatch_count = len(self._order)
         self._results = [(s.output, s.nbytes) for s in self._steps if s.allocate]
         # `_record_at_once`: every dispatch's work for each set of per-call buffers seen
         # (as `_Dispatch.groups`, one lookup a call instead of one a dispatch).
@@ -156,15 +200,50 @@ class Replay:
             register_bytes.append(exe.scratch_bytes)
         out = []
         for i, p in enumerate(exe.passes):
-            reads = [scratch if src == "scratch" else step.inputs[src] for src in p.inputs]
-            launch = self._backend.launch_for(exe, i, tuple(register_bytes[r] for r in reads))
+            reads = tuple(scratch if src == "scratch" else step.inputs[src] for src in p.inputs)
+            sizes = tuple(register_bytes[r] for r in reads)
+            launch = self._backend.launch_for(exe, i, sizes)
             if len(launch.outputs) != 1:
                 return None
             target = scratch if p.writes_scratch else step.output
-            out.append(_Dispatch(launch, tuple(reads[arg] for arg, _, _ in launch.inputs) + (target,)))
+            out.append(_Dispatch.of_pass(launch, _Origin(exe, i, reads, sizes, target)))
         if scratch is not None:
             fixed[scratch] = self._arena.slots[scratch] = self._backend.slots.malloc(exe.scratch_bytes)
         return out
+
+    def _joined(self, dispatches: list[_Dispatch]) -> list[_Dispatch]:
+        """`dispatches` by dependency level, those of a level that can share a shader
+        joined into one dispatch, at one workgroup size (merge.py)."""
+        level_of = merge.levels([(d.registers[:-1], d.registers[-1]) for d in dispatches])
+        small = [d.origin.terms <= merge.SMALL_TERMS for d in dispatches]
+        sizes = merge.shared_sizes(level_of, [d.launch.spec.workgroup_size for d in dispatches],
+                                   [s and d.origin.tuning.tile is None for d, s in zip(dispatches, small)])
+        dispatches = [self._resized(d, size) for d, size in zip(dispatches, sizes)]
+        kinds = [None if s else d.origin.tuning for d, s in zip(dispatches, small)]
+        out: list[_Dispatch] = []
+        for members in merge.groups([d.launch.spec for d in dispatches], level_of,
+                                    self._backend.merge_limits, kinds):
+            parts = [dispatches[i] for i in members]
+            joined = self._backend.join_launches([d.launch for d in parts]) if len(parts) > 1 else None
+            if joined is None:
+                out += parts
+                continue
+            spec = joined.spec
+            out.append(_Dispatch(joined.pipeline, joined.layout, self._backend.grid(spec.grid),
+                                 spec.uniform_bytes() if spec.uniforms else None,
+                                 sum((d.registers for d in parts), ()), sum((d.windows for d in parts), ())))
+        return out
+
+    def _resized(self, d: _Dispatch, size: int) -> _Dispatch:
+        """The pass of `d` recompiled for workgroups of `size` threads (`tuner.resized`),
+        or `d` where it has that size or cannot take it."""
+        o = d.origin
+        tuning = tuner.resized(o.tuning, size)
+        if tuning is None or tuning == o.tuning:
+            return d
+        alone = self._backend.prepare(o.executable.passes[o.index].kernel, tuning, fast_math=o.executable.fast_math)
+        launch = self._backend.launch_for(alone, 0, o.sizes)
+        return _Dispatch.of_pass(launch, o._replace(executable=alone, index=0)) if len(launch.outputs) == 1 else d
 
     @staticmethod
     def _backend_executable(step: _Step):
@@ -201,8 +280,7 @@ class Replay:
         if work is None:
             if len(self._works) >= GROUPS_PER_STEP:  # new buffers each call: forget
                 self._works.clear()
-            work = self._works[key] = [d.fixed_work or d.work(self._group(d, buffers))
-                                       for step in self._steps for d in step.dispatches]
+            work = self._works[key] = [d.fixed_work or d.work(self._group(d, buffers)) for d in self._order]
         queue.record_many(work, slots[:self._n_args] + [slots[r] for r, _ in self._results], self._arena)
 
     def _record_each(self, arg_slots, slots, buffers, queue) -> None:
@@ -237,4 +315,4 @@ class Replay:
         return group
 
     def _make_group(self, d: _Dispatch, buffers) -> wgpu.GPUBindGroup:
-        return self._backend.make_launch_group(d.launch, 0, buffers[-1], tuple(buffers[:-1]))
+        return self._backend.create_bind_group(d.layout, [(b, o, n) for b, (o, n) in zip(buffers, d.windows)])

@@ -68,6 +68,12 @@ class ShaderSpec:
     workgroup_size: int
     outputs_per_workgroup: int
     grid: int = 0  # workgroups of every dispatch, when not set by the outputs (tiles)
+    # The builder's pieces, for joining shaders (merge.py): enables, helper names, lines.
+    enables: tuple[str, ...] = ()
+    helpers: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    # Whether each binding is written (read_write); default: the inputs, then one output.
+    writes: tuple[bool, ...] = ()
     _packed: dict = field(default_factory=dict, compare=False, repr=False)  # base -> bytes
 
     def uniform_bytes(self, base: int = 0) -> bytes:
@@ -87,6 +93,11 @@ class ShaderSpec:
             out += struct.pack("<" + {"int32": "i", "uint32": "I", "float32": "f", "float64": "d"}[f.dtype.name], value)
         out += bytes(-len(out) % max((f.dtype.itemsize for f in self.uniforms), default=1))
         return bytes(out)
+
+    @property
+    def binding_writes(self) -> tuple[bool, ...]:
+        """Per binding, whether the shader writes it."""
+        return self.writes or (False,) * len(self.input_bindings) + (True,)
 
     def workgroups(self, outputs: int) -> int:
         return self.grid or -(-outputs // self.outputs_per_workgroup)
@@ -210,8 +221,10 @@ class Shader:
         if "opaque_zero" in self.b.helpers:  # main sets the zero the guards hide values with
             main = next(i for i, line in enumerate(self.b.lines) if line.startswith("fn main("))
             self.b.lines.insert(main + 1, f"  {builtins.OPAQUE_ZERO} = nwg.z - 1u;  // grids are (x, y, 1)")
-        return ShaderSpec(self.b.source(), tuple(self.input_bindings), self.uniforms,
-                          self.tuning.workgroup_size, outputs_per_workgroup, grid)
+        b = self.b
+        return ShaderSpec(b.source(), tuple(self.input_bindings), self.uniforms,
+                          self.tuning.workgroup_size, outputs_per_workgroup, grid,
+                          tuple(sorted(b.enables)), tuple(b.helpers), tuple(b.lines))
 
 
 THREAD_BUILTINS = "@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>"

@@ -164,8 +164,11 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         while group > 16 and group * 16 > length:
             group //= 2
         unroll = 4 if length >= 4 * group else 1
-        return [Pass(kernel, Tuning(workgroup_size=traits.workgroup_size, group=group, unroll=unroll),
-                     direct)]
+        # Few columns: 64 threads, so that the 512 columns of a bias gradient spread over
+        # 128 workgroups, and it joins the 32 x 32 tiles of the products beside it (64
+        # threads: merge.py).
+        size = 64 if few_columns else traits.workgroup_size
+        return [Pass(kernel, Tuning(workgroup_size=size, group=group, unroll=unroll), direct)]
     if length < 4 * 256 or not split:
         return [Pass(kernel, _per_thread(kernel, traits), direct)]
     if traits.grouped and not columns:
@@ -187,6 +190,19 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     (last,) = plan(second, traits, split=False)
     return [Pass(first, first_tuning, direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
+
+
+def resized(tuning: Tuning, workgroup_size: int) -> Tuning | None:
+    """`tuning` with `workgroup_size` threads a workgroup, where the template takes any
+    multiple of its group (every one but a tile's, whose threads are its blocks); None
+    where it cannot. Joined dispatches (merge.py) share one size.
+
+    >>> resized(Tuning(workgroup_size=256, group=16), 64)
+    Tuning(workgroup_size=64, upcast=1, unroll=1, group=16, vector=1, tile=None)
+    """
+    if tuning.tile is not None or workgroup_size % tuning.group:
+        return None
+    return replace(tuning, workgroup_size=workgroup_size)
 
 
 def _tiled(kernel: Kernel, tile: Tile, traits: AdapterTraits, split: bool) -> list[Pass]:
