@@ -220,7 +220,8 @@ def join(specs: Sequence[ShaderSpec], grids: Sequence[tuple[int, int, int]]) -> 
         group_builtins.append("@builtin(subgroup_size) sg_size: u32")
     lines += [f"@compute @workgroup_size({size})", f"fn main({', '.join(group_builtins)}) {{",
               "  let g = wid.x + wid.y * nwg.x;", *("  " + c for c in calls), "}"]
-    code = "\n".join([*(f"enable {e};" for e in enables), *(builtins.HELPERS[h].code for h in helpers), *lines])
+    head = [f"enable {e};" for e in enables] + [builtins.HELPERS[h].code for h in helpers]
+    code = "\n".join(head + lines)
     return ShaderSpec(code, (), uniforms, size, 1, start, tuple(enables), tuple(helpers), tuple(lines),
                       tuple(w for s in specs for w in s.binding_writes))
 

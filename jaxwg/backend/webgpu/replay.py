@@ -175,10 +175,11 @@ class Replay:
         self._at_once = all(s.dispatches is not None and not s.frees for s in self._steps)
         # What recording all at once records: the passes, or, where the backend joins
         # independent ones, fewer dispatches in dependency order (merge.py).
-        self._order = [d for s in self._steps for d in s.dispatches or ()]
+        passes = [d for s in self._steps for d in s.dispatches or ()]
+        self._order = passes
         if self._at_once and backend.merges_dispatches:
             self._order = self._joined(self._order)
-        for d in {id(d): d for d in self._order + [d for s in self._steps for d in s.dispatches or ()]}.values():
+        for d in {id(d): d for d in self._order + passes}.values():
             d.held = tuple(r for r in d.registers if r in per_call)
             if all(r >= n_args and r in fixed for r in d.registers):
                 d.fixed_work = d.work(self._make_group(d, [self._buffers[r] for r in d.registers]))
@@ -241,9 +242,12 @@ class Replay:
         tuning = tuner.resized(o.tuning, size)
         if tuning is None or tuning == o.tuning:
             return d
-        alone = self._backend.prepare(o.executable.passes[o.index].kernel, tuning, fast_math=o.executable.fast_math)
+        kernel = o.executable.passes[o.index].kernel
+        alone = self._backend.prepare(kernel, tuning, fast_math=o.executable.fast_math)
         launch = self._backend.launch_for(alone, 0, o.sizes)
-        return _Dispatch.of_pass(launch, o._replace(executable=alone, index=0)) if len(launch.outputs) == 1 else d
+        if len(launch.outputs) != 1:
+            return d
+        return _Dispatch.of_pass(launch, o._replace(executable=alone, index=0))
 
     @staticmethod
     def _backend_executable(step: _Step):
