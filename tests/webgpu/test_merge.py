@@ -198,3 +198,9 @@ def test_kernels_beside_a_product_take_its_workgroup_size(backend):
     assert n_joined == 1, f"{passes} passes joined into {n_joined} dispatches"
     np.testing.assert_allclose(out[0], np.asarray(a) @ np.asarray(b), rtol=1e-4, atol=1e-3)
     np.testing.assert_array_equal(out[1], np.asarray(v) * 3.0)
+
+
+def test_a_shader_takes_at_most_max_parts():
+    specs = [_spec(64) for _ in range(merge.MAX_PARTS + 4)]
+    groups = merge.groups(specs, [0] * len(specs), merge.Limits(1 << 20, 1 << 14, 0))
+    assert [len(g) for g in groups] == [merge.MAX_PARTS, 4]

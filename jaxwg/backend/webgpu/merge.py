@@ -41,6 +41,8 @@ ENV_VAR = "JAXWG_MERGE_DISPATCHES"
 # takes a few µs on a GPU, about its fixed cost, so it joins any other and takes any
 # workgroup size. Larger ones join only their own kind (`groups`) at their own size.
 SMALL_TERMS = 1 << 22
+# Parts of one shader at most: its compile time grows with them.
+MAX_PARTS = 16
 _BINDING = re.compile(r"^@group\(0\) @binding\((\d+)\) (var<storage, \w+> (\w+):.*)$")
 _WORKGROUP = re.compile(r"^var<workgroup> (\w+): array<(.+), (\d+)>;$")
 _FUNCTION = re.compile(r"^fn (\w+)\(")
@@ -141,7 +143,7 @@ def _fits(specs: Sequence[ShaderSpec], limits: Limits) -> bool:
     if None in sizes:
         return False
     joined_uniforms = tuple(f for k, s in enumerate(specs) for f in _prefixed(s.uniforms, k))
-    return (sum(len(s.binding_writes) for s in specs) <= limits.storage_buffers
+    return (len(specs) <= MAX_PARTS and sum(len(s.binding_writes) for s in specs) <= limits.storage_buffers
             and sum(sizes) <= limits.workgroup_bytes
             and len(_pack(joined_uniforms)) <= limits.immediate_bytes)
 
