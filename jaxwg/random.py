@@ -19,12 +19,12 @@ Keys come in JAX's two kinds. `PRNGKey(seed)` makes a legacy key, a uint32 array
 shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and dtype
 `key<fry>`, over the same two words (`key_data`, `wrap_key_data`). Every function here
 takes either kind; `split` and `fold_in` return keys of the kind they are given. A typed
-key array is a pytree node over its uint32 data, so it passes through `jit`, `vmap`,
-`scan` and the other transformations, and indexes, reshapes and iterates over its key
-axes as JAX's does. It is a `jaxwg.Array`, and `jnp.asarray`, `array`, `reshape`,
-`ravel`, `transpose`, `squeeze`, `stack`, `concatenate` and `where` take it; other `jnp`
-functions do not, and unlike JAX's,
-`tree_util` sees its data as the leaf and jaxprs show that uint32 data.
+key array is a leaf of `tree_util` (as JAX's) and, inside jaxwg, a pytree node over its
+uint32 data, so it passes through `jit`, `vmap`, `scan` and the other transformations,
+and indexes, reshapes and iterates over its key axes as JAX's does. It is a
+`jaxwg.Array`, and `jnp.asarray`, `array`, `reshape`, `ravel`, `transpose`, `squeeze`,
+`stack`, `concatenate`, `where` and the other functions `lax.keys.moves_keys` marks take
+it; other `jnp` functions do not, and unlike JAX's, jaxprs show its uint32 data.
 
 >>> from jaxwg import random
 >>> key = random.PRNGKey(0)

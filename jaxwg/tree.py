@@ -11,10 +11,10 @@ The same functions as `jaxwg.tree_util` under their newer names:
 (-1, {'a': -2})
 """
 
-from .frontend.pytree import tree_flatten as flatten
-from .frontend.pytree import tree_leaves as leaves
-from .frontend.pytree import tree_map as map
-from .frontend.pytree import tree_structure as structure
-from .frontend.pytree import tree_unflatten as unflatten
+from .tree_util import tree_flatten as flatten
+from .tree_util import tree_leaves as leaves
+from .tree_util import tree_map as map
+from .tree_util import tree_structure as structure
+from .tree_util import tree_unflatten as unflatten
 
 __all__ = ["flatten", "leaves", "map", "structure", "unflatten"]

@@ -295,7 +295,7 @@ def test_structures_do_not_order():
 
 # -- public namespaces -------------------------------------------------------------------
 def test_public_namespaces():
-    assert tree.map is tree_util.tree_map is tree_map
+    assert tree.map is tree_util.tree_map  # tree_util's take typed keys as leaves
     assert tree.flatten is tree_util.tree_flatten
     assert tree.unflatten is tree_util.tree_unflatten
     assert tree.leaves is tree_util.tree_leaves

@@ -248,3 +248,22 @@ def test_key_errors_match_jax(call):
     if "impl=" in message:  # JAX prints its implementation object's fields
         message = message[:message.index("impl=")]
     assert str(ours.value).startswith(message)
+
+
+def test_typed_keys_are_tree_util_leaves_as_in_jax():
+    """`tree_util` and `tree` take a typed key array as one leaf (JAX's keys are arrays);
+    legacy uint32 keys are plain arrays either way."""
+    tree = {"key": random.split(random.key(0), 3), "legacy": random.PRNGKey(1), "n": [2.0]}
+    theirs = {"key": jr.split(jr.key(0), 3), "legacy": jr.PRNGKey(1), "n": [2.0]}
+    shapes = jaxwg.tree_util.tree_map(np.shape, tree)
+    assert shapes == jax.tree_util.tree_map(np.shape, theirs) == {"key": (3,), "legacy": (2,), "n": [()]}
+    leaves, treedef = jaxwg.tree_util.tree_flatten(tree)
+    assert isinstance(leaves[0], random.PRNGKeyArray) and len(leaves) == 3
+    assert str(treedef) == str(jax.tree_util.tree_structure(theirs))
+    assert [np.shape(x) for x in jaxwg.tree.leaves(tree)] == [np.shape(x) for x in jax.tree.leaves(theirs)]
+    rebuilt = jaxwg.tree_util.tree_unflatten(treedef, leaves)
+    np.testing.assert_array_equal(data(rebuilt["key"]), data(tree["key"]))
+    # with `is_leaf`, keys stay leaves; the transformations still see through them
+    assert jaxwg.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, list))[2] == [2.0]
+    out = jaxwg.jit(lambda t: random.uniform(t["key"][1], (2,)))(tree)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(jr.uniform(theirs["key"][1], (2,))))
