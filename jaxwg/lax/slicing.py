@@ -162,6 +162,8 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
                                (count,) + tuple(window))
     flat_indices = lax.reshape(lax.convert_element_type(scatter_indices, dt.int32), (count, k))
     elements = count * math.prod(window)  # of the updates
+    if elements == 0:
+        return operand
     large = op_aval.size * count > DENSE_SCATTER_TERMS
     ordered = (dt.int32, dt.uint32, dt.float32)  # the dtypes `_order_key` maps
     by_routine = (combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]

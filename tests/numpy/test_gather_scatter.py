@@ -475,3 +475,12 @@ def test_scatter_with_batching_dims_and_the_gradient_of_a_batched_gather_match_j
                           np.float32([3, 5])).sum()
 
     _same(jaxwg.grad(gathered(jaxwg))(jnp.asarray(x)), jax.grad(gathered(jax))(x))
+
+
+def test_multiply_with_empty_update_windows_at_scale_returns_the_operand():
+    """Index vectors but zero-size windows: nothing lands (JAX returns the operand)."""
+    x = np.random.default_rng(8).standard_normal((70_000, 2)).astype(np.float32)
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                     scatter_dims_to_operand_dims=(0,))
+    out = lax.scatter_mul(jnp.asarray(x), jnp.zeros((40, 1), jnp.int32), jnp.zeros((40, 0), jnp.float32), dn)
+    np.testing.assert_array_equal(np.asarray(out), x)

@@ -386,11 +386,11 @@ class WebGPUBackend(Backend):
         kinds = {False: wgpu.BufferBindingType.read_only_storage, True: wgpu.BufferBindingType.storage}
         entries = [{"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": kinds[w]}}
                    for i, w in enumerate(spec.binding_writes)]
-        layout = dev.create_bind_group_layout(entries=entries)
         immediate_size = len(spec.uniform_bytes())
-        pipeline_layout = dev.create_pipeline_layout(
-            bind_group_layouts=[layout], **({"immediate_size": immediate_size} if immediate_size else {}))
         try:
+            layout = dev.create_bind_group_layout(entries=entries)
+            pipeline_layout = dev.create_pipeline_layout(
+                bind_group_layouts=[layout], **({"immediate_size": immediate_size} if immediate_size else {}))
             module = dev.create_shader_module(code=spec.code)
             pipeline = dev.create_compute_pipeline(
                 layout=pipeline_layout, compute={"module": module, "entry_point": "main"})

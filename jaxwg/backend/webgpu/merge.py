@@ -100,8 +100,9 @@ class Limits:
 
     @classmethod
     def of(cls, limits: dict) -> Limits:
-        return cls(limits["max-storage-buffers-per-shader-stage"],
-                   limits["max-compute-workgroup-storage-size"], limits.get("max-immediate-size", 0))
+        bindings = min(limits["max-storage-buffers-per-shader-stage"],
+                       limits.get("max-bindings-per-bind-group", 1000))
+        return cls(bindings, limits["max-compute-workgroup-storage-size"], limits.get("max-immediate-size", 0))
 
 
 def groups(specs: Sequence[ShaderSpec], level_of: Sequence[int], limits: Limits,
@@ -157,7 +158,7 @@ def _workgroup_bytes(spec: ShaderSpec) -> int | None:
             item = _type_bytes(m.group(2))
             if item is None:
                 return None
-            total += item * int(m.group(3))
+            total += -(-item * int(m.group(3)) // 16) * 16  # WebGPU counts each in 16-byte units
     return total
 
 

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import wgpu
 
 from . import merge, tuner
+from .codegen import UnsupportedError
 from .device import reports_loss
 
 # Intermediates up to this size stay allocated between calls (per program).
@@ -243,8 +244,11 @@ class Replay:
         if tuning is None or tuning == o.tuning:
             return d
         kernel = o.executable.passes[o.index].kernel
-        alone = self._backend.prepare(kernel, tuning, fast_math=o.executable.fast_math)
-        launch = self._backend.launch_for(alone, 0, o.sizes)
+        try:
+            alone = self._backend.prepare(kernel, tuning, fast_math=o.executable.fast_math)
+            launch = self._backend.launch_for(alone, 0, o.sizes)
+        except UnsupportedError:  # the adapter rejects it at this size: keep the pass as it is
+            return d
         if len(launch.outputs) != 1:
             return d
         return _Dispatch.of_pass(launch, o._replace(executable=alone, index=0))
