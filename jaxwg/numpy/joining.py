@@ -252,6 +252,11 @@ def _block(xs):
 # -- splitting -------------------------------------------------------------------------------
 
 
+# Sections past an axis's length are empty arrays: a list of more than this many (say
+# 2**31, which NumPy and JAX try to build until memory runs out) is refused.
+MAX_EMPTY_PIECES = 1 << 16
+
+
 def _split(name: str, ary, indices_or_sections, axis):
     x = to_array(ary)
     shape = aval_of(x).shape
@@ -279,8 +284,11 @@ def _split(name: str, ary, indices_or_sections, axis):
         each, extra = divmod(n, count)
         if extra and name == "split":
             raise ValueError(f"array split does not result in an equal division: rest is {extra}")
+        if count - n > MAX_EMPTY_PIECES:
+            raise ValueError(f"{name}: {count} sections of an axis of size {n} would make {count - n} "
+                             f"empty arrays; jaxwg makes at most {MAX_EMPTY_PIECES}")
         sizes = [each + 1] * extra + [each] * (count - extra)
-        starts = [sum(sizes[:k]) for k in range(count)]
+        starts = itertools.accumulate(sizes, initial=0)
         ranges = [(s, s + size) for s, size in zip(starts, sizes)]
     if all(a[1] == b[0] for a, b in itertools.pairwise([(0, 0), *ranges, (n, n)])):
         return lax.split(x, [hi - lo for lo, hi in ranges], ax)  # pieces that tile the axis, as JAX

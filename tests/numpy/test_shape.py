@@ -246,7 +246,7 @@ def test_split_with_array_indices(run):
     assert_arrays(out, np.array_split(a, [1, 3]))
 
 
-def test_split_errors(platform):
+def test_split_errors(platform, monkeypatch):
     with pytest.raises(ValueError, match="equal division"):
         jnp.split(jnp.zeros(5), 2)
     with pytest.raises(ValueError):
@@ -257,6 +257,18 @@ def test_split_errors(platform):
         jnp.split(jnp.zeros(5), 2.0)
     with pytest.raises(ConcretizationTypeError):
         jaxwg.jit(lambda x, i: jnp.split(x, [i]))(jnp.zeros(5), 2)
+    # 2**31 sections of an empty axis would be 2**31 empty arrays (NumPy and JAX run out
+    # of memory building them; the fuzz test drew it): refused, while many is fine
+    from jaxwg.numpy import joining
+    monkeypatch.setattr(joining, "MAX_EMPTY_PIECES", 50)  # the bound, at a size that runs fast
+    for fn in (jnp.split, jnp.array_split):
+        with pytest.raises(ValueError, match="2147483648 empty arrays"):
+            fn(jnp.zeros((0, 2)), 2**31)
+        with pytest.raises(ValueError, match="51 empty arrays"):
+            fn(jnp.zeros((0, 2)), 51)
+        pieces = fn(jnp.zeros((0, 2)), joining.MAX_EMPTY_PIECES)
+        assert len(pieces) == joining.MAX_EMPTY_PIECES and pieces[-1].shape == (0, 2)
+    assert len(jnp.array_split(jnp.zeros(3), joining.MAX_EMPTY_PIECES + 3)) == joining.MAX_EMPTY_PIECES + 3
 
 
 
