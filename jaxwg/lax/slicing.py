@@ -11,7 +11,7 @@ order, as on JAX's GPUs). `scatter` (set) on such arrays finds each position's l
 update with an int32 scatter-max of the update numbers (`scatter_max_flat`) and
 gathers it: colliding updates keep the last, as JAX's do on CPU; int32, uint32 and
 float32 `scatter_max` and `scatter_min` map their values onto int32's order for the same
-primitive (float32 differentiates as JAX's); `scatter_mul` sorts its updates by
+primitive (float32 differentiates as JAX's; narrower types widen to them); `scatter_mul` sorts its updates by
 position and multiplies each position's run in a segmented scan. Small ones (`DENSE_SCATTER_TERMS`) and the other scatters
 are built from primitives: each operand element reduces, over every index vector,
 the update element that lands on it (masked where none does), so colliding indices
@@ -137,6 +137,11 @@ def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
 DENSE_SCATTER_TERMS = 1 << 16
 
 
+# The type whose scatter max and min (`_order_key`) compute those of a narrower one.
+_WIDER_ORDER = {dt.float16: dt.float32, dt.int8: dt.int32, dt.int16: dt.int32, dt.uint8: dt.uint32,
+                dt.uint16: dt.uint32, dt.bool_: dt.int32}
+
+
 def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers, mode):
     """`operand` with `updates` combined in (see the module docstring); `combine` is
     "add", "mul", "min", "max" or "set" (the last update to land wins)."""
@@ -166,6 +171,12 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
         return operand
     large = op_aval.size * count > DENSE_SCATTER_TERMS
     ordered = (dt.int32, dt.uint32, dt.float32)  # the dtypes `_order_key` maps
+    wider = _WIDER_ORDER.get(op_aval.dtype)
+    if large and combine in ("max", "min") and wider is not None:
+        # Every value of these is one of the wider type's, in the same order.
+        out = _scatter(combine, lax.convert_element_type(operand, wider), scatter_indices,
+                       lax.convert_element_type(updates, wider), dimension_numbers, mode)
+        return lax.convert_element_type(out, op_aval.dtype)
     by_routine = (combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
                   or large and combine == "set"
                   or large and combine in ("max", "min") and op_aval.dtype in ordered

@@ -175,6 +175,36 @@ def test_integer_max_and_min_at_many_indices_match_jax(platform, dtype, monkeypa
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.float16, np.bool_])
+def test_narrow_max_and_min_at_many_indices_match_jax(platform, dtype):
+    """Narrower types widen to int32, uint32 or float32 for the routine (every value is
+    one of the wider type's, in the same order): colliding, dropped and negative
+    indices, the extremes, and float16's NaN and signed zeros."""
+    rng = np.random.default_rng(9)
+    n = 100_000
+    if dtype == np.bool_:
+        x, v = rng.integers(0, 2, n).astype(bool), rng.integers(0, 2, 2 * n).astype(bool)
+    elif dtype == np.float16:
+        x = np.round(rng.standard_normal(n), 1).astype(dtype)
+        x[:4] = [0.0, -0.0, np.nan, np.inf]
+        v = np.round(rng.standard_normal(2 * n), 1).astype(dtype)
+        v[:6] = [-0.0, 0.0, 1.0, -np.inf, np.nan, 65504.0]
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+        v = rng.integers(info.min, info.max, 2 * n, endpoint=True).astype(dtype)
+    i = rng.integers(-n - 3, n + 3, 2 * n).astype(np.int32)
+    i[:6] = [0, 1, 2, 3, 3, 4]
+    for op in ["max", "min"]:
+        got = np.asarray(getattr(jnp.asarray(x).at[i], op)(v))
+        want = np.asarray(getattr(jax.numpy.asarray(x).at[i], op)(v))
+        assert got.dtype == want.dtype
+        if dtype == np.float16:
+            _same_floats(got, want)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
 def _same_floats(got, want):
     """Equal values, NaN where JAX has NaN (its sign is the CPU's), and the signs of zeros."""
     got, want = np.asarray(got), np.asarray(want)
