@@ -11,9 +11,10 @@ order, as on JAX's GPUs). `scatter` (set) on such arrays finds each position's l
 update with an int32 scatter-max of the update numbers (`scatter_max_flat`) and
 gathers it: colliding updates keep the last, as JAX's do on CPU; int32, uint32 and
 float32 `scatter_max` and `scatter_min` map their values onto int32's order for the same
-primitive (float32 differentiates as JAX's; narrower types widen to them); `scatter_mul` sorts its updates by
-position and multiplies each position's run in a segmented scan. Small ones (`DENSE_SCATTER_TERMS`) and the other scatters
-are built from primitives: each operand element reduces, over every index vector,
+primitive (float32 differentiates as JAX's; narrower types widen to them); products, and
+the sums, maxima and minima of other dtypes, sort their updates by position and combine
+each position's run in a segmented scan (`_combine_runs`). Small ones
+(`DENSE_SCATTER_TERMS`) and the other scatters are built from primitives: each operand element reduces, over every index vector,
 the update element that lands on it (masked where none does), so colliding indices
 combine exactly as the op says and the result is the same on every device, but the
 work is (operand size) x (number of index vectors).
@@ -177,20 +178,19 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
         out = _scatter(combine, lax.convert_element_type(operand, wider), scatter_indices,
                        lax.convert_element_type(updates, wider), dimension_numbers, mode)
         return lax.convert_element_type(out, op_aval.dtype)
-    by_routine = (combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
-                  or large and combine == "set"
-                  or large and combine in ("max", "min") and op_aval.dtype in ordered
-                  or large and combine == "mul" and not op_aval.dtype.is_bool)
+    atomic_add = combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
+    by_routine = (atomic_add or large and combine == "set"
+                  or large and combine in _RUN_OPS and not op_aval.dtype.is_bool)
     if by_routine and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
         flat_updates = lax.reshape(flat_updates, (elements,))
-        if combine == "add":
+        if atomic_add:
             return bind(P.scatter_add_flat_p, operand, targets, flat_updates)
         if combine == "set":
             return _set_flat(operand, targets, flat_updates)
-        if combine == "mul":
-            return _mul_flat(operand, targets, flat_updates)
-        return _extremum_flat(combine, operand, targets, flat_updates)
+        if combine in ("max", "min") and op_aval.dtype in ordered:
+            return _extremum_flat(combine, operand, targets, flat_updates)
+        return _combine_runs(combine, operand, targets, flat_updates)
     full = tuple(shape) + (count,)  # every operand element against every index vector
     which = lax.broadcasted_iota(dt.int32, full, n)
     valid, offsets = None, []
@@ -237,32 +237,37 @@ def _set_flat(operand, targets, updates):
     return lax.reshape(written, shape)
 
 
-def _mul_flat(operand, targets, updates):
-    """`operand` times the product of the `updates` at each flat position of `targets`
-    (-1: dropped): the updates sorted by target (stably: each position's in update
-    order), a segmented scan multiplies along each run, and each run's last product
-    multiplies its position (`_set_flat` of the factors). The work grows with the
-    operand and n log n of the updates. A position's updates multiply each other
-    before the operand (JAX's CPU multiplies them in one at a time): the rounding can
-    differ in the last bits, and an intermediate that overflows in one order may not
+# How `_combine_runs` combines updates: every scatter but "set" has one.
+_RUN_OPS = {"add": lax.add, "mul": lax.mul, "max": lax.max, "min": lax.min}
+
+
+def _combine_runs(combine: str, operand, targets, updates):
+    """`operand` with the `updates` at each flat position of `targets` (-1: dropped)
+    combined in by `combine` (a key of `_RUN_OPS`): the updates sorted by target (stably:
+    each position's in update order), a segmented scan combines each run, and each
+    run's total, combined with the operand's value there, is set at its position
+    (`_set_flat`). The work grows with the operand and n log n of the updates: the
+    scatters the atomic routine does not do (products, and sums, maxima and minima of
+    float16, float64 and 64-bit integers). A position's updates combine with each other
+    before the operand (JAX's CPU takes them in one at a time): float sums and products
+    can differ in the last bits, and an intermediate that overflows in one order may not
     in the other."""
     from .control_flow import associative_scan  # both import this module
     from .sorting import sort
-    shape, dtype = aval_of(operand).shape, aval_of(operand).dtype
+    op = _RUN_OPS[combine]
     count = aval_of(targets).shape[0]
     t, u = sort((targets, updates), num_keys=1)
     changes = lax.ne(lax.slice(t, (1,), (count,)), lax.slice(t, (0,), (count - 1,)))
     edge = lax.full((1,), True, dt.bool_)
     starts, ends = lax.concatenate([edge, changes], 0), lax.concatenate([changes, edge], 0)
 
-    def run_product(a, b):
+    def run_total(a, b):
         (starts_a, a), (starts_b, b) = a, b
-        return lax.bitwise_or(starts_a, starts_b), lax.select(starts_b, b, lax.mul(a, b))
+        return lax.bitwise_or(starts_a, starts_b), lax.select(starts_b, b, op(a, b))
 
-    _, products = associative_scan(run_product, (starts, u))
+    _, totals = associative_scan(run_total, (starts, u))
     last = lax.select(ends, t, lax.full_like(t, -1))
-    factors = _set_flat(lax.full((math.prod(shape),), 1, dtype), last, products)
-    return lax.mul(operand, lax.reshape(factors, shape))
+    return _set_flat(operand, last, op(at_targets(operand, t), totals))
 
 
 def _extremum_flat(combine: str, operand, targets, updates):
