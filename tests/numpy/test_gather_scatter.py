@@ -311,7 +311,8 @@ def test_multiply_at_many_indices_matches_jax(platform, dtype):
         np.testing.assert_array_equal(ours, theirs)
     else:
         np.testing.assert_allclose(ours, theirs, rtol=16 * 2.0 ** -24, atol=0)
-        np.testing.assert_array_equal(np.signbit(ours[:4]), np.signbit(theirs[:4]))
+        zeros = theirs == 0  # the signs of zeros and infinities (a NaN's sign is the device's)
+        np.testing.assert_array_equal(np.signbit(ours[zeros]), np.signbit(theirs[zeros]))
         assert (ours != theirs).mean() < 0.2  # most positions take one update: exactly equal
 
 

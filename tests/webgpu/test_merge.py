@@ -77,7 +77,8 @@ def test_joined_program_matches_dispatch_by_dispatch(backend):
             jnp.asarray(rng.integers(-1000, 1000, 999).astype(np.int32))]
     out = _same_joined_and_plain(backend, _many_templates, args)
     x, m, v, i = (np.asarray(a) for a in args)
-    np.testing.assert_allclose(out[0], x * 2.5 + 1.0, rtol=1e-6)
+    # GPUs may fuse the multiply-add (one rounding): within an ulp of 2.5 * x (|x| < 6)
+    np.testing.assert_allclose(out[0], x.astype(np.float64) * 2.5 + 1.0, rtol=1e-6, atol=2e-6)
     np.testing.assert_allclose(out[2], m.sum(axis=1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out[3], m.sum(axis=0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out[4], x.astype(np.float64).sum(), rtol=1e-4)
