@@ -111,11 +111,43 @@ def test_fma_kernels_round_once_for_tiny_products(backend):
 def test_the_built_fma_is_exact_on_any_adapter(webgpu):
     """The helper, not the adapter's fma: exact on the measuring sample and on products
     that need all 48 bits."""
-    candidate = next(c for c in native_math.CANDIDATES if c.helper == "fma_f32")
+    candidate = next(c for c in native_math.CANDIDATES if c.variant == "fma_native_f32")
     x = np.concatenate([candidate.samples(np.random.default_rng(2)),
                         np.random.default_rng(3).uniform(-4, 4, 4096).astype(np.float32)])
     got = webgpu._run_with_natives(candidate.kernel(x.size), x, frozenset())
     np.testing.assert_array_equal(got, candidate.reference(x.astype(np.float64)).astype(np.float32))
+
+
+def test_the_float64_fma_is_exact_where_the_adapter_has_float64(webgpu):
+    """`fma_wide_f32` (float64 product, sum rounded to odd): exact on random operands of
+    all magnitudes, on products that need all 48 bits, and at the edges (infinities,
+    NaN, overflow of the product that the addend does not bring back, zeros' signs)."""
+    if "shader-f64" not in webgpu.device.features:
+        pytest.skip(f"{webgpu.describe()} has no float64")
+    rng = np.random.default_rng(4)
+    n = 1 << 14
+    a = (rng.standard_normal(n) * np.exp2(rng.integers(-60, 60, n))).astype(np.float32)
+    b = (rng.standard_normal(n) * np.exp2(rng.integers(-60, 60, n))).astype(np.float32)
+    c = (-(a.astype(np.float64) * b) * (1 + rng.standard_normal(n) * 2.0 ** -rng.integers(1, 30, n))
+         ).astype(np.float32)  # near -a*b: the sums cancel, where two roundings go wrong
+    edges = np.float32([[np.inf, 1, 1], [np.nan, 1, 1], [0, np.inf, 1], [1, 1, -np.inf], [3e38, 10, -1],
+                        [3e38, 10, -3e38], [0.0, -1.0, 0.0], [-0.0, 1.0, -0.0], [1e-30, 1e-30, 0.0]]).T
+    a, b, c = (np.concatenate([v, e]) for v, e in zip((a, b, c), edges))
+    loads = [alu.load(i, dt.float32, alu.gidx(a.size)) for i in range(3)]
+    exe = webgpu._plan_and_compile(Kernel(3, a.size, alu.fma(*loads)), None, False, frozenset({"fma_wide_f32"}))
+    assert "fma_wide_f32(" in exe.shader_sources()[0]
+    slots = [webgpu.upload(v) for v in (a, b, c)]
+    out = webgpu.malloc(4 * a.size)
+    try:
+        webgpu.dispatch(exe, slots, [out])
+        got = webgpu.download(out, dt.float32, a.size)
+    finally:
+        for s in [*slots, out]:
+            webgpu.decref(s)
+    want = fma_array(a, b, c, dt.float32)
+    np.testing.assert_array_equal(got, want)
+    zeros = want == 0  # their signs (a NaN's is the device's)
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
 
 
 @pytest.mark.parametrize("a, b, c", [

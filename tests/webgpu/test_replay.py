@@ -244,3 +244,35 @@ def test_recorded_work_is_kept_per_set_of_call_buffers(device, monkeypatch):
         want = want * 0.5 + _reference(want, w)[:, None] * 0.01
     np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=2e-4)
     assert 0 < len(replay._works) <= replay_module.GROUPS_PER_STEP
+
+
+def test_programs_with_routines_record_at_once(device):
+    """Sort, scatter-add and cumsum routines record with a program's other dispatches,
+    all at once (their scratch in the arena, each pass's parameters bound as a
+    constant); calls queued back to back with new arguments, and with joining on."""
+    backend = device.backend
+    rng = np.random.default_rng(11)
+    idx = rng.integers(0, 50, 300).astype(np.int32)
+
+    def program(x, v):
+        return jnp.sort(x * 2.0), jnp.zeros(50).at[idx].add(v) + 1.0, jnp.cumsum(x), jnp.sum(x)
+
+    xs = [rng.standard_normal(3000).astype(np.float32) for _ in range(3)]
+    vs = [rng.standard_normal(300).astype(np.float32) for _ in range(3)]
+    before = backend.merges_dispatches
+    try:
+        for joined in (False, True):
+            backend.merges_dispatches = joined
+            f = jaxwg.jit(lambda x, v: program(x, v))  # a new function: a new replay
+            outs = [f(jaxwg.device_put(x, device), jaxwg.device_put(v, device)) for x, v in zip(xs, vs)]
+            replay = _replay_of(f, jaxwg.device_put(xs[0], device), jaxwg.device_put(vs[0], device))
+            assert replay._at_once
+            for (s, scattered, c, total), x, v in zip(outs, xs, vs):
+                np.testing.assert_array_equal(np.asarray(s), np.sort(x * 2.0))
+                want = np.ones(50, np.float64)
+                np.add.at(want, idx, v)
+                np.testing.assert_allclose(np.asarray(scattered), want, rtol=1e-5, atol=1e-5)
+                np.testing.assert_allclose(np.asarray(c), np.cumsum(x, dtype=np.float64), rtol=1e-4, atol=1e-3)
+                np.testing.assert_allclose(float(total), x.sum(dtype=np.float64), rtol=1e-4, atol=1e-3)
+    finally:
+        backend.merges_dispatches = before

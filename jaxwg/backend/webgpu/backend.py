@@ -98,7 +98,7 @@ class WebGPUExecutable:
     passes: list[Pass]
     scratch_bytes: int
     fast_math: bool = False
-    native_math: frozenset = frozenset()  # helpers replaced by native variants (native_math.py)
+    native_math: frozenset = frozenset()  # variants replacing helpers (native_math.py)
     pipelines: dict = field(default_factory=dict)  # (pass index, input windows) -> (options, _Pipeline)
     launches: dict = field(default_factory=dict)  # (pass index, input sizes) -> _Launch
     is_direct: bool = field(init=False)  # one pass, reading the inputs in order, writing the output
@@ -271,7 +271,7 @@ class WebGPUBackend(Backend):
         return self.native_math() if uses_candidates(kernel) else frozenset()
 
     def native_math(self) -> frozenset[str]:
-        """The helpers this adapter's native builtins may replace (native_math.py),
+        """The helper variants accurate on this adapter (native_math.py),
         measured once, for the first kernel that could use one."""
         with self.lock:
             if self._native_math is None:

@@ -583,10 +583,29 @@ _register("tanh_native_f32", """
 fn tanh_native_f32(x: f32) -> f32 {
   return select(tanh(clamp(x, -10.0f, 10.0f)), x, isnan_f32(x) || abs(x) < 0.0002f);
 }""", "isnan_f32")
-# Helpers a native variant may replace, where the adapter's builtin passes native_math.
-NATIVE_VARIANTS = {"tanh_f32": "tanh_native_f32", "fma_f32": "fma_native_f32"}
+# Variants that may replace a helper, in order of preference, each where the adapter
+# computes it as accurately (native_math.py).
+NATIVE_VARIANTS = {"tanh_f32": ("tanh_native_f32",), "fma_f32": ("fma_native_f32", "fma_wide_f32")}
 # The adapter's fma, where it fuses.
 _register("fma_native_f32", "fn fma_native_f32(a: f32, b: f32, c: f32) -> f32 { return fma(a, b, c); }")
+# The fused result through float64, where the adapter has it and its fma does not fuse
+# (lavapipe: about 10 float64 operations against fma_f32's 30-odd float32 ones and
+# guards). a * b is exact in float64 (48 significant bits); the sum rounds to odd (its
+# last bit set where it is inexact, the error found by TwoSum through opaque copies), so
+# rounding it to float32 rounds the exact a * b + c once.
+_register("fma_wide_f32", """
+fn fma_wide_f32(a: f32, b: f32, c: f32) -> f32 {
+  let p = f64(a) * f64(b);
+  let w = f64(c);
+  let s = p + w;
+  let so = opaque_f64(s);
+  let pw = so - opaque_f64(w);
+  let lost = (p - pw) + (w - (so - pw));
+  let sb = bitcast<u64>(s);
+  let toward = select(sb - 1lu, sb + 1lu, (lost > 0.0lf) == (s > 0.0lf));
+  let odd = select(s, bitcast<f64>(toward), lost != 0.0lf && (sb & 1lu) == 0lu && s != 0.0lf);
+  return f32(select(odd, s, !isfinite_f64(s)));
+}""", "opaque_f64", "isfinite_f64")
 
 # log(x) = e ln 2 + log(m) with x = 2^e m, m in [sqrt(1/2), sqrt(2)), and
 # log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by its series to s^13. Near

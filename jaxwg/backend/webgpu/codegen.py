@@ -126,8 +126,8 @@ def _to_f16(g, f32_text: str) -> str:
 
 def _math_call(g, name: str, ty: str, args: list[str]) -> str:
     helper = f"{name}_{ty}"
-    if helper in g.native_math:  # the adapter's builtin is as accurate (native_math.py)
-        helper = NATIVE_VARIANTS[helper]
+    # a variant the adapter computes as accurately (native_math.py), the first it has
+    helper = next((v for v in NATIVE_VARIANTS.get(helper, ()) if v in g.native_math), helper)
     if helper in HELPERS:
         g.builder.need(helper)
         name = helper
@@ -482,7 +482,7 @@ class ExpCodegen:
                  names: dict[str, str] | None = None, fast_math: bool = False,
                  native_math: frozenset[str] = frozenset()):
         self.builder = builder
-        self.native_math = native_math  # helpers to replace by NATIVE_VARIANTS
+        self.native_math = native_math  # the NATIVE_VARIANTS to use where a helper has them
         self.load = load
         self.names = names or {}
         self._refs: dict[AluExp, int] = {}

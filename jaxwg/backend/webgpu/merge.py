@@ -61,7 +61,8 @@ def enabled(is_software: bool) -> bool:
 def levels(dispatches: Sequence[tuple[Sequence[int], int]]) -> list[int]:
     """The dependency level of each dispatch, given as (registers it reads, register
     it writes) in recording order: one more than the highest level of a dispatch that
-    wrote what it reads (0 when none did). A program writes each register once."""
+    wrote what it reads (0 when none did). A program writes each register once, but
+    for a routine's passes, which write their output in turn and read it (a chain)."""
     written: dict[int, int] = {}
     out = []
     for reads, write in dispatches:
@@ -105,10 +106,10 @@ class Limits:
         return cls(bindings, limits["max-compute-workgroup-storage-size"], limits.get("max-immediate-size", 0))
 
 
-def groups(specs: Sequence[ShaderSpec], level_of: Sequence[int], limits: Limits,
+def groups(specs: Sequence[ShaderSpec | None], level_of: Sequence[int], limits: Limits,
            kinds: Sequence[object] | None = None) -> list[list[int]]:
-    """The dispatches (indices into `specs`) in the order to record them: by level,
-    and within a level those with one workgroup size together, as groups of at most
+    """The dispatches (indices into `specs`; None: one that joins nothing) in the order
+    to record them: by level, and within a level those with one workgroup size together, as groups of at most
     what `limits` allows in one shader (a group of one is recorded alone). `kinds`
     keeps large dispatches of different kinds apart (None: small, joins any): a
     joined shader takes the registers its largest part needs, and a memory-bound
@@ -120,7 +121,8 @@ def groups(specs: Sequence[ShaderSpec], level_of: Sequence[int], limits: Limits,
         by_size: dict[int, list[int]] = {}
         for i, spec in enumerate(specs):
             if level_of[i] == level:
-                by_size.setdefault(spec.workgroup_size if spec.lines else -i - 1, []).append(i)
+                by_size.setdefault(spec.workgroup_size if spec is not None and spec.lines else -i - 1,
+                                   []).append(i)
         for members in by_size.values():
             # Large dispatches first, by kind, each kind starting a group; small ones fill in.
             first = {}

@@ -32,8 +32,10 @@ program is compiled:
   dependency level into one shader where it can (merge.py): a training step's 15
   dispatches became 10.
 
-Routines, outputs past one binding and intermediates larger than `ARENA_BYTES` (whose
-kernels cost far more than their recording) go the generic way, in the same order.
+A routine (sort, scatter, scan) records its passes the same way, its scratch in the
+arena and each pass's parameters bound as a constant. Outputs past one binding and
+intermediates larger than `ARENA_BYTES` (whose kernels cost far more than their
+recording) go the generic way, in the same order.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> f = jaxwg.jit(lambda x: jnp.sum(x * 2.0) + jnp.max(x))
@@ -50,6 +52,7 @@ import wgpu
 
 from . import merge, tuner
 from .codegen import UnsupportedError
+from .routines import RoutineExecutable
 from .device import reports_loss
 
 # Intermediates up to this size stay allocated between calls (per program).
@@ -96,6 +99,8 @@ class _Dispatch:
     windows: tuple[tuple[int, int], ...]
     launch: object = None  # a pass's launch (what joining reads); None when joined
     origin: _Origin | None = None  # a pass's: what recompiling it at another size takes
+    constants: tuple = ()  # (buffer, offset, size) bound after the registers (a routine's params)
+    reads_output: bool = False  # a routine's pass: it reads what the pass before it wrote
     groups: dict = field(default_factory=dict)
     held: tuple[int, ...] = ()  # per-call registers it binds (held per dispatch)
     fixed_work: tuple | None = None  # `work(group)` of the group made once
@@ -106,6 +111,11 @@ class _Dispatch:
         return cls(launch.pipeline, launch.layout, grid, immediates,
                    tuple(origin.reads[arg] for arg, _, _ in launch.inputs) + (origin.target,),
                    tuple((o, n) for _, o, n in launch.inputs) + ((offset, size),), launch, origin)
+
+    @property
+    def dependence(self) -> tuple[tuple[int, ...], int]:
+        """(the registers it reads, the one it writes), as `merge.levels` takes them."""
+        return (self.registers if self.reads_output else self.registers[:-1]), self.registers[-1]
 
     def work(self, group: wgpu.GPUBindGroup) -> tuple:
         """What `DispatchQueue.record_many` takes: (pipeline, group, grid, immediates)."""
@@ -192,7 +202,9 @@ class Replay:
 
     def _dispatches(self, step: _Step, register_bytes: list[int], fixed: dict) -> list[_Dispatch] | None:
         """The passes of `step` as recorded dispatches, a scratch register in the arena
-        for a split plan; None for what records generically."""
+        for a split plan or a routine; None for what records generically."""
+        if isinstance(step.executable, RoutineExecutable):
+            return self._routine_dispatches(step, register_bytes, fixed)
         exe = self._backend_executable(step)
         if exe is None:
             return None
@@ -213,17 +225,39 @@ class Replay:
             fixed[scratch] = self._arena.slots[scratch] = self._backend.slots.malloc(exe.scratch_bytes)
         return out
 
+    def _routine_dispatches(self, step: _Step, register_bytes: list[int], fixed: dict) -> list[_Dispatch]:
+        """A routine's passes (routines.py): its inputs, a scratch register in the arena
+        and its output, then each pass's parameters."""
+        exe, backend = step.executable, self._backend
+        if exe.kernel.size == 0:
+            return []
+        scratch = len(register_bytes)
+        register_bytes.append(max(16, exe.plan.scratch_bytes))
+        fixed[scratch] = self._arena.slots[scratch] = backend.slots.malloc(register_bytes[scratch])
+        registers = (*step.inputs, scratch, step.output)
+        windows = tuple(backend.binding_window(register_bytes[r]) for r in registers)
+        out = []
+        for i, s in enumerate(exe.plan.steps):
+            grid = backend.grid(s.workgroups)
+            backend.queue.check_grid(grid)
+            out.append(_Dispatch(exe.pipelines[s.shader], exe.layout, grid, None, registers, windows,
+                                 constants=(exe.params_window(i),), reads_output=True))
+        return out
+
     def _joined(self, dispatches: list[_Dispatch]) -> list[_Dispatch]:
         """`dispatches` by dependency level, those of a level that can share a shader
         joined into one dispatch, at one workgroup size (merge.py)."""
-        level_of = merge.levels([(d.registers[:-1], d.registers[-1]) for d in dispatches])
-        small = [d.origin.terms <= merge.SMALL_TERMS for d in dispatches]
-        sizes = merge.shared_sizes(level_of, [d.launch.spec.workgroup_size for d in dispatches],
+        level_of = merge.levels([d.dependence for d in dispatches])
+        # A routine's passes (no launch) join nothing.
+        small = [d.launch is not None and d.origin.terms <= merge.SMALL_TERMS for d in dispatches]
+        sizes = merge.shared_sizes(level_of, [d.launch.spec.workgroup_size if d.launch else 0
+                                              for d in dispatches],
                                    [s and d.origin.tuning.tile is None for d, s in zip(dispatches, small)])
-        dispatches = [self._resized(d, size) for d, size in zip(dispatches, sizes)]
-        kinds = [None if s else d.origin.tuning for d, s in zip(dispatches, small)]
+        dispatches = [self._resized(d, size) if d.launch else d for d, size in zip(dispatches, sizes)]
+        kinds = [None if s else d.origin.tuning if d.launch else ("alone", i)
+                 for i, (d, s) in enumerate(zip(dispatches, small))]
         out: list[_Dispatch] = []
-        for members in merge.groups([d.launch.spec for d in dispatches], level_of,
+        for members in merge.groups([d.launch.spec if d.launch else None for d in dispatches], level_of,
                                     self._backend.merge_limits, kinds):
             parts = [dispatches[i] for i in members]
             joined = self._backend.join_launches([d.launch for d in parts]) if len(parts) > 1 else None
@@ -323,4 +357,5 @@ class Replay:
         return group
 
     def _make_group(self, d: _Dispatch, buffers) -> wgpu.GPUBindGroup:
-        return self._backend.create_bind_group(d.layout, [(b, o, n) for b, (o, n) in zip(buffers, d.windows)])
+        bindings = [(b, o, n) for b, (o, n) in zip(buffers, d.windows)]
+        return self._backend.create_bind_group(d.layout, bindings + list(d.constants))

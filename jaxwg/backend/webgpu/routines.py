@@ -5,8 +5,9 @@ A routine's plan (`RoutinePlan`, made by its module: `sort.plan`) names its shad
 and the passes that run them, in order. Every shader of a routine has one layout:
 the inputs (read-only storage), a scratch buffer and the output (read-write), and a
 `params` uniform of four u32 words. All passes' parameters sit in one uniform
-buffer made at `prepare`, one per alignment stride, and each dispatch selects its
-own with a dynamic offset; so one bind group serves every pass of a call.
+buffer made at `prepare`, one per alignment stride (`params_window`), each pass's
+bind group binding its own; a jit program's replay records them with its other
+dispatches (replay.py).
 
 >>> plan = RoutinePlan({"main": "..."}, (RoutineStep("main", (1, 2, 3), 8),), 64)
 >>> plan.steps[0].params
@@ -61,6 +62,10 @@ class RoutineExecutable:
     def shader_sources(self) -> list[str]:
         return list(self.plan.shaders.values())
 
+    def params_window(self, step: int) -> tuple:
+        """The binding of pass `step`'s parameters: (buffer, offset, size)."""
+        return self.params, step * self.stride, PARAM_WORDS * 4
+
 
 def compile_routine(device, routine: Routine, plan: RoutinePlan) -> RoutineExecutable:
     """Pipelines for every shader of `plan`, and its parameters uniform."""
@@ -69,7 +74,7 @@ def compile_routine(device, routine: Routine, plan: RoutinePlan) -> RoutineExecu
     entries = [{"binding": i, "visibility": wgpu.ShaderStage.COMPUTE, "buffer": {"type": t}}
                for i, t in enumerate(storage)]
     entries.append({"binding": len(entries), "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": wgpu.BufferBindingType.uniform, "has_dynamic_offset": True}})
+                    "buffer": {"type": wgpu.BufferBindingType.uniform}})
     layout = dev.create_bind_group_layout(entries=entries)
     pipeline_layout = dev.create_pipeline_layout(bind_group_layouts=[layout])
     pipelines = {}
@@ -95,9 +100,9 @@ def record_routine(backend, exe: RoutineExecutable, inputs: Sequence[int], outpu
     try:
         used = [*inputs, scratch, output]
         bindings = [(slots.buffer(s), *backend.binding_window(slots.nbytes(s))) for s in used]
-        group = backend.bind_group(exe.layout, bindings + [(exe.params, 0, PARAM_WORDS * 4)])
         for i, step in enumerate(exe.plan.steps):
-            backend.queue.record(exe.pipelines[step.shader], [(0, group, [i * exe.stride])],
+            group = backend.bind_group(exe.layout, bindings + [exe.params_window(i)])
+            backend.queue.record(exe.pipelines[step.shader], [(0, group, None)],
                                  backend.grid(step.workgroups), used)
     finally:
         slots.decref(scratch)  # the queue holds it until the submit

@@ -43,8 +43,8 @@ class ShaderOptions:
     dispatch writes when the output is split (0 when it is not); `fast_math` drops
     the IEEE guards (see `ExpCodegen`); `subgroups`: the adapter has subgroup
     operations, which combine threads' partial results without workgroup memory;
-    `native_math`: helpers whose native variant the adapter computes as accurately
-    (native_math.py)."""
+    `native_math`: the variants of helpers (`builtins.NATIVE_VARIANTS`) the adapter
+    computes as accurately (native_math.py)."""
 
     windows: tuple[int, ...]
     window_elements: tuple[int, ...] = ()
