@@ -205,3 +205,27 @@ def test_a_shader_takes_at_most_max_parts():
     specs = [_spec(64) for _ in range(merge.MAX_PARTS + 4)]
     groups = merge.groups(specs, [0] * len(specs), merge.Limits(1 << 20, 1 << 14, 0))
     assert [len(g) for g in groups] == [merge.MAX_PARTS, 4]
+
+
+def test_a_rejected_join_runs_the_parts_and_is_not_compiled_again(backend, monkeypatch):
+    """Where the adapter rejects a joined shader, the program runs its dispatches one by
+    one, and the next program with the same parts does not try to compile it again."""
+    from jaxwg.backend.webgpu.codegen import UnsupportedError
+    compile_ = type(backend)._compile
+    tried = []
+
+    def reject_joined(self, spec):
+        if "fn p0_main(" in spec.code:
+            tried.append(spec.code)
+            raise UnsupportedError("rejected for the test")
+        return compile_(self, spec)
+
+    monkeypatch.setattr(type(backend), "_compile", reject_joined)
+    x = np.arange(40.0, dtype=np.float32)
+    fn = lambda x: (x * 2.0, x + 1.0)  # noqa: E731
+    for _ in range(2):
+        out, n_joined, passes = _run(backend, fn, [jnp.asarray(x)], joined=True)
+        assert n_joined == passes == 2
+        np.testing.assert_array_equal(out[0], x * 2.0)
+        np.testing.assert_array_equal(out[1], x + 1.0)
+    assert len(tried) == 1

@@ -157,6 +157,7 @@ class WebGPUBackend(Backend):
         self.tuning_cache = autotune.default_cache()
         self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)
         self.merge_limits = merge.Limits.of(self.device.limits)
+        self._rejected_joins: set[str] = set()  # joined shaders the adapter did not compile
         self._native_math: frozenset[str] | None = None  # measured on first use
 
     def describe(self) -> str:
@@ -499,11 +500,12 @@ class WebGPUBackend(Backend):
         """One pipeline running the single-window `launches` side by side (merge.py),
         its spec's `grid` the workgroups of all; None where they cannot be joined."""
         spec = merge.join([launch.spec for launch in launches], [launch.outputs[0][3] for launch in launches])
-        if spec is None:
+        if spec is None or spec.code in self._rejected_joins:
             return None
         try:
             return self._compile(spec)
         except UnsupportedError:  # a joined shader the adapter rejects: run the parts
+            self._rejected_joins.add(spec.code)  # and do not compile it again for the next program
             return None
 
     def binding_window(self, nbytes: int) -> tuple[int, int]:
