@@ -16,7 +16,8 @@ jaxwg result is checked against NumPy in float64 before it is timed. Sizes follo
 adapter: the GPU sizes of issue 8 (64M elements, 8192^2 matrices) on a hardware
 adapter, about 16x less on a software one; `--scale` multiplies element counts and
 `--quick` (a smoke run, under 3 minutes on 2 cores) divides them by 16 and times less.
-The training rows time a jitted `grad` + SGD step of a 784-512-512-10 MLP (batch 256)
+The training rows time a jitted `grad` + SGD step of a 784-512-512-10 MLP (batch 256),
+with one-hot targets and with integer labels (whose gradient scatter-adds: a routine),
 and per-example gradient norms through `vmap(grad)` (batch 128); NumPy's column is
 backpropagation written by hand. `--plot` (matplotlib: `pip install .[plot]`) draws the ratios. JAX runs its float32
 products at precision "highest" (no TF32), as jaxwg computes them.
@@ -98,13 +99,18 @@ def _mlp3_loss(m):
         z = h @ w3 + b3
         zmax = m.max(z, axis=-1, keepdims=True)
         lse = m.log(m.sum(m.exp(z - zmax), axis=-1)) + zmax[..., 0]
-        return -m.mean(m.sum(z * y, axis=-1) - lse)
+        # one-hot targets, or integer labels (the logit of each example's class: its
+        # gradient scatter-adds, a routine on the GPU)
+        picked = m.sum(z * y, axis=-1) if y.ndim == 2 else z[m.arange(z.shape[0]), y]
+        return -m.mean(picked - lse)
     return loss
 
 
 def _mlp3_backprop(params, x, y):
     """The gradients of `_mlp3_loss` by hand, in NumPy: the reference, and NumPy's time."""
     w1, b1, w2, b2, w3, b3 = params
+    if y.ndim == 1:  # integer labels
+        y = np.eye(w3.shape[1], dtype=x.dtype)[y.astype(np.int64)]
     h1 = np.maximum(x @ w1 + b1, 0.0)
     h2 = np.maximum(h1 @ w2 + b2, 0.0)
     z = h2 @ w3 + b3
@@ -197,6 +203,9 @@ def workloads(software: bool, scale: float, rng) -> list[Workload]:
         return [f32(n, 784), np.eye(10, dtype=np.float32)[rng.integers(0, 10, n)]]
 
     out.append(Workload("MLP train step 784-512-512-10 b256", train_step, params + batch(256),
+                        3 * 256 * mlp_flops, "GFLOP/s"))
+    x256, labels = f32(256, 784), rng.integers(0, 10, 256).astype(np.int32)
+    out.append(Workload("MLP train step, int labels b256", train_step, params + [x256, labels],
                         3 * 256 * mlp_flops, "GFLOP/s"))
     out.append(Workload("per-example grads (vmap(grad)) b128", per_example_grad_norms,
                         params + batch(128), 3 * 128 * mlp_flops, "GFLOP/s"))
