@@ -14,8 +14,9 @@ float32 `scatter_max` and `scatter_min` map their values onto int32's order for 
 primitive (float32 differentiates as JAX's; narrower types widen to them); products, and
 the sums, maxima and minima of other dtypes, sort their updates by position and combine
 each position's run in a segmented scan (`_combine_runs`). Small ones
-(`DENSE_SCATTER_TERMS`) and the other scatters are built from primitives: each operand element reduces, over every index vector,
-the update element that lands on it (masked where none does), so colliding indices
+(`DENSE_SCATTER_TERMS`) and the other scatters are built from primitives: each operand
+element reduces, over every index vector, the update element that lands on it
+(masked where none does), so colliding indices
 combine exactly as the op says and the result is the same on every device, but the
 work is (operand size) x (number of index vectors).
 

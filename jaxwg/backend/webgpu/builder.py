@@ -64,6 +64,11 @@ class WgslBuilder:
         self.enables.add(extension)
 
     def source(self) -> str:
-        head = [f"enable {e};" for e in sorted(self.enables)]
-        helpers = [builtins.HELPERS[h].code for h in self.helpers]
-        return "\n".join([*head, *helpers, *self.lines])
+        return assemble(self.enables, self.helpers, self.lines)
+
+
+def assemble(enables, helpers, lines) -> str:
+    """A shader's text: its `enable` directives, the code of its helpers (names in
+    `builtins.HELPERS`, dependencies first), then its own lines."""
+    head = [f"enable {e};" for e in sorted(enables)]
+    return "\n".join([*head, *(builtins.HELPERS[h].code for h in helpers), *lines])

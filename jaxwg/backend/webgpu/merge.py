@@ -31,10 +31,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from . import builtins
-from .codegen import WGSL_TYPE
+from .builder import assemble
 from .device import env_switch
-from .shader import ShaderSpec, UniformField
+from .shader import ShaderSpec, UniformField, uniform_block
 
 ENV_VAR = "JAXWG_MERGE_DISPATCHES"
 # A dispatch of at most this many terms (outputs times reduction length) is small: it
@@ -109,8 +108,9 @@ class Limits:
 def groups(specs: Sequence[ShaderSpec | None], level_of: Sequence[int], limits: Limits,
            kinds: Sequence[object] | None = None) -> list[list[int]]:
     """The dispatches (indices into `specs`; None: one that joins nothing) in the order
-    to record them: by level, and within a level those with one workgroup size together, as groups of at most
-    what `limits` allows in one shader (a group of one is recorded alone). `kinds`
+    to record them: by level, and within a level those with one workgroup size
+    together, as groups of at most what `limits` allows in one shader (a group of one
+    is recorded alone). `kinds`
     keeps large dispatches of different kinds apart (None: small, joins any): a
     joined shader takes the registers its largest part needs, and a memory-bound
     reduction beside a product tile ran at the tile's occupancy (H100: a per-example
@@ -202,6 +202,7 @@ def join(specs: Sequence[ShaderSpec], grids: Sequence[tuple[int, int, int]]) -> 
     helpers = list(dict.fromkeys(h for s in specs for h in s.helpers))
     lines: list[str] = []
     calls: list[str] = []
+    used: set[str] = set()  # the builtins the parts take
     binding = 0
     start = 0
     for k, (spec, (x, y, _)) in enumerate(zip(specs, grids)):
@@ -210,25 +211,22 @@ def join(specs: Sequence[ShaderSpec], grids: Sequence[tuple[int, int, int]]) -> 
             return None
         part_lines, params = part
         lines += part_lines
+        used.update(params)
         binding += len(spec.binding_writes)
         args = ", ".join(_PART_BUILTINS[b].format(x=x, y=y, size=size) for b in params)
         calls += [f"if (g >= {start}u && g < {start + x * y}u) {{",
                   f"  let w = g - {start}u;", f"  p{k}_main({args});", "}"]
         start += x * y
     uniforms = tuple(f for k, s in enumerate(specs) for f in _prefixed(s.uniforms, k))
-    if uniforms:
-        lines += ["struct Uniforms {", *(f"  {f.name}: {WGSL_TYPE[f.dtype]}," for f in uniforms), "}",
-                  "var<immediate> u: Uniforms;"]
+    lines += uniform_block(uniforms)
     group_builtins = ["@builtin(workgroup_id) wid: vec3<u32>", "@builtin(num_workgroups) nwg: vec3<u32>",
                       "@builtin(local_invocation_index) lid: u32"]
-    if any("sg_size" in call for call in calls):
+    if "subgroup_size" in used:
         group_builtins.append("@builtin(subgroup_size) sg_size: u32")
     lines += [f"@compute @workgroup_size({size})", f"fn main({', '.join(group_builtins)}) {{",
               "  let g = wid.x + wid.y * nwg.x;", *("  " + c for c in calls), "}"]
-    head = [f"enable {e};" for e in enables] + [builtins.HELPERS[h].code for h in helpers]
-    code = "\n".join(head + lines)
-    return ShaderSpec(code, (), uniforms, size, 1, start, tuple(enables), tuple(helpers), tuple(lines),
-                      tuple(w for s in specs for w in s.binding_writes))
+    return ShaderSpec(assemble(enables, helpers, lines), (), uniforms, size, 1, start, tuple(enables),
+                      tuple(helpers), tuple(lines), tuple(w for s in specs for w in s.binding_writes))
 
 
 def _part(spec: ShaderSpec, k: int, first_binding: int) -> tuple[list[str], list[str]] | None:

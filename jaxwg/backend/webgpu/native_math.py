@@ -14,8 +14,9 @@ The fused multiply-add is a candidate too, held to 0 ulp: the WGSL builtin repla
 the helper that builds the fused result only where it fuses (NVIDIA's does, lavapipe's
 rounds twice), and where it does not, a variant through float64 does where the adapter
 has float64 (lavapipe, this 2-core machine: `random.normal` of 2^20 values, whose
-erf_inv takes 25 fused steps, 47.2-47.6 -> 37.6-37.8 ms; JAX on the same CPU 5.2). A helper with several accepted variants takes the first in
-`builtins.NATIVE_VARIANTS`.
+erf_inv takes 25 fused steps, 47.2-47.6 -> 37.6-37.8 ms; JAX on the same CPU 5.2).
+Variants are measured in `builtins.NATIVE_VARIANTS`' order of preference, and one
+whose helper already has an accepted variant is not measured.
 
 >>> sorted(c.variant for c in CANDIDATES)
 ['fma_native_f32', 'fma_wide_f32', 'tanh_native_f32']
@@ -35,6 +36,7 @@ from ...core import dtypes as dt
 from ...core.alu import Op
 from ...core.alu_eval import fma_array
 from ...core.kernel import Kernel
+from .builtins import NATIVE_VARIANTS
 from .codegen import UnsupportedError
 
 # The helpers' own error on the adapters measured (tanh_f32: 1.6 ulp on the H200, 2.4
@@ -85,6 +87,9 @@ def _fma_of(x: alu.AluExp) -> alu.AluExp:
     return alu.fma(x, alu.const(dt.float32, _FMA_B), alu.const(dt.float32, -1.0))
 
 
+# Each variant's helper's variants (`builtins.NATIVE_VARIANTS`).
+_ALTERNATIVES = {v: variants for variants in NATIVE_VARIANTS.values() for v in variants}
+
 CANDIDATES = (
     Candidate("tanh_native_f32", Op.TANH, np.tanh, _tanh_samples),
     Candidate("fma_native_f32", Op.FMA, _fma_reference, _fma_samples, _fma_of, 0.0),
@@ -115,7 +120,9 @@ def measure(run: Callable[[Kernel, np.ndarray, frozenset], np.ndarray]) -> froze
     rng = np.random.default_rng(0)
     accepted = set()
     for c in CANDIDATES:
-        x = c.samples(rng)
+        x = c.samples(rng)  # drawn for every candidate: each one's sample stays the same
+        if accepted & set(_ALTERNATIVES[c.variant]):  # a preferred variant serves its helper
+            continue
         try:
             got = run(c.kernel(x.size), x, frozenset({c.variant}))
         except UnsupportedError:

@@ -103,6 +103,14 @@ class ShaderSpec:
         return self.grid or -(-outputs // self.outputs_per_workgroup)
 
 
+def uniform_block(uniforms: tuple[UniformField, ...]) -> list[str]:
+    """The WGSL declaring `uniforms` as the immediates `u` (none when there are none)."""
+    if not uniforms:
+        return []
+    return ["struct Uniforms {", *(f"  {f.name}: {WGSL_TYPE[f.dtype]}," for f in uniforms), "}",
+            "var<immediate> u: Uniforms;"]
+
+
 def lift_constants(exps: tuple[AluExp, ...], keep_indices: bool = False
                    ) -> tuple[tuple[AluExp, ...], tuple[UniformField, ...]]:
     """Replace the non-zero constants of `exps` by uniform fields `u.c0`, `u.c1`, ...,
@@ -172,12 +180,7 @@ class Shader:
         if self.vector_output:
             out_ty = f"vec4<{out_ty}>"
         b.emit(f"@group(0) @binding({binding}) var<storage, read_write> result: array<{out_ty}>;")
-        if self.uniforms:
-            b.emit("struct Uniforms {")
-            with b.indent():
-                b.emit(*(f"{f.name}: {WGSL_TYPE[f.dtype]}," for f in self.uniforms))
-            b.emit("}", "var<immediate> u: Uniforms;")
-        b.emit("")
+        b.emit(*uniform_block(self.uniforms), "")
 
     def _emit_window_loader(self, arg: int, ty: str, count: int) -> None:
         size = self.options.window_elements[arg]
