@@ -40,7 +40,6 @@ realizing nodes hold `GRAPH_LOCK`, since realization rewrites a node in place.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 import threading
@@ -147,8 +146,10 @@ class Buffer:
     def __del__(self, _finalizing=sys.is_finalizing):  # bound now: at exit `sys` may be None
         if self.backend is None or _finalizing():
             return  # a placeholder, or the device may already be gone
-        with contextlib.suppress(Exception):  # never raise from a finalizer
+        try:
             self.backend.decref(self.slot)
+        except Exception:  # never raise from a finalizer
+            pass
 
 
 class LazyNode:

@@ -167,3 +167,25 @@ def test_float64_trigonometry_of_any_argument(platform, x64):
     got, want = np.asarray(jnp.arctan2(jnp.asarray(y), jnp.asarray(z))), np.arctan2(y, z)
     np.testing.assert_allclose(got, want, rtol=4 * 2.0 ** -52)
     assert np.array_equal(np.signbit(got[~np.isnan(want)]), np.signbit(want[~np.isnan(want)]))
+
+
+@pytest.mark.parametrize("shape,axis", [((4, 3), 1), ((4, 3), 0), ((3, 1000), 1), ((1000, 3), 0),
+                                        ((70_000,), 0)])
+def test_float64_max_and_min_order_zeros_as_xla(platform, x64, shape, axis):
+    """-0.0 is below +0.0 in float64 max and min too, elementwise and in every reduction
+    layout (rows, columns, a split sum of 70,000): max is -0.0 only when all its zeros are,
+    min when any is. (NumPy's sign follows the argument order, so the rule is the oracle.)"""
+    if not jaxwg.devices()[0].backend.supports(dtypes.float64):
+        pytest.skip("the adapter has no shader-f64")
+    rng = np.random.default_rng(4)
+    x = np.where(rng.random(shape) < 0.5, -0.0, 0.0)
+    x.reshape(-1)[::7] = -0.0  # rows of -0.0 only, too, in the smaller shapes
+    a = jnp.asarray(x)
+    negative = np.signbit(x)
+    np.testing.assert_array_equal(np.signbit(np.asarray(jnp.max(a, axis=axis))), negative.all(axis))
+    np.testing.assert_array_equal(np.signbit(np.asarray(jnp.min(a, axis=axis))), negative.any(axis))
+    y = np.roll(x, 1)
+    both = np.signbit(x) & np.signbit(y)
+    either = np.signbit(x) | np.signbit(y)
+    np.testing.assert_array_equal(np.signbit(np.asarray(jnp.maximum(a, jnp.asarray(y)))), both)
+    np.testing.assert_array_equal(np.signbit(np.asarray(jnp.minimum(jnp.asarray(y), a))), either)

@@ -335,7 +335,7 @@ class BufferPool:
         return sum(len(free) for free in self._free.values())
 
 
-@dataclass
+@dataclass(slots=True)
 class _Slot:
     buffer: wgpu.GPUBuffer
     nbytes: int
@@ -423,7 +423,8 @@ class SlotTable:
         handle = next(_HANDLES)
         self._slots[handle] = _Slot(buffer, nbytes, 1)
         self._bytes_in_use += nbytes
-        self._peak_bytes_in_use = max(self._peak_bytes_in_use, self._bytes_in_use)
+        if self._bytes_in_use > self._peak_bytes_in_use:
+            self._peak_bytes_in_use = self._bytes_in_use
         return handle
 
     def incref(self, slot: int) -> None:

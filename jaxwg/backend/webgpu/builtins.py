@@ -204,19 +204,14 @@ for _t in ("f16", "f32", "f64"):
 fn fne_{_t}(a: {_t}, b: {_t}) -> bool {{ return a != b || isnan_{_t}(a) || isnan_{_t}(b); }}""",
               f"isnan_{_t}")
 # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it); float16
-# computes them in float32. The NaN is a constant: a + b would fold to 0 in max(x, -x).
-# float32 orders -0.0 below +0.0, as XLA does (WGSL leaves the sign open): of equal
-# values, max takes the AND of their bits and min the OR.
+# computes them in float32. -0.0 is below +0.0, as in XLA (WGSL leaves the sign open):
+# of equal values, max takes the AND of their bits and min the OR.
 for _fn, _bits in (("min", "|"), ("max", "&")):
-    _register(f"f{_fn}_f32", f"""
-fn f{_fn}_f32(a: f32, b: f32) -> f32 {{
-  let m = select({_fn}(a, b), bitcast<f32>(bitcast<u32>(a) {_bits} bitcast<u32>(b)), a == b);
-  return select(m, bitcast<f32>(0x7fc00000u), isnan_f32(a) || isnan_f32(b));
-}}""", "isnan_f32")
-    _register(f"f{_fn}_f64", f"""
-fn f{_fn}_f64(a: f64, b: f64) -> f64 {{
-  return select({_fn}(a, b), f64(bitcast<f32>(0x7fc00000u)), isnan_f64(a) || isnan_f64(b));
-}}""", "isnan_f64")
+    _register_float(f"f{_fn}", f"""
+fn f{_fn}_$T(a: $T, b: $T) -> $T {{
+  let m = select({_fn}(a, b), bitcast<$T>(bitcast<$U>(a) {_bits} bitcast<$U>(b)), a == b);
+  return select(m, bitcast<$T>($NAN), isnan_$T(a) || isnan_$T(b));
+}}""", "isnan_$T")
 
 # float64 round and trunc from floor and ceil: Mesa 22.3's lavapipe on an AMD EPYC host
 # rounded 1.5 to 1.0 and -1.5 to -1.0 with its native round, and left some quotients
