@@ -235,7 +235,7 @@ class LazyNode:
     # -- constructors --------------------------------------------------------------------
     @staticmethod
     def from_buffer(buffer: Buffer, shape, dtype: DType, device=None) -> LazyNode:
-        return LazyNode(BUFFER, shape, dtype, buffer=buffer, device=device)
+        return LazyNode(BUFFER, shape, dtype, (), None, buffer, device)  # positional: every jit result
 
     @staticmethod
     def const(value, dtype: DType, shape=(), device=None) -> LazyNode:

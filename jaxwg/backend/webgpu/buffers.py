@@ -337,6 +337,7 @@ class BufferPool:
 
 @dataclass(slots=True)
 class _Slot:
+    handle: int
     buffer: wgpu.GPUBuffer
     nbytes: int
     refcount: int
@@ -421,7 +422,7 @@ class SlotTable:
                     raise
         # Never reuse a handle, so a stale one is always reported instead of aliasing.
         handle = next(_HANDLES)
-        self._slots[handle] = _Slot(buffer, nbytes, 1)
+        self._slots[handle] = _Slot(handle, buffer, nbytes, 1)
         self._bytes_in_use += nbytes
         if self._bytes_in_use > self._peak_bytes_in_use:
             self._peak_bytes_in_use = self._bytes_in_use
@@ -430,32 +431,42 @@ class SlotTable:
     def incref(self, slot: int) -> None:
         self._get(slot).refcount += 1
 
-    def hold(self, slot: int) -> None:
-        """A reference for recorded work; `release_hold` drops it after the submit."""
-        entry = self._get(slot)
-        entry.refcount += 1
-        entry.held += 1
+    def hold(self, slots) -> tuple[list[_Slot], int]:
+        """A reference on each of `slots` for recorded work, taken only if all are live
+        (else KeyError); `release_holds` drops them after the submit. Returns their
+        records and the bytes of those held for the first time since the last release
+        (what the dispatch queue counts against its bound). One call for a replayed
+        program's arguments and results: per slot, it cost 0.8 µs of Python a call."""
+        entries = self.entries(slots)
+        first_bytes = 0
+        for entry in entries:
+            entry.refcount += 1
+            entry.held += 1
+            if entry.held == 1:
+                first_bytes += entry.nbytes
+        return entries, first_bytes
 
-    def release_hold(self, slot: int) -> None:
-        entry = self._get(slot)
-        entry.held -= 1
-        self.decref(slot)
+    def release_holds(self, entries: list[_Slot]) -> None:
+        for entry in entries:
+            entry.held -= 1
+            self._drop(entry)
 
     def decref(self, slot: int) -> None:
-        """Drop one reference; at zero the slot is freed and its buffer pooled.
+        """Drop one reference; at zero the slot is freed and its buffer pooled."""
+        self._drop(self._get(slot))
 
-        When only recorded work still holds the slot, its buffer is lent to new slots
-        that the GPU will write (`malloc` without data): dispatches in one pass run in
-        order, so a later kernel may overwrite it. Uploads never get such a buffer,
-        because they land before the recorded work runs."""
-        entry = self._get(slot)
+    def _drop(self, entry: _Slot) -> None:
+        """`decref` of a record. When only recorded work still holds the slot, its
+        buffer is lent to new slots that the GPU will write (`malloc` without data):
+        dispatches in one pass run in order, so a later kernel may overwrite it. Uploads
+        never get such a buffer, because they land before the recorded work runs."""
         entry.refcount -= 1
         if entry.refcount > 0:
             if entry.refcount == entry.held and not entry.lent and entry.nbytes > 0:
                 entry.lent = True
                 self.pool.lend(entry.buffer)
             return
-        del self._slots[slot]
+        del self._slots[entry.handle]
         self._bytes_in_use -= entry.nbytes
         if entry.nbytes == 0:
             return

@@ -80,9 +80,8 @@ class DispatchQueue:
         self._pass = None
         self._pipeline: wgpu.GPUComputePipeline | None = None
         self._immediates: bytes | None = None  # what the open pass's pipeline last got
-        self._held_slots: list[int] = []
+        self._held: list = []  # records of the slots recorded work uses (SlotTable.hold)
         self._kept: list = []  # objects owning buffers that recorded work uses (`hold`)
-        self._distinct_held: set[int] = set()  # the slots counted in _held_bytes
         self._pending = 0
         self.dispatches_recorded = 0
         self.submits = 0
@@ -214,9 +213,8 @@ class DispatchQueue:
                 self._encoding.submit(encoder)
             return
         encoder, compute_pass = self._encoder, self._pass
-        held, self._held_slots = self._held_slots, []
+        held, self._held = self._held, []
         kept, self._kept = self._kept, []
-        self._distinct_held = set()
         self._encoder = self._pass = self._pipeline = self._immediates = None
         self._pending = 0
         self._held_bytes = 0
@@ -228,8 +226,7 @@ class DispatchQueue:
             self.submits += 1
         finally:
             # After the submit, any later use of these buffers comes after this work.
-            for slot in held:
-                self._slots.release_hold(slot)
+            self._slots.release_holds(held)
             del kept  # owners may free their buffers now
         self._open_pass()
 
@@ -251,20 +248,11 @@ class DispatchQueue:
 
     def _hold(self, slots_used: Sequence[int]) -> None:
         # Referenced before anything is recorded, so an unknown slot (KeyError) leaves
-        # neither a dispatch nor a stray reference behind.
-        taken = []
-        try:
-            for slot in slots_used:
-                self._slots.hold(slot)
-                taken.append(slot)
-                if slot not in self._distinct_held:
-                    self._distinct_held.add(slot)
-                    self._held_bytes += self._slots.nbytes(slot)
-        except KeyError:
-            for slot in taken:
-                self._slots.release_hold(slot)
-            raise
-        self._held_slots.extend(taken)
+        # neither a dispatch nor a stray reference behind. Bytes count once per slot
+        # between submits.
+        entries, first_bytes = self._slots.hold(slots_used)
+        self._held_bytes += first_bytes
+        self._held += entries
 
     def _open_pass(self):
         if self._pass is None:
