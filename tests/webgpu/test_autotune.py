@@ -91,12 +91,56 @@ def test_a_slow_first_candidate_ends_the_search(monkeypatch):
     assert tried == [tiles[0], tiles[0]]  # warm, then one timed run
 
 
+def test_runs_are_timed_on_the_gpu_clock_where_given():
+    # The wall clock favours tiles[0]; the GPU's clock, which sees only the runs, tiles[1].
+    tiles = [Tile(64, 64, 8, 4, 4), Tile(128, 128, 8, 8, 8)]
+    gpu_per_run = {tiles[0]: 2e-5, tiles[1]: 1e-5}
+    recorded = []
+
+    def gpu_seconds(record):
+        record()
+        seconds = sum(gpu_per_run[t] for t in recorded)
+        recorded.clear()
+        return seconds
+
+    def run(tile):
+        recorded.append(tile)
+        time.sleep(0.0002 if tile is tiles[1] else 0.0)
+
+    assert fastest(tiles, run, recorded.clear, gpu_seconds=gpu_seconds) == tiles[1]
+    # A batch the clock could not time (None: a submit split it) falls back to the wall clock.
+    assert fastest(tiles, run, recorded.clear, gpu_seconds=lambda record: (record(), None)[1]) == tiles[0]
+
+
+def test_the_queue_times_recorded_work_on_the_gpu_clock(webgpu):
+    from jaxwg.backend.webgpu.timing import KernelTimer
+    timer = KernelTimer.create(webgpu.device, webgpu.queue)
+    if timer is None:
+        pytest.skip("the adapter does not stamp times inside passes")
+    rng = np.random.default_rng(2)
+    lhs, rhs, inputs = operands(dt.float32, 1, 64, 32, 48, False, False, rng)
+    kernel = product_kernel(dt.float32, 1, 64, 32, 48)
+    slots = [webgpu.upload(x) for x in inputs]
+    out = webgpu.malloc(64 * 48 * 4)
+    exe = webgpu.prepare(kernel)
+    try:
+        seconds = webgpu.queue.gpu_seconds(timer, lambda: [webgpu.dispatch(exe, slots, [out]) for _ in range(5)])
+        assert seconds is not None and 0 < seconds < 10
+        assert_equal_values(webgpu.download(out, dt.float32, 64 * 48), (lhs @ rhs).reshape(-1))
+        # Work that submits in the middle is in two passes: no time for it.
+        assert webgpu.queue.gpu_seconds(timer, lambda: (webgpu.dispatch(exe, slots, [out]),
+                                                         webgpu.queue.flush())) is None
+    finally:
+        for slot in slots + [out]:
+            webgpu.decref(slot)
+
+
 def test_the_backend_measures_once_per_shape_class(webgpu, tmp_path, monkeypatch):
     monkeypatch.setattr(webgpu, "autotune", True)
     monkeypatch.setattr(webgpu, "tuning_cache", TuningCache(tmp_path / "tuning.json"))
     runs = []
     real = autotune.fastest
-    monkeypatch.setattr(autotune, "fastest", lambda tiles, run, sync: runs.append(tiles) or real(tiles, run, sync))
+    monkeypatch.setattr(autotune, "fastest", lambda tiles, run, sync, **kw: runs.append(tiles) or real(tiles, run, sync, **kw))
     rng = np.random.default_rng(5)
     # one shape class, 128 x 128 x 32, with several candidate tiles on GPUs and software
     # adapters alike (a 64 x 64 class has only the 64 x 64 tile on a GPU)

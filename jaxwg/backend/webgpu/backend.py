@@ -155,6 +155,7 @@ class WebGPUBackend(Backend):
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
+        self._span_timer: KernelTimer | None | bool = None  # `_gpu_seconds`' (False: none)
         self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)
         self.merge_limits = merge.Limits.of(self.device.limits)
         self._rejected_joins: set[str] = set()  # joined shaders the adapter did not compile
@@ -333,12 +334,23 @@ class WebGPUBackend(Backend):
                 self._dispatch(prepared[candidate], inputs, [output])
 
             try:
-                tile = autotune.fastest(tile_candidates(kernel, self.traits), run, self.queue.synchronize)
+                tile = autotune.fastest(tile_candidates(kernel, self.traits), run, self.queue.synchronize,
+                                        gpu_seconds=self._gpu_seconds())
             finally:
                 for slot in inputs + [output]:
                     self.slots.decref(slot)
             self.tuning_cache.put(self.describe(), key, tile)
         return Tuning(workgroup_size=tile.threads, tile=tile)
+
+    def _gpu_seconds(self):
+        """`DispatchQueue.gpu_seconds` with a timer of the backend's own, where the adapter
+        stamps times inside passes and the profiler is not stamping them; else None."""
+        if self.queue.timer is not None:
+            return None
+        if self._span_timer is None:
+            self._span_timer = KernelTimer.create(self.device, self.queue) or False
+        timer = self._span_timer
+        return (lambda record: self.queue.gpu_seconds(timer, record)) if timer else None
 
     def _input_bytes(self, kernel: Kernel) -> list[int]:
         """Bytes each input needs for every index the kernel reads (4 if none)."""

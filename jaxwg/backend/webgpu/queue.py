@@ -230,6 +230,25 @@ class DispatchQueue:
             del kept  # owners may free their buffers now
         self._open_pass()
 
+    def gpu_seconds(self, timer, record: Callable[[], None]) -> float | None:
+        """The GPU time of the dispatches `record()` records: `timer` (a
+        timing.KernelTimer not in the profiler's use) stamps the open pass before the
+        first and after the last, with no submit in between. None when something in
+        `record()` submitted anyway (a read-back), so the stamps are in two passes."""
+        self.flush()
+        limits = self.max_pending, self.max_held_bytes
+        self.max_pending, self.max_held_bytes = 1 << 62, 1 << 62  # one pass, however much
+        try:
+            compute_pass = self._pass or self._open_pass()
+            timer.before(compute_pass)
+            record()
+            same_pass = self._pass is compute_pass
+            timer.after(self._pass or self._open_pass())
+        finally:
+            self.max_pending, self.max_held_bytes = limits
+        (stamped,) = timer.results()
+        return (stamped.end_ns - stamped.start_ns) * 1e-9 if same_pass else None
+
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""
         if self._device.wait_idle is not None:

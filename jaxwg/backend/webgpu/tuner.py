@@ -338,10 +338,15 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # product, then the epilogue (`_tiled`).
 # Two buffers of workgroup memory (one barrier a step) measured on an H100 (TFLOP/s, 10
 # back to back, 4096^2 / 1024^2): 128 x 128 x 16 38.6 / 16.0 against 36.6 / 15.5 with one.
-# Sliced tiles (the last two) are for the autotuner to try on products with few outputs.
+# Sliced tiles and the 32 x 64 ones (the last five) are for the autotuner to try on
+# products with few outputs. The step's products timed on an H100's clock (µs, 200 back
+# to back): 256 x 512 x 256 twice (split along k) 32 x 64 13.7, 32 x 32 16.2; 512 x 512 x
+# 256 32 x 32 in two slices 10.7, 32 x 32 13.1; the other tiles slower, 128 x 128 three
+# to four times.
 GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                   ((128, 128, 16, 8, 8, 1), (128, 128, 8, 8, 8, 1), (128, 64, 8, 8, 4, 1), (64, 64, 8, 4, 4, 1),
-                   (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2)))
+                   (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
+                   (32, 32, 16, 4, 4, 2), (32, 64, 16, 4, 4, 1), (32, 64, 16, 4, 4, 2)))
 SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
 SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
                   SOFTWARE_SMALL_TILE)
