@@ -108,8 +108,19 @@ def test_runs_are_timed_on_the_gpu_clock_where_given():
         time.sleep(0.0002 if tile is tiles[1] else 0.0)
 
     assert fastest(tiles, run, recorded.clear, gpu_seconds=gpu_seconds) == tiles[1]
-    # A batch the clock could not time (None: a submit split it) falls back to the wall clock.
-    assert fastest(tiles, run, recorded.clear, gpu_seconds=lambda record: (record(), None)[1]) == tiles[0]
+    # A batch the clock cannot time (None: a submit split it) sends the whole search to the
+    # wall clock, with its own bound on runs a batch.
+    batches = []
+
+    def split_once(record):
+        batches.append(len(recorded))
+        return None if len(batches) == 3 else gpu_seconds(record)
+
+    counted = []
+    assert fastest(tiles, lambda t: (counted.append(t), run(t)), recorded.clear,
+                   gpu_seconds=split_once) == tiles[0]
+    assert len(batches) == 3  # the third batch was split; no GPU clock after it
+    assert counted.count(tiles[0]) <= 3 + 2 * (1 + autotune.MAX_WALL_TIMED_RUNS) + 2
 
 
 def test_the_queue_times_recorded_work_on_the_gpu_clock(webgpu):
@@ -130,6 +141,20 @@ def test_the_queue_times_recorded_work_on_the_gpu_clock(webgpu):
         # Work that submits in the middle is in two passes: no time for it.
         assert webgpu.queue.gpu_seconds(timer, lambda: (webgpu.dispatch(exe, slots, [out]),
                                                          webgpu.queue.flush())) is None
+        # Nothing recorded: no time, not the last measurement's.
+        assert webgpu.queue.gpu_seconds(timer, lambda: None) < seconds
+        # A failing record leaves the queue and the timer as they were.
+        limits = webgpu.queue.max_pending, webgpu.queue.max_held_bytes
+
+        def failing():
+            webgpu.dispatch(exe, slots, [out])
+            raise RuntimeError("while recording")
+
+        with pytest.raises(RuntimeError, match="while recording"):
+            webgpu.queue.gpu_seconds(timer, failing)
+        assert (webgpu.queue.max_pending, webgpu.queue.max_held_bytes) == limits
+        again = webgpu.queue.gpu_seconds(timer, lambda: webgpu.dispatch(exe, slots, [out]))
+        assert again is not None and 0 < again < 10
     finally:
         for slot in slots + [out]:
             webgpu.decref(slot)

@@ -125,19 +125,35 @@ def fastest(candidates: list[Tile], run, sync, rounds: int = 2, gpu_seconds=None
     wait and the host's share. Timed by the wall clock (at most MAX_WALL_TIMED_RUNS
     runs and a wait), the tiles of the MLP training step's products (10-20 µs each on
     an H100) came out in the wrong order: the choice was up to 1.2x slower than the
-    best."""
-    def seconds_per_run(tile: Tile, count: int) -> float:
-        if gpu_seconds is not None:
-            seconds = gpu_seconds(lambda: [run(tile) for _ in range(count)])
-            if seconds is not None:
-                return seconds / count
+    best. If any batch cannot be timed on the GPU's clock (a submit split it), the
+    whole search is done again by the wall clock, so that no two clocks are compared."""
+    def on_gpu_clock(tile: Tile, count: int) -> float:
+        seconds = gpu_seconds(lambda: [run(tile) for _ in range(count)])
+        if seconds is None:
+            raise _SplitBatch
+        return seconds / count
+
+    def on_wall_clock(tile: Tile, count: int) -> float:
         start = time.perf_counter()
         for _ in range(count):
             run(tile)
         sync()
         return (time.perf_counter() - start) / count
 
-    most = MAX_GPU_TIMED_RUNS if gpu_seconds is not None else MAX_WALL_TIMED_RUNS
+    if gpu_seconds is not None:
+        try:
+            return _search(candidates, run, sync, rounds, on_gpu_clock, MAX_GPU_TIMED_RUNS)
+        except _SplitBatch:  # a batch was submitted in two parts: time them all the other way
+            pass
+    return _search(candidates, run, sync, rounds, on_wall_clock, MAX_WALL_TIMED_RUNS)
+
+
+class _SplitBatch(Exception):
+    """A batch of runs the GPU's clock could not time (`DispatchQueue.gpu_seconds`)."""
+
+
+def _search(candidates: list[Tile], run, sync, rounds: int, seconds_per_run, most: int) -> Tile:
+    """`fastest`, timing a batch of `count` runs of a tile with `seconds_per_run`."""
     reps = {}
     for tile in candidates:
         run(tile)

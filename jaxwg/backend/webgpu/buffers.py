@@ -447,6 +447,7 @@ class SlotTable:
         return entries, first_bytes
 
     def release_holds(self, entries: list[_Slot]) -> None:
+        """Drop the references `hold` took (the records it returned), after the submit."""
         for entry in entries:
             entry.held -= 1
             self._drop(entry)

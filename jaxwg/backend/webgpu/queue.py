@@ -49,7 +49,7 @@ BindGroupEntry = tuple[int, wgpu.GPUBindGroup, Sequence[int] | None]
 # 0.3-0.4x JAX.) Each submit also leaves the GPU a gap: a jitted `v * 2 + 1` on 64M
 # float32 called back to back (a 256 MiB input and output a call) ran at 0.92x JAX with
 # 512 MiB (a submit per call), 0.98x with 1 GiB and 0.998x with 2 GiB (H200). Outputs
-# dropped while held are lent to later outputs (`SlotTable.decref`), so what can pile
+# dropped while held are lent to later outputs (`SlotTable._drop`), so what can pile
 # up is mostly uploads and arrays that stay alive.
 MAX_HELD_BYTES = 2048 * 1024 * 1024
 
@@ -232,22 +232,35 @@ class DispatchQueue:
 
     def gpu_seconds(self, timer, record: Callable[[], None]) -> float | None:
         """The GPU time of the dispatches `record()` records: `timer` (a
-        timing.KernelTimer not in the profiler's use) stamps the open pass before the
-        first and after the last, with no submit in between. None when something in
-        `record()` submitted anyway (a read-back), so the stamps are in two passes."""
+        timing.KernelTimer of the caller's own) stamps the open pass before the first
+        and after the last, with no submit in between. None when something in `record()`
+        submitted anyway (a read-back), so the stamps are in two passes. The profiler's
+        timer, if it is tracing, leaves these dispatches unstamped. Both stamps are
+        written, submitted and read back even when `record()` raises."""
         self.flush()
-        limits = self.max_pending, self.max_held_bytes
+        limits, profiling = (self.max_pending, self.max_held_bytes), self.timer
         self.max_pending, self.max_held_bytes = 1 << 62, 1 << 62  # one pass, however much
+        self.timer = None
         try:
-            compute_pass = self._pass or self._open_pass()
-            timer.before(compute_pass)
-            record()
-            same_pass = self._pass is compute_pass
-            timer.after(self._pass or self._open_pass())
+            compute_pass = self._stamp(timer.before)
+            try:
+                record()
+            finally:
+                same_pass = self._pass is compute_pass
+                self._stamp(timer.after)
         finally:
             self.max_pending, self.max_held_bytes = limits
-        (stamped,) = timer.results()
+            self.timer = profiling
+            (stamped,) = timer.results()  # submits the pass holding the stamps, if not yet
         return (stamped.end_ns - stamped.start_ns) * 1e-9 if same_pass else None
+
+    def _stamp(self, write) -> object:
+        """`write(pass)`: a timestamp into the open pass (opened if need be), counted as
+        pending work so that the next flush submits the pass even if nothing else is in it."""
+        compute_pass = self._pass or self._open_pass()
+        write(compute_pass)
+        self._pending += 1
+        return compute_pass
 
     def synchronize(self) -> None:
         """Flush and wait until the GPU has finished all submitted work."""

@@ -63,12 +63,13 @@ class KernelTimer:
         self._done: list[TimedDispatch] = []
 
     @classmethod
-    def create(cls, device, queue) -> KernelTimer | None:
-        """A timer for `queue`, or None where the adapter cannot stamp inside passes."""
+    def create(cls, device, queue, capacity: int = CAPACITY) -> KernelTimer | None:
+        """A timer for `queue` stamping up to `capacity` dispatches between read-backs,
+        or None where the adapter cannot stamp inside passes."""
         write = native.timestamp_writer()
         if FEATURE not in device.features or write is None or not queue.records_natively:
             return None
-        return cls(device, queue, write, CAPACITY)
+        return cls(device, queue, write, capacity)
 
     def make_room(self) -> None:
         """Before the queue opens a pass for a dispatch: read the stamps back if the
