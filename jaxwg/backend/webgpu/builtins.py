@@ -204,8 +204,9 @@ for _t in ("f16", "f32", "f64"):
 fn fne_{_t}(a: {_t}, b: {_t}) -> bool {{ return a != b || isnan_{_t}(a) || isnan_{_t}(b); }}""",
               f"isnan_{_t}")
 # min/max that propagate NaN, like np.minimum (WGSL's min/max may drop it); float16
-# computes them in float32. -0.0 is below +0.0, as in XLA (WGSL leaves the sign open):
-# of equal values, max takes the AND of their bits and min the OR.
+# computes them in float32. The NaN is a constant: a + b would fold to 0 in max(x, -x).
+# -0.0 is below +0.0, as in XLA (WGSL leaves the sign open): of equal values, max takes
+# the AND of their bits and min the OR.
 for _fn, _bits in (("min", "|"), ("max", "&")):
     _register_float(f"f{_fn}", f"""
 fn f{_fn}_$T(a: $T, b: $T) -> $T {{

@@ -342,7 +342,8 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # products with few outputs. The step's products timed on an H100's clock (µs, 200 back
 # to back): 256 x 512 x 256 twice (split along k) 32 x 64 13.7, 32 x 32 16.2; 512 x 512 x
 # 256 32 x 32 in two slices 10.7, 32 x 32 13.1; the other tiles slower, 128 x 128 three
-# to four times.
+# to four times. Left out: steps of k = 32, 4 x 8 outputs a thread, 32 x 128, one buffer
+# (at best 5% faster on one of the step's products, slower on the others).
 GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                   ((128, 128, 16, 8, 8, 1), (128, 128, 8, 8, 8, 1), (128, 64, 8, 8, 4, 1), (64, 64, 8, 4, 4, 1),
                    (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
