@@ -132,7 +132,15 @@ def test_the_float64_fma_is_exact_where_the_adapter_has_float64(webgpu):
          ).astype(np.float32)  # near -a*b: the sums cancel, where two roundings go wrong
     edges = np.float32([[np.inf, 1, 1], [np.nan, 1, 1], [0, np.inf, 1], [1, 1, -np.inf], [3e38, 10, -1],
                         [3e38, 10, -3e38], [0.0, -1.0, 0.0], [-0.0, 1.0, -0.0], [1e-30, 1e-30, 0.0]]).T
-    a, b, c = (np.concatenate([v, e]) for v, e in zip((a, b, c), edges))
+    # Sums the float64 rounds onto a float32 midpoint, the exact value just below
+    # (1 + 2^-23 + 2^-24 - 2^-64: down to the odd 1 + 2^-23) or just above (1 + 2^-24 +
+    # 2^-64: up from the even 1.0); each also negated.
+    u, near = 2.0 ** -23, (1 + 2.0 ** -20) * 2.0 ** -24
+    midpoints = np.float32([[near, 1 - 2.0 ** -20, 1 + u], [-near, 1 - 2.0 ** -20, 1 + u]])
+    midpoints = np.concatenate([midpoints, midpoints * np.float32([-1, 1, -1])]).T
+    a, b, c = (np.concatenate([v, e, m]) for v, e, m in zip((a, b, c), edges, midpoints))
+    want = fma_array(a, b, c, dt.float32)
+    np.testing.assert_array_equal(want[-4:], np.float32([1 + u, 1 + u, -1 - u, -1 - u]))
     loads = [alu.load(i, dt.float32, alu.gidx(a.size)) for i in range(3)]
     exe = webgpu._plan_and_compile(Kernel(3, a.size, alu.fma(*loads)), None, False, frozenset({"fma_wide_f32"}))
     assert "fma_wide_f32(" in exe.shader_sources()[0]
@@ -144,7 +152,6 @@ def test_the_float64_fma_is_exact_where_the_adapter_has_float64(webgpu):
     finally:
         for s in [*slots, out]:
             webgpu.decref(s)
-    want = fma_array(a, b, c, dt.float32)
     np.testing.assert_array_equal(got, want)
     zeros = want == 0  # their signs (a NaN's is the device's)
     np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
