@@ -212,6 +212,10 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     (f + -0.0, f),
     (f - 0.0, f),
     (f * 1.0, f),
+    # x ^ x and integer x - x are 0 (shader compilers fold them: see the float guards)
+    (alu.binary(Op.XOR, x, x), alu.const(dt.int32, 0)),
+    (x - x, alu.const(dt.int32, 0)),
+    (f - f, f - f),  # inf - inf is NaN
     # ranges decide comparisons
     (i.lt(24), TRUE),
     (i.lt(0), FALSE),

@@ -218,3 +218,17 @@ def test_a_product_with_a_contradicting_mask_keeps_nan_for_infinities(float_dtyp
     b = np.array([True, False, True, False, True])
     got = jaxwg.jit(lambda x, b: x * (b & ~b).astype(x.dtype))(x, b)
     np.testing.assert_array_equal(np.asarray(got), x * np.zeros_like(x))
+
+
+@pytest.mark.parametrize("float_dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("zero", ["b & (b ^ b)", "i ^ i", "i - i"])
+def test_a_product_with_an_integer_zero_keeps_nan_for_infinities(float_dtype, zero):
+    """`x ^ x` and integer `x - x` are 0 to a shader compiler, which then folds the product
+    with their cast to 0; jaxwg folds them first (a random expression tree drew
+    `x * cast<float16>(b & (b ^ b))` on lavapipe: 0.0 where inf * 0 is NaN)."""
+    x = np.array([np.inf, -np.inf, np.nan, 2.0, -0.0], float_dtype)
+    b = np.array([True, False, True, False, True])
+    i = np.arange(5, dtype=np.int32) * 7
+    zeros = {"b & (b ^ b)": lambda b, i: b & (b ^ b), "i ^ i": lambda b, i: i ^ i, "i - i": lambda b, i: i - i}
+    got = jaxwg.jit(lambda x, b, i: x * zeros[zero](b, i).astype(x.dtype))(x, b, i)
+    np.testing.assert_array_equal(np.asarray(got), x * np.zeros_like(x))
