@@ -416,7 +416,7 @@ def _identities(node: AluExp) -> AluExp | None:
         # here lets the float guards see the constant they make (x * cast(x & ~x) is a
         # product with 0.0: NaN for x = inf, which a compiler assuming finite math drops).
         return alu.const(node.dtype, op is Op.OR)
-    if len(src) == 2 and src[0] is src[1] and (op is Op.XOR or (op is Op.SUB and not node.dtype.is_float)):
+    if (op is Op.XOR or op is Op.SUB and not node.dtype.is_float) and src[0] is src[1]:
         # x ^ x = 0 (False), and x - x = 0 for integers (not floats: inf - inf is NaN):
         # folded here for the same reason as x & ~x (in float16, x * cast(b & (b ^ b))).
         return alu.const(node.dtype, 0)

@@ -155,7 +155,6 @@ class WebGPUBackend(Backend):
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
-        self._span_timer: list[KernelTimer | None] | None = None  # `_gpu_seconds`', once made
         self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)
         self.merge_limits = merge.Limits.of(self.device.limits)
         self._rejected_joins: set[str] = set()  # joined shaders the adapter did not compile
@@ -343,12 +342,15 @@ class WebGPUBackend(Backend):
         return Tuning(workgroup_size=tile.threads, tile=tile)
 
     def _gpu_seconds(self):
-        """`DispatchQueue.gpu_seconds` with a timer of the backend's own (one span: two
-        stamps), where the adapter stamps times inside passes; else None."""
-        if self._span_timer is None:
-            self._span_timer = [KernelTimer.create(self.device, self.queue, capacity=1)]
-        timer = self._span_timer[0]
+        """`DispatchQueue.gpu_seconds` with the backend's own timer, where the adapter
+        stamps times inside passes; else None."""
+        timer = self._span_timer
         return None if timer is None else (lambda record: self.queue.gpu_seconds(timer, record))
+
+    @functools.cached_property
+    def _span_timer(self) -> KernelTimer | None:
+        """`_gpu_seconds`' timer (one span: two stamps), made on first use."""
+        return KernelTimer.create(self.device, self.queue, capacity=1)
 
     def _input_bytes(self, kernel: Kernel) -> list[int]:
         """Bytes each input needs for every index the kernel reads (4 if none)."""
