@@ -13,7 +13,10 @@ thread `tile.thread_m` x `tile.thread_n` of them in named vec4 accumulators
   Thread (tx, ty) owns rows `g * m / G + 4 * ty + r` and columns likewise, so that
   the threads of a warp read neighbouring vec4s. With two buffers, step s is stored
   into half s % 2 of workgroup memory while step s - 1 is multiplied from the other
-  half, and one barrier per step separates them.
+  half, and one barrier per step separates them. Workgroup memory is a nested array
+  indexed [half][slice][k term and group][thread] (`_tile_shape`): WebGPU clamps each
+  dynamic index, and this way the clamps fold out of the inner loop (1.03-1.4x on an
+  H100, docs/performance.md).
 * **Unstaged** tiles (software adapters): each thread reads its own operands straight
   into registers; its outputs are one contiguous block. lavapipe loads memory one lane
   at a time, so what counts there is multiply-adds per load (docs/webgpu-notes.md).
@@ -112,9 +115,10 @@ class _MatrixProduct:
         t, b = self.tile, self.b
         if t.staged:
             # with slices, lhs_tile also holds the other slices' sums at the end
-            lhs = max(t.buffers * self._half('a'), (t.slices - 1) * t.m * t.n // 4)
-            b.lines.insert(0, f"var<workgroup> lhs_tile: array<vec4<{self.ty}>, {lhs}>;")
-            b.lines.insert(1, f"var<workgroup> rhs_tile: array<vec4<{self.ty}>, {t.buffers * self._half('b')}>;")
+            sums = -(-((t.slices - 1) * t.m * t.n // 4) // self._half('a'))
+            for i, (name, halves) in enumerate((("lhs_tile", max(t.buffers, sums)), ("rhs_tile", t.buffers))):
+                shape = (halves,) + self._tile_shape(name)
+                b.lines.insert(i, f"var<workgroup> {name}: {_nested_array(f'vec4<{self.ty}>', shape)};")
         self.s.begin_main(GROUP_BUILTINS)
         with b.indent():
             self._locate_tile()
@@ -232,17 +236,44 @@ class _MatrixProduct:
         """vec4s of workgroup memory one step of an operand tile takes."""
         return self.step * (self.tile.m if prefix == "a" else self.tile.n) // 4
 
+    def _tile_shape(self, tile_name: str) -> tuple[int, int, int]:
+        """One half of an operand tile as (slice, k term * group, thread) of vec4s: thread
+        tx or ty reads element [sl][kk * groups + g][tx or ty]. Nested so that the index
+        that varies between threads stands alone: WebGPU clamps every dynamic index into
+        workgroup memory (naga's Restrict policy), and a clamp of `ty + constant` per read
+        is an integer instruction beside every 16 multiply-adds, where the clamp of `ty`
+        alone is computed once and the constants fold into the read's address."""
+        t = self.tile
+        thread, width = (t.thread_m, t.m) if tile_name == "lhs_tile" else (t.thread_n, t.n)
+        return (t.slices, t.k * thread // 4, width // thread)
+
+    def _tile_at(self, tile_name: str, half: str, kl: str, q: str) -> str:
+        """Element `q` (vec4s along the free axis) of term `kl` of the step in half `half`."""
+        _, kg, per = self._tile_shape(tile_name)
+        groups = kg // self.tile.k
+        return (f"{tile_name}[{half}][({kl}) / {self.tile.k}i][({kl}) % {self.tile.k}i * {groups}i + ({q}) / {per}i]"
+                f"[({q}) % {per}i]")
+
+    def _tile_flat(self, tile_name: str, flat: str) -> str:
+        """vec4 `flat` of an operand tile's memory taken as one array (the slices' sums)."""
+        shape = self._tile_shape(tile_name)
+        index, inner = "", 1
+        for extent in reversed(shape):
+            index = (f"[({flat}) / {inner}i % {extent}i]" if inner > 1 else f"[({flat}) % {extent}i]") + index
+            inner *= extent
+        return f"{tile_name}[({flat}) / {inner}i]{index}"
+
     def _stage_step(self, placed: list) -> None:
         b = self.b
         b.emit("workgroupBarrier();")
-        self._store_staged(placed)
+        self._store_staged(placed, "0i")
         b.emit("workgroupBarrier();")
         self._prefetch(placed, f"k0 + {self.step}i")
-        self._multiply_staged("", "")
+        self._multiply_staged("0i")
 
     def _stage_first_step(self, placed: list) -> None:
         """Two buffers: step 0 into the first half, then step 1's values into registers."""
-        self._store_staged(placed)
+        self._store_staged(placed, "0i")
         self.b.emit("workgroupBarrier();")
         self._prefetch(placed, f"{self.step}i")
 
@@ -251,25 +282,19 @@ class _MatrixProduct:
         multiply this half; the barrier ends the step for every thread."""
         b = self.b
         b.emit(f"let half = (k0 / {self.step}i) % 2i;")
-        b.emit(f"let lhs0 = half * {self._half('a')}i;", f"let rhs0 = half * {self._half('b')}i;")
         b.emit(f"if (k0 + {self.step}i < {self.c.k}i) {{")
         with b.indent():
-            b.emit("let other = 1i - half;")
-            self._store_staged(placed, {"lhs_tile": f"other * {self._half('a')}i + ",
-                                            "rhs_tile": f"other * {self._half('b')}i + "})
+            self._store_staged(placed, "1i - half")
         b.emit("}")
         self._prefetch(placed, f"k0 + {2 * self.step}i")
-        self._multiply_staged("lhs0 + ", "rhs0 + ")
+        self._multiply_staged("half")
         b.emit("workgroupBarrier();")
 
-    def _store_staged(self, placed: list, bases: dict[str, str] | None = None) -> None:
-        """The staged registers into workgroup memory; `bases` offset each tile's
-        indices (the other half of two buffers)."""
+    def _store_staged(self, placed: list, half: str) -> None:
+        """The staged registers into half `half` of workgroup memory."""
         for *_, stores in placed:
             for store in stores:
-                for tile_name, base in (bases or {}).items():
-                    store = store.replace(f"{tile_name}[", f"{tile_name}[{base}")
-                self.b.emit(store)
+                self.b.emit(store(half))
 
     def _prefetch(self, placed: list, k_origin: str) -> None:
         """Read the step from `k_origin` into the staged registers, if there is one."""
@@ -278,20 +303,18 @@ class _MatrixProduct:
             self._emit_staged_reads(placed, k_origin)
         self.b.emit("}")
 
-    def _multiply_staged(self, lhs_base: str, rhs_base: str) -> None:
+    def _multiply_staged(self, half: str) -> None:
         """This thread's block times its slice's `k` terms of the staged step."""
         b, t = self.b, self.tile
         rows, cols = t.thread_m // 4, t.thread_n // 4
-        if t.slices > 1:
-            lhs_base += f"sl * {t.k * t.m // 4}i + "
-            rhs_base += f"sl * {t.k * t.n // 4}i + "
+        sl = "sl" if t.slices > 1 else "0i"
         for kk in range(t.k):
             b.emit("{")
             with b.indent():
                 for g in range(rows):
-                    b.emit(f"let a{g} = lhs_tile[{lhs_base}{kk * t.m // 4 + g * t.m // rows // 4}i + ty];")
+                    b.emit(f"let a{g} = lhs_tile[{half}][{sl}][{kk * rows + g}][ty];")
                 for h in range(cols):
-                    b.emit(f"let b{h} = rhs_tile[{rhs_base}{kk * t.n // 4 + h * t.n // cols // 4}i + tx];")
+                    b.emit(f"let b{h} = rhs_tile[{half}][{sl}][{kk * cols + h}][tx];")
                 a_values = [f"a{g}.{_LANES[r]}" for g in range(rows) for r in range(4)]
                 self._accumulate(a_values, [f"b{h}" for h in range(cols)])
             b.emit("}")
@@ -321,18 +344,25 @@ class _MatrixProduct:
             free_scale = "4i * " if op.vector == "free" else ""
             k_scale = "4i * " if op.vector == "k" else ""
             self.b.emit(f"let {name}_f = {free_scale}({free});", f"let {name}_kl = {k_scale}({kl});")
-            row = op.width // 4
+            guard = (f"i32(lid) + {t.threads * slot}i < {count}i" if (slot + 1) * t.threads > count else None)
             if op.vector == "free":
-                stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i] = {name};"]
+                stores = [(f"{name}_kl", "", name)]
             elif op.vector == "k":
-                stores = [f"{tile_name}[({name}_kl + {c}i) * {row}i + {name}_f / 4i][{name}_f % 4i] = {name}.{_LANES[c]};"
-                          for c in range(4)]
+                stores = [(f"{name}_kl + {c}i", f"[{name}_f % 4i]", f"{name}.{_LANES[c]}") for c in range(4)]
             else:
-                stores = [f"{tile_name}[{name}_kl * {row}i + {name}_f / 4i][{name}_f % 4i] = {name};"]
-            if (slot + 1) * t.threads > count:
-                stores = [f"if (i32(lid) + {t.threads * slot}i < {count}i) {{ {s} }}" for s in stores]
-            out.append((name, op, f"{op.origin} + {name}_f", f"{name}_kl", op.vector is not None, stores))
+                stores = [(f"{name}_kl", f"[{name}_f % 4i]", name)]
+            out.append((name, op, f"{op.origin} + {name}_f", f"{name}_kl", op.vector is not None,
+                        [self._store(tile_name, kl, lane, value, f"{name}_f / 4i", guard)
+                         for kl, lane, value in stores]))
         return out
+
+    def _store(self, tile_name: str, kl: str, lane: str, value: str, q: str, guard: str | None):
+        """The WGSL that stores `value` as term `kl`, vec4 `q` (and `lane`) of a tile, as a
+        function of the half it goes to."""
+        def store(half: str) -> str:
+            text = f"{self._tile_at(tile_name, half, kl, q)}{lane} = {value};"
+            return f"if ({guard}) {{ {text} }}" if guard else text
+        return store
 
     # -- one step of k: unstaged -----------------------------------------------------------
     def _direct_step(self) -> None:
@@ -386,13 +416,13 @@ class _MatrixProduct:
         b.emit("workgroupBarrier();", "if (sl > 0i) {")
         with b.indent():
             for q, name in enumerate(names):
-                b.emit(f"lhs_tile[{at} + {q}i] = {name};")
+                b.emit(f"{self._tile_flat('lhs_tile', f'{at} + {q}i')} = {name};")
         b.emit("}", "workgroupBarrier();", "if (sl == 0i) {")
         with b.indent():
             for other in range(t.slices - 1):
                 base = f"({other * t.threads_per_slice}i + i32(li)) * {len(names)}i"
                 for q, name in enumerate(names):
-                    b.emit(f"{name} = {name} + lhs_tile[{base} + {q}i];")
+                    b.emit(f"{name} = {name} + {self._tile_flat('lhs_tile', f'{base} + {q}i')};")
         b.emit("}")
 
     def _store_outputs(self) -> None:
@@ -426,6 +456,13 @@ class _MatrixProduct:
                 b.emit("}")
             else:
                 s.store(index, value, s.kernel.dtype)
+
+
+def _nested_array(element: str, shape: tuple[int, ...]) -> str:
+    """The WGSL type of an array of `shape` (outermost first)."""
+    for extent in reversed(shape):
+        element = f"array<{element}, {extent}>"
+    return element
 
 
 def _vector_axis(factor: AluExp, free: str, kernel: Kernel, options: ShaderOptions) -> str | None:
