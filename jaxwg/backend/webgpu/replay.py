@@ -232,16 +232,15 @@ class Replay:
         if exe.kernel.size == 0:
             return []
         scratch = len(register_bytes)
-        register_bytes.append(max(16, exe.plan.scratch_bytes))
+        register_bytes.append(exe.scratch_bytes)
         fixed[scratch] = self._arena.slots[scratch] = backend.slots.malloc(register_bytes[scratch])
         registers = (*step.inputs, scratch, step.output)
         windows = tuple(backend.binding_window(register_bytes[r]) for r in registers)
         out = []
-        for i, s in enumerate(exe.plan.steps):
-            grid = backend.grid(s.workgroups)
+        for pipeline, grid, params in exe.passes(backend):
             backend.queue.check_grid(grid)
-            out.append(_Dispatch(exe.pipelines[s.shader], exe.layout, grid, None, registers, windows,
-                                 constants=(exe.params_window(i),), reads_output=True))
+            out.append(_Dispatch(pipeline, exe.layout, grid, None, registers, windows,
+                                 constants=(params,), reads_output=True))
         return out
 
     def _joined(self, dispatches: list[_Dispatch]) -> list[_Dispatch]:

@@ -66,6 +66,17 @@ class RoutineExecutable:
         """The binding of pass `step`'s parameters: (buffer, offset, size)."""
         return self.params, step * self.stride, PARAM_WORDS * 4
 
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of the scratch buffer its passes share (at least a binding's minimum)."""
+        return max(16, self.plan.scratch_bytes)
+
+    def passes(self, backend) -> list[tuple]:
+        """Each pass as (pipeline, grid, parameter window), in order. Every pass binds the
+        routine's inputs, its scratch buffer and its output, then its parameters."""
+        return [(self.pipelines[step.shader], backend.grid(step.workgroups), self.params_window(i))
+                for i, step in enumerate(self.plan.steps)]
+
 
 def compile_routine(device, routine: Routine, plan: RoutinePlan) -> RoutineExecutable:
     """Pipelines for every shader of `plan`, and its parameters uniform."""
@@ -96,13 +107,12 @@ def compile_routine(device, routine: Routine, plan: RoutinePlan) -> RoutineExecu
 def record_routine(backend, exe: RoutineExecutable, inputs: Sequence[int], output: int) -> None:
     """Queue every pass of `exe` on `inputs` into `output` (the backend's lock held)."""
     slots = backend.slots
-    scratch = slots.malloc(max(16, exe.plan.scratch_bytes))
+    scratch = slots.malloc(exe.scratch_bytes)
     try:
         used = [*inputs, scratch, output]
         bindings = [(slots.buffer(s), *backend.binding_window(slots.nbytes(s))) for s in used]
-        for i, step in enumerate(exe.plan.steps):
-            group = backend.bind_group(exe.layout, bindings + [exe.params_window(i)])
-            backend.queue.record(exe.pipelines[step.shader], [(0, group, None)],
-                                 backend.grid(step.workgroups), used)
+        for pipeline, grid, params in exe.passes(backend):
+            group = backend.bind_group(exe.layout, bindings + [params])
+            backend.queue.record(pipeline, [(0, group, None)], grid, used)
     finally:
         slots.decref(scratch)  # the queue holds it until the submit
