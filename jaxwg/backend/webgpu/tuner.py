@@ -343,7 +343,9 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # to back): 256 x 512 x 256 twice (split along k) 32 x 64 13.7, 32 x 32 16.2; 512 x 512 x
 # 256 32 x 32 in two slices 10.7, 32 x 32 13.1; the other tiles slower, 128 x 128 three
 # to four times. Left out: steps of k = 32, 4 x 8 outputs a thread, 32 x 128, one buffer
-# (at best 5% faster on one of the step's products, slower on the others).
+# (at best 5% faster on one of the step's products, slower on the others). With the nested
+# workgroup tiles (matmul.py, 2026-12-06) sliced tiles gained most: 256 x 784 x 512 32 x 32
+# in four slices 14.8, 256 x 512 x 512 9.6 (docs/performance.md).
 GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                   ((128, 128, 16, 8, 8, 1), (128, 128, 8, 8, 8, 1), (128, 64, 8, 8, 4, 1), (64, 64, 8, 4, 4, 1),
                    (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
