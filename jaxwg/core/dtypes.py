@@ -1,10 +1,13 @@
 """The element types that jaxwg kernels compute with.
 
 A `DType` is a small immutable record: its name, its size in bytes, its NumPy
-counterpart and its kind (bool, signed or unsigned integer, float). Everything that
-depends on a dtype reads these records or a table keyed by them, never an if-chain
-over names, so adding a dtype (complex64 later) is one row here and one row in each
-table that needs it.
+counterpart and its kind (bool, signed or unsigned integer, float, complex). Everything
+that depends on a dtype reads these records or a table keyed by them, never an if-chain
+over names, so adding a dtype is one row here and one row in each table that needs it.
+
+Kernels never see a complex dtype: a complex array is stored as pairs of its `PART`
+float (real, imaginary: NumPy's layout), and the frontend lowers complex arithmetic to
+arithmetic on the parts (`jaxwg/frontend/complex_lowering.py`).
 
 >>> from jaxwg.core.dtypes import float32, from_numpy
 >>> float32.itemsize, float32.np
@@ -22,7 +25,7 @@ import numpy as np
 
 @dataclass(frozen=True)
 class DType:
-    """One element type: `name`, `itemsize` (bytes), `kind` ('b', 'i', 'u' or 'f')."""
+    """One element type: `name`, `itemsize` (bytes), `kind` ('b', 'i', 'u', 'f' or 'c')."""
 
     name: str
     itemsize: int
@@ -36,6 +39,10 @@ class DType:
     @property
     def is_float(self) -> bool:
         return self.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
 
     @property
     def is_int(self) -> bool:
@@ -68,10 +75,17 @@ uint32 = DType("uint32", 4, "u")
 float16 = DType("float16", 2, "f")
 float32 = DType("float32", 4, "f")
 float64 = DType("float64", 8, "f")
+complex64 = DType("complex64", 8, "c")
+complex128 = DType("complex128", 16, "c")
 
+# The kernels' dtypes; arrays add the complex ones.
 ALL = (bool_, int8, uint8, int16, uint16, int32, uint32, float16, float32, float64)
+COMPLEX = (complex64, complex128)
 FLOATS = (float16, float32, float64)
 INTS = (int8, uint8, int16, uint16, int32, uint32)
+# Each complex dtype and the float of its real and imaginary parts (how it is stored).
+PART = {complex64: float32, complex128: float64}
+COMPLEX_OF = {part: c for c, part in PART.items()}
 # Each float's exponent and (stored) mantissa bits.
 FLOAT_FIELDS = {float16: (5, 10), float32: (8, 23), float64: (11, 52)}
 # Integers narrower than 32 bits and the 32-bit integer of the same signedness that
@@ -79,7 +93,7 @@ FLOAT_FIELDS = {float16: (5, 10), float32: (8, 23), float64: (11, 52)}
 WIDENED = {int8: int32, uint8: uint32, int16: int32, uint16: uint32}
 # Each integer and the unsigned integer of its width (logical shifts, bit counts).
 UNSIGNED = {int8: uint8, uint8: uint8, int16: uint16, uint16: uint16, int32: uint32, uint32: uint32}
-_BY_NAME = {d.name: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL + COMPLEX}
 
 
 def bounds(dtype: DType) -> tuple:
@@ -106,6 +120,6 @@ def from_numpy(dtype) -> DType:
     try:
         return _BY_NAME[name]
     except KeyError:
-        supported = ", ".join(d.name for d in ALL)
+        supported = ", ".join(d.name for d in ALL + COMPLEX)
         raise TypeError(f"jaxwg does not support dtype {name}; supported: {supported}") from None
 

@@ -35,6 +35,7 @@ from ..core import dtypes as dt
 from ..core.alu_eval import cast_array
 from . import aval as avals
 from . import lowering  # noqa: F401 - registers the lowering rules
+from .complex_lowering import scalar_node, lower, storage
 from . import nan_checks
 from . import primitives as P
 from .aval import ShapedArray
@@ -109,8 +110,8 @@ class ArrayImpl:
         device = node.device or default_device()
         if node.kind == CONST:  # a never-materialized scalar constant
             return np.asarray(node.arg, self.aval.dtype.np)
-        flat = device.backend.download(node.buffer.slot, self.aval.dtype, node.size)
-        return flat.reshape(self.shape)
+        flat = device.backend.download(node.buffer.slot, node.dtype, node.size)
+        return flat.view(self.aval.dtype.np).reshape(self.shape)
 
     def __array__(self, dtype=None, copy=None):
         value = self._value()
@@ -199,10 +200,11 @@ def from_numpy(value: np.ndarray, device: Device | None = None, weak_type: bool 
     kernel_dtype = avals.canonical_dtype(dtype if dtype is not None else value.dtype)
     device = device or default_device()
     backend = device.backend
-    host = np.asarray(value, kernel_dtype.np)
-    buffer = Buffer(backend, backend.upload(host))
-    node = LazyNode.from_buffer(buffer, host.shape, kernel_dtype, device=device)
-    return ArrayImpl(node, ShapedArray(host.shape, kernel_dtype, weak_type))
+    host = np.asarray(value, kernel_dtype.np, order="C")  # ascontiguousarray makes 0-d 1-d
+    aval = ShapedArray(host.shape, kernel_dtype, weak_type)
+    shape, dtype = storage(aval)
+    buffer = Buffer(backend, backend.upload(host.reshape(-1).view(dtype.np).reshape(shape)))
+    return ArrayImpl(LazyNode.from_buffer(buffer, shape, dtype, device=device), aval)
 
 
 def scalar(value, dtype=None, weak_type: bool | None = None) -> ArrayImpl:
@@ -222,7 +224,7 @@ def scalar(value, dtype=None, weak_type: bool | None = None) -> ArrayImpl:
             raise OverflowError(f"Python int {value} too large to convert to {kernel_dtype.name}")
         value = int(value) % 2 ** 32 if kernel_dtype.is_unsigned else int(value)
     value = cast_array(np.asarray(value), kernel_dtype).item()  # floats saturate, as on a device
-    return ArrayImpl(LazyNode.const(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
+    return ArrayImpl(scalar_node(value, kernel_dtype), ShapedArray((), kernel_dtype, weak))
 
 
 def aval_of(value) -> ShapedArray:
@@ -259,7 +261,7 @@ def eager_apply(primitive, args, params):
     in_avals = [a.aval for a in args]
     out_aval = P.abstract_eval_rules[primitive](*in_avals, **params)
     with GRAPH_LOCK:  # lowering reads its input nodes, which another thread may realize
-        nodes = P.lowering_rules[primitive](out_aval, *[a.node for a in args], **params)
+        nodes = lower(primitive, out_aval, in_avals, [a.node for a in args], params)
         if primitive.multiple_results:
             outs = [_wrap(n, a) for n, a in zip(nodes, out_aval)]
         else:

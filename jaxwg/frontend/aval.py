@@ -38,6 +38,8 @@ SHORT_NAMES = {
     dt.float16: "f16",
     dt.float32: "f32",
     dt.float64: "f64",
+    dt.complex64: "c64",
+    dt.complex128: "c128",
 }
 
 
@@ -132,15 +134,18 @@ _INT32_FOR = {"int64": np.dtype("int32"), "uint64": np.dtype("uint32")}
 
 
 def dtype_of_python_scalar(value) -> DType:
-    """The weak dtype JAX gives a Python scalar: bool, int32/int64 or float32/float64."""
+    """The weak dtype JAX gives a Python scalar: bool, int32/int64, float32/float64 or
+    complex64/complex128."""
     if isinstance(value, (bool, np.bool_)):
         return dt.bool_
     if isinstance(value, int):
         return canonical_dtype("int64")
     if isinstance(value, float):
         return canonical_dtype("float64")
+    if isinstance(value, complex):
+        return canonical_dtype("complex128")
     raise TypeError(f"{type(value).__name__} is not a supported Python scalar type")
 
 
 def is_python_scalar(value) -> bool:
-    return type(value) in (bool, int, float)
+    return type(value) in (bool, int, float, complex)

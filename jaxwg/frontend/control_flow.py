@@ -25,6 +25,7 @@ import numpy as np
 from ..core import dtypes as dt
 from . import primitives as P
 from .aval import ShapedArray
+from .complex_lowering import scalar_node, lower
 from .lazy import CONST, LazyNode
 
 
@@ -103,10 +104,10 @@ def _step(node: LazyNode, aval: ShapedArray, i: int) -> LazyNode:
     """Element `i` along the leading axis of a node of aval `aval`."""
     row = ShapedArray((1,) + aval.shape[1:], aval.dtype)
     start = (i,) + (0,) * (len(aval.shape) - 1)
-    sliced = P.lowering_rules[P.slice_p](row, node, start_indices=start,
-                                         limit_indices=(i + 1,) + aval.shape[1:], strides=None)
-    return P.lowering_rules[P.reshape_p](ShapedArray(aval.shape[1:], aval.dtype), sliced,
-                                         new_sizes=aval.shape[1:], dimensions=None)
+    sliced = lower(P.slice_p, row, [aval], [node], dict(
+        start_indices=start, limit_indices=(i + 1,) + aval.shape[1:], strides=None))
+    item = ShapedArray(aval.shape[1:], aval.dtype)
+    return lower(P.reshape_p, item, [row], [sliced], dict(new_sizes=item.shape, dimensions=None))
 
 
 def _stack(nodes: list, aval: ShapedArray) -> LazyNode:
@@ -114,14 +115,14 @@ def _stack(nodes: list, aval: ShapedArray) -> LazyNode:
     item = ShapedArray(aval.shape[1:], aval.dtype)
     row = ShapedArray((1,) + item.shape, aval.dtype)
     if not nodes:
-        zero = LazyNode.const(0, aval.dtype)
-        return P.lowering_rules[P.broadcast_in_dim_p](aval, zero, shape=aval.shape,
-                                                      broadcast_dimensions=())
-    rows = [P.lowering_rules[P.reshape_p](row, n, new_sizes=row.shape, dimensions=None)
+        zero = scalar_node(0, aval.dtype)
+        return lower(P.broadcast_in_dim_p, aval, [ShapedArray((), aval.dtype)], [zero],
+                     dict(shape=aval.shape, broadcast_dimensions=()))
+    rows = [lower(P.reshape_p, row, [item], [n], dict(new_sizes=row.shape, dimensions=None))
             for n in nodes]
     if len(rows) == 1:
         return rows[0]
-    return P.lowering_rules[P.concatenate_p](aval, *rows, dimension=0)
+    return lower(P.concatenate_p, aval, [row] * len(rows), rows, dict(dimension=0))
 
 
 def _scan_lowering(out_avals, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):

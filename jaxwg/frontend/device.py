@@ -11,6 +11,9 @@ arrays go (the first entry of `JAXWG_PLATFORMS`, default `webgpu`), and each
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 from ..backend import base as backend_base
 
 _NAMES = {"cpu": "CpuDevice", "webgpu": "WebGPUDevice"}
@@ -71,8 +74,27 @@ def forget_devices() -> None:
     _DEVICES.clear()
 
 
+# A platform that new arrays go to instead of `JAXWG_PLATFORMS`'s, within `placed_on`.
+_PLATFORM = contextvars.ContextVar("jaxwg_default_platform", default=None)
+
+
 def default_platform() -> str:
-    return backend_base.default_backend_name()
+    return _PLATFORM.get() or backend_base.default_backend_name()
+
+
+@contextlib.contextmanager
+def placed_on(device: Device):
+    """New arrays (constants made while tracing, above all) go to `device` within.
+
+    >>> with placed_on(get_device("cpu")):
+    ...     default_device().platform
+    'cpu'
+    """
+    token = _PLATFORM.set(device.platform)
+    try:
+        yield
+    finally:
+        _PLATFORM.reset(token)
 
 
 def default_device() -> Device:

@@ -15,6 +15,7 @@ literals. The printout follows JAX's:
 
 from __future__ import annotations
 
+import enum
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from . import primitives as P
 from . import pytree
 from .array import scalar
 from .aval import ShapedArray
+from .complex_lowering import const_value
 from .trace import Trace, Tracer, describe_traced, new_main
 
 
@@ -206,9 +208,9 @@ class JaxprTrace(Trace):
             return tracer
         array = value if isinstance(value, ArrayImpl) else asarray_for_bind(value)
         tracer = builder.new_tracer(self, array.aval)
-        node = array.node
-        if node.kind == "const" and not array.shape:
-            builder.literals[id(tracer)] = Literal(node.arg, array.aval)
+        value = const_value(array.node)
+        if value is not None:
+            builder.literals[id(tracer)] = Literal(value, array.aval)
         else:
             builder.add_const(tracer, array)
         # Keep `value` alive with its tracer so the id stays unique during the trace.
@@ -470,6 +472,8 @@ def _pp_param(value) -> str:
         return value.name  # a jaxwg DType
     if isinstance(value, str):
         return value
+    if isinstance(value, enum.IntEnum):
+        return str(int(value))  # lax.FftType.FFT as JAX prints it: 0
     # Functions and other objects as JAX prints them: their text with the address hidden.
     return re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), repr(value))
 
@@ -480,6 +484,8 @@ def _pp_literal(lit: Literal) -> str:
         text = str(value)
     elif lit.aval.dtype.is_float:
         text = repr(float(value))
+    elif lit.aval.dtype.is_complex:
+        text = repr(complex(value))
     else:
         text = str(int(value))
     return f"{text}:{lit.aval.str_short()}"

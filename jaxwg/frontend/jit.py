@@ -47,6 +47,7 @@ from ..config import config
 from . import debug, nan_checks, pytree
 from . import primitives as P
 from .array import ArrayImpl, asarray_for_bind, aval_of
+from .complex_lowering import lower, scalar_node, storage
 from .control_flow import needs_values
 from .device import Device, default_device
 from .execute import Program, counters, realize
@@ -185,7 +186,7 @@ def lower_jaxpr(closed: ClosedJaxpr, args, const_node=None) -> list[LazyNode]:
 
     def read(atom):
         if isinstance(atom, Literal):
-            return LazyNode.const(atom.val, atom.aval.dtype)
+            return scalar_node(atom.val, atom.aval.dtype)
         return env[id(atom)]
 
     for eqn in jaxpr.eqns:
@@ -195,7 +196,7 @@ def lower_jaxpr(closed: ClosedJaxpr, args, const_node=None) -> list[LazyNode]:
         else:
             out_avals = [v.aval for v in eqn.out_binders]
             out_aval = out_avals if eqn.primitive.multiple_results else out_avals[0]
-            nodes = P.lowering_rules[eqn.primitive](out_aval, *inputs, **eqn.params)
+            nodes = lower(eqn.primitive, out_aval, [a.aval for a in eqn.inputs], inputs, eqn.params)
             nodes = nodes if eqn.primitive.multiple_results else [nodes]
         for var, node in zip(eqn.out_binders, nodes):
             env[id(var)] = node
@@ -231,8 +232,7 @@ class StepwiseProgram:
         args = []
         for slot, var in zip(arg_slots, self.closed.jaxpr.invars):
             backend.incref(slot)  # the caller's arrays keep theirs
-            node = LazyNode.from_buffer(Buffer(backend, slot), var.aval.shape, var.aval.dtype,
-                                        self.device)
+            node = LazyNode.from_buffer(Buffer(backend, slot), *storage(var.aval), self.device)
             args.append(ArrayImpl(node, var.aval))
         outs = [_as_node(o) for o in eval_jaxpr(self.closed.jaxpr, self.closed.consts, args)]
         with GRAPH_LOCK:
@@ -251,7 +251,7 @@ def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
     A jaxpr whose path depends on values becomes a `StepwiseProgram`."""
     if needs_values(closed.jaxpr):
         return StepwiseProgram(closed, device, name)
-    arg_nodes = [LazyNode.from_buffer(Buffer(None, None), v.aval.shape, v.aval.dtype, device)
+    arg_nodes = [LazyNode.from_buffer(Buffer(None, None), *storage(v.aval), device)
                  for v in closed.jaxpr.invars]
     consts: dict[int, LazyNode] = {}  # each distinct constant once, in first-use order
 
@@ -543,8 +543,7 @@ class Jitted:
                     node.device = program.device
             realize(nodes)
         outs = program.run([n.buffer.slot for n in nodes])
-        results = [ArrayImpl(LazyNode.from_buffer(buf, aval.shape, aval.dtype, program.device),
-                         aval)
+        results = [ArrayImpl(LazyNode.from_buffer(buf, *storage(aval), program.device), aval)
                    for buf, aval in zip(outs, entry.closed.out_avals)]
         nan_checks.check_jitted(self._name, results, lambda: self._fun(*args, **kwargs))
         self._donate_inputs(args)

@@ -129,14 +129,29 @@ def _same_dtypes(name: str, avals) -> None:
                         f"{', '.join(a.dtype.name for a in avals)}.")
 
 
+# Elementwise primitives that take complex operands (complex_lowering.PAIR_RULES and
+# its per-part rules), and those of them whose complex result is real (`abs`).
+TAKES_COMPLEX = {"neg", "sign", "abs", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh",
+                 "cosh", "tanh", "sqrt", "rsqrt", "square", "integer_pow", "add", "add_any", "sub",
+                 "mul", "div", "pow", "eq", "ne"}
+_REAL_RESULT = {"abs"}
+
+
 def _elementwise(name: str, kind: str, out_dtype=None):
     def abstract_eval(*avals, **params):
-        _check_kind(name, kind, avals)
+        if any(a.dtype.is_complex for a in avals):
+            if name not in TAKES_COMPLEX:
+                raise TypeError(f"{name} does not accept complex dtypes in jaxwg, got "
+                                f"{', '.join(a.dtype.name for a in avals)}")
+        else:
+            _check_kind(name, kind, avals)
         _same_dtypes(name, avals)
         shape = _broadcasting_shape(name, avals)
         # As in JAX, the result is weak when every operand is (comparisons included).
         weak = all(a.weak_type for a in avals)
         dtype = avals[0].dtype if out_dtype is None else out_dtype
+        if name in _REAL_RESULT:
+            dtype = dt.PART.get(dtype, dtype)
         return ShapedArray(shape, dtype, weak)
 
     return _declare(name, abstract_eval)
@@ -210,6 +225,42 @@ lt_p = _binary("lt", "any", dt.bool_)
 le_p = _binary("le", "any", dt.bool_)
 gt_p = _binary("gt", "any", dt.bool_)
 ge_p = _binary("ge", "any", dt.bool_)
+
+
+
+# -- complex numbers -------------------------------------------------------------------------
+
+
+def _complex_abstract_eval(x, y):
+    _check_kind("complex", "float", (x, y))
+    _same_dtypes("complex", (x, y))
+    if x.dtype not in dt.COMPLEX_OF:
+        raise TypeError(f"complex does not accept dtype {x.dtype.name}; it takes float32 or float64")
+    return ShapedArray(_broadcasting_shape("complex", (x, y)), dt.COMPLEX_OF[x.dtype],
+                       x.weak_type and y.weak_type)
+
+
+def _part_abstract_eval(name):
+    def abstract_eval(x):
+        if not x.dtype.is_complex:
+            raise TypeError(f"{name} takes a complex operand, got {x.dtype.name}")
+        return ShapedArray(x.shape, dt.PART[x.dtype], x.weak_type)
+
+    return abstract_eval
+
+
+def _conj_abstract_eval(x, *, input_dtype):
+    if x.dtype.is_complex:
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    if x.dtype not in dt.COMPLEX_OF:
+        raise TypeError(f"conj does not accept dtype {x.dtype.name}")
+    return ShapedArray(x.shape, dt.COMPLEX_OF[x.dtype], x.weak_type)
+
+
+complex_p = _declare("complex", _complex_abstract_eval)
+real_p = _declare("real", _part_abstract_eval("real"))
+imag_p = _declare("imag", _part_abstract_eval("imag"))
+conj_p = _declare("conj", _conj_abstract_eval)
 
 UNARY_FLOAT = (floor_p, ceil_p, round_p, exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p,
                logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p, cosh_p,

@@ -108,6 +108,50 @@ pow = _binary(P.pow_p)
 max = _binary(P.max_p)
 min = _binary(P.min_p)
 atan2 = _binary(P.atan2_p)
+
+
+def complex(x, y):
+    """The complex number `x + i y` (float32 parts make complex64, float64 complex128).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.complex(jnp.float32(1), jnp.float32(2)).item()
+    (1+2j)
+    """
+    return bind(P.complex_p, *_scalars_like([x, y]))
+
+
+def real(x):
+    """The real part of a complex array (float32 for complex64).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.real(jnp.complex64(3 - 4j)).item()
+    3.0
+    """
+    return bind(P.real_p, x)
+
+
+def imag(x):
+    """The imaginary part of a complex array.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.imag(jnp.complex64(3 - 4j)).item()
+    -4.0
+    """
+    return bind(P.imag_p, x)
+
+
+def conj(x):
+    """The complex conjugate; a real operand becomes complex (as `jax.lax.conj`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.conj(jnp.complex64(3 - 4j)).item()
+    (3+4j)
+    """
+    return bind(P.conj_p, x, input_dtype=_aval_of(x).dtype)
 bitwise_and = _binary(P.and_p)
 bitwise_or = _binary(P.or_p)
 bitwise_xor = _binary(P.xor_p)

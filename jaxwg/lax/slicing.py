@@ -151,6 +151,12 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     op_aval, idx_aval, upd_aval = aval_of(operand), aval_of(scatter_indices), aval_of(updates)
     scatter_abstract_eval(op_aval, idx_aval, upd_aval, dimension_numbers=d, mode=mode,
                           indices_are_sorted=False, unique_indices=False)
+    if op_aval.dtype.is_complex:
+        # The parts scatter on their own; a product or an ordering would mix them.
+        if combine not in ("add", "set"):
+            raise TypeError(f"scatter_{combine} does not support complex numbers in jaxwg")
+        return lax.complex(*(_scatter(combine, part(operand), scatter_indices, part(updates), d, mode)
+                             for part in (lax.real, lax.imag)))
     if d.operand_batching_dims:
         indices, unbatched = _unbatched(scatter_indices, d)
         return _scatter(combine, operand, indices, updates, unbatched, mode)

@@ -198,6 +198,12 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     if not shape:
         raise TypeError("sort: operand must have at least one dimension")
     axis = dimension % len(shape)
+    if any(aval_of(k).dtype.is_complex for k in operands[:num_keys]):
+        # Complex keys order lexicographically: by real part, then imaginary part.
+        keys = [part(k) for k in operands[:num_keys]
+                for part in ((lax.real, lax.imag) if aval_of(k).dtype.is_complex else (lambda v: v,))]
+        out = sort((*keys, *operands), dimension, is_stable, num_keys=len(keys))[len(keys):]
+        return out[0] if single else tuple(out)
     if shape[axis] <= 1 or 0 in shape:  # already sorted
         return operands[0] if single else tuple(operands)
     # One traced program per signature: eager sorts replay it instead of growing the

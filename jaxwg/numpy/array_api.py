@@ -3,7 +3,7 @@
 (`__array_namespace__`, `to_device`, `__dlpack__`, `__dlpack_device__`, attached by
 `array_methods`).
 
-jaxwg has no complex dtypes, so the namespace reports none. DLPack goes through host
+DLPack goes through host
 memory: an array exports a NumPy copy of its value (a CPU capsule), and `from_dlpack`
 reads any producer through NumPy and uploads it.
 
@@ -37,10 +37,11 @@ _KINDS = {
     "signed integer": ("int8", "int16", "int32"),
     "unsigned integer": ("uint8", "uint16", "uint32"),
     "real floating": ("float32", "float64"),
-    "complex floating": (),
+    "complex floating": ("complex64", "complex128"),
 }
 _KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
-_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+_X64_ONLY = ("float64", "complex128")
 
 
 # jaxwg's platforms (`jaxwg.frontend.device` does not list them above the backends).
@@ -74,10 +75,12 @@ class ArrayNamespaceInfo:
 
     def default_dtypes(self, *, device=None) -> dict:
         """The dtypes creation functions pick (64-bit floats with `jax_enable_x64`;
-        integers stay 32-bit); no complex entry, as jaxwg has none."""
+        integers stay 32-bit)."""
         floating = np.dtype(avals.canonical_dtype("float64").np)
+        complex_ = np.dtype(avals.canonical_dtype("complex128").np)
         integral = np.dtype(avals.canonical_dtype("int64").np)
-        return {"real floating": floating, "integral": integral, "indexing": integral}
+        return {"real floating": floating, "complex floating": complex_, "integral": integral,
+                "indexing": integral}
 
     def dtypes(self, *, device=None, kind=None) -> dict:
         """The standard's dtypes of `kind` (a name, a tuple of names, or None for all)."""
@@ -91,7 +94,7 @@ class ArrayNamespaceInfo:
                                  f"{sorted(_KINDS)}")
             names = tuple(n for k in kinds for n in _KINDS[k])
         if not avals.x64_enabled():
-            names = tuple(n for n in names if n != "float64")
+            names = tuple(n for n in names if n not in _X64_ONLY)
         return {n: np.dtype(n) for n in dict.fromkeys(names)}
 
 

@@ -131,7 +131,7 @@ def _asarray(a, dtype, copy, device):
                              "lists cannot become an array")
         return _upload(np.asarray(host, target.np), target, device)
     host = np.asarray(a) if kernel_dtype is None else np.asarray(a, kernel_dtype.np)
-    if host.dtype == object or host.dtype.kind not in "biuf":
+    if host.dtype == object or host.dtype.kind not in "biufc":
         raise TypeError(f"Value {a!r} with dtype {host.dtype} is not a valid JAX array type. "
                         "Only arrays of numeric types are supported by JAX.")
     if host.ndim == 0 and kernel_dtype is None and isinstance(a, np.generic):
@@ -382,10 +382,10 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
                             f"for {name}.")
     if dtype is None:
         out_dtype = result_dtype(start, stop)[0]
-        out_dtype = out_dtype if out_dtype.is_float else _float_dtype()
+        out_dtype = out_dtype if out_dtype.is_float or out_dtype.is_complex else _float_dtype()
     else:
         out_dtype = avals.canonical_dtype(dtype)
-    computation = out_dtype if out_dtype.is_float else _float_dtype()
+    computation = out_dtype if out_dtype.is_float or out_dtype.is_complex else _float_dtype()
     start_a = lax.convert_element_type(asarray(start), computation)
     stop_a = lax.convert_element_type(asarray(stop), computation)
     from ._util import broadcast_shapes, broadcast_to_shape, canonicalize_axis

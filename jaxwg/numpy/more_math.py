@@ -446,10 +446,7 @@ def i0(x):
     return _i0(x)
 
 
-# -- complex parts of real arrays -------------------------------------------------------------
-#
-# jaxwg has no complex dtype: these are NumPy's and JAX's answers for real input, so code
-# written for both kinds runs.
+# -- complex parts ----------------------------------------------------------------------------
 
 
 def iscomplexobj(x) -> bool:
@@ -475,39 +472,44 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
-def _real_operand(name: str, x):
+def _operand(name: str, x):
     check_arraylike(name, x)
     return to_array(x)
 
 
 def real(val, /):
-    """The real part: a real array itself.
+    """The real part (a real array itself).
 
     >>> import jaxwg.numpy as jnp
-    >>> jnp.real(jnp.array([1.5, -2.0])).tolist()
+    >>> jnp.real(jnp.array([1.5 - 1j, -2.0])).tolist()
     [1.5, -2.0]
     """
-    return _real_operand("real", val)
+    x = _operand("real", val)
+    return lax.real(x) if iscomplexobj(x) else x
 
 
 def imag(val, /):
-    """The imaginary part: zeros of a real array's dtype.
+    """The imaginary part (zeros of a real array's dtype).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.imag(jnp.array([1, 2]))
     Array([0, 0], dtype=int32)
+    >>> jnp.imag(jnp.array([1 + 2j])).tolist()
+    [2.0]
     """
-    return zeros_like(_real_operand("imag", val))
+    x = _operand("imag", val)
+    return lax.imag(x) if iscomplexobj(x) else zeros_like(x)
 
 
 def conjugate(x, /):
-    """The complex conjugate: a real array itself.
+    """The complex conjugate (a real array itself).
 
     >>> import jaxwg.numpy as jnp
-    >>> jnp.conjugate(jnp.array([1.0, -1.0])).tolist()
-    [1.0, -1.0]
+    >>> jnp.conjugate(jnp.array([1 - 1j, 2 + 3j])).tolist()
+    [(1+1j), (2-3j)]
     """
-    return _real_operand("conjugate", x)
+    x = _operand("conjugate", x)
+    return lax.conj(x) if iscomplexobj(x) else x
 
 
 def conj(x, /):
@@ -517,7 +519,7 @@ def conj(x, /):
     >>> jnp.conj(jnp.float32(2)).item()
     2.0
     """
-    return _real_operand("conj", x)
+    return conjugate(x)
 
 
 def angle(z, deg=False):
@@ -527,16 +529,22 @@ def angle(z, deg=False):
     >>> import jaxwg.numpy as jnp
     >>> jnp.angle(jnp.array([2.0, -1.0]), deg=True).tolist()
     [0.0, 180.0]
+    >>> round(jnp.angle(1j).item(), 6)
+    1.570796
     """
-    re = _real_operand("angle", z)
-    (re,) = elementwise_operands("angle", re, to_inexact=True)
-    out = ufuncs.arctan2(lax.full_like(re, 0), re)
+    z = _operand("angle", z)
+    if iscomplexobj(z):
+        re, im = lax.real(z), lax.imag(z)
+    else:
+        (re,) = elementwise_operands("angle", z, to_inexact=True)
+        im = lax.full_like(re, 0)
+    out = ufuncs.arctan2(im, re)
     return out * (180 / np.pi) if deg else out
 
 
 def _imaginary_test(name: str, x, compare):
     """`compare(imag(x), 0)`, weakly typed where `x` is (as JAX's comparison of weak values)."""
-    im = imag(_real_operand(name, x))
+    im = imag(_operand(name, x))
     out = compare(im, lax.full((), 0, im.dtype))
     return lax.convert_element_type(out, np.bool_, aval_of(im).weak_type)
 

@@ -201,6 +201,8 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
     Array(15., dtype=float32)
     """
     (a, b), dtype, weak = _operands("vdot", (a, b), preferred_element_type)
+    if aval_of(a).dtype.is_complex:
+        a = lax.conj(a)  # vdot conjugates its first argument
     a = lax.reshape(a, (aval_of(a).size,))
     b = lax.reshape(b, (aval_of(b).size,))
     return _finish(_dot_general(a, b, ((0,), (0,)), ((), ())), dtype, weak)

@@ -214,7 +214,9 @@ def _count(aval, axes, where):
 def _mean_dtype(aval_dtype: dt.DType, dtype):
     if dtype is not None:
         return avals.canonical_dtype(dtype)
-    return aval_dtype if aval_dtype.is_float else avals.canonical_dtype("float64")
+    if aval_dtype.is_float or aval_dtype.is_complex:
+        return aval_dtype
+    return avals.canonical_dtype("float64")
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -255,7 +257,13 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     compute = dt.float32 if out_dtype is dt.float16 else out_dtype
     x = lax.convert_element_type(x, compute)
     centered = subtract(x, mean(x, axis=axes, dtype=compute, keepdims=True, where=where))
-    total = sum(lax.mul(centered, centered), axis=axes, where=where)
+    if compute.is_complex:  # |z - mean|^2: a real variance, as JAX's
+        re, im = lax.real(centered), lax.imag(centered)
+        squares = lax.add(lax.mul(re, re), lax.mul(im, im))
+        compute = out_dtype = dt.PART[compute]
+    else:
+        squares = lax.mul(centered, centered)
+    total = sum(squares, axis=axes, where=where)
     count = lax.convert_element_type(_count(aval, axes, where), compute)
     normalizer = lax.sub(count, lax.convert_element_type(ddof, compute))
     result = lax.convert_element_type(lax.div(total, normalizer), out_dtype)

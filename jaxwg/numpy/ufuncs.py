@@ -145,6 +145,9 @@ def log10(x, /):
 def _rounding(name: str, fn):
     def ufunc(x, /):
         (x,) = elementwise_operands(name, x)
+        if _kind(x).is_complex:
+            raise TypeError(f"{name} does not accept dtype {_kind(x).name}. Accepted dtypes are "
+                            "subtypes of floating.")
         return x if not _kind(x).is_float else fn(x)
 
     ufunc.__name__ = ufunc.__qualname__ = name
@@ -434,7 +437,7 @@ def power(x1, x2, /):
         return lax.integer_pow(a, n)
     a, b = _numeric_operands("power", x1, x2)
     kind = _kind(a)
-    if not kind.is_float:
+    if not (kind.is_float or kind.is_complex):
         return _int_power(a, b)
     out = lax.pow(a, b)
     # JAX's lax.pow(float, int) keeps the exponent's strong type: weak only if both are.
@@ -623,6 +626,8 @@ def isnan(x, /):
     [False, True]
     """
     (x,) = elementwise_operands("isnan", x)
+    if _kind(x).is_complex:
+        return lax.bitwise_or(isnan(lax.real(x)), isnan(lax.imag(x)))
     if not _kind(x).is_float:
         return _bool_result(lax.full(aval_of(x).shape, False, dt.bool_), x)
     return _bool_result(lax.ne(x, x), x)  # the backends test NaN by bits, not by x != x
@@ -637,6 +642,8 @@ def isinf(x, /):
     """
     (x,) = elementwise_operands("isinf", x)
     kind = _kind(x)
+    if kind.is_complex:
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     if not kind.is_float:
         return lax.full(aval_of(x).shape, False, dt.bool_)
     if kind is dt.float64:
@@ -655,6 +662,8 @@ def isfinite(x, /):
     [True, False, False]
     """
     (x,) = elementwise_operands("isfinite", x)
+    if _kind(x).is_complex:
+        return lax.bitwise_and(isfinite(lax.real(x)), isfinite(lax.imag(x)))
     if not _kind(x).is_float:
         return lax.full(aval_of(x).shape, True, dt.bool_)
     return _bool_result(lax.is_finite(x), x)

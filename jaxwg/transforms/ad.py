@@ -43,8 +43,8 @@ class Zero:
 
 
 def is_differentiable(aval: ShapedArray) -> bool:
-    """Whether values of `aval` have tangents (floating dtypes); others' are float0."""
-    return aval.dtype.is_float
+    """Whether values of `aval` have tangents (float and complex dtypes); others' are float0."""
+    return aval.dtype.is_float or aval.dtype.is_complex
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:

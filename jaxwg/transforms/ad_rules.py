@@ -33,6 +33,7 @@ from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
 from ..frontend.trace import bind
 from ..lax import slicing
+from ..lax.fft import fft_p, fft_transpose
 from ..lax.sorting import inverse_permutation_transpose, is_permutation
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .custom import custom_jvp
@@ -152,7 +153,17 @@ defjvp(P.erfc_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.neg(lax.mul(x,
 defjvp(P.erf_inv_p, lambda g, ans, x: lax.mul(g, lax.mul(lax.exp(lax.mul(ans, ans)),
                                                          math.sqrt(math.pi) / 2)))
 defjvp(P.square_p, lambda g, ans, x: lax.mul(g, lax.mul(x, 2)))
-defjvp(P.abs_p, lambda g, ans, x: lax.mul(g, lax.sign(x)))
+
+
+def _abs_jacobian(g, ans, x):
+    if not aval_of(x).dtype.is_complex:
+        return lax.mul(g, lax.sign(x))
+    # d|z| = re(conj(z) dz) / |z|, as JAX's (0 where z is 0).
+    scale = _replace_zero(lax.convert_element_type(ans, aval_of(x).dtype))
+    return lax.real(lax.mul(g, lax.div(lax.conj(x), scale)))
+
+
+defjvp(P.abs_p, _abs_jacobian)
 
 
 def _integer_pow_jacobian(g, ans, x, *, y):
@@ -230,7 +241,7 @@ defjvp(P.clamp_p,
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     (x,), (g,) = primals, tangents
     ans = P.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if isinstance(g, Zero) or not new_dtype.is_float:
+    if isinstance(g, Zero) or not (new_dtype.is_float or new_dtype.is_complex):
         return ans, Zero(tangent_aval(aval_of(ans)))
     return ans, P.convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
 
@@ -310,6 +321,13 @@ P.transpose_rules[P.sub_p] = _sub_transpose
 P.transpose_rules[P.mul_p] = _mul_transpose
 P.transpose_rules[P.div_p] = _div_transpose
 deflinear(P.neg_p, lambda ct, x: [lax.neg(ct)])
+# The complex parts' transposes, as JAX's (unconjugated: cotangents of complex values
+# pair with tangents by the real bilinear form re(ct * t)).
+deflinear(P.real_p, lambda ct, x: [lax.complex(ct, lax.full_like(ct, 0))])
+deflinear(P.imag_p, lambda ct, x: [lax.complex(lax.full_like(ct, 0), lax.neg(ct))])
+deflinear(P.complex_p, lambda ct, x, y: [_sum_to(lax.real(ct), x.aval), _sum_to(lax.imag(lax.neg(ct)), y.aval)])
+deflinear(P.conj_p, lambda ct, x, *, input_dtype: [
+    lax.conj(ct) if input_dtype.is_complex else lax.real(ct)])
 deflinear(P.copy_p, lambda ct, x: [ct])
 deflinear(P.reduce_precision_p, lambda ct, x, **params: [P.reduce_precision_p.bind(ct, **params)])
 
@@ -737,3 +755,9 @@ def _float_extremum_jvp(combine: str, primals, tangents):
 _float_extremum = custom_jvp(slicing.extremum_by_keys, nondiff_argnums=(0,))
 _float_extremum.defjvp(_float_extremum_jvp)
 slicing.FLOAT_EXTREMUM["fn"] = _float_extremum
+
+
+# -- Fourier transforms ------------------------------------------------------------------------
+
+
+deflinear(fft_p, fft_transpose)

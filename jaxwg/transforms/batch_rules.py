@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .. import lax
+from ..lax.fft import fft, fft_p
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.aval import ShapedArray
@@ -176,7 +177,7 @@ _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     P.square_p, P.integer_pow_p, P.add_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
     P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
     P.shift_right_logical_p, P.convert_element_type_p, P.copy_p, P.stop_gradient_p, P.name_p,
-    P.reduce_precision_p)]
+    P.reduce_precision_p, P.real_p, P.imag_p, P.conj_p, P.complex_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
 for _p in (P.select_n_p, P.clamp_p, P.add_any_p, P.threefry2x32_p):
@@ -377,3 +378,12 @@ def _debug_callback_batch(vals, dims, **params):
 
 
 P.batch_rules[P.debug_callback_p] = _debug_callback_batch
+
+
+def _fft_batch(vals, dims, *, fft_type, fft_lengths):
+    # The transform reads only trailing axes: the batch axis goes first.
+    (x,), _ = _front(vals, dims)
+    return fft(x, fft_type, fft_lengths), 0
+
+
+P.batch_rules[fft_p] = _fft_batch

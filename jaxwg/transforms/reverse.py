@@ -213,7 +213,7 @@ def _check_inputs(dyn_args, what: str, allow_int: bool, holomorphic: bool) -> No
 
     for leaf in pytree.tree_leaves(dyn_args):
         aval = aval_of(leaf)
-        if holomorphic:
+        if holomorphic and not aval.dtype.is_complex:
             raise TypeError(f"{what} with holomorphic=True requires inputs with complex dtype, "
                             f"but got {aval.dtype.name}.")
         if not is_differentiable(aval) and not allow_int:
@@ -259,7 +259,10 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
             shape = y_aval.shape if y_aval is not None else type(y).__name__
             raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
                             f"shape: {shape}.")
-        if not is_differentiable(y_aval):
+        if holomorphic and not y_aval.dtype.is_complex:
+            raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, "
+                            f"but got {y_aval.dtype.name}.")
+        if not holomorphic and not y_aval.dtype.is_float:
             raise TypeError(f"grad requires real-valued outputs (output dtype that is a "
                             f"sub-dtype of np.floating), but got {y_aval.dtype.name}. For "
                             "holomorphic differentiation, pass holomorphic=True. For "

@@ -36,12 +36,14 @@ def test_inspection_matches_jax_for_the_dtypes_jaxwg_has():
     assert info.capabilities()["data-dependent shapes"] is False
     assert info.default_device() in info.devices()
     assert jaxwg.devices("cpu")[0] in info.devices()
-    has = {"bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32", "float64"}
+    has = {"bool", "int8", "int16", "int32", "uint8", "uint16", "uint32", "float32", "float64",
+           "complex64", "complex128"}
     for kind in [None, "bool", "signed integer", "unsigned integer", "integral", "real floating",
                  "complex floating", "numeric", ("bool", "real floating")]:
         want = {n: d for n, d in jax_info.dtypes(kind=kind).items() if n in has}
         assert info.dtypes(kind=kind) == want, kind
     assert info.default_dtypes() == {"real floating": np.dtype("float32"),
+                                     "complex floating": np.dtype("complex64"),
                                      "integral": np.dtype("int32"),
                                      "indexing": np.dtype("int32")}
     with pytest.raises(ValueError, match="kind"):
@@ -52,6 +54,7 @@ def test_inspection_with_x64(x64):
     info = jnp.__array_namespace_info__()
     assert "float64" in info.dtypes(kind="real floating")
     assert info.default_dtypes()["real floating"] == np.float64
+    assert info.default_dtypes()["complex floating"] == np.complex128
     assert info.default_dtypes()["integral"] == np.int32  # jaxwg has no int64
 
 

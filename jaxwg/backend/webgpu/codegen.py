@@ -630,7 +630,13 @@ class ExpCodegen:
         if node.op is Op.RECIPROCAL and node.src[0].op is Op.SQRT:
             return f"inverseSqrt({strip_parens(self.run(node.src[0].src[0]))})"
         if node.op is Op.LOAD:
-            text = self.load(node.arg, strip_parens(args[0]))
+            index = strip_parens(args[0])
+            if node.src[0].op is Op.CONST and node.src[0].arg < 0:
+                # A load that a condition guards may fold to a negative constant index
+                # (padding read through a slice), which WGSL rejects even when the
+                # branch never runs: it reads element 0 instead.
+                index = "0i"
+            text = self.load(node.arg, index)
             return f"({text} != 0)" if node.dtype.is_bool else text
         if node.op is Op.THREEFRY2X32:
             return f"{self._threefry_pair(node, args)}.{'xy'[node.arg]}"

@@ -1,0 +1,473 @@
+"""Complex arrays as pairs of real ones.
+
+Kernels have no complex dtype. A complex64 (complex128) array is stored as NumPy
+stores it, float32 (float64) pairs, real part first: its lazy node has the array's
+shape plus a trailing axis of 2 and the part's dtype (`storage`). Its aval keeps the
+complex dtype, so jaxprs, promotion and transformations see complex values.
+
+`lower` is how every primitive application reaches the lowering rules. One with a
+complex operand or result goes through `complex_rules` instead: the rule gets each
+complex operand as its real and imaginary parts (`parts`: views of the pair axis, or
+the parts themselves while the pair is still pending, so that chains of complex ops
+fuse as real ones), computes the result's parts with real primitives' rules, and packs
+them into a pair (`pack`). Three kinds of rules cover the primitives:
+
+* movement, selection and linear ops (`reshape`, `slice`, `gather`, `add`,
+  `reduce_sum`, ...) apply the real rule to each part (`_per_part`);
+* elementwise math is written over the parts' element expressions (`PAIR_RULES`),
+  from the real element rules (so `exp(z)` uses the same accurate `exp` and `sin`);
+* `dot_general` is four real products.
+
+>>> import jaxwg.numpy as jnp
+>>> z = jnp.array([1 + 2j, 3 - 1j], dtype=jnp.complex64)
+>>> (z * z).tolist()
+[(-3+4j), (8-6j)]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..core import alu
+from ..core import dtypes as dt
+from ..core.alu import AluExp
+from . import primitives as P
+from .aval import ShapedArray
+from .lazy import CONCAT, CONST, Concat, LazyNode
+from .lowering import ELEMENT_RULES, _is_finite, _signbit, elementwise, full, view
+from .primitives import lowering_rules
+
+
+def storage(aval: ShapedArray) -> tuple[tuple[int, ...], dt.DType]:
+    """The shape and dtype of the node that holds an array of `aval`.
+
+    >>> storage(ShapedArray((3,), dt.complex64))
+    ((3, 2), float32)
+    """
+    if aval.dtype.is_complex:
+        return (*aval.shape, 2), dt.PART[aval.dtype]
+    return aval.shape, aval.dtype
+
+
+def scalar_node(value, dtype: dt.DType) -> LazyNode:
+    """A rank-0 constant's node (a pair of constants for a complex dtype)."""
+    if not dtype.is_complex:
+        return LazyNode.const(value, dtype)
+    part = dt.PART[dtype]
+    value = complex(value)
+    return pack(LazyNode.const(value.real, part), LazyNode.const(value.imag, part))
+
+
+def const_value(node: LazyNode):
+    """The scalar a rank-0 constant's node holds (a Python complex for a pair of
+    constants), or None if it is not one."""
+    if node.kind == CONST and not node.shape:
+        return node.arg
+    if node.kind == CONCAT and isinstance(node.arg, Pack) and not node.arg.parts[0].shape:
+        re, im = (const_value(p) for p in node.arg.parts)
+        if re is not None and im is not None:
+            return complex(re, im)
+    return None
+
+
+@dataclass(frozen=True)
+class Pack(Concat):
+    """The CONCAT that pairs a complex value's parts; `parts` lets later complex ops
+    use them directly while the pair is pending."""
+
+    parts: tuple = field(default=(), compare=False)
+
+
+def pack(re: LazyNode, im: LazyNode) -> LazyNode:
+    """The pair node of a complex value from its parts' nodes (one shape, one dtype)."""
+    shape = re.shape
+    halves = [view(p, lambda t: t.reshape((*shape, 1))) for p in (re, im)]
+    return LazyNode(CONCAT, (*shape, 2), re.dtype, halves, Pack(len(shape), (re, im)))
+
+
+def parts(node: LazyNode) -> tuple[LazyNode, LazyNode]:
+    """The real and imaginary parts of a complex value's pair node."""
+    if node.kind == CONCAT and isinstance(node.arg, Pack):
+        return node.arg.parts
+    shape = node.shape[:-1]
+    ends = [tuple((0, d) for d in shape) + ((k, k + 1),) for k in (0, 1)]
+    return tuple(view(node, lambda t, e=e: t.shrink(e).reshape(shape)) for e in ends)
+
+
+def _real(aval: ShapedArray) -> ShapedArray:
+    """The aval of a complex aval's parts (a real aval as it is)."""
+    dtype = dt.PART.get(aval.dtype, aval.dtype)
+    return ShapedArray(aval.shape, dtype, aval.weak_type)
+
+
+# -- dispatch --------------------------------------------------------------------------------
+
+complex_rules: dict = {}
+# Primitives whose own rules take pair nodes as they are: they lower jaxprs (whose
+# equations come back through `lower`) or pass values through.
+STORAGE_RULES = {P.cond_p, P.while_p, P.scan_p, P.debug_callback_p, P.stop_gradient_p, P.name_p,
+                 P.custom_lin_p, *P.CALLED_JAXPR}
+
+
+def lower(prim, out_aval, in_avals, nodes, params):
+    """The nodes of `prim` applied to `nodes` (of avals `in_avals`): its lowering rule,
+    or its complex rule where an operand or result is complex."""
+    out_avals = out_aval if prim.multiple_results else [out_aval]
+    if prim in STORAGE_RULES or not any(a.dtype.is_complex for a in (*in_avals, *out_avals)):
+        return lowering_rules[prim](out_aval, *nodes, **params)
+    rule = complex_rules.get(prim)
+    if rule is None:
+        names = ", ".join(a.dtype.name for a in in_avals)
+        raise TypeError(f"{prim.name} does not support complex numbers in jaxwg (operand "
+                        f"dtypes: {names})")
+    return rule(out_aval, in_avals, *nodes, **params)
+
+
+def _operand_parts(in_avals, nodes) -> list:
+    """Each operand as (re, im) nodes if complex, else as its node."""
+    return [parts(n) if a.dtype.is_complex else n for a, n in zip(in_avals, nodes)]
+
+
+# -- rules that apply the real rule to each part ----------------------------------------------
+
+
+def _per_part(prim):
+    def rule(out_aval, in_avals, *nodes, **params):
+        operands = _operand_parts(in_avals, nodes)
+        outs = []
+        for k in (0, 1):
+            args = [o[k] if isinstance(o, tuple) else o for o in operands]
+            if prim.multiple_results:
+                outs.append(lowering_rules[prim]([_real(a) for a in out_aval], *args, **params))
+            else:
+                outs.append(lowering_rules[prim](_real(out_aval), *args, **params))
+        if prim.multiple_results:
+            return [pack(re, im) for re, im in zip(*outs)]
+        return pack(*outs)
+
+    return rule
+
+
+for _prim in (P.reshape_p, P.broadcast_in_dim_p, P.transpose_p, P.squeeze_p, P.rev_p, P.slice_p,
+              P.pad_p, P.concatenate_p, P.split_p, P.select_n_p, P.gather_p, P.scatter_add_flat_p,
+              P.reduce_sum_p, P.cumsum_p, P.copy_p, P.neg_p, P.add_p, P.add_any_p, P.sub_p,
+              P.psum_p, P.all_gather_p, P.reduce_precision_p):
+    complex_rules[_prim] = _per_part(_prim)
+
+
+# -- elementwise math on the parts' expressions ----------------------------------------------
+
+Pair = tuple  # (re, im) AluExps
+
+
+def _f(prim):
+    """The real element rule of `prim`."""
+    return ELEMENT_RULES[prim]
+
+
+def _c(x: AluExp, value) -> AluExp:
+    return alu.const(x.dtype, value)
+
+
+def _mul(a: Pair, b: Pair) -> Pair:
+    (ar, ai), (br, bi) = a, b
+    return ar * br - ai * bi, ar * bi + ai * br
+
+
+def _is_inf(x: AluExp) -> AluExp:
+    return ~_f(P.abs_p)(x).ne(_c(x, math.inf))
+
+
+def _is_nan(x: AluExp) -> AluExp:
+    return ~_is_finite(x) & ~_is_inf(x)
+
+
+def _unit(x: AluExp) -> AluExp:
+    """+-1 for an infinite part and +-0 for a finite one, with x's sign (C99's recovery
+    of infinite quotients)."""
+    one = alu.where(_is_inf(x), _c(x, 1), _c(x, 0))
+    return alu.where(_signbit(x), -one, one)
+
+
+def _div(a: Pair, b: Pair) -> Pair:
+    # Smith's algorithm: scale by the larger part of the divisor, so that |b|^2 neither
+    # overflows nor underflows where the quotient is representable.
+    (ar, ai), (br, bi) = a, b
+    abs_ = _f(P.abs_p)
+    wide = abs_(bi).lt(abs_(br)) | ~abs_(br).ne(abs_(bi))
+    r = alu.where(wide, bi / br, br / bi)
+    d = alu.where(wide, br + bi * r, bi + br * r)
+    re = alu.where(wide, ar + ai * r, ar * r + ai) / d
+    im = alu.where(wide, ai - ar * r, ai * r - ar) / d
+    # Where that gives NaN in both parts for an infinite or zero operand, C99's
+    # recovery (as XLA): a finite value over an infinite one is a signed zero, an
+    # infinite one over a finite one infinite, and a zero divisor divides each part.
+    lost = _is_nan(re) & _is_nan(im)
+    finite = _is_finite(ar) & _is_finite(ai)
+    divisor_finite = _is_finite(br) & _is_finite(bi)
+    zero, inf = _c(br, 0), _c(br, math.inf)
+    ur, ui = _unit(br), _unit(bi)
+    vanish = lost & finite & (_is_inf(br) | _is_inf(bi))
+    re = alu.where(vanish, zero * (ar * ur + ai * ui), re)
+    im = alu.where(vanish, zero * (ai * ur - ar * ui), im)
+    sr, si = _unit(ar), _unit(ai)
+    grow = lost & (_is_inf(ar) | _is_inf(ai)) & divisor_finite
+    re = alu.where(grow, inf * (sr * br + si * bi), re)
+    im = alu.where(grow, inf * (si * br - sr * bi), im)
+    by_zero = ~br.ne(zero) & ~bi.ne(zero)
+    return alu.where(by_zero, ar / br, re), alu.where(by_zero, ai / br, im)
+
+
+def _log_abs(z: Pair) -> AluExp:
+    # log |z| = log m + log1p((s / m)^2) / 2, m the larger magnitude: no overflow of |z|.
+    re, im = (_f(P.abs_p)(p) for p in z)
+    m, s = _f(P.max_p)(re, im), _f(P.min_p)(re, im)
+    zero = _c(m, 0)
+    ratio = alu.where(m.ne(zero) & _is_finite(m), s / m, zero)
+    return _f(P.log_p)(m) + _f(P.log1p_p)(ratio * ratio) * _c(m, 0.5)
+
+
+def _abs(z: Pair) -> AluExp:
+    # |z| = m sqrt((re/m)^2 + (im/m)^2), m the larger magnitude: no overflow of the
+    # squares; m = 0 gives 0, and an infinite part gives inf even beside a NaN.
+    re, im = (_f(P.abs_p)(p) for p in z)
+    m = _f(P.max_p)(re, im)
+    s = _f(P.min_p)(re, im)
+    zero = _c(m, 0)
+    ratio = alu.where(m.ne(zero), s / m, zero)
+    out = m * _f(P.sqrt_p)(_c(m, 1) + ratio * ratio)
+    inf = _c(m, math.inf)
+    return alu.where(~re.ne(inf) | ~im.ne(inf), inf, out)
+
+
+def _exp(z: Pair) -> Pair:
+    re, im = z
+    scale = _f(P.exp_p)(re)
+    # A real argument keeps a zero imaginary part (exp(inf) is inf + 0i, not inf * 0).
+    real_arg = ~im.ne(_c(im, 0))
+    return (alu.where(real_arg, scale, scale * _f(P.cos_p)(im)),
+            alu.where(real_arg, im, scale * _f(P.sin_p)(im)))
+
+
+def _log(z: Pair) -> Pair:
+    re, im = z
+    return _log_abs(z), _f(P.atan2_p)(im, re)
+
+
+def _sqrt(z: Pair) -> Pair:
+    # Principal root: t = sqrt((|z| + |re|) / 2); for re >= 0 the root is (t, im / 2t),
+    # else (|im| / 2t, copysign(t, im)). No cancellation in either branch.
+    re, im = z
+    zero = _c(re, 0)
+    t = _f(P.sqrt_p)((_abs(z) + _f(P.abs_p)(re)) * _c(re, 0.5))
+    half = alu.where(t.ne(zero), im / (t + t), zero)
+    signed_t = alu.where(_signbit(im), -t, t)  # sqrt(-1 - 0i) is -i
+    positive = ~re.lt(zero)
+    return (alu.where(positive, t, _f(P.abs_p)(half)), alu.where(positive, half, signed_t))
+
+
+def _sin(z: Pair) -> Pair:
+    re, im = z
+    return _f(P.sin_p)(re) * _f(P.cosh_p)(im), _f(P.cos_p)(re) * _f(P.sinh_p)(im)
+
+
+def _cos(z: Pair) -> Pair:
+    re, im = z
+    return _f(P.cos_p)(re) * _f(P.cosh_p)(im), -(_f(P.sin_p)(re) * _f(P.sinh_p)(im))
+
+
+def _tanh(z: Pair) -> Pair:
+    # tanh(a + bi) = (T (1 + t^2) + i t sech^2 a) / (1 + T^2 t^2), T = tanh a, t = tan b:
+    # no cancellation (the sinh 2a / (cosh 2a + cos 2b) form loses digits where
+    # cos 2b is near -1), and sech^2 keeps the imaginary part where T^2 rounds to 1.
+    re, im = z
+    T, t = _f(P.tanh_p)(re), _f(P.tan_p)(im)
+    one = _c(re, 1)
+    sech = one / _f(P.cosh_p)(re)
+    d = one + T * T * t * t
+    return T * (one + t * t) / d, t * sech * sech / d
+
+
+def _tan(z: Pair) -> Pair:
+    # tan(z) = -i tanh(i z)
+    re, im = z
+    r, i = _tanh((-im, re))
+    return i, -r
+
+
+def _expm1(z: Pair) -> Pair:
+    # exp(a) cos(b) - 1 = expm1(a) cos(b) - 2 sin^2(b / 2): no cancellation near 0.
+    re, im = z
+    s = _f(P.sin_p)(im * _c(im, 0.5))
+    real = _f(P.expm1_p)(re) * _f(P.cos_p)(im) - _c(re, 2) * s * s
+    return real, _f(P.exp_p)(re) * _f(P.sin_p)(im)
+
+
+def _log1p(z: Pair) -> Pair:
+    # Near 0, |1 + z|^2 = 1 + (2a + a^2 + b^2) and log1p of the small part keeps its
+    # digits; elsewhere (near -1 above all, where 1 + a is exact) log |1 + z| does.
+    re, im = z
+    one = _c(re, 1)
+    shifted = (one + re, im)
+    small = (re * re + im * im).lt(_c(re, 0.25))
+    near_zero = _f(P.log1p_p)(re * (_c(re, 2) + re) + im * im) * _c(re, 0.5)
+    return alu.where(small, near_zero, _log_abs(shifted)), _f(P.atan2_p)(im, one + re)
+
+
+def _sinh(z: Pair) -> Pair:
+    re, im = z
+    return _f(P.sinh_p)(re) * _f(P.cos_p)(im), _f(P.cosh_p)(re) * _f(P.sin_p)(im)
+
+
+def _cosh(z: Pair) -> Pair:
+    re, im = z
+    return _f(P.cosh_p)(re) * _f(P.cos_p)(im), _f(P.sinh_p)(re) * _f(P.sin_p)(im)
+
+
+def _pow(z: Pair, w: Pair) -> Pair:
+    # exp(w log z); 0 ** w is 1 for w = 0 and 0 for re(w) > 0 (NaN otherwise, as log 0).
+    out = _exp(_mul(w, _log(z)))
+    zero = _c(z[0], 0)
+    z_zero = ~z[0].ne(zero) & ~z[1].ne(zero)
+    w_zero = ~w[0].ne(zero) & ~w[1].ne(zero)
+    vanish = z_zero & zero.lt(w[0])
+    return (alu.where(w_zero, _c(zero, 1), alu.where(vanish, zero, out[0])),
+            alu.where(w_zero | vanish, zero, out[1]))
+
+
+def _eq(a: Pair, b: Pair) -> AluExp:
+    return ~a[0].ne(b[0]) & ~a[1].ne(b[1])
+
+
+def _integer_pow(z: Pair, y: int) -> Pair:
+    # Binary powers, as the real rule: exact for small y, as JAX's.
+    result, base, n = None, z, abs(y)
+    while n:
+        if n & 1:
+            result = base if result is None else _mul(result, base)
+        n >>= 1
+        if n:
+            base = _mul(base, base)
+    if result is None:
+        return _c(z[0], 1), _c(z[0], 0)
+    return _div((_c(z[0], 1), _c(z[0], 0)), result) if y < 0 else result
+
+
+def _sign(z: Pair) -> Pair:
+    m = _abs(z)
+    zero = _c(m, 0)
+    nonzero = m.ne(zero)
+    return tuple(alu.where(nonzero, p / m, zero) for p in z)
+
+
+def _as_pair(x, dtype: dt.DType) -> Pair:
+    """A real operand as the complex value of `dtype` (imaginary part 0)."""
+    if isinstance(x, tuple):
+        return x
+    part = dt.PART[dtype]
+    return alu.cast(part, x), alu.const(part, 0)
+
+
+def _convert(z, new_dtype, weak_type) -> Pair | AluExp:
+    if new_dtype.is_complex:
+        return tuple(alu.cast(dt.PART[new_dtype], p) for p in _as_pair(z, new_dtype))
+    if new_dtype.is_bool:
+        zero = _c(z[0], 0)
+        return z[0].ne(zero) | z[1].ne(zero)
+    return alu.cast(new_dtype, z[0])  # the real part, as NumPy and JAX
+
+
+def _conj(z, input_dtype) -> Pair:
+    re, im = _as_pair(z, dt.COMPLEX_OF.get(input_dtype, input_dtype))
+    return re, -im
+
+
+PAIR_RULES = {
+    P.mul_p: _mul,
+    P.div_p: _div,
+    P.abs_p: _abs,
+    P.sign_p: _sign,
+    P.exp_p: _exp,
+    P.log_p: _log,
+    P.sqrt_p: _sqrt,
+    P.sin_p: _sin,
+    P.cos_p: _cos,
+    P.tanh_p: _tanh,
+    P.tan_p: _tan,
+    P.sinh_p: _sinh,
+    P.cosh_p: _cosh,
+    P.expm1_p: _expm1,
+    P.log1p_p: _log1p,
+    P.pow_p: _pow,
+    P.rsqrt_p: lambda z: _div((_c(z[0], 1), _c(z[0], 0)), _sqrt(z)),
+    P.square_p: lambda z: _mul(z, z),
+    P.integer_pow_p: _integer_pow,
+    P.eq_p: _eq,
+    P.ne_p: lambda a, b: ~_eq(a, b),
+    P.convert_element_type_p: _convert,
+    P.real_p: lambda z: z[0],
+    P.imag_p: lambda z: z[1],
+    P.conj_p: _conj,
+    P.complex_p: lambda re, im: (re, im),
+}
+
+
+def _pair_rule(fn):
+    """A complex rule from `fn` over the operands' element pairs (real operands as
+    expressions): a pair result is packed, a real one is one node."""
+
+    def rule(out_aval, in_avals, *nodes, **params):
+        shape = out_aval.shape
+        flat, spans = [], []
+        for aval, operand in zip(in_avals, _operand_parts(in_avals, nodes)):
+            pieces = operand if isinstance(operand, tuple) else (operand,)
+            # Axes of size 1 broadcast (the primitives' shape rule); rank-0 operands stay.
+            pieces = [view(p, lambda t: t.expand(shape)) if p.shape not in ((), shape) else p
+                      for p in pieces]
+            spans.append((len(flat), len(pieces), aval.dtype.is_complex))
+            flat.extend(pieces)
+
+        def result(*exps, k):
+            args = [tuple(exps[i:i + n]) if is_complex else exps[i] for i, n, is_complex in spans]
+            out = fn(*args, **params)
+            return out[k] if k is not None else out
+
+        if out_aval.dtype.is_complex:
+            real = _real(out_aval)
+            return pack(*(elementwise(result, real, *flat, k=k) for k in (0, 1)))
+        return elementwise(result, out_aval, *flat, k=None)
+
+    return rule
+
+
+for _prim, _fn in PAIR_RULES.items():
+    complex_rules[_prim] = _pair_rule(_fn)
+
+
+# -- products --------------------------------------------------------------------------------
+
+
+def _dot_general(out_aval, in_avals, a, b, *, dimension_numbers, preferred_element_type):
+    # (ar + i ai)(br + i bi): four real products, whose sums fuse as their epilogues.
+    (ar, ai), (br, bi) = _operand_parts(in_avals, (a, b))
+    real = _real(out_aval)
+
+    def dot(x, y):
+        return lowering_rules[P.dot_general_p](real, x, y, dimension_numbers=dimension_numbers,
+                                               preferred_element_type=None)
+
+    return pack(lowering_rules[P.sub_p](real, dot(ar, br), dot(ai, bi)),
+                lowering_rules[P.add_p](real, dot(ar, bi), dot(ai, br)))
+
+
+complex_rules[P.dot_general_p] = _dot_general
+
+
+def _iota(out_aval, in_avals, *, dtype, **params):
+    real = _real(out_aval)
+    re = lowering_rules[P.iota_p](real, dtype=real.dtype, **params)
+    return pack(re, full(real.shape, 0, real.dtype))
+
+
+complex_rules[P.iota_p] = _iota
