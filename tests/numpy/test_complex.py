@@ -153,6 +153,16 @@ def test_movement_and_reductions_match_numpy(run, x):
         np.testing.assert_allclose(np.asarray(a), np.asarray(e).astype(np.complex64), rtol=0, atol=8 * EPS * scale)
 
 
+@given(x=complex_arrays(max_magnitude=2, max_side=6))
+def test_products_over_axes_match_numpy(run, x):
+    axis = None if x.ndim == 0 else -1
+    expected = np.prod(x.astype(np.complex128), axis=axis)
+    actual = run(lambda v: jnp.prod(v, axis=axis), jnp.asarray(x))
+    # n - 1 complex products, each within 4 eps of its modulus.
+    n = x.shape[-1] if x.ndim else 1
+    assert_close(actual, expected.astype(np.complex64), 4 * EPS * n + 2 * EPS)
+
+
 def test_large_sum_is_accurate(platform):
     # 2^22 values of modulus about 1: a float32 tree sum's error is about
     # sqrt(log2 n) eps relative to the sum of magnitudes; 64 eps is well above that.
@@ -228,7 +238,7 @@ def test_sort_orders_lexicographically_as_jax(run):
 # Not yet taken to complex numbers (JAX orders them lexicographically and multiplies them
 # in products); each says so instead of computing something else.
 @pytest.mark.parametrize("fn", [jnp.floor, lambda v: jnp.maximum(v, v), lambda v: v < v, jnp.arcsin,
-                                lambda v: jnp.prod(v)])
+                                jnp.cumprod])
 def test_unsupported_operations_raise_type_error(fn):
     with pytest.raises(TypeError, match="complex"):
         jaxwg.block_until_ready(fn(jnp.ones(3, jnp.complex64)))
