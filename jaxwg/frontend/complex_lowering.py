@@ -336,6 +336,51 @@ def _pow(z: Pair, w: Pair) -> Pair:
             alu.where(w_zero | vanish, zero, out[1]))
 
 
+# The inverse functions by Kahan's formulas ("Branch cuts for complex elementary
+# functions", 1987): square roots of 1 -+ z, whose signed zeros pick the side of each
+# branch cut, and no cancellation near the branch points.
+
+
+def _one_minus_plus(z: Pair) -> tuple[Pair, Pair]:
+    re, im = z
+    one = _c(re, 1)
+    return _sqrt((one - re, -im)), _sqrt((one + re, im))
+
+
+def _asin(z: Pair) -> Pair:
+    (r1, i1), (r2, i2) = _one_minus_plus(z)
+    return _f(P.atan2_p)(z[0], r1 * r2 - i1 * i2), _f(P.asinh_p)(r1 * i2 - i1 * r2)
+
+
+def _acos(z: Pair) -> Pair:
+    (r1, i1), (r2, i2) = _one_minus_plus(z)
+    two = _c(r1, 2)
+    return two * _f(P.atan2_p)(r1, r2), _f(P.asinh_p)(r2 * i1 - i2 * r1)
+
+
+def _acosh(z: Pair) -> Pair:
+    re, im = z
+    one = _c(re, 1)
+    r1, i1 = _sqrt((re - one, im))
+    r2, i2 = _sqrt((re + one, im))
+    return _f(P.asinh_p)(r1 * r2 + i1 * i2), _c(re, 2) * _f(P.atan2_p)(i1, r2)
+
+
+def _times_i(z: Pair) -> Pair:
+    return -z[1], z[0]
+
+
+def _over_i(z: Pair) -> Pair:
+    return z[1], -z[0]
+
+
+def _atanh(z: Pair) -> Pair:
+    # (log1p(z) - log1p(-z)) / 2
+    a, b = _log1p(z), _log1p((-z[0], -z[1]))
+    half = _c(z[0], 0.5)
+    return (a[0] - b[0]) * half, (a[1] - b[1]) * half
+
+
 def _eq(a: Pair, b: Pair) -> AluExp:
     return ~a[0].ne(b[0]) & ~a[1].ne(b[1])
 
@@ -400,6 +445,12 @@ PAIR_RULES = {
     P.expm1_p: _expm1,
     P.log1p_p: _log1p,
     P.pow_p: _pow,
+    P.asin_p: _asin,
+    P.acos_p: _acos,
+    P.atan_p: lambda z: _over_i(_atanh(_times_i(z))),
+    P.asinh_p: lambda z: _over_i(_asin(_times_i(z))),
+    P.acosh_p: _acosh,
+    P.atanh_p: _atanh,
     P.rsqrt_p: lambda z: _div((_c(z[0], 1), _c(z[0], 0)), _sqrt(z)),
     P.square_p: lambda z: _mul(z, z),
     P.integer_pow_p: _integer_pow,

@@ -133,7 +133,7 @@ def _same_dtypes(name: str, avals) -> None:
 # its per-part rules), and those of them whose complex result is real (`abs`).
 TAKES_COMPLEX = {"neg", "sign", "abs", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh",
                  "cosh", "tanh", "sqrt", "rsqrt", "square", "integer_pow", "add", "add_any", "sub",
-                 "mul", "div", "pow", "eq", "ne"}
+                 "mul", "div", "pow", "eq", "ne", "asin", "acos", "atan", "asinh", "acosh", "atanh"}
 _REAL_RESULT = {"abs"}
 
 
