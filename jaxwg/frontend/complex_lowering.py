@@ -35,7 +35,7 @@ from ..core.alu import AluExp
 from . import primitives as P
 from .aval import ShapedArray
 from .lazy import CONCAT, CONST, Concat, LazyNode
-from .lowering import ELEMENT_RULES, _is_finite, _signbit, elementwise, full, view
+from .lowering import ELEMENT_RULES, elementwise, full, is_finite_value, sign_bit, view
 from .primitives import lowering_rules
 
 
@@ -180,14 +180,14 @@ def _is_inf(x: AluExp) -> AluExp:
 
 
 def _is_nan(x: AluExp) -> AluExp:
-    return ~_is_finite(x) & ~_is_inf(x)
+    return ~is_finite_value(x) & ~_is_inf(x)
 
 
 def _unit(x: AluExp) -> AluExp:
     """+-1 for an infinite part and +-0 for a finite one, with x's sign (C99's recovery
     of infinite quotients)."""
     one = alu.where(_is_inf(x), _c(x, 1), _c(x, 0))
-    return alu.where(_signbit(x), -one, one)
+    return alu.where(sign_bit(x), -one, one)
 
 
 def _div(a: Pair, b: Pair) -> Pair:
@@ -204,8 +204,8 @@ def _div(a: Pair, b: Pair) -> Pair:
     # recovery (as XLA): a finite value over an infinite one is a signed zero, an
     # infinite one over a finite one infinite, and a zero divisor divides each part.
     lost = _is_nan(re) & _is_nan(im)
-    finite = _is_finite(ar) & _is_finite(ai)
-    divisor_finite = _is_finite(br) & _is_finite(bi)
+    finite = is_finite_value(ar) & is_finite_value(ai)
+    divisor_finite = is_finite_value(br) & is_finite_value(bi)
     zero, inf = _c(br, 0), _c(br, math.inf)
     ur, ui = _unit(br), _unit(bi)
     vanish = lost & finite & (_is_inf(br) | _is_inf(bi))
@@ -224,7 +224,7 @@ def _log_abs(z: Pair) -> AluExp:
     re, im = (_f(P.abs_p)(p) for p in z)
     m, s = _f(P.max_p)(re, im), _f(P.min_p)(re, im)
     zero = _c(m, 0)
-    ratio = alu.where(m.ne(zero) & _is_finite(m), s / m, zero)
+    ratio = alu.where(m.ne(zero) & is_finite_value(m), s / m, zero)
     return _f(P.log_p)(m) + _f(P.log1p_p)(ratio * ratio) * _c(m, 0.5)
 
 
@@ -262,7 +262,7 @@ def _sqrt(z: Pair) -> Pair:
     zero = _c(re, 0)
     t = _f(P.sqrt_p)((_abs(z) + _f(P.abs_p)(re)) * _c(re, 0.5))
     half = alu.where(t.ne(zero), im / (t + t), zero)
-    signed_t = alu.where(_signbit(im), -t, t)  # sqrt(-1 - 0i) is -i
+    signed_t = alu.where(sign_bit(im), -t, t)  # sqrt(-1 - 0i) is -i
     positive = ~re.lt(zero)
     return (alu.where(positive, t, _f(P.abs_p)(half)), alu.where(positive, half, signed_t))
 

@@ -74,7 +74,7 @@ def _round(x: AluExp, rounding_method: int = 0) -> AluExp:
     return t + step
 
 
-def _is_finite(x: AluExp) -> AluExp:
+def is_finite_value(x: AluExp) -> AluExp:
     # By the exponent bits (float16 widens exactly): compilers that assume finite math
     # may fold `abs(x) < inf` to true. float64 would overflow float32, so it compares.
     if x.dtype is dt.float64:
@@ -83,7 +83,7 @@ def _is_finite(x: AluExp) -> AluExp:
     return bits.ne(alu.const(dt.int32, 0x7F800000))
 
 
-def _signbit(x: AluExp) -> AluExp:
+def sign_bit(x: AluExp) -> AluExp:
     """Whether the sign bit of float `x` is set (-0.0 included), read from its bits.
 
     float16 and float64 go through float32, which keeps the sign of zeros and infinities."""
@@ -137,7 +137,7 @@ def _logistic(x: AluExp) -> AluExp:
 
 
 def _copysign_of(magnitude: AluExp, x: AluExp) -> AluExp:
-    return _select(_signbit(x), -magnitude, magnitude)
+    return _select(sign_bit(x), -magnitude, magnitude)
 
 
 _LN2_HEAD = 0.693359375  # ln 2 to 9 bits: k * head is exact for the k that matter
@@ -153,7 +153,7 @@ def _sinh(x: AluExp) -> AluExp:
     small = _c(x, 0.5) * (e + e / (e + _c(x, 1)))
     large = alu.unary(Op.EXP, a - _c(x, _LN2_HEAD)) * _c(x, math.exp(_LN2_HEAD - math.log(2)))
     # Overflow tested by the exponent bits: NVIDIA folds `e == inf` to false.
-    return _copysign_of(_select(_is_finite(e), small, large), x)
+    return _copysign_of(_select(is_finite_value(e), small, large), x)
 
 
 def _cosh(x: AluExp) -> AluExp:
@@ -236,13 +236,13 @@ def _pow(x: AluExp, y: AluExp) -> AluExp:
     ax = alu.unary(Op.ABS, x)
     magnitude = alu.unary(Op.EXP2, y * alu.unary(Op.LOG2, ax))
     if x.dtype in (dt.float32, dt.float64):
-        ordinary = _is_finite(y) & _is_finite(ax) & _c(x, 0).lt(ax)
+        ordinary = is_finite_value(y) & is_finite_value(ax) & _c(x, 0).lt(ax)
         exact = _pow_magnitude(ax, y) if x.dtype is dt.float32 else alu.binary(Op.POW, ax, y)
         magnitude = _select(ordinary, exact, magnitude)
     y_is_int = _eq(alu.unary(Op.TRUNC, y), y)  # true for +-inf
     half = y * _c(y, 0.5)
     y_is_odd = y_is_int & ~_eq(alu.unary(Op.TRUNC, half), half)
-    result = _select(_signbit(x) & y_is_odd, -magnitude, magnitude)
+    result = _select(sign_bit(x) & y_is_odd, -magnitude, magnitude)
     finite_negative = x.lt(_c(x, 0)) & ax.lt(_c(x, math.inf))
     result = _select(finite_negative & ~y_is_int, _c(x, math.nan), result)
     unit = _eq(y, _c(y, 0)) | _eq(x, _c(x, 1)) | (_eq(ax, _c(x, 1)) & _eq(
@@ -551,7 +551,7 @@ ELEMENT_RULES = {
     P.floor_p: _unary(Op.FLOOR),
     P.ceil_p: _unary(Op.CEIL),
     P.round_p: _round,
-    P.is_finite_p: _is_finite,
+    P.is_finite_p: is_finite_value,
     P.exp_p: _unary(Op.EXP),
     P.exp2_p: _unary(Op.EXP2),
     P.log_p: _unary(Op.LOG),
