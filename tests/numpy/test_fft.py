@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -81,6 +81,7 @@ def _values(shape, data, dtype):
 
 
 @pytest.mark.parametrize("name", COMPLEX_NAMES + REAL_NAMES + HERMITIAN_NAMES)
+@settings(max_examples=10)  # 14 functions on 2 platforms, eagerly and jitted: each shape compiles
 @given(data=st.data())
 def test_transforms_match_jax(run, name, data):
     shape = data.draw(hnp.array_shapes(min_dims=1 if name in ONE_AXIS else 2, max_dims=3, max_side=9))
@@ -127,6 +128,7 @@ def test_lengths_match_numpy(platform, n):
     np.testing.assert_allclose(np.asarray(back), real, rtol=0, atol=64 * EPS * np.abs(real).max())
 
 
+@pytest.mark.slow  # about 30 s on a software adapter
 def test_a_million_points_match_numpy(platform):
     n = 1 << 20
     rng = np.random.default_rng(0)
