@@ -26,6 +26,9 @@ __all__ = [
     "bool_",
     "can_cast",
     "complex64",
+    "complex128",
+    "complex_",
+    "complexfloating",
     "dtype",
     "finfo",
     "float16",
@@ -99,9 +102,10 @@ bool_ = bool = _scalar_type(np.bool_)
 int8, int16, int32, int64 = (_scalar_type(t) for t in (np.int8, np.int16, np.int32, np.int64))
 uint8, uint16, uint32, uint64 = (_scalar_type(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
 float16, float32, float64 = (_scalar_type(t) for t in (np.float16, np.float32, np.float64))
-complex64 = _scalar_type(np.complex64)
-float_, int_ = float64, int64
+complex64, complex128 = _scalar_type(np.complex64), _scalar_type(np.complex128)
+float_, int_, complex_ = float64, int64, complex128
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
+complexfloating = np.complexfloating
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
 issubdtype = _dtypes.issubdtype  # NumPy's, knowing key dtypes (jaxwg.dtypes)
 

@@ -291,6 +291,8 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     Array([3., 3.], dtype=float32)
     """
     (x1, x2), dtype, weak = _operands("vecdot", (x1, x2), preferred_element_type)
+    if aval_of(x1).dtype.is_complex:
+        x1 = lax.conj(x1)  # the Array API's vecdot conjugates its first argument, as JAX's
     s1, s2 = aval_of(x1).shape, aval_of(x2).shape
     try:
         ax1, ax2 = canonicalize_axis(axis, len(s1)), canonicalize_axis(axis, len(s2))
