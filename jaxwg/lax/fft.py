@@ -39,7 +39,7 @@ from ..frontend.aval import ShapedArray
 from ..frontend.device import default_device, placed_on
 from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.jaxpr import trace_body
-from ..frontend.jit import jit
+from ..frontend.jit import jit, lower_jaxpr
 from ..frontend.trace import bind
 from . import lax
 
@@ -275,15 +275,13 @@ def _traced(aval: ShapedArray, fft_type, fft_lengths, platform: str):
 
 
 def _lowering(out_aval, x, *, fft_type, fft_lengths):
-    from ..frontend.jit import lower_jaxpr  # jit imports lax
-
     device = x.device or default_device()
     with placed_on(device):
-        closed = _traced(_storage_key(x, fft_type), fft_type, fft_lengths, device.platform)
+        closed = _traced(_operand_aval(x, fft_type), fft_type, fft_lengths, device.platform)
     return lower_jaxpr(closed, [x])[0]
 
 
-def _storage_key(x, fft_type) -> ShapedArray:
+def _operand_aval(x, fft_type) -> ShapedArray:
     """The operand's aval from its node (which holds a complex value's parts as a
     trailing pair)."""
     if fft_type is FftType.RFFT:
