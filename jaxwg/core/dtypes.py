@@ -45,6 +45,11 @@ class DType:
         return self.kind == "c"
 
     @property
+    def is_inexact(self) -> bool:
+        """True for floats and complex numbers (NumPy's `inexact`)."""
+        return self.kind in "fc"
+
+    @property
     def is_int(self) -> bool:
         """True for signed and unsigned integers (not bool)."""
         return self.kind in "iu"

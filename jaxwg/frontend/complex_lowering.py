@@ -35,8 +35,9 @@ from ..core.alu import AluExp
 from . import primitives as P
 from .aval import ShapedArray
 from .lazy import CONCAT, CONST, Concat, LazyNode
-from .lowering import ELEMENT_RULES, elementwise, full, is_finite_value, sign_bit, view
-from .primitives import lowering_rules
+from .lowering import (ELEMENT_RULES, broadcast_operands, elementwise, full, is_finite_value, sign_bit,
+                       view)
+from .primitives import complex_rules, lowering_rules
 
 
 def storage(aval: ShapedArray) -> tuple[tuple[int, ...], dt.DType]:
@@ -103,7 +104,6 @@ def _real(aval: ShapedArray) -> ShapedArray:
 
 # -- dispatch --------------------------------------------------------------------------------
 
-complex_rules: dict = {}
 # Primitives whose own rules take pair nodes as they are: they lower jaxprs (whose
 # equations come back through `lower`) or pass values through.
 STORAGE_RULES = {P.cond_p, P.while_p, P.scan_p, P.debug_callback_p, P.stop_gradient_p, P.name_p,
@@ -170,6 +170,10 @@ def _c(x: AluExp, value) -> AluExp:
     return alu.const(x.dtype, value)
 
 
+def _one(x: AluExp) -> Pair:
+    return _c(x, 1), _c(x, 0)
+
+
 def _mul(a: Pair, b: Pair) -> Pair:
     (ar, ai), (br, bi) = a, b
     return ar * br - ai * bi, ar * bi + ai * br
@@ -219,26 +223,26 @@ def _div(a: Pair, b: Pair) -> Pair:
     return alu.where(by_zero, ar / br, re), alu.where(by_zero, ai / br, im)
 
 
-def _log_abs(z: Pair) -> AluExp:
-    # log |z| = log m + log1p((s / m)^2) / 2, m the larger magnitude: no overflow of |z|.
+def _magnitudes(z: Pair) -> tuple[AluExp, AluExp]:
+    """|z| as m and s / m, m and s the larger and smaller part magnitudes (s / m is 0
+    where m is 0 or infinite): |z| = m sqrt(1 + (s / m)^2) with no overflow of squares."""
     re, im = (_f(P.abs_p)(p) for p in z)
     m, s = _f(P.max_p)(re, im), _f(P.min_p)(re, im)
     zero = _c(m, 0)
-    ratio = alu.where(m.ne(zero) & is_finite_value(m), s / m, zero)
+    return m, alu.where(m.ne(zero) & is_finite_value(m), s / m, zero)
+
+
+def _log_abs(z: Pair) -> AluExp:
+    # log |z| = log m + log1p((s / m)^2) / 2: no overflow of |z| either.
+    m, ratio = _magnitudes(z)
     return _f(P.log_p)(m) + _f(P.log1p_p)(ratio * ratio) * _c(m, 0.5)
 
 
 def _abs(z: Pair) -> AluExp:
-    # |z| = m sqrt((re/m)^2 + (im/m)^2), m the larger magnitude: no overflow of the
-    # squares; m = 0 gives 0, and an infinite part gives inf even beside a NaN.
-    re, im = (_f(P.abs_p)(p) for p in z)
-    m = _f(P.max_p)(re, im)
-    s = _f(P.min_p)(re, im)
-    zero = _c(m, 0)
-    ratio = alu.where(m.ne(zero), s / m, zero)
+    # m = 0 gives 0, and an infinite part gives inf even beside a NaN.
+    m, ratio = _magnitudes(z)
     out = m * _f(P.sqrt_p)(_c(m, 1) + ratio * ratio)
-    inf = _c(m, math.inf)
-    return alu.where(~re.ne(inf) | ~im.ne(inf), inf, out)
+    return alu.where(_is_inf(z[0]) | _is_inf(z[1]), _c(m, math.inf), out)
 
 
 def _exp(z: Pair) -> Pair:
@@ -395,8 +399,8 @@ def _integer_pow(z: Pair, y: int) -> Pair:
         if n:
             base = _mul(base, base)
     if result is None:
-        return _c(z[0], 1), _c(z[0], 0)
-    return _div((_c(z[0], 1), _c(z[0], 0)), result) if y < 0 else result
+        return _one(z[0])
+    return _div(_one(z[0]), result) if y < 0 else result
 
 
 def _sign(z: Pair) -> Pair:
@@ -451,7 +455,7 @@ PAIR_RULES = {
     P.asinh_p: lambda z: _over_i(_asin(_times_i(z))),
     P.acosh_p: _acosh,
     P.atanh_p: _atanh,
-    P.rsqrt_p: lambda z: _div((_c(z[0], 1), _c(z[0], 0)), _sqrt(z)),
+    P.rsqrt_p: lambda z: _div(_one(z[0]), _sqrt(z)),
     P.square_p: lambda z: _mul(z, z),
     P.integer_pow_p: _integer_pow,
     P.eq_p: _eq,
@@ -469,13 +473,10 @@ def _pair_rule(fn):
     expressions): a pair result is packed, a real one is one node."""
 
     def rule(out_aval, in_avals, *nodes, **params):
-        shape = out_aval.shape
         flat, spans = [], []
         for aval, operand in zip(in_avals, _operand_parts(in_avals, nodes)):
-            pieces = operand if isinstance(operand, tuple) else (operand,)
-            # Axes of size 1 broadcast (the primitives' shape rule); rank-0 operands stay.
-            pieces = [view(p, lambda t: t.expand(shape)) if p.shape not in ((), shape) else p
-                      for p in pieces]
+            pieces = broadcast_operands(operand if isinstance(operand, tuple) else (operand,),
+                                        out_aval.shape)
             spans.append((len(flat), len(pieces), aval.dtype.is_complex))
             flat.extend(pieces)
 

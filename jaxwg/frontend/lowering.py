@@ -614,15 +614,17 @@ def elementwise(fn, out_aval, *nodes: LazyNode, **params) -> LazyNode:
                     Elementwise(fn, tuple(sorted(params.items()))))
 
 
+def broadcast_operands(nodes, shape) -> list[LazyNode]:
+    """Elementwise operands at `shape`: axes of size 1 broadcast (the primitives' shape
+    rule); rank-0 operands stay."""
+    return [view(n, lambda t: t.expand(shape)) if n.shape not in ((), shape) else n for n in nodes]
+
+
 def _elementwise_rule(fn):
     def rule(out_aval, *nodes, **params):
         if fn is ELEMENT_RULES[P.convert_element_type_p] and nodes[0].dtype is out_aval.dtype:
             return nodes[0]
-        # Axes of size 1 broadcast (the primitives' shape rule); rank-0 operands stay.
-        shape = out_aval.shape
-        nodes = [view(n, lambda t: t.expand(shape)) if n.shape not in ((), shape) else n
-                 for n in nodes]
-        return elementwise(fn, out_aval, *nodes, **params)
+        return elementwise(fn, out_aval, *broadcast_operands(nodes, out_aval.shape), **params)
 
     return rule
 

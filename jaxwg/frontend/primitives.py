@@ -8,6 +8,8 @@ the primitive (the autodidax design):
   primitive.
 * `lowering_rules` (`jaxwg.frontend.lowering`): the primitive as nodes of the lazy kernel
   graph, which fusion turns into kernels. Both eager mode and `jit` use it.
+* `complex_rules` (`jaxwg.frontend.complex_lowering`): the same where an operand or the
+  result is complex; an elementwise primitive without one rejects complex operands.
 * `jvp_rules`, `transpose_rules`, `batch_rules`: filled by the transformations.
 
 Array operands are positional; static parameters are keyword-only and hashable, so they
@@ -56,6 +58,7 @@ class Primitive:
 
 abstract_eval_rules: dict = {}
 lowering_rules: dict = {}
+complex_rules: dict = {}
 jvp_rules: dict = {}
 transpose_rules: dict = {}
 batch_rules: dict = {}
@@ -129,18 +132,14 @@ def _same_dtypes(name: str, avals) -> None:
                         f"{', '.join(a.dtype.name for a in avals)}.")
 
 
-# Elementwise primitives that take complex operands (complex_lowering.PAIR_RULES and
-# its per-part rules), and those of them whose complex result is real (`abs`).
-TAKES_COMPLEX = {"neg", "sign", "abs", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "sinh",
-                 "cosh", "tanh", "sqrt", "rsqrt", "square", "integer_pow", "add", "add_any", "sub",
-                 "mul", "div", "pow", "eq", "ne", "asin", "acos", "atan", "asinh", "acosh", "atanh"}
+# Elementwise primitives whose result is real for a complex operand.
 _REAL_RESULT = {"abs"}
 
 
 def _elementwise(name: str, kind: str, out_dtype=None):
     def abstract_eval(*avals, **params):
         if any(a.dtype.is_complex for a in avals):
-            if name not in TAKES_COMPLEX:
+            if prim not in complex_rules:
                 raise TypeError(f"{name} does not accept complex dtypes in jaxwg, got "
                                 f"{', '.join(a.dtype.name for a in avals)}")
         else:
@@ -154,7 +153,8 @@ def _elementwise(name: str, kind: str, out_dtype=None):
             dtype = dt.PART.get(dtype, dtype)
         return ShapedArray(shape, dtype, weak)
 
-    return _declare(name, abstract_eval)
+    prim = _declare(name, abstract_eval)
+    return prim
 
 
 def _unary(name: str, kind: str = "float", out_dtype=None) -> Primitive:
@@ -225,7 +225,6 @@ lt_p = _binary("lt", "any", dt.bool_)
 le_p = _binary("le", "any", dt.bool_)
 gt_p = _binary("gt", "any", dt.bool_)
 ge_p = _binary("ge", "any", dt.bool_)
-
 
 
 # -- complex numbers -------------------------------------------------------------------------

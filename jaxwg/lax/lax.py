@@ -152,6 +152,8 @@ def conj(x):
     (3+4j)
     """
     return bind(P.conj_p, x, input_dtype=_aval_of(x).dtype)
+
+
 bitwise_and = _binary(P.and_p)
 bitwise_or = _binary(P.or_p)
 bitwise_xor = _binary(P.xor_p)

@@ -69,7 +69,7 @@ def promotable(x):
 def promote(*args, to_inexact: bool = False):
     """`args` converted to their common dtype (floats if `to_inexact`), keeping weakness."""
     dtype, weak = result_dtype(*args)
-    if to_inexact and not (dtype.is_float or dtype.is_complex):
+    if to_inexact and not dtype.is_inexact:
         dtype = avals.canonical_dtype("float64")
     return [lax.convert_element_type(a, dtype, weak) for a in args]
 

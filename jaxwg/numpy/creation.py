@@ -382,10 +382,10 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
                             f"for {name}.")
     if dtype is None:
         out_dtype = result_dtype(start, stop)[0]
-        out_dtype = out_dtype if out_dtype.is_float or out_dtype.is_complex else _float_dtype()
+        out_dtype = out_dtype if out_dtype.is_inexact else _float_dtype()
     else:
         out_dtype = avals.canonical_dtype(dtype)
-    computation = out_dtype if out_dtype.is_float or out_dtype.is_complex else _float_dtype()
+    computation = out_dtype if out_dtype.is_inexact else _float_dtype()
     start_a = lax.convert_element_type(asarray(start), computation)
     stop_a = lax.convert_element_type(asarray(stop), computation)
     from ._util import broadcast_shapes, broadcast_to_shape, canonicalize_axis

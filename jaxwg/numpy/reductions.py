@@ -118,10 +118,10 @@ def _complex_prod(x, axes):
     kept_shape = tuple(shape[a] for a in kept)
     m = math.prod(shape[a] for a in axes)
     rows = lax.reshape(lax.transpose(x, tuple(kept + list(axes))), (*kept_shape, m))
-    last = len(kept)
-    one = lax.full((), 1, aval_of(x).dtype)
     if m == 0:
         return lax.full(kept_shape, 1, aval_of(x).dtype)
+    last = len(kept)
+    one = lax.full((), 1, aval_of(x).dtype)
     while m > 1:
         if m % 2:
             rows = lax.pad(rows, one, [(0, 0, 0)] * last + [(0, 1, 0)])
@@ -235,9 +235,7 @@ def _count(aval, axes, where):
 def _mean_dtype(aval_dtype: dt.DType, dtype):
     if dtype is not None:
         return avals.canonical_dtype(dtype)
-    if aval_dtype.is_float or aval_dtype.is_complex:
-        return aval_dtype
-    return avals.canonical_dtype("float64")
+    return aval_dtype if aval_dtype.is_inexact else avals.canonical_dtype("float64")
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):

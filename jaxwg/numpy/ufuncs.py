@@ -437,7 +437,7 @@ def power(x1, x2, /):
         return lax.integer_pow(a, n)
     a, b = _numeric_operands("power", x1, x2)
     kind = _kind(a)
-    if not (kind.is_float or kind.is_complex):
+    if not kind.is_inexact:
         return _int_power(a, b)
     out = lax.pow(a, b)
     # JAX's lax.pow(float, int) keeps the exponent's strong type: weak only if both are.

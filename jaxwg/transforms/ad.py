@@ -44,7 +44,7 @@ class Zero:
 
 def is_differentiable(aval: ShapedArray) -> bool:
     """Whether values of `aval` have tangents (float and complex dtypes); others' are float0."""
-    return aval.dtype.is_float or aval.dtype.is_complex
+    return aval.dtype.is_inexact
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:

@@ -241,7 +241,7 @@ defjvp(P.clamp_p,
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
     (x,), (g,) = primals, tangents
     ans = P.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-    if isinstance(g, Zero) or not (new_dtype.is_float or new_dtype.is_complex):
+    if isinstance(g, Zero) or not new_dtype.is_inexact:
         return ans, Zero(tangent_aval(aval_of(ans)))
     return ans, P.convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type)
 
