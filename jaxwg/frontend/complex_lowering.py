@@ -16,7 +16,11 @@ them into a pair (`pack`). Three kinds of rules cover the primitives:
   `reduce_sum`, ...) apply the real rule to each part (`_per_part`);
 * elementwise math is written over the parts' element expressions (`PAIR_RULES`),
   from the real element rules (so `exp(z)` uses the same accurate `exp` and `sin`);
-* `dot_general` is four real products.
+* `dot_general` is four real products;
+* `reduce_prod`, `reduce_max` and `reduce_min` combine halves of the reduced elements
+  until one is left (`_halving`): a kernel's reduction holds one float, not a pair.
+
+Complex numbers order lexicographically (real part first), as XLA's `max` and `min`.
 
 >>> import jaxwg.numpy as jnp
 >>> z = jnp.array([1 + 2j, 3 - 1j], dtype=jnp.complex64)
@@ -389,6 +393,22 @@ def _eq(a: Pair, b: Pair) -> AluExp:
     return ~a[0].ne(b[0]) & ~a[1].ne(b[1])
 
 
+def _above(a: Pair, b: Pair) -> AluExp:
+    """a > b in lexicographic order (real parts first); false where a NaN decides."""
+    return b[0].lt(a[0]) | (~a[0].ne(b[0]) & b[1].lt(a[1]))
+
+
+def _max(a: Pair, b: Pair) -> Pair:
+    # XLA's: a where it is above b, else b (so max(NaN, 1) is 1 and max(1, NaN) NaN).
+    above = _above(a, b)
+    return alu.where(above, a[0], b[0]), alu.where(above, a[1], b[1])
+
+
+def _min(a: Pair, b: Pair) -> Pair:
+    below = _above(b, a)
+    return alu.where(below, a[0], b[0]), alu.where(below, a[1], b[1])
+
+
 def _integer_pow(z: Pair, y: int) -> Pair:
     # Binary powers, as the real rule: exact for small y, as JAX's.
     result, base, n = None, z, abs(y)
@@ -459,6 +479,8 @@ PAIR_RULES = {
     P.square_p: lambda z: _mul(z, z),
     P.integer_pow_p: _integer_pow,
     P.eq_p: _eq,
+    P.max_p: _max,
+    P.min_p: _min,
     P.ne_p: lambda a, b: ~_eq(a, b),
     P.convert_element_type_p: _convert,
     P.real_p: lambda z: z[0],
@@ -523,3 +545,51 @@ def _iota(out_aval, in_avals, *, dtype, **params):
 
 
 complex_rules[P.iota_p] = _iota
+
+
+# -- reductions that combine pairs -----------------------------------------------------------
+
+
+def _halving(combine, empty):
+    """The complex rule of a reduction by `combine` (a PAIR_RULES primitive): the reduced
+    elements of each output as one trailing axis, whose halves are combined elementwise
+    until one element is left (an odd one out is carried along): log2(n) kernels.
+    `empty` is the result of an empty reduction, as XLA's."""
+
+    def rule(out_aval, in_avals, x, *, axes):
+        (aval,) = in_avals
+        kept = tuple(a for a in range(aval.ndim) if a not in axes)
+        m = math.prod(aval.shape[a] for a in axes)
+
+        def rows(n):
+            return ShapedArray((*out_aval.shape, n), aval.dtype)
+
+        if m == 0:
+            scalar = ShapedArray((), aval.dtype)
+            return lower(P.broadcast_in_dim_p, out_aval, [scalar], [scalar_node(empty, aval.dtype)],
+                         dict(shape=out_aval.shape, broadcast_dimensions=()))
+        perm = (*kept, *axes)
+        moved = ShapedArray(tuple(aval.shape[a] for a in perm), aval.dtype)
+        x = lower(P.transpose_p, moved, [aval], [x], dict(permutation=perm))
+        x = lower(P.reshape_p, rows(m), [moved], [x], dict(new_sizes=rows(m).shape, dimensions=None))
+        while m > 1:
+            half = m // 2
+
+            def part(start, stop):
+                return lower(P.slice_p, rows(stop - start), [rows(m)], [x],
+                             dict(start_indices=(0,) * len(kept) + (start,),
+                                  limit_indices=(*out_aval.shape, stop), strides=None))
+
+            out = lower(combine, rows(half), [rows(half)] * 2, [part(0, half), part(half, 2 * half)], {})
+            if m % 2:
+                out = lower(P.concatenate_p, rows(half + 1), [rows(half), rows(1)],
+                            [out, part(m - 1, m)], dict(dimension=len(kept)))
+            x, m = out, half + m % 2
+        return lower(P.reshape_p, out_aval, [rows(1)], [x], dict(new_sizes=out_aval.shape, dimensions=None))
+
+    return rule
+
+
+complex_rules[P.reduce_prod_p] = _halving(P.mul_p, 1)
+complex_rules[P.reduce_max_p] = _halving(P.max_p, complex(-math.inf, 0))
+complex_rules[P.reduce_min_p] = _halving(P.min_p, complex(math.inf, 0))

@@ -13,7 +13,8 @@ gathers it: colliding updates keep the last, as JAX's do on CPU; int32, uint32 a
 float32 `scatter_max` and `scatter_min` map their values onto int32's order for the same
 primitive (float32 differentiates as JAX's; narrower types widen to them); products, and
 the sums, maxima and minima of other dtypes, sort their updates by position and combine
-each position's run in a segmented scan (`_combine_runs`). Small ones
+each position's run in a segmented scan (`_combine_runs`), as do complex products and
+maxima and minima of any size (complex sums and sets scatter each part). Small ones
 (`DENSE_SCATTER_TERMS`) and the other scatters are built from primitives: each operand
 element reduces, over every index vector, the update element that lands on it
 (masked where none does), so colliding indices
@@ -151,10 +152,8 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     op_aval, idx_aval, upd_aval = aval_of(operand), aval_of(scatter_indices), aval_of(updates)
     scatter_abstract_eval(op_aval, idx_aval, upd_aval, dimension_numbers=d, mode=mode,
                           indices_are_sorted=False, unique_indices=False)
-    if op_aval.dtype.is_complex:
-        # The parts scatter on their own; a product or an ordering would mix them.
-        if combine not in ("add", "set"):
-            raise TypeError(f"scatter_{combine} does not support complex numbers in jaxwg")
+    if op_aval.dtype.is_complex and combine in ("add", "set"):
+        # The parts scatter on their own (products and orderings mix them: `_combine_runs`).
         return lax.complex(*(_scatter(combine, part(operand), scatter_indices, part(updates), d, mode)
                              for part in (lax.real, lax.imag)))
     if d.operand_batching_dims:
@@ -186,7 +185,7 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
                        lax.convert_element_type(updates, wider), dimension_numbers, mode)
         return lax.convert_element_type(out, op_aval.dtype)
     atomic_add = combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
-    by_routine = (atomic_add or large and combine == "set"
+    by_routine = (atomic_add or large and combine == "set" or op_aval.dtype.is_complex
                   or large and combine in _RUN_OPS and not op_aval.dtype.is_bool)
     if by_routine and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))

@@ -102,33 +102,12 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
     if where is not None:
         mask = broadcast_to_shape(to_array(where), aval.shape)
         x = lax.select(mask, x, lax.full_like(x, _identity(op, compute)))
-    out = (_complex_prod if op == "prod" and compute.is_complex else _PRIMS[op])(x, axes)
+    out = _PRIMS[op](x, axes)
     if initial is not None:
         out = _COMBINE[op](out, lax.convert_element_type(_initial_value(initial, compute),
                                                          compute))
     out = lax.convert_element_type(out, out_dtype)
     return _keep(out, aval.shape, axes, keepdims)
-
-
-def _complex_prod(x, axes):
-    """The product of complex `x` over `axes`: halves of each row multiplied together
-    until one term is left (a kernel's reduction holds one float, not a complex pair)."""
-    shape = aval_of(x).shape
-    kept = [a for a in range(len(shape)) if a not in axes]
-    kept_shape = tuple(shape[a] for a in kept)
-    m = math.prod(shape[a] for a in axes)
-    rows = lax.reshape(lax.transpose(x, tuple(kept + list(axes))), (*kept_shape, m))
-    if m == 0:
-        return lax.full(kept_shape, 1, aval_of(x).dtype)
-    last = len(kept)
-    one = lax.full((), 1, aval_of(x).dtype)
-    while m > 1:
-        if m % 2:
-            rows = lax.pad(rows, one, [(0, 0, 0)] * last + [(0, 1, 0)])
-            m += 1
-        m //= 2
-        rows = lax.mul(lax.slice_in_dim(rows, 0, m, axis=last), lax.slice_in_dim(rows, m, 2 * m, axis=last))
-    return lax.reshape(rows, kept_shape)
 
 
 def _initial_value(initial, dtype: dt.DType):

@@ -492,7 +492,13 @@ pow = power
 def _compare(name: str, fn):
     def ufunc(x1, x2, /):
         a, b = elementwise_operands(name, x1, x2, rank_only=True)
-        return _bool_result(fn(a, b), a, b)
+        if fn not in (lax.eq, lax.ne) and _kind(a).is_complex:
+            # NumPy's and JAX's order: by real part, then by imaginary part.
+            out = lax.select(lax.eq(lax.real(a), lax.real(b)), fn(lax.imag(a), lax.imag(b)),
+                             fn(lax.real(a), lax.real(b)))
+        else:
+            out = fn(a, b)
+        return _bool_result(out, a, b)
 
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = (f"Elementwise {name}, a bool array.\n\n"
@@ -728,6 +734,10 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     min = a_min if min is None else min
     max = a_max if max is None else max
     out = to_array(arr)
+    if any(v is not None and _kind(to_array(v)).is_complex for v in (out, min, max)):
+        raise ValueError("clip received a complex value either through the input or the min/max "
+                         "keywords. Complex values have no ordering and cannot be clipped; take "
+                         "the real or imaginary parts (jnp.real, jnp.imag) first.")
     if min is not None:
         out = maximum(out, min)
     if max is not None:

@@ -106,14 +106,14 @@ class IndexUpdateRef:
 
     def divide(self, values, **kwargs):
         """Divide by `values`: a multiply by their reciprocals, so repeated indices divide
-        repeatedly (JAX's rule; float arrays only).
+        repeatedly (JAX's rule; float and complex arrays only).
 
         >>> import jaxwg.numpy as jnp
         >>> jnp.ones(2).at[1].divide(4.0).tolist()
         [1.0, 0.25]
         """
-        if not aval_of(self.array).dtype.is_float:
-            raise TypeError(f"at[].divide needs a float array, got {aval_of(self.array).dtype}")
+        if not aval_of(self.array).dtype.is_inexact:
+            raise TypeError(f"at[].divide needs a float or complex array, got {aval_of(self.array).dtype}")
         values = self._values(values)
         return self._scatter(lax.scatter_mul, lax.div(lax.full_like(values, 1), values), **kwargs)
 

@@ -1,7 +1,8 @@
 """complex64 arrays against JAX: arithmetic and the complex elementwise functions (held
 to a bound relative to each result's modulus), their special values, promotion,
-movement, reductions and products, `.at[]` updates, gradients and `vmap`, the jaxpr
-printout, and the errors for operations jaxwg does not take complex numbers to."""
+movement, reductions and products, the lexicographic order (`maximum`, `less`, `max`,
+`cummax`, scatter maxima), `.at[]` updates, gradients and `vmap`, the jaxpr printout,
+and JAX's errors for operations without complex numbers."""
 
 from __future__ import annotations
 
@@ -214,6 +215,8 @@ def test_gradients_match_jax():
             grad(lambda v: m.real(m.sum(m.exp(v) * m.conj(v)))),
             grad(lambda v: m.sum(m.sin(v) * v), holomorphic=True),
             grad(lambda v: m.angle(m.sum(v / (v + 2)))),
+            grad(lambda v: m.real(m.max(v) * m.prod(v))),
+            grad(lambda v: m.sum(m.imag(m.minimum(v, m.flip(v))))),
         ]
 
     for ours, theirs in zip(programs(jnp, jaxwg.grad), programs(jax_numpy, jax.grad)):
@@ -228,7 +231,9 @@ def test_gradients_match_jax():
 def test_jaxpr_prints_as_jax():
     z = np.ones(2, np.complex64)
     cases = [lambda m, l, v: v * 2j, lambda m, l, v: l.real(v) + l.imag(v) * 2,
-             lambda m, l, v: m.abs(v * (1.5 - 2j)), lambda m, l, v: l.conj(l.complex(l.imag(v), 1.0))]
+             lambda m, l, v: m.abs(v * (1.5 - 2j)), lambda m, l, v: l.conj(l.complex(l.imag(v), 1.0)),
+             lambda m, l, v: m.less(v, l.rev(v, (0,))), lambda m, l, v: m.maximum(v, l.rev(v, (0,))),
+             lambda m, l, v: (m.prod(v), m.min(v))]
     for fn in cases:
         ours = str(jaxwg.make_jaxpr(lambda v: fn(jnp, lax, v))(z))
         theirs = str(jax.make_jaxpr(lambda v: fn(jax_numpy, jax.lax, v))(z))
@@ -241,9 +246,68 @@ def test_sort_orders_lexicographically_as_jax(run):
     np.testing.assert_array_equal(np.asarray(run(jnp.argsort, jnp.asarray(x))), np.asarray(jax_numpy.argsort(x)))
 
 
-# Not yet taken to complex numbers (JAX orders them lexicographically and multiplies them
-# in products); each says so instead of computing something else.
-@pytest.mark.parametrize("fn", [jnp.floor, lambda v: jnp.maximum(v, v), lambda v: v < v, jnp.cumprod])
-def test_unsupported_operations_raise_type_error(fn):
-    with pytest.raises(TypeError, match="complex"):
-        jaxwg.block_until_ready(fn(jnp.ones(3, jnp.complex64)))
+# Parts that tie, and the special values whose order XLA's lexicographic max settles.
+TIED_PARTS = st.sampled_from([-1.0, 0.0, 2.5, math.inf, -math.inf, math.nan])
+
+
+@given(data=st.data())
+def test_orderings_match_jax(run, data):
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=6))
+    x, y = (data.draw(hnp.arrays(np.complex64, shape, elements=st.builds(complex, TIED_PARTS, TIED_PARTS)))
+            for _ in range(2))
+    # JAX's comparisons differ from NumPy's where a NaN is not the part that decides:
+    # (-1 - 1j) < nanj is true in JAX, false in NumPy.
+    for name in ("maximum", "minimum", "less", "less_equal", "greater", "greater_equal"):
+        actual = run(getattr(jnp, name), jnp.asarray(x), jnp.asarray(y))
+        np.testing.assert_array_equal(np.asarray(actual), np.asarray(getattr(jax_numpy, name)(x, y)))
+
+
+@given(x=complex_arrays(max_side=6))
+def test_ordered_reductions_match_jax(run, x):
+    # No NaN: where one is reduced, which element wins depends on the order of the
+    # combination (XLA's max(NaN, 1) is 1 and max(1, NaN) NaN).
+    x = np.where(x.real == 0, x + 1, x)  # ties in real parts decided by imaginary ones
+    axes = [None] + list(range(x.ndim))
+    for axis in axes:
+        for name in ("max", "min"):
+            actual = run(lambda v: getattr(jnp, name)(v, axis=axis), jnp.asarray(x))
+            np.testing.assert_array_equal(np.asarray(actual), np.asarray(getattr(jax_numpy, name)(x, axis=axis)))
+
+
+@pytest.mark.parametrize("n", [5, 33, 200])  # within one block, two, and a recursion
+def test_cumulative_products_and_extrema_match_jax(run, n):
+    rng = np.random.default_rng(n)
+    # Moduli near 1, so that a product of 200 stays far from overflow and underflow.
+    x = np.exp(1j * rng.uniform(-3, 3, (2, n)) + 0.05 * rng.standard_normal((2, n))).astype(np.complex64)
+    actual = run(lambda v: jnp.cumprod(v, axis=1), jnp.asarray(x))
+    expected = np.cumprod(x.astype(np.complex128), axis=1).astype(np.complex64)
+    assert_close(actual, expected, 4 * EPS * n)
+    for name in ("cummax", "cummin"):
+        for reverse in (False, True):
+            actual = run(lambda v: getattr(lax, name)(v, axis=1, reverse=reverse), jnp.asarray(x))
+            theirs = getattr(jax.lax, name)(x, axis=1, reverse=reverse)
+            np.testing.assert_array_equal(np.asarray(actual), np.asarray(theirs))
+
+
+def test_scatter_products_and_extrema_match_jax(run):
+    x = (np.arange(6) - 2j * np.arange(6)[::-1] + 0.5).astype(np.complex64)
+    idx = np.array([1, 4, 1, 1, 7, 0])  # collisions, and one out of bounds (dropped)
+    u = np.array([2j, 1 - 1j, 3 + 3j, -1j, 5, 0.5 + 2.5j], np.complex64)
+    for name in ("multiply", "divide", "max", "min", "power"):
+        values = np.float32(2) if name == "power" else u
+        actual = run(lambda v: getattr(v.at[idx], name)(values, mode="drop"), jnp.asarray(x))
+        expected = getattr(jax_numpy.asarray(x).at[idx], name)(values, mode="drop")
+        # At most four products into an element, each within 4 eps of its modulus; the
+        # quotients within 16 eps (Smith's division).
+        assert_close(actual, np.asarray(expected), 32 * EPS)
+
+
+def test_unsupported_operations_raise_as_jax():
+    z = jnp.ones(3, jnp.complex64)
+    for fn in (jnp.floor, lambda v: lax.lt(v, v), jnp.argmax):
+        with pytest.raises(TypeError, match="complex"):
+            jaxwg.block_until_ready(fn(z))
+    with pytest.raises(ValueError, match="complex"):
+        jnp.clip(z, 0, 1)
+    with pytest.raises(ValueError, match="complex"):
+        jnp.clip(jnp.ones(3), 0j, 1)
