@@ -237,25 +237,59 @@ def _magnitudes(z: Pair) -> tuple[AluExp, AluExp]:
 
 
 def _log_abs(z: Pair) -> AluExp:
-    # log |z| = log m + log1p((s / m)^2) / 2: no overflow of |z| either.
+    # log |z| = log m + log1p((s / m)^2) / 2: no overflow of |z| either; inf where a
+    # part is infinite, even beside a NaN (C99).
     m, ratio = _magnitudes(z)
-    return _f(P.log_p)(m) + _f(P.log1p_p)(ratio * ratio) * _c(m, 0.5)
+    out = _f(P.log_p)(m) + _f(P.log1p_p)(ratio * ratio) * _c(m, 0.5)
+    return alu.where(_has_inf(z), _c(m, math.inf), out)
 
 
 def _abs(z: Pair) -> AluExp:
     # m = 0 gives 0, and an infinite part gives inf even beside a NaN.
     m, ratio = _magnitudes(z)
     out = m * _f(P.sqrt_p)(_c(m, 1) + ratio * ratio)
-    return alu.where(_is_inf(z[0]) | _is_inf(z[1]), _c(m, math.inf), out)
+    return alu.where(_has_inf(z), _c(m, math.inf), out)
+
+
+# -- C99's special values (Annex G, the Array API's): where a formula's products give
+# NaN for an infinite or NaN part, the limits it has there.
+
+
+def _has_inf(z: Pair) -> AluExp:
+    return _is_inf(z[0]) | _is_inf(z[1])
+
+
+def _is_zero(x: AluExp) -> AluExp:
+    return ~x.ne(_c(x, 0))
+
+
+def _where(cond: AluExp, value: Pair, out: Pair) -> Pair:
+    return alu.where(cond, value[0], out[0]), alu.where(cond, value[1], out[1])
+
+
+def _copysign(magnitude: float, x: AluExp) -> AluExp:
+    return alu.where(sign_bit(x), _c(x, -magnitude), _c(x, magnitude))
 
 
 def _exp(z: Pair) -> Pair:
     re, im = z
     scale = _f(P.exp_p)(re)
     # A real argument keeps a zero imaginary part (exp(inf) is inf + 0i, not inf * 0).
-    real_arg = ~im.ne(_c(im, 0))
-    return (alu.where(real_arg, scale, scale * _f(P.cos_p)(im)),
-            alu.where(real_arg, im, scale * _f(P.sin_p)(im)))
+    real_arg = _is_zero(im)
+    out = (alu.where(real_arg, scale, scale * _f(P.cos_p)(im)),
+           alu.where(real_arg, im, scale * _f(P.sin_p)(im)))
+    return _at_infinite_exponent(z, out, 0)
+
+
+def _at_infinite_exponent(z: Pair, out: Pair, below: float) -> Pair:
+    """`out` of exp (`below` = 0) or expm1 (-1), with C99's values where re is infinite
+    and im is not finite: inf + NaN i for re = +inf, `below` + 0i for re = -inf."""
+    re, im = z
+    wild = _is_inf(re) & ~is_finite_value(im)
+    negative = sign_bit(re)
+    value = (alu.where(negative, _c(re, below), _c(re, math.inf)),
+             alu.where(negative, _c(re, 0), _c(re, math.nan)))
+    return _where(wild, value, out)
 
 
 def _log(z: Pair) -> Pair:
@@ -272,17 +306,16 @@ def _sqrt(z: Pair) -> Pair:
     half = alu.where(t.ne(zero), im / (t + t), zero)
     signed_t = alu.where(sign_bit(im), -t, t)  # sqrt(-1 - 0i) is -i
     positive = ~re.lt(zero)
-    return (alu.where(positive, t, _f(P.abs_p)(half)), alu.where(positive, half, signed_t))
+    out = (alu.where(positive, t, _f(P.abs_p)(half)), alu.where(positive, half, signed_t))
+    return _where(_is_inf(im), (_c(re, math.inf), im), out)  # inf + i im for any re (C99)
 
 
 def _sin(z: Pair) -> Pair:
-    re, im = z
-    return _f(P.sin_p)(re) * _f(P.cosh_p)(im), _f(P.cos_p)(re) * _f(P.sinh_p)(im)
+    return _over_i(_sinh(_times_i(z)))  # -i sinh(iz), with its special values
 
 
 def _cos(z: Pair) -> Pair:
-    re, im = z
-    return _f(P.cos_p)(re) * _f(P.cosh_p)(im), -(_f(P.sin_p)(re) * _f(P.sinh_p)(im))
+    return _cosh(_times_i(z))
 
 
 def _tanh(z: Pair) -> Pair:
@@ -294,7 +327,10 @@ def _tanh(z: Pair) -> Pair:
     one = _c(re, 1)
     sech = one / _f(P.cosh_p)(re)
     d = one + T * T * t * t
-    return T * (one + t * t) / d, t * sech * sech / d
+    out = (alu.where(_is_zero(re), re, T * (one + t * t) / d),  # tanh(iy) = i tan(y)
+           alu.where(_is_zero(im), im, t * sech * sech / d))  # real on the real axis
+    # +-1 + 0i at re = +-inf, whatever im is (tan(im) is NaN for an infinite one).
+    return _where(_is_inf(re) & ~is_finite_value(im), (_copysign(1, re), _c(im, 0)), out)
 
 
 def _tan(z: Pair) -> Pair:
@@ -309,7 +345,10 @@ def _expm1(z: Pair) -> Pair:
     re, im = z
     s = _f(P.sin_p)(im * _c(im, 0.5))
     real = _f(P.expm1_p)(re) * _f(P.cos_p)(im) - _c(re, 2) * s * s
-    return real, _f(P.exp_p)(re) * _f(P.sin_p)(im)
+    real_arg = _is_zero(im)
+    out = (alu.where(real_arg & _is_zero(re), _c(re, 0), real),  # +0 at -0 + 0i, as exp(z) - 1
+           alu.where(real_arg, im, _f(P.exp_p)(re) * _f(P.sin_p)(im)))
+    return _at_infinite_exponent(z, out, -1)
 
 
 def _log1p(z: Pair) -> Pair:
@@ -325,12 +364,20 @@ def _log1p(z: Pair) -> Pair:
 
 def _sinh(z: Pair) -> Pair:
     re, im = z
-    return _f(P.sinh_p)(re) * _f(P.cos_p)(im), _f(P.cosh_p)(re) * _f(P.sin_p)(im)
+    out = (alu.where(_is_zero(re), re, _f(P.sinh_p)(re) * _f(P.cos_p)(im)),  # sinh(iy) = i sin(y)
+           alu.where(_is_zero(im), im, _f(P.cosh_p)(re) * _f(P.sin_p)(im)))  # real on the real axis
+    return _where(_is_inf(re) & ~is_finite_value(im), (re, _c(im, math.nan)), out)
 
 
 def _cosh(z: Pair) -> Pair:
     re, im = z
-    return _f(P.cosh_p)(re) * _f(P.cos_p)(im), _f(P.sinh_p)(re) * _f(P.sin_p)(im)
+    zero = _c(re, 0)
+    real = _f(P.cosh_p)(re) * _f(P.cos_p)(im)
+    # cosh(iy) = cos(y) and cosh(x) are real (the zero's sign: sinh(x) sin(y)'s).
+    imag = alu.where(_is_zero(im), alu.where(sign_bit(re), -im, im),
+                     alu.where(_is_zero(re) & ~is_finite_value(im), zero,
+                               _f(P.sinh_p)(re) * _f(P.sin_p)(im)))
+    return _where(_is_inf(re) & ~is_finite_value(im), (_c(re, math.inf), _c(im, math.nan)), (real, imag))
 
 
 def _pow(z: Pair, w: Pair) -> Pair:
@@ -355,15 +402,27 @@ def _one_minus_plus(z: Pair) -> tuple[Pair, Pair]:
     return _sqrt((one - re, -im)), _sqrt((one + re, im))
 
 
+# Where a part is infinite, each takes its limit there (C99's values: log 2z's
+# argument and an infinite modulus), which the square roots' products lose.
+
+
 def _asin(z: Pair) -> Pair:
+    re, im = z
     (r1, i1), (r2, i2) = _one_minus_plus(z)
-    return _f(P.atan2_p)(z[0], r1 * r2 - i1 * i2), _f(P.asinh_p)(r1 * i2 - i1 * r2)
+    out = (alu.where(_is_zero(re), re, _f(P.atan2_p)(re, r1 * r2 - i1 * i2)),  # asin(iy) = i asinh(y)
+           _f(P.asinh_p)(r1 * i2 - i1 * r2))
+    limit = (_f(P.atan2_p)(re, _f(P.abs_p)(im)), _copysign(math.inf, im))
+    return _where(_has_inf(z), limit, out)
 
 
 def _acos(z: Pair) -> Pair:
+    re, im = z
     (r1, i1), (r2, i2) = _one_minus_plus(z)
-    two = _c(r1, 2)
-    return two * _f(P.atan2_p)(r1, r2), _f(P.asinh_p)(r2 * i1 - i2 * r1)
+    half_pi = _c(re, math.pi / 2)
+    out = (alu.where(_is_zero(re), half_pi, _c(r1, 2) * _f(P.atan2_p)(r1, r2)),
+           _f(P.asinh_p)(r2 * i1 - i2 * r1))
+    limit = (_f(P.atan2_p)(_f(P.abs_p)(im), re), _copysign(-math.inf, im))
+    return _where(_has_inf(z), limit, out)
 
 
 def _acosh(z: Pair) -> Pair:
@@ -371,7 +430,10 @@ def _acosh(z: Pair) -> Pair:
     one = _c(re, 1)
     r1, i1 = _sqrt((re - one, im))
     r2, i2 = _sqrt((re + one, im))
-    return _f(P.asinh_p)(r1 * r2 + i1 * i2), _c(re, 2) * _f(P.atan2_p)(i1, r2)
+    out = (_f(P.asinh_p)(r1 * r2 + i1 * i2),
+           alu.where(_is_zero(re), _copysign(math.pi / 2, im), _c(re, 2) * _f(P.atan2_p)(i1, r2)))
+    limit = (_c(re, math.inf), _f(P.atan2_p)(im, re))
+    return _where(_has_inf(z), limit, out)
 
 
 def _times_i(z: Pair) -> Pair:
@@ -384,9 +446,12 @@ def _over_i(z: Pair) -> Pair:
 
 def _atanh(z: Pair) -> Pair:
     # (log1p(z) - log1p(-z)) / 2
-    a, b = _log1p(z), _log1p((-z[0], -z[1]))
-    half = _c(z[0], 0.5)
-    return (a[0] - b[0]) * half, (a[1] - b[1]) * half
+    re, im = z
+    a, b = _log1p(z), _log1p((-re, -im))
+    half = _c(re, 0.5)
+    out = alu.where(_is_zero(re), re, (a[0] - b[0]) * half), (a[1] - b[1]) * half  # atanh(iy) = i atan(y)
+    limit = (_copysign(0, re), alu.where(_is_nan(im), im, _copysign(math.pi / 2, im)))
+    return _where(_has_inf(z), limit, out)
 
 
 def _eq(a: Pair, b: Pair) -> AluExp:
