@@ -6,9 +6,10 @@ call for a shape, with no read-back per step. Leading axes batch:
 
 * LU with partial pivoting, one column a step (`solve`, `inv`, `det`, `slogdet`);
 * Cholesky, one column a step (a matrix-vector product each);
-* symmetric eigenproblems by cyclic Jacobi rotations (`eigh`, `eigvalsh`): n/2 disjoint
-  rotations at a time in a round-robin order, so a sweep of n - 1 steps meets every
-  pair, and log2(n) + 5 sweeps (Jacobi converges quadratically: two sweeps to spare).
+* symmetric (Hermitian) eigenproblems by cyclic Jacobi rotations (`eigh`, `eigvalsh`):
+  n/2 disjoint rotations at a time in a round-robin order, so a sweep of n - 1 steps
+  meets every pair, and log2(n) + 5 sweeps (Jacobi converges quadratically: two sweeps
+  to spare).
   Jacobi's eigenvalues are accurate to the precision of the matrix entries, not only of
   its norm;
 * singular values by one-sided Jacobi (Hestenes: the same rotations on pairs of
@@ -16,9 +17,15 @@ call for a shape, with no read-back per step. Leading axes batch:
   `svdvals`, `pinv`, `matrix_rank`, `cond`, the 2, -2 and nuclear norms);
 * QR by Householder reflections, one column a step, with LAPACK's signs (`qr`).
 
-Integer inputs compute in the default float type, as in JAX. Gradients flow through
-the loops (JAX differentiates with closed-form rules: the values agree to rounding, the
-jaxprs differ); `eigh` and `svd` have JAX's closed-form JVPs.
+Complex inputs (complex64; complex128 with x64) take the same paths, with conjugate
+transposes where a real matrix has transposes (a conj of a real array is the array):
+`cholesky` and `eigh` take Hermitian matrices, Jacobi's rotations are unitary (the real
+rotation of |a_pq| times a_pq's phase) and the Householder reflections are LAPACK's
+(R's diagonal real). Eigenvalues, singular values, norms and `slogdet`'s logabsdet are
+real, as in JAX. Integer inputs compute in the default float type, as in JAX. Gradients
+flow through the loops (JAX differentiates with closed-form rules: the values agree to
+rounding, the jaxprs differ); `eigh` and `svd` have JAX's closed-form JVPs, complex ones
+included.
 
 >>> import jaxwg.numpy as jnp
 >>> a = jnp.array([[4.0, 1.0], [2.0, 3.0]])
@@ -26,6 +33,8 @@ jaxprs differ); `eigh` and `svd` have JAX's closed-form JVPs.
 [0.1, 0.6]
 >>> round(float(jnp.linalg.det(a)), 5)
 10.0
+>>> complex(jnp.linalg.det(jnp.array([[1j, 0.0], [0.0, 2.0]])))
+2j
 """
 
 from __future__ import annotations
@@ -61,9 +70,9 @@ class SlogdetResult(NamedTuple):
 
 
 def _square(name: str, a, symmetrized: bool = False):
-    """`a` as a batch of square float matrices (ints promoted as JAX does). JAX's error
-    for one that is not square is a TypeError where it symmetrizes the input first (its
-    a + a.T fails), else a ValueError."""
+    """`a` as a batch of square float or complex matrices (ints promoted as JAX does).
+    JAX's error for one that is not square is a TypeError where it symmetrizes the input
+    first (its a + a.T fails), else a ValueError."""
     check_arraylike(f"jnp.linalg.{name}", a)
     (a,) = promote(a, to_inexact=True)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
@@ -74,6 +83,22 @@ def _square(name: str, a, symmetrized: bool = False):
 
 def _rows(n: int):
     return jnp.arange(n)
+
+
+def _h(a):
+    """The conjugate transpose of each matrix in `a` (the transpose of a real one)."""
+    return jnp.conj(matrix_transpose(a))
+
+
+def _abs2(x):
+    """|x|^2 elementwise, real: without abs's square root, and x * x for real x."""
+    return jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x
+
+
+def _real_dtype(a):
+    """The real dtype of `a`'s precision (float32 for complex64 and float32): that of
+    eigenvalues, singular values, norms and tolerances."""
+    return np.finfo(a.dtype).dtype
 
 
 # -- LU ----------------------------------------------------------------------------------------
@@ -167,7 +192,8 @@ def inv(a):
 
 
 def slogdet(a, *, method=None):
-    """(sign, log|det|) of each square matrix in `a`: (0, -inf) where singular.
+    """(sign, log|det|) of each square matrix in `a`: (0, -inf) where singular; the sign
+    is det / |det|, complex for complex `a`.
 
     >>> import jaxwg.numpy as jnp
     >>> sign, logdet = jnp.linalg.slogdet(jnp.array([[0.0, 2.0], [3.0, 0.0]]))
@@ -200,22 +226,26 @@ def det(a):
 
 
 def _symmetrized(a):
-    return (a + matrix_transpose(a)) / 2
+    """(a + a^H) / 2: JAX's symmetrize_input, Hermitian for complex `a`."""
+    return (a + _h(a)) / 2
 
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
-    """L with L @ L.T = a (lower triangular; its transpose with `upper`), for symmetric
-    positive definite `a`; all NaN where `a` is not positive definite, as in JAX.
+    """L with L @ L^H = a (lower triangular; its conjugate transpose with `upper`), for
+    Hermitian (real: symmetric) positive definite `a`; all NaN where `a` is not positive
+    definite, as in JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
     [[2.0, 0.0], [1.0, 2.0]]
+    >>> jnp.linalg.cholesky(jnp.array([[4.0, 2j], [-2j, 5.0]])).tolist()
+    [[(2+0j), 0j], [-1j, (2+0j)]]
     """
     a = _square("cholesky", a, symmetrize_input)
     if symmetrize_input:
         a = _symmetrized(a)
     factor = _cholesky_factor(a)
-    return matrix_transpose(factor) if upper else factor
+    return _h(factor) if upper else factor
 
 
 @jit
@@ -224,10 +254,12 @@ def _cholesky_factor(a):
     rows = _rows(n)
 
     def column(j, factor):
-        # a[:, j] - L L[j, :]^T: the columns of L before j are final, the rest still 0
-        row = jnp.take(factor, j, axis=-2)
+        # a[:, j] - L L[j, :]^H: the columns of L before j are final, the rest still 0
+        row = jnp.conj(jnp.take(factor, j, axis=-2))
         rest = jnp.take(a, j, axis=-1) - jnp.matmul(factor, row[..., :, None])[..., 0]
-        pivot = jnp.sqrt(jnp.take(rest, j, axis=-1))[..., None]
+        # the real part's root: NaN where a is not positive definite (a complex root of
+        # a negative number would not be), and a real diagonal as LAPACK's
+        pivot = jnp.sqrt(jnp.real(jnp.take(rest, j, axis=-1)))[..., None]
         new = jnp.where(rows > j, rest / pivot, jnp.where(rows == j, pivot, 0))
         return jnp.where((rows == j)[None, :], new[..., :, None], factor)
 
@@ -255,16 +287,24 @@ def _round_robin(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _rotate(x, c, s, first, second, inverse, axis: int):
     """Rotate the pairs (first[i], second[i]) of rows (axis -2) or columns (axis -1) of
-    x by (c[i], s[i]): x_p <- c x_p - s x_q, x_q <- s x_p + c x_q."""
+    x by (c[i], s[i]), c real: x_p <- c x_p - conj(s) x_q, x_q <- s x_p + c x_q. On
+    columns that is x J with the unitary J = [[c, s], [-conj(s), c]]; on rows, with s
+    conjugated, J^H x."""
     xp, xq = jnp.take(x, first, axis=axis), jnp.take(x, second, axis=axis)
     c, s = (c[..., :, None], s[..., :, None]) if axis == -2 else (c[..., None, :], s[..., None, :])
-    both = jnp.concatenate([c * xp - s * xq, s * xp + c * xq], axis=axis)
+    both = jnp.concatenate([c * xp - jnp.conj(s) * xq, s * xp + c * xq], axis=axis)
     return jnp.take(both, inverse, axis=axis)
 
 
 def _rotation(app, aqq, apq):
-    """(c, s) of the rotation that diagonalizes [[app, apq], [apq, aqq]] (Golub and Van
-    Loan's symmetric Schur decomposition: t = tan of the angle, the smaller root)."""
+    """(c, s) of the rotation J (`_rotate`'s) with J^H [[app, apq], [conj(apq), aqq]] J
+    diagonal (Golub and Van Loan's symmetric Schur decomposition: t = tan of the angle,
+    the smaller root). For complex apq = |apq| e^(i phi), the real rotation of |apq| with
+    s times e^(i phi): the (p, q) entry of J^H A J is then e^(i phi) times the real one."""
+    if jnp.iscomplexobj(apq):
+        magnitude = jnp.abs(apq)
+        c, s = _rotation(jnp.real(app), jnp.real(aqq), magnitude)
+        return c, s * (apq / jnp.where(magnitude == 0, 1, magnitude))
     zero = apq == 0
     theta = (aqq - app) / jnp.where(zero, 1, 2 * apq)
     t = jnp.sign(theta) / (jnp.abs(theta) + jnp.sqrt(theta * theta + 1))
@@ -280,7 +320,7 @@ def _jacobi_round(a, v, first, second, inverse):
                               jnp.broadcast_to(second[:, None], (*a.shape[:-2], len(second), 1)),
                               axis=-1)[..., 0]
     c, s = _rotation(jnp.take(d, first, axis=-1), jnp.take(d, second, axis=-1), apq)
-    a = _rotate(_rotate(a, c, s, first, second, inverse, -2), c, s, first, second, inverse, -1)
+    a = _rotate(_rotate(a, c, jnp.conj(s), first, second, inverse, -2), c, s, first, second, inverse, -1)
     return a, _rotate(v, c, s, first, second, inverse, -1)
 
 
@@ -288,7 +328,8 @@ def _one_sided_round(g, v, first, second, inverse):
     """One round of Hestenes' one-sided Jacobi: each pair of columns of g rotated to be
     orthogonal (the rotation that diagonalizes their 2x2 Gram matrix), v alike."""
     gp, gq = jnp.take(g, first, axis=-1), jnp.take(g, second, axis=-1)
-    c, s = _rotation(jnp.sum(gp * gp, axis=-2), jnp.sum(gq * gq, axis=-2), jnp.sum(gp * gq, axis=-2))
+    c, s = _rotation(jnp.sum(_abs2(gp), axis=-2), jnp.sum(_abs2(gq), axis=-2),
+                     jnp.sum(jnp.conj(gp) * gq, axis=-2))
     return (_rotate(g, c, s, first, second, inverse, -1), _rotate(v, c, s, first, second, inverse, -1))
 
 
@@ -323,7 +364,7 @@ def _eigh(a):
     v = jnp.broadcast_to(jnp.eye(m, dtype=a.dtype), a.shape)
     if n > 1:
         a, v = _sweeps(_jacobi_round, a, v, m)
-    w = jnp.diagonal(a, axis1=-2, axis2=-1)[..., :n]
+    w = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1)[..., :n])  # a Hermitian diagonal is real
     v = v[..., :n, :n]
     order = jnp.argsort(w, axis=-1)
     w = jnp.take_along_axis(w, order, axis=-1)
@@ -333,14 +374,15 @@ def _eigh(a):
 
 @_eigh.defjvp
 def _eigh_jvp(primals, tangents):
-    # JAX's rule: dw = diag(V^T dA V), dV = V (F * (V^T dA V)) with F = 1 / (w_j - w_i) off
-    # the diagonal (inf for repeated eigenvalues, as in JAX).
+    # JAX's rule: dw = Re diag(V^H dA V), dV = V (F * (V^H dA V)) with F = 1 / (w_j - w_i)
+    # off the diagonal (inf for repeated eigenvalues, as in JAX).
     (a,), (da,) = primals, tangents
     w, v = _eigh(a)
-    eye = jnp.eye(a.shape[-1], dtype=a.dtype)
+    eye = jnp.eye(a.shape[-1], dtype=w.dtype)
     reciprocal = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye
-    projected = jnp.matmul(matrix_transpose(v), jnp.matmul(da, v))
-    return (w, v), (jnp.diagonal(projected, axis1=-2, axis2=-1), jnp.matmul(v, reciprocal * projected))
+    projected = jnp.matmul(_h(v), jnp.matmul(da, v))
+    dw = jnp.real(jnp.diagonal(projected, axis1=-2, axis2=-1))
+    return (w, v), (dw, jnp.matmul(v, reciprocal * projected))
 
 
 # jit outside the custom JVP: evaluated eagerly, a custom_jvp function runs its traced
@@ -349,13 +391,16 @@ _jitted_eigh = jit(_eigh)
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):
-    """Eigenvalues (ascending) and eigenvectors (columns) of each symmetric matrix in `a`,
-    by cyclic Jacobi rotations. `UPLO` ("L" or "U") picks the triangle to read when
-    `symmetrize_input` is False; by default `a` is symmetrized, (a + a.T) / 2, as in JAX.
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of each Hermitian (real:
+    symmetric) matrix in `a`, by cyclic Jacobi rotations. `UPLO` ("L" or "U") picks the
+    triangle to read when `symmetrize_input` is False (and the real part of the
+    diagonal, as LAPACK); by default `a` is symmetrized, (a + a^H) / 2, as in JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> w, v = jnp.linalg.eigh(jnp.array([[2.0, 1.0], [1.0, 2.0]]))
     >>> [round(x, 5) for x in w.tolist()]
+    [1.0, 3.0]
+    >>> [round(x, 5) for x in jnp.linalg.eigh(jnp.array([[2.0, 1j], [-1j, 2.0]]))[0].tolist()]
     [1.0, 3.0]
     """
     a = _square("eigh", a, symmetrize_input)
@@ -363,15 +408,15 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     if symmetrize_input:
         a = _symmetrized(a)
-    elif UPLO == "U":
-        a = jnp.triu(a) + matrix_transpose(jnp.triu(a, 1))
     else:
-        a = jnp.tril(a) + matrix_transpose(jnp.tril(a, -1))
+        strict = jnp.triu(a, 1) if UPLO == "U" else jnp.tril(a, -1)
+        a = jnp.where(jnp.eye(a.shape[-1], dtype=bool), jnp.real(a), strict + _h(strict))
     return EighResult(*_jitted_eigh(a))
 
 
 def eigvalsh(a, UPLO=None, *, symmetrize_input: bool = True):
-    """The eigenvalues (ascending) of each symmetric matrix in `a` (`eigh`'s first result).
+    """The eigenvalues (ascending, real) of each Hermitian matrix in `a` (`eigh`'s first
+    result).
 
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 5) for x in jnp.linalg.eigvalsh(jnp.array([[2.0, 0.0], [0.0, 1.0]])).tolist()]
@@ -397,9 +442,12 @@ class SVDResult(NamedTuple):
 @jit
 def _householder(a):
     """(r, vs, betas): Householder QR of (..., m, n) a as LAPACK's geqrf: step j reflects
-    column j from the diagonal down onto -sign(a_jj) |x| e_j by I - beta v v^T (v zero
-    above row j, kept as column j of vs), or leaves it (beta 0) where nothing below the
-    diagonal is nonzero, as LAPACK's dlarfg does."""
+    column x (from the diagonal down) onto alpha e_j, alpha = -sign(Re x_j) |x| (real, so
+    R's diagonal is real, as LAPACK's for complex), by H^H with H = I - beta v v^H,
+    v = x - alpha e_j (zero above row j, kept as column j of vs) and beta =
+    1 / (alpha (alpha - conj(x_j))): that is LAPACK's tau v v^H with its v scaled to
+    v_j = 1, so Q = H_0 H_1 ... is LAPACK's too (for real x, beta = 2 / v^T v). Where
+    nothing below the diagonal is nonzero and x_j is real, H = I (beta 0), as zlarfg."""
     m, n = a.shape[-2:]
     rows = _rows(m)
 
@@ -407,12 +455,15 @@ def _householder(a):
         r, vs, betas = carry
         x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
         xj = jnp.take(x, j, axis=-1)
-        alpha = -jnp.where(xj < 0, -1, 1) * jnp.sqrt(jnp.sum(x * x, axis=-1))
+        alpha = -jnp.where(jnp.real(xj) < 0, -1, 1) * jnp.sqrt(jnp.sum(_abs2(x), axis=-1))
         v = x - jnp.where(rows == j, alpha[..., None], 0)
-        vv = jnp.sum(v * v, axis=-1)
-        keep = jnp.sum(jnp.where(rows > j, x * x, 0), axis=-1) == 0
-        beta = jnp.where(keep, 0, 2 / jnp.where(keep, 1, vv))
-        r = r - (beta[..., None] * v)[..., :, None] * jnp.matmul(v[..., None, :], r)
+        keep = (jnp.sum(jnp.where(rows > j, _abs2(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
+        beta = jnp.where(keep, 0, 1 / jnp.where(keep, 1, alpha * (alpha - jnp.conj(xj))))
+        r = r - (jnp.conj(beta)[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], r)
+        # column j is now alpha e_j up to rounding: set it exactly, so that R's diagonal is
+        # real (as LAPACK's) and `svd`'s signs of it are well defined
+        pivot = jnp.where(rows == j, jnp.where(keep, xj, alpha)[..., None], 0)
+        r = jnp.where((_rows(n) == j)[None, :] & (rows >= j)[:, None], pivot[..., :, None], r)
         vs = jnp.where((_rows(vs.shape[-1]) == j)[None, :], v[..., :, None], vs)
         betas = jnp.where(_rows(betas.shape[-1]) == j, beta[..., None], betas)
         return r, vs, betas
@@ -432,15 +483,15 @@ def _q_from_reflectors(vs, betas, columns: int):
         j = k - 1 - i
         v = jnp.take(vs, j, axis=-1)
         beta = jnp.take(betas, j, axis=-1)
-        return q - (beta[..., None] * v)[..., :, None] * jnp.matmul(v[..., None, :], q)
+        return q - (beta[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], q)
 
     return lax.fori_loop(0, k, step, q) if k else q
 
 
 def qr(a, mode: str = "reduced"):
-    """Q R = a with orthonormal Q and upper triangular R, by Householder reflections with
-    LAPACK's signs (R's diagonal may be negative): `mode` "reduced" (Q of shape (m, k),
-    k = min(m, n)), "complete" (Q square) or "r" (R alone).
+    """Q R = a with orthonormal (complex: unitary) Q and upper triangular R, by Householder
+    reflections with LAPACK's signs (R's diagonal is real and may be negative): `mode`
+    "reduced" (Q of shape (m, k), k = min(m, n)), "complete" (Q square) or "r" (R alone).
 
     >>> import jaxwg.numpy as jnp
     >>> q, r = jnp.linalg.qr(jnp.array([[3.0, 1.0], [4.0, 2.0]]))
@@ -465,8 +516,9 @@ def qr(a, mode: str = "reduced"):
 @functools.partial(jit, static_argnames=("full_matrices", "compute_uv"))
 def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     """SVD of (..., m, n) a with m >= n by one-sided Jacobi: rotate column pairs until
-    all are orthogonal (a V = G), then s = the column norms, sorted, and U from the QR of
-    G (its Q, with R's signs: orthonormal even where some s are 0)."""
+    all are orthogonal (a V = G, V unitary), then s = the column norms, sorted, and U from
+    the QR of G (its Q, with the signs of R's real diagonal: orthonormal even where some
+    s are 0)."""
     m, n = a.shape[-2:]
     size = n + n % 2
     g = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, size - n)]) if size != n else a
@@ -474,7 +526,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     if n > 1:
         g, v = _sweeps(_one_sided_round, g, v, size)
     g, v = g[..., :n], v[..., :n, :n]
-    s = jnp.sqrt(jnp.sum(g * g, axis=-2))
+    s = jnp.sqrt(jnp.sum(_abs2(g), axis=-2))
     order = jnp.argsort(-s, axis=-1)
     s = jnp.take_along_axis(s, order, axis=-1)
     if not compute_uv:
@@ -483,17 +535,18 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
     r, vs, betas = _householder(g)
     u = _q_from_reflectors(vs, betas, m if full_matrices else n)
-    signs = jnp.where(jnp.diagonal(r, axis1=-2, axis2=-1) < 0, -1, 1).astype(a.dtype)
+    signs = jnp.where(jnp.real(jnp.diagonal(r, axis1=-2, axis2=-1)) < 0, -1, 1).astype(a.dtype)
     signs = jnp.concatenate([signs, jnp.ones((*signs.shape[:-1], u.shape[-1] - n), a.dtype)], axis=-1)
     u = u * signs[..., None, :]
-    return SVDResult(u, s, matrix_transpose(v))
+    return SVDResult(u, s, _h(v))
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
         subset_by_index=None):
-    """U, s, Vh with a = U diag(s) Vh, s descending, by one-sided Jacobi rotations
-    (accurate to the precision of a's columns); `full_matrices` makes U and Vh square,
-    `compute_uv=False` returns s alone. `hermitian` is accepted and computes the same.
+    """U, s, Vh with a = U diag(s) Vh, s real and descending, U and Vh unitary, by
+    one-sided Jacobi rotations (accurate to the precision of a's columns);
+    `full_matrices` makes U and Vh square, `compute_uv=False` returns s alone.
+    `hermitian` is accepted and computes the same.
 
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 4) for x in jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]))[1].tolist()]
@@ -515,10 +568,10 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 def _svd(a, full_matrices: bool, compute_uv: bool):
     if a.shape[-2] >= a.shape[-1]:
         return _svd_tall(a, full_matrices, compute_uv)
-    result = _svd_tall(matrix_transpose(a), full_matrices, compute_uv)
+    result = _svd_tall(_h(a), full_matrices, compute_uv)  # a^H = U s Vh: a = Vh^H s U^H
     if not compute_uv:
         return result
-    return matrix_transpose(result.Vh), result.S, matrix_transpose(result.U)
+    return _h(result.Vh), result.S, _h(result.U)
 
 
 @custom_jvp
@@ -535,37 +588,36 @@ def _svd_reduced(a):
 def _singular_values_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     u, s, vh = _svd_reduced(a)
-    return s, jnp.diagonal(jnp.matmul(matrix_transpose(u), jnp.matmul(da, matrix_transpose(vh))),
-                           axis1=-2, axis2=-1)
+    return s, jnp.real(jnp.diagonal(jnp.matmul(_h(u), jnp.matmul(da, _h(vh))), axis1=-2, axis2=-1))
 
 
 @_svd_reduced.defjvp
 def _svd_reduced_jvp(primals, tangents):
-    # JAX's rule (jax._src.lax.linalg's svd JVP) for real matrices
+    # JAX's rule (jax._src.lax.linalg's svd JVP), conjugate transposes for complex
     (a,), (da,) = primals, tangents
     u, s, vh = _svd_reduced(a)
-    ut, v = matrix_transpose(u), matrix_transpose(vh)
+    ut, v = _h(u), _h(vh)
     s_row = s[..., None, :]
     ds_matrix = jnp.matmul(ut, jnp.matmul(da, v))
-    ds = jnp.diagonal(ds_matrix, axis1=-2, axis2=-1)
+    ds = jnp.real(jnp.diagonal(ds_matrix, axis1=-2, axis2=-1))
     differences = (s_row + matrix_transpose(s_row)) * (s_row - matrix_transpose(s_row))
-    same = (differences == 0).astype(a.dtype)
+    same = (differences == 0).astype(s.dtype)
     f = 1 / (differences + same) - same
     dss, sds = s_row * ds_matrix, matrix_transpose(s_row) * ds_matrix
-    zero = (s == 0).astype(a.dtype)
+    zero = (s == 0).astype(s.dtype)
     s_inv = 1 / (s + zero) - zero
-    diagonal_part = 0.5 * (ds_matrix - matrix_transpose(ds_matrix)) * (jnp.eye(s.shape[-1], dtype=a.dtype)
-                                                                       * s_inv[..., None, :])
-    du = jnp.matmul(u, f * (dss + matrix_transpose(dss)) + diagonal_part)
-    dv = jnp.matmul(v, f * (sds + matrix_transpose(sds)))
+    diagonal_part = 0.5 * (ds_matrix - _h(ds_matrix)) * (jnp.eye(s.shape[-1], dtype=s.dtype)
+                                                         * s_inv[..., None, :])
+    du = jnp.matmul(u, f * (dss + _h(dss)) + diagonal_part)
+    dv = jnp.matmul(v, f * (sds + _h(sds)))
     m, n = a.shape[-2:]
     if m > n:
         dav = jnp.matmul(da, v)
         du = du + (dav - jnp.matmul(u, jnp.matmul(ut, dav))) / s_row
     if n > m:
-        dau = jnp.matmul(matrix_transpose(da), u)
+        dau = jnp.matmul(_h(da), u)
         dv = dv + (dau - jnp.matmul(v, jnp.matmul(vh, dau))) / s_row
-    return (u, s, vh), (du, ds, matrix_transpose(dv))
+    return (u, s, vh), (du, ds, _h(dv))
 
 
 _jitted_singular_values = jit(_singular_values)
@@ -601,10 +653,10 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     check_arraylike("jnp.linalg.pinv", a)
     (a,) = promote(a, to_inexact=True)
     u, s, vh = svd(a, full_matrices=False)
-    rtol = _default_rtol(a) if rtol is None else jnp.asarray(rtol, a.dtype)[..., None]
+    rtol = _default_rtol(a) if rtol is None else jnp.asarray(rtol, _real_dtype(a))[..., None]
     cutoff = rtol * s[..., :1]
     s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0)
-    return jnp.matmul(matrix_transpose(vh) * s_inv[..., None, :], matrix_transpose(u))
+    return jnp.matmul(_h(vh) * s_inv[..., None, :], _h(u))
 
 
 def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
@@ -622,9 +674,9 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     s = svdvals(M)
     if tol is None:
         rtol = max(M.shape[-2:]) * float(np.finfo(M.dtype).eps) if rtol is None else rtol
-        tol = jnp.asarray(rtol, M.dtype)[..., None] * s[..., :1]
+        tol = jnp.asarray(rtol, _real_dtype(M))[..., None] * s[..., :1]
     else:
-        tol = jnp.asarray(tol, M.dtype)[..., None]
+        tol = jnp.asarray(tol, _real_dtype(M))[..., None]
     return jnp.sum(s > tol, axis=-1).astype(np.int32)
 
 
@@ -675,11 +727,11 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     keep = s >= rcond * s[:1] if s.shape[0] else s > 0
     rank = jnp.sum(keep).astype(np.int32)
     s_inv = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0)[:, None]
-    x = jnp.matmul(matrix_transpose(vh), s_inv * jnp.matmul(matrix_transpose(u), b2))
+    x = jnp.matmul(_h(vh), s_inv * jnp.matmul(_h(u), b2))
     if numpy_resid and (int(rank) < n or m <= n):
-        resid = jnp.zeros((0,), a.dtype)
+        resid = jnp.zeros((0,), _real_dtype(a))
     else:
-        resid = jnp.sum((b2 - jnp.matmul(a, x)) ** 2, axis=0)
+        resid = jnp.sum(_abs2(b2 - jnp.matmul(a, x)), axis=0)
     return (x[:, 0] if vector else x), resid, rank, s
 
 
