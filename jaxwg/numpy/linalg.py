@@ -95,6 +95,16 @@ def _abs2(x):
     return jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x
 
 
+def _balanced(a):
+    """(a / 2^e, 2^e) for each matrix of `a`, 2^e at most its largest |entry| and above
+    half of it (1 for a zero or non-finite matrix): the factorizations sum squares of
+    entries, which overflow float32 beyond about 1e19 and underflow below 1e-19; a power
+    of two divides exactly. (float64 has no `frexp` on the device: exp2 of log2.)"""
+    top = jnp.max(jnp.abs(a), axis=(-2, -1), keepdims=True, initial=0)
+    scale = jnp.exp2(jnp.floor(jnp.log2(jnp.where(jnp.isfinite(top) & (top > 0), top, 1))))
+    return a / scale.astype(a.dtype), scale
+
+
 def _real_dtype(a):
     """The real dtype of `a`'s precision (float32 for complex64 and float32): that of
     eigenvalues, singular values, norms and tolerances."""
@@ -357,6 +367,7 @@ def _sweeps(round_fn, x, v, size: int):
 
 @custom_jvp
 def _eigh(a):
+    a, scale = _balanced(a)
     n = a.shape[-1]
     m = n + n % 2  # an odd size gets a zero row and column: an isolated eigenvalue 0
     if m != n:
@@ -367,7 +378,7 @@ def _eigh(a):
     w = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1)[..., :n])  # a Hermitian diagonal is real
     v = v[..., :n, :n]
     order = jnp.argsort(w, axis=-1)
-    w = jnp.take_along_axis(w, order, axis=-1)
+    w = jnp.take_along_axis(w, order, axis=-1) * scale[..., 0]
     v = jnp.take_along_axis(v, jnp.broadcast_to(order[..., None, :], v.shape), axis=-1)
     return w, v
 
@@ -505,9 +516,10 @@ def qr(a, mode: str = "reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     m, n = a.shape[-2:]
+    a, scale = _balanced(a)
     r, vs, betas = _householder(a)
     rows = m if mode == "complete" else min(m, n)
-    r = jnp.triu(r[..., :rows, :])
+    r = jnp.triu(r[..., :rows, :]) * scale.astype(r.dtype)
     if mode == "r":
         return r
     return QRResult(_q_from_reflectors(vs, betas, rows), r)
@@ -520,6 +532,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     the QR of G (its Q, with the signs of R's real diagonal: orthonormal even where some
     s are 0)."""
     m, n = a.shape[-2:]
+    a, scale = _balanced(a)
     size = n + n % 2
     g = jnp.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, size - n)]) if size != n else a
     v = jnp.broadcast_to(jnp.eye(size, dtype=a.dtype), (*a.shape[:-2], size, size))
@@ -528,7 +541,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     g, v = g[..., :n], v[..., :n, :n]
     s = jnp.sqrt(jnp.sum(_abs2(g), axis=-2))
     order = jnp.argsort(-s, axis=-1)
-    s = jnp.take_along_axis(s, order, axis=-1)
+    s = jnp.take_along_axis(s, order, axis=-1) * scale[..., 0]
     if not compute_uv:
         return s
     g = jnp.take_along_axis(g, jnp.broadcast_to(order[..., None, :], g.shape), axis=-1)

@@ -267,6 +267,23 @@ def test_rank_deficient_svd_pinv_rank_and_cond():
                                np.linalg.svd(b.astype(np.float64), compute_uv=False), atol=1e-6)
 
 
+@pytest.mark.parametrize("magnitude", [1e20, 1e-25])
+def test_factorizations_of_huge_and_tiny_matrices(magnitude):
+    # Their entries' squares overflow or underflow float32: the factorizations scale by
+    # a power of two first. Each result within 64 eps of the matrix's norm.
+    rng = np.random.default_rng(5)
+    a = (_random(rng, (4, 3)) * magnitude).astype(np.float32)
+    sym = (a.T @ a.astype(np.float64) / magnitude).astype(np.float32)
+    norm = np.linalg.norm(a.astype(np.float64), 2)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.svdvals(a)), np.linalg.svd(a.astype(np.float64), compute_uv=False),
+                               rtol=0, atol=64 * np.finfo(np.float32).eps * norm)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.qr(a, mode="r")), np.linalg.qr(a.astype(np.float64), mode="r"),
+                               rtol=0, atol=64 * np.finfo(np.float32).eps * norm)
+    sym_norm = np.linalg.norm(sym.astype(np.float64), 2)
+    np.testing.assert_allclose(np.asarray(jnp.linalg.eigvalsh(sym)), np.linalg.eigvalsh(sym.astype(np.float64)),
+                               rtol=0, atol=64 * np.finfo(np.float32).eps * sym_norm)
+
+
 def test_lstsq_power_products_and_tensor_solves_match_numpy():
     rng = np.random.default_rng(4)
     a, b = _random(rng, (5, 3)), _random(rng, (5, 2))
