@@ -28,6 +28,7 @@ VARIANTS = {
     "grouped64": Tuning(workgroup_size=64, group=64),
     "grouped256": Tuning(workgroup_size=256, group=256),
     "grouped64-unroll4": Tuning(workgroup_size=64, group=64, unroll=4),
+    "grouped256-unroll16": Tuning(workgroup_size=256, group=256, unroll=16),  # GPU splits
     "rows-of-16": Tuning(workgroup_size=64, group=16),  # 4 outputs per workgroup
     "rows-of-8-unroll2": Tuning(workgroup_size=256, group=8, unroll=2),
 }
