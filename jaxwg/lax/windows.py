@@ -122,6 +122,10 @@ def positive_ints(name: str, what: str, values, count: int) -> tuple[int, ...]:
 def monoid(computation, dtype):
     """The reduction primitive wrapper and neutral element for `computation` on
     `dtype`, or None when `computation` is not a known monoid there."""
+    if dtype.is_complex and computation in (lax.max, lax.min):
+        # No neutral element: XLA's lexicographic max(NaN, x) is x, so a fill would win
+        # over a NaN operand (the callers combine pairwise instead).
+        return None
     lowest, highest = dt.bounds(dtype)
     if dtype.is_bool:
         table = {lax.bitwise_and: (lax.reduce_and, True), lax.bitwise_or: (lax.reduce_or, False)}

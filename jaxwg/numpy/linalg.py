@@ -102,7 +102,12 @@ def _balanced(a):
     of two divides exactly. (float64 has no `frexp` on the device: exp2 of log2.)"""
     top = jnp.max(jnp.abs(a), axis=(-2, -1), keepdims=True, initial=0)
     scale = jnp.exp2(jnp.floor(jnp.log2(jnp.where(jnp.isfinite(top) & (top > 0), top, 1))))
-    return a / scale.astype(a.dtype), scale
+    # each part times the reciprocal (exact): a complex product or quotient would turn
+    # -0 - 1j into +0 - 1j, and R's signs follow the signs of zeros, as LAPACK's
+    inverse = 1 / scale
+    if jnp.iscomplexobj(a):
+        return lax.complex(jnp.real(a) * inverse, jnp.imag(a) * inverse), scale
+    return a * inverse, scale
 
 
 def _real_dtype(a):
@@ -454,11 +459,12 @@ class SVDResult(NamedTuple):
 def _householder(a):
     """(r, vs, betas): Householder QR of (..., m, n) a as LAPACK's geqrf: step j reflects
     column x (from the diagonal down) onto alpha e_j, alpha = -sign(Re x_j) |x| (real, so
-    R's diagonal is real, as LAPACK's for complex), by H^H with H = I - beta v v^H,
-    v = x - alpha e_j (zero above row j, kept as column j of vs) and beta =
-    1 / (alpha (alpha - conj(x_j))): that is LAPACK's tau v v^H with its v scaled to
-    v_j = 1, so Q = H_0 H_1 ... is LAPACK's too (for real x, beta = 2 / v^T v). Where
-    nothing below the diagonal is nonzero and x_j is real, H = I (beta 0), as zlarfg."""
+    R's diagonal is real, as LAPACK's for complex; the sign bit's sign, as LAPACK's SIGN),
+    by H^H with H = I - beta v v^H, v = (x - alpha e_j) / (x_j - alpha) (v_j = 1, zero
+    above row j, kept as column j of vs) and beta = (alpha - x_j) / alpha: LAPACK's zlarfg,
+    whose ratios neither overflow nor underflow where |x|^2 would (the tiny columns of a
+    rank-deficient matrix's null space in `svd`), so Q = H_0 H_1 ... is LAPACK's too.
+    Where nothing below the diagonal is nonzero and x_j is real, H = I (beta 0)."""
     m, n = a.shape[-2:]
     rows = _rows(m)
 
@@ -466,11 +472,16 @@ def _householder(a):
         r, vs, betas = carry
         x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
         xj = jnp.take(x, j, axis=-1)
-        alpha = -jnp.where(jnp.real(xj) < 0, -1, 1) * jnp.sqrt(jnp.sum(_abs2(x), axis=-1))
-        v = x - jnp.where(rows == j, alpha[..., None], 0)
-        keep = (jnp.sum(jnp.where(rows > j, _abs2(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
-        beta = jnp.where(keep, 0, 1 / jnp.where(keep, 1, alpha * (alpha - jnp.conj(xj))))
-        r = r - (jnp.conj(beta)[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], r)
+        top = jnp.max(jnp.abs(x), axis=-1)  # |x| through x / top: no squares underflow
+        norm = top * jnp.sqrt(jnp.sum(_abs2(x / jnp.where(top > 0, top, 1)[..., None]), axis=-1))
+        alpha = jnp.where(jnp.signbit(jnp.real(xj)), norm, -norm)
+        keep = (jnp.max(jnp.where(rows > j, jnp.abs(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
+        v = jnp.where(rows == j, 1, x / jnp.where(keep, 1, xj - alpha)[..., None])
+        beta = jnp.where(keep, 0, (alpha - xj) / jnp.where(keep, 1, alpha))
+        update = (jnp.conj(beta)[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], r)
+        # rows where v is 0 stay as they are (exactly: -0.0 keeps its sign for the next
+        # column's alpha, as in LAPACK)
+        r = jnp.where((v != 0)[..., :, None], r - update, r)
         # column j is now alpha e_j up to rounding: set it exactly, so that R's diagonal is
         # real (as LAPACK's) and `svd`'s signs of it are well defined
         pivot = jnp.where(rows == j, jnp.where(keep, xj, alpha)[..., None], 0)

@@ -358,16 +358,16 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     """
     reject_out("nansum", out)
     x = to_array(a)
-    if aval_of(x).dtype.is_float:
+    if aval_of(x).dtype.is_inexact:
         x = lax.select(isnan(x), lax.full_like(x, 0), x)
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
 def _nan_reduction(reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **kw):
-    """`reduce` of `a` with NaNs replaced by `identity`; NaN where a slice is all NaN
-    when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
+    """`reduce` of `a` with NaNs (complex: a NaN part) replaced by `identity`; NaN where
+    a slice is all NaN when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
     x = to_array(a)
-    if not aval_of(x).dtype.is_float:
+    if not aval_of(x).dtype.is_inexact:
         return reduce(x, axis, keepdims=keepdims, **kw)
     nan = isnan(x)
     out = reduce(lax.select(nan, lax.full_like(x, identity), x), axis, keepdims=keepdims, **kw)
@@ -377,9 +377,9 @@ def _nan_reduction(reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **
 
 
 def _not_nan(x, where):
-    """The `where` mask of the elements of `x` that count: not NaN (floats), and in
-    `where` when given."""
-    if not aval_of(x).dtype.is_float:
+    """The `where` mask of the elements of `x` that count: not NaN (floats and complex),
+    and in `where` when given."""
+    if not aval_of(x).dtype.is_inexact:
         return where
     keep = ~isnan(x)
     return keep if where is None else keep & to_array(where)
@@ -476,7 +476,7 @@ def _cumulative(name: str, a, axis, dtype, nan_identity=None, promote_integers=F
                  else _sum_dtype(aval.dtype, promote_integers))
     if out_dtype is not aval.dtype:
         x = lax.convert_element_type(x, out_dtype)
-    if nan_identity is not None and out_dtype.is_float:
+    if nan_identity is not None and out_dtype.is_inexact:
         x = lax.select(lax.ne(x, x), lax.full_like(x, nan_identity), x)
     return getattr(cumulative, "cum" + name)(x, axis)
 

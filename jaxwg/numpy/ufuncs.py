@@ -529,10 +529,11 @@ def fmax(x1, x2, /):
     [1.0, 0.0]
     """
     a, b = elementwise_operands("fmax", x1, x2)
-    if not _kind(a).is_float:
+    if not _kind(a).is_inexact:
         return lax.max(a, b)
-    # JAX's rule: x2 unless x1 is larger or x2 is NaN (so fmax(0.0, -0.0) is -0.0)
-    return lax.select(lax.bitwise_or(lax.gt(a, b), isnan(b)), a, b)
+    # JAX's rule: x2 unless x1 is larger (complex: lexicographically) or x2 is NaN (so
+    # fmax(0.0, -0.0) is -0.0)
+    return lax.select(lax.bitwise_or(greater(a, b), isnan(b)), a, b)
 
 
 def fmin(x1, x2, /):
@@ -543,9 +544,9 @@ def fmin(x1, x2, /):
     [0.0, 0.0]
     """
     a, b = elementwise_operands("fmin", x1, x2)
-    if not _kind(a).is_float:
+    if not _kind(a).is_inexact:
         return lax.min(a, b)
-    return lax.select(lax.bitwise_or(lax.lt(a, b), isnan(b)), a, b)  # as fmax
+    return lax.select(lax.bitwise_or(less(a, b), isnan(b)), a, b)  # as fmax
 
 
 def _bitwise(name: str, fn, numeric: bool = False):

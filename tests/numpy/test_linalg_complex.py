@@ -254,6 +254,37 @@ def test_rank_deficient_svd_pinv_rank_and_lstsq(m, n, rank):
     _assert_within(got_s, want_s, C * size * EPS * want_s[0], "lstsq s")
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.float32])
+def test_exact_outer_products_and_columns_of_mixed_scale(dtype):
+    # An exact rank-1 matrix: the columns Jacobi leaves in its null space are tiny (1e-21
+    # here), whose squared norms underflow float32; a QR of columns 1e21 apart alike.
+    imag = 1j if dtype is np.complex64 else -1
+    a = np.outer([1, imag, 2], [1, 2 * imag, -1]).astype(dtype)
+    a64 = a.astype(np.complex128)
+    u, s, vh = (np.asarray(t, np.complex128) for t in jnp.linalg.svd(a))
+    _assert_unitary_columns(u, 3, "U")
+    _assert_within(u[:, :1] * s[0] @ vh[:1], a64, C * 3 * EPS * s[0], "U s Vh")
+    _assert_within(s, np.linalg.svd(a64, compute_uv=False), C * 3 * EPS * s[0], "s")
+    # |A+| = 1 / s_0: a perturbation of |A| eps moves it by eps / s_0
+    _assert_within(jnp.linalg.pinv(a), np.linalg.pinv(a64, 30 * EPS), C * 3 * EPS / s[0], "pinv")
+    b = np.array([[1.0], [2.0], [3.0]], dtype)
+    _assert_within(jnp.linalg.lstsq(a, b)[0], np.linalg.lstsq(a64, b, rcond=30 * EPS)[0],
+                   C * 3 * EPS * np.abs(b).max() / s[0], "lstsq")
+    mixed = np.array([[1, 0], [0, 1e-21 * imag], [0, 1e-21]], dtype)
+    q, r = (np.asarray(t, np.complex128) for t in jnp.linalg.qr(mixed))
+    want_q, want_r = np.linalg.qr(mixed.astype(np.complex128))
+    _assert_within(r, want_r, C * EPS * np.abs(want_r), "R")
+    _assert_within(q, want_q, C * EPS, "Q")
+
+
+def test_qr_signs_follow_signed_zeros_as_jax():
+    # LAPACK's alpha takes the sign bit of Re x_j: -0.0 counts as negative.
+    for a in (np.diag([1j, -1j, 2j]).astype(np.complex64), np.array([[-0.0, 1], [1, 1]], np.float32),
+              np.array([[complex(-0.0, 1), 1], [0, 1]], np.complex64)):
+        for ours, theirs in zip(jnp.linalg.qr(a), jax_numpy.linalg.qr(a)):
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=0, atol=4 * EPS)
+
+
 def test_full_rank_lstsq_cond_and_norms():
     rng = np.random.default_rng(7)
     a, b = _complex(rng, (5, 3)), _complex(rng, (5,))
