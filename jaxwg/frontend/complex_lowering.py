@@ -271,13 +271,29 @@ def _copysign(magnitude: float, x: AluExp) -> AluExp:
     return alu.where(sign_bit(x), _c(x, -magnitude), _c(x, magnitude))
 
 
+def _times_exp(factor: AluExp, x: AluExp) -> AluExp:
+    """factor * exp(x), finite wherever it is: where exp(x) overflows, as
+    (factor * exp(x / 2)) * exp(x / 2) (exp(100 + 1e-30i) is 2.7e43 + 2.7e13i)."""
+    full = _f(P.exp_p)(x)
+    half = _f(P.exp_p)(x * _c(x, 0.5))
+    return alu.where(_is_inf(full), factor * half * half, factor * full)
+
+
+def _hyperbolic_times(value: AluExp, factor: AluExp, re: AluExp, odd: bool) -> AluExp:
+    """value * factor for value = sinh(re) (`odd`) or cosh(re), finite wherever it is:
+    where value overflows, as +-(factor / 2) exp(|re|) (`_times_exp`)."""
+    half_factor = factor * _c(re, 0.5)
+    if odd:
+        half_factor = alu.where(sign_bit(re), -half_factor, half_factor)
+    return alu.where(_is_inf(value), _times_exp(half_factor, _f(P.abs_p)(re)), value * factor)
+
+
 def _exp(z: Pair) -> Pair:
     re, im = z
-    scale = _f(P.exp_p)(re)
     # A real argument keeps a zero imaginary part (exp(inf) is inf + 0i, not inf * 0).
     real_arg = _is_zero(im)
-    out = (alu.where(real_arg, scale, scale * _f(P.cos_p)(im)),
-           alu.where(real_arg, im, scale * _f(P.sin_p)(im)))
+    out = (alu.where(real_arg, _f(P.exp_p)(re), _times_exp(_f(P.cos_p)(im), re)),
+           alu.where(real_arg, im, _times_exp(_f(P.sin_p)(im), re)))
     return _at_infinite_exponent(z, out, 0)
 
 
@@ -344,10 +360,12 @@ def _expm1(z: Pair) -> Pair:
     # exp(a) cos(b) - 1 = expm1(a) cos(b) - 2 sin^2(b / 2): no cancellation near 0.
     re, im = z
     s = _f(P.sin_p)(im * _c(im, 0.5))
-    real = _f(P.expm1_p)(re) * _f(P.cos_p)(im) - _c(re, 2) * s * s
+    grown, cos = _f(P.expm1_p)(re), _f(P.cos_p)(im)
+    # where expm1(a) overflows, exp(a) cos(b) may not (the -1 is lost there anyway)
+    real = alu.where(_is_inf(grown), _times_exp(cos, re), grown * cos) - _c(re, 2) * s * s
     real_arg = _is_zero(im)
     out = (alu.where(real_arg & _is_zero(re), _c(re, 0), real),  # +0 at -0 + 0i, as exp(z) - 1
-           alu.where(real_arg, im, _f(P.exp_p)(re) * _f(P.sin_p)(im)))
+           alu.where(real_arg, im, _times_exp(_f(P.sin_p)(im), re)))
     return _at_infinite_exponent(z, out, -1)
 
 
@@ -364,19 +382,20 @@ def _log1p(z: Pair) -> Pair:
 
 def _sinh(z: Pair) -> Pair:
     re, im = z
-    out = (alu.where(_is_zero(re), re, _f(P.sinh_p)(re) * _f(P.cos_p)(im)),  # sinh(iy) = i sin(y)
-           alu.where(_is_zero(im), im, _f(P.cosh_p)(re) * _f(P.sin_p)(im)))  # real on the real axis
+    sinh, cosh = _f(P.sinh_p)(re), _f(P.cosh_p)(re)
+    out = (alu.where(_is_zero(re), re, _hyperbolic_times(sinh, _f(P.cos_p)(im), re, True)),  # sinh(iy) = i sin(y)
+           alu.where(_is_zero(im), im, _hyperbolic_times(cosh, _f(P.sin_p)(im), re, False)))  # real on the real axis
     return _where(_is_inf(re) & ~is_finite_value(im), (re, _c(im, math.nan)), out)
 
 
 def _cosh(z: Pair) -> Pair:
     re, im = z
     zero = _c(re, 0)
-    real = _f(P.cosh_p)(re) * _f(P.cos_p)(im)
+    real = _hyperbolic_times(_f(P.cosh_p)(re), _f(P.cos_p)(im), re, False)
     # cosh(iy) = cos(y) and cosh(x) are real (the zero's sign: sinh(x) sin(y)'s).
     imag = alu.where(_is_zero(im), alu.where(sign_bit(re), -im, im),
                      alu.where(_is_zero(re) & ~is_finite_value(im), zero,
-                               _f(P.sinh_p)(re) * _f(P.sin_p)(im)))
+                               _hyperbolic_times(_f(P.sinh_p)(re), _f(P.sin_p)(im), re, True)))
     return _where(_is_inf(re) & ~is_finite_value(im), (_c(re, math.inf), _c(im, math.nan)), (real, imag))
 
 

@@ -34,8 +34,10 @@ from .slicing import gather
 def order_keys(x, equal_zeros: bool = True) -> list:
     """Arrays that compare (as integers, lexicographically) in JAX's sort order of `x`:
     -0 equals 0 unless not `equal_zeros` (top_k's total order puts -0 first). One key,
-    except for float64 (`_float64_keys`)."""
+    except for float64 (`_float64_keys`) and complex numbers (their parts' keys)."""
     dtype = aval_of(x).dtype
+    if dtype.is_complex:  # by real part, then imaginary part, as JAX's sort
+        return order_keys(lax.real(x), equal_zeros) + order_keys(lax.imag(x), equal_zeros)
     if dtype.is_bool:
         return [lax.convert_element_type(x, np.int32)]
     if dtype in dt.WIDENED:  # int8, int16, uint8, uint16: as their 32-bit integer, same order
@@ -245,6 +247,8 @@ def top_k(operand, k: int, *, axis: int = -1):
     ([5.0, 5.0], [1, 3])
     """
     shape = aval_of(operand).shape
+    if aval_of(operand).dtype.is_complex:
+        raise ValueError("top_k is not compatible with complex inputs.")
     if not -len(shape) <= axis < len(shape):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
     axis = axis % len(shape)

@@ -113,6 +113,8 @@ def _quantile(name: str, a, q, axis, method, keepdims, ignore_nan: bool):
     if method not in _METHODS:
         raise ValueError(f"method can only be one of {_METHODS}, got {method!r}")
     x = to_array(a)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
     if not np.issubdtype(x.dtype, np.inexact):
         x = x.astype(np.float32)
     qs = _quantiles(q)

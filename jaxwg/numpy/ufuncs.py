@@ -128,7 +128,7 @@ def log2(x, /):
     Array(3., dtype=float32)
     """
     (x,) = elementwise_operands("log2", x, to_inexact=True)
-    return lax.div(lax.log(x), lax.log(lax.full((), 2.0, _kind(x))))
+    return _log_base(x, 2.0)
 
 
 def log10(x, /):
@@ -139,7 +139,18 @@ def log10(x, /):
     2.0
     """
     (x,) = elementwise_operands("log10", x, to_inexact=True)
-    return lax.div(lax.log(x), lax.log(lax.full((), 10.0, _kind(x))))
+    return _log_base(x, 10.0)
+
+
+def _log_base(x, base: float):
+    """log(x) / log(base); for complex x each part divided by the real log(base), so
+    that log10(0j) is -inf + 0j and log10(inf j) is inf + 0.68j, not NaN (a complex
+    quotient multiplies the infinite part by the divisor's zero imaginary part)."""
+    log = lax.log(x)
+    if not _kind(x).is_complex:
+        return lax.div(log, lax.log(lax.full((), base, _kind(x))))
+    divisor = lax.log(lax.full((), base, dt.PART[_kind(x)]))
+    return lax.complex(lax.div(lax.real(log), divisor), lax.div(lax.imag(log), divisor))
 
 
 def _rounding(name: str, fn):

@@ -161,6 +161,32 @@ def test_special_values_follow_c99(platform, name):
         np.testing.assert_array_less(np.abs(a[finite] - e[finite]), bound, err_msg=f"{name} {part}")
 
 
+@pytest.mark.parametrize("name", ["exp", "expm1", "sinh", "cosh", "sin", "cos"])
+def test_products_with_an_overflowing_exponential_stay_finite(platform, name):
+    # exp(a) overflows float32 past a = 88.7, exp(a) cos(b) need not: each part within
+    # 32 eps of NumPy's complex128 (rounded to complex64) where finite, inf where inf.
+    z = np.array([complex(a, b) for a in (100, -80, 88.5, 89.5, 95) for b in (1e-30, 1.5707964, 0.5, 3.0)],
+                 np.complex64)
+    if name in ("sin", "cos"):  # their large imaginary parts
+        z = (z * 1j).astype(np.complex64)
+    with np.errstate(all="ignore"):
+        wide = z.astype(np.complex128)
+        expected = (np.exp(wide) - 1 if name == "expm1" else getattr(np, name)(wide)).astype(np.complex64)
+    actual = np.asarray(getattr(jnp, name)(jnp.asarray(z)))
+    for part in ("real", "imag"):
+        a, e = getattr(actual, part), getattr(expected, part)
+        np.testing.assert_array_equal(np.isinf(a), np.isinf(e), err_msg=f"{name} {part}")
+        finite = np.isfinite(e)
+        np.testing.assert_allclose(a[finite], e[finite], rtol=32 * EPS, err_msg=f"{name} {part}")
+
+
+def test_logarithms_to_other_bases_match_jax(platform):
+    z = np.array([0j, complex(0, math.inf), 1 + 2j, -3 + 0j, complex(-math.inf, 1)], np.complex64)
+    for name in ("log10", "log2"):
+        np.testing.assert_allclose(np.asarray(getattr(jnp, name)(jnp.asarray(z))),
+                                   np.asarray(getattr(jax_numpy, name)(z)), rtol=4 * EPS)
+
+
 def test_promotion_matches_jax():
     cases = [(jnp.ones(2, jnp.float32), 1j), (jnp.ones(2, jnp.int32), 2j), (jnp.ones(2, jnp.float16), 1j),
              (jnp.ones(2, jnp.complex64), 2.0), (jnp.ones(2, jnp.complex64), jnp.ones(2, jnp.float32))]
@@ -376,8 +402,19 @@ def test_scatter_products_and_extrema_match_jax(run):
             assert_close(actual, expected, 32 * EPS)
 
 
+def test_searchsorted_orders_lexicographically_as_jax(run):
+    a = np.sort(np.array([1 + 2j, 3 - 1j, 0.5j, complex(math.nan, 0), 1 + 1j, 1 + 2j], np.complex64))
+    v = np.array([1 + 2j, 1 + 0j, 0j, 5j, 3 - 1j, complex(math.nan, 1)], np.complex64)
+    for side in ("left", "right"):
+        actual = run(lambda x, y: jnp.searchsorted(x, y, side=side), jnp.asarray(a), jnp.asarray(v))
+        np.testing.assert_array_equal(np.asarray(actual), np.asarray(jax_numpy.searchsorted(a, v, side=side)))
+
+
 def test_unsupported_operations_raise_as_jax():
     z = jnp.ones(3, jnp.complex64)
+    for fn in (jnp.median, lambda v: jnp.quantile(v, 0.5), lambda v: lax.top_k(v, 2)):
+        with pytest.raises(ValueError, match="complex"):
+            fn(z)
     for fn in (jnp.floor, lambda v: lax.lt(v, v), jnp.argmax):
         with pytest.raises(TypeError, match="complex"):
             jaxwg.block_until_ready(fn(z))
