@@ -96,8 +96,8 @@ def _abs2(x):
 
 
 def _balanced(a):
-    """(a / 2^e, 2^e) for each matrix of `a`, 2^e at most its largest |entry| and above
-    half of it (1 for a zero or non-finite matrix): the factorizations sum squares of
+    """(a / 2^e, 2^e) for each matrix of `a`, 2^e within a factor of two of its largest
+    |entry| (1 for a zero or non-finite matrix): the factorizations sum squares of
     entries, which overflow float32 beyond about 1e19 and underflow below 1e-19; a power
     of two divides exactly. (float64 has no `frexp` on the device: exp2 of log2.)"""
     top = jnp.max(jnp.abs(a), axis=(-2, -1), keepdims=True, initial=0)
