@@ -216,14 +216,14 @@ def _div(a: Pair, b: Pair) -> Pair:
     divisor_finite = is_finite_value(br) & is_finite_value(bi)
     zero, inf = _c(br, 0), _c(br, math.inf)
     ur, ui = _unit(br), _unit(bi)
-    vanish = lost & finite & (_is_inf(br) | _is_inf(bi))
+    vanish = lost & finite & _has_inf(b)
     re = alu.where(vanish, zero * (ar * ur + ai * ui), re)
     im = alu.where(vanish, zero * (ai * ur - ar * ui), im)
     sr, si = _unit(ar), _unit(ai)
-    grow = lost & (_is_inf(ar) | _is_inf(ai)) & divisor_finite
+    grow = lost & _has_inf(a) & divisor_finite
     re = alu.where(grow, inf * (sr * br + si * bi), re)
     im = alu.where(grow, inf * (si * br - sr * bi), im)
-    by_zero = ~br.ne(zero) & ~bi.ne(zero)
+    by_zero = _is_zero(br) & _is_zero(bi)
     return alu.where(by_zero, ar / br, re), alu.where(by_zero, ai / br, im)
 
 
@@ -263,6 +263,12 @@ def _is_zero(x: AluExp) -> AluExp:
     return ~x.ne(_c(x, 0))
 
 
+def _infinite_beside_unbounded(z: Pair) -> AluExp:
+    """re is +-inf and im is inf or NaN: where the exponential functions' products of
+    exp(re) and a trigonometric function of im give NaN for C99's limits."""
+    return _is_inf(z[0]) & ~is_finite_value(z[1])
+
+
 def _where(cond: AluExp, value: Pair, out: Pair) -> Pair:
     return alu.where(cond, value[0], out[0]), alu.where(cond, value[1], out[1])
 
@@ -300,12 +306,11 @@ def _exp(z: Pair) -> Pair:
 def _at_infinite_exponent(z: Pair, out: Pair, below: float) -> Pair:
     """`out` of exp (`below` = 0) or expm1 (-1), with C99's values where re is infinite
     and im is not finite: inf + NaN i for re = +inf, `below` + 0i for re = -inf."""
-    re, im = z
-    wild = _is_inf(re) & ~is_finite_value(im)
+    re = z[0]
     negative = sign_bit(re)
     value = (alu.where(negative, _c(re, below), _c(re, math.inf)),
              alu.where(negative, _c(re, 0), _c(re, math.nan)))
-    return _where(wild, value, out)
+    return _where(_infinite_beside_unbounded(z), value, out)
 
 
 def _log(z: Pair) -> Pair:
@@ -346,7 +351,7 @@ def _tanh(z: Pair) -> Pair:
     out = (alu.where(_is_zero(re), re, T * (one + t * t) / d),  # tanh(iy) = i tan(y)
            alu.where(_is_zero(im), im, t * sech * sech / d))  # real on the real axis
     # +-1 + 0i at re = +-inf, whatever im is (tan(im) is NaN for an infinite one).
-    return _where(_is_inf(re) & ~is_finite_value(im), (_copysign(1, re), _c(im, 0)), out)
+    return _where(_infinite_beside_unbounded(z), (_copysign(1, re), _c(im, 0)), out)
 
 
 def _tan(z: Pair) -> Pair:
@@ -385,7 +390,7 @@ def _sinh(z: Pair) -> Pair:
     sinh, cosh = _f(P.sinh_p)(re), _f(P.cosh_p)(re)
     out = (alu.where(_is_zero(re), re, _hyperbolic_times(sinh, _f(P.cos_p)(im), re, True)),  # sinh(iy) = i sin(y)
            alu.where(_is_zero(im), im, _hyperbolic_times(cosh, _f(P.sin_p)(im), re, False)))  # real on the real axis
-    return _where(_is_inf(re) & ~is_finite_value(im), (re, _c(im, math.nan)), out)
+    return _where(_infinite_beside_unbounded(z), (re, _c(im, math.nan)), out)
 
 
 def _cosh(z: Pair) -> Pair:
@@ -396,15 +401,15 @@ def _cosh(z: Pair) -> Pair:
     imag = alu.where(_is_zero(im), alu.where(sign_bit(re), -im, im),
                      alu.where(_is_zero(re) & ~is_finite_value(im), zero,
                                _hyperbolic_times(_f(P.sinh_p)(re), _f(P.sin_p)(im), re, True)))
-    return _where(_is_inf(re) & ~is_finite_value(im), (_c(re, math.inf), _c(im, math.nan)), (real, imag))
+    return _where(_infinite_beside_unbounded(z), (_c(re, math.inf), _c(im, math.nan)), (real, imag))
 
 
 def _pow(z: Pair, w: Pair) -> Pair:
     # exp(w log z); 0 ** w is 1 for w = 0 and 0 for re(w) > 0 (NaN otherwise, as log 0).
     out = _exp(_mul(w, _log(z)))
     zero = _c(z[0], 0)
-    z_zero = ~z[0].ne(zero) & ~z[1].ne(zero)
-    w_zero = ~w[0].ne(zero) & ~w[1].ne(zero)
+    z_zero = _is_zero(z[0]) & _is_zero(z[1])
+    w_zero = _is_zero(w[0]) & _is_zero(w[1])
     vanish = z_zero & zero.lt(w[0])
     return (alu.where(w_zero, _c(zero, 1), alu.where(vanish, zero, out[0])),
             alu.where(w_zero | vanish, zero, out[1]))
@@ -484,13 +489,11 @@ def _above(a: Pair, b: Pair) -> AluExp:
 
 def _max(a: Pair, b: Pair) -> Pair:
     # XLA's: a where it is above b, else b (so max(NaN, 1) is 1 and max(1, NaN) NaN).
-    above = _above(a, b)
-    return alu.where(above, a[0], b[0]), alu.where(above, a[1], b[1])
+    return _where(_above(a, b), a, b)
 
 
 def _min(a: Pair, b: Pair) -> Pair:
-    below = _above(b, a)
-    return alu.where(below, a[0], b[0]), alu.where(below, a[1], b[1])
+    return _where(_above(b, a), a, b)
 
 
 def _integer_pow(z: Pair, y: int) -> Pair:

@@ -52,6 +52,7 @@ from ..transforms.custom import custom_jvp
 from ._util import check_arraylike, promote
 from .manipulation import matrix_transpose  # noqa: F401  (also jnp.linalg's)
 from .products import vecdot  # noqa: F401  (the same in both namespaces, as in JAX)
+from .ufuncs import abs_squared
 
 __all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
@@ -88,11 +89,6 @@ def _rows(n: int):
 def _h(a):
     """The conjugate transpose of each matrix in `a` (the transpose of a real one)."""
     return jnp.conj(matrix_transpose(a))
-
-
-def _abs2(x):
-    """|x|^2 elementwise, real: without abs's square root, and x * x for real x."""
-    return jnp.real(x) ** 2 + jnp.imag(x) ** 2 if jnp.iscomplexobj(x) else x * x
 
 
 def _balanced(a):
@@ -343,7 +339,7 @@ def _one_sided_round(g, v, first, second, inverse):
     """One round of Hestenes' one-sided Jacobi: each pair of columns of g rotated to be
     orthogonal (the rotation that diagonalizes their 2x2 Gram matrix), v alike."""
     gp, gq = jnp.take(g, first, axis=-1), jnp.take(g, second, axis=-1)
-    c, s = _rotation(jnp.sum(_abs2(gp), axis=-2), jnp.sum(_abs2(gq), axis=-2),
+    c, s = _rotation(jnp.sum(abs_squared(gp), axis=-2), jnp.sum(abs_squared(gq), axis=-2),
                      jnp.sum(jnp.conj(gp) * gq, axis=-2))
     return (_rotate(g, c, s, first, second, inverse, -1), _rotate(v, c, s, first, second, inverse, -1))
 
@@ -473,7 +469,7 @@ def _householder(a):
         x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
         xj = jnp.take(x, j, axis=-1)
         top = jnp.max(jnp.abs(x), axis=-1)  # |x| through x / top: no squares underflow
-        norm = top * jnp.sqrt(jnp.sum(_abs2(x / jnp.where(top > 0, top, 1)[..., None]), axis=-1))
+        norm = top * jnp.sqrt(jnp.sum(abs_squared(x / jnp.where(top > 0, top, 1)[..., None]), axis=-1))
         alpha = jnp.where(jnp.signbit(jnp.real(xj)), norm, -norm)
         keep = (jnp.max(jnp.where(rows > j, jnp.abs(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
         v = jnp.where(rows == j, 1, x / jnp.where(keep, 1, xj - alpha)[..., None])
@@ -550,7 +546,7 @@ def _svd_tall(a, full_matrices: bool, compute_uv: bool):
     if n > 1:
         g, v = _sweeps(_one_sided_round, g, v, size)
     g, v = g[..., :n], v[..., :n, :n]
-    s = jnp.sqrt(jnp.sum(_abs2(g), axis=-2))
+    s = jnp.sqrt(jnp.sum(abs_squared(g), axis=-2))
     order = jnp.argsort(-s, axis=-1)
     s = jnp.take_along_axis(s, order, axis=-1) * scale[..., 0]
     if not compute_uv:
@@ -755,7 +751,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     if numpy_resid and (int(rank) < n or m <= n):
         resid = jnp.zeros((0,), _real_dtype(a))
     else:
-        resid = jnp.sum(_abs2(b2 - jnp.matmul(a, x)), axis=0)
+        resid = jnp.sum(abs_squared(b2 - jnp.matmul(a, x)), axis=0)
     return (x[:, 0] if vector else x), resid, rank, s
 
 

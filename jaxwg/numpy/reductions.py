@@ -32,7 +32,7 @@ from ._util import (
     reject_out,
     to_array,
 )
-from .ufuncs import isnan, subtract
+from .ufuncs import abs_squared, isnan, subtract
 
 
 def _keep(out, shape, axes, keepdims: bool):
@@ -255,12 +255,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     compute = dt.float32 if out_dtype is dt.float16 else out_dtype
     x = lax.convert_element_type(x, compute)
     centered = subtract(x, mean(x, axis=axes, dtype=compute, keepdims=True, where=where))
+    squares = abs_squared(centered)
     if compute.is_complex:  # |z - mean|^2: a real variance, as JAX's
-        re, im = lax.real(centered), lax.imag(centered)
-        squares = lax.add(lax.mul(re, re), lax.mul(im, im))
         compute = out_dtype = dt.PART[compute]
-    else:
-        squares = lax.mul(centered, centered)
     total = sum(squares, axis=axes, where=where)
     count = lax.convert_element_type(_count(aval, axes, where), compute)
     normalizer = lax.sub(count, lax.convert_element_type(ddof, compute))

@@ -142,6 +142,21 @@ def log10(x, /):
     return _log_base(x, 10.0)
 
 
+def abs_squared(x):
+    """|x|^2 elementwise: x * x, and re^2 + im^2 (real) for complex x, without abs's
+    square root (the terms of variances and 2-norms).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg.numpy.ufuncs import abs_squared
+    >>> abs_squared(jnp.array([3 + 4j, 1j])).tolist()
+    [25.0, 1.0]
+    """
+    if _kind(x).is_complex:
+        re, im = lax.real(x), lax.imag(x)
+        return lax.add(lax.mul(re, re), lax.mul(im, im))
+    return lax.mul(x, x)
+
+
 def _log_base(x, base: float):
     """log(x) / log(base); for complex x each part divided by the real log(base), so
     that log10(0j) is -inf + 0j and log10(inf j) is inf + 0.68j, not NaN (a complex
