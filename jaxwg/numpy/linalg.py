@@ -566,7 +566,9 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     """U, s, Vh with a = U diag(s) Vh, s real and descending, U and Vh unitary, by
     one-sided Jacobi rotations (accurate to the precision of a's columns);
     `full_matrices` makes U and Vh square, `compute_uv=False` returns s alone.
-    `hermitian` is accepted and computes the same.
+    `hermitian=True` takes `a` as Hermitian and computes through `eigh` (of a
+    symmetrized, as in JAX): s = |w| sorted descending, U the eigenvectors in that order
+    and Vh = (U sign(w))^H.
 
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 4) for x in jnp.linalg.svd(jnp.array([[3.0, 0.0], [0.0, -4.0]]))[1].tolist()]
@@ -578,11 +580,25 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
         raise ValueError(f"svd requires ndim >= 2, got shape {a.shape}")
     if subset_by_index is not None:
         raise NotImplementedError("svd with subset_by_index is not implemented in jaxwg yet")
+    if hermitian:
+        return _hermitian_svd(a, compute_uv)
     if not compute_uv:
         return _jitted_singular_values(a)
     if not full_matrices:
         return SVDResult(*_jitted_svd_reduced(a))
     return SVDResult(*_svd(a, True, True))  # no derivative, as in JAX
+
+
+def _hermitian_svd(a, compute_uv: bool):
+    """`svd` of Hermitian matrices from their eigendecomposition, as JAX's."""
+    w, v = eigh(a)
+    order = jnp.flip(jnp.argsort(jnp.abs(w), axis=-1, stable=True), axis=-1)  # JAX's tie order
+    s = jnp.take_along_axis(jnp.abs(w), order, axis=-1)
+    if not compute_uv:
+        return s
+    u = jnp.take_along_axis(v, order[..., None, :], axis=-1)
+    sign = jnp.take_along_axis(jnp.sign(w), order, axis=-1).astype(u.dtype)
+    return SVDResult(u, s, _h(u * sign[..., None, :]))
 
 
 def _svd(a, full_matrices: bool, compute_uv: bool):
@@ -660,7 +676,8 @@ def _default_rtol(a):
 
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """The Moore-Penrose pseudo-inverse of each matrix in `a`: singular values below
-    `rtol` times the largest (JAX's default: 10 max(m, n) eps) count as zero.
+    `rtol` times the largest (JAX's default: 10 max(m, n) eps) count as zero;
+    `hermitian=True` takes them from `eigh` (`svd`'s).
 
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 4) for x in jnp.linalg.pinv(jnp.array([[2.0, 0.0], [0.0, 0.0]])).ravel().tolist()]
@@ -672,7 +689,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
         rtol = rcond
     check_arraylike("jnp.linalg.pinv", a)
     (a,) = promote(a, to_inexact=True)
-    u, s, vh = svd(a, full_matrices=False)
+    u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     rtol = _default_rtol(a) if rtol is None else jnp.asarray(rtol, _real_dtype(a))[..., None]
     cutoff = rtol * s[..., :1]
     s_inv = jnp.where(s > cutoff, 1 / jnp.where(s > cutoff, s, 1), 0)
@@ -691,7 +708,7 @@ def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
     (M,) = promote(M, to_inexact=True)
     if M.ndim < 2:
         return jnp.any(M != 0).astype(np.int32)
-    s = svdvals(M)
+    s = svd(M, compute_uv=False, hermitian=hermitian)
     if tol is None:
         rtol = max(M.shape[-2:]) * float(np.finfo(M.dtype).eps) if rtol is None else rtol
         tol = jnp.asarray(rtol, _real_dtype(M))[..., None] * s[..., :1]

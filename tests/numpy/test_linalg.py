@@ -267,6 +267,33 @@ def test_rank_deficient_svd_pinv_rank_and_cond():
                                np.linalg.svd(b.astype(np.float64), compute_uv=False), atol=1e-6)
 
 
+@needs_jax
+def test_hermitian_svd_pinv_and_rank_match_jax():
+    """hermitian=True goes through eigh, as JAX's: singular values |w| in JAX's order
+    (ties of |w| too: +-2 and +-1 below), U and Vh equal to JAX's up to each column's
+    sign, and a = U diag(s) Vh."""
+    rng = np.random.default_rng(7)
+    b = _random(rng, (4, 4)) + 1j * _random(rng, (4, 4))
+    a = np.stack([np.diag([1.0, -1.0, 2.0, -2.0]).astype(np.complex64),
+                  ((b + b.conj().T) / 2).astype(np.complex64)])
+    eps = np.finfo(np.float32).eps
+    for x in (a, a.real.copy()):
+        u, s, vh = jnp.linalg.svd(x, hermitian=True)
+        ju, js, jvh = jax_numpy.linalg.svd(x, hermitian=True)
+        assert (u.dtype, s.dtype, vh.dtype) == (ju.dtype, js.dtype, jvh.dtype)
+        np.testing.assert_allclose(np.asarray(s), np.asarray(js), rtol=0, atol=16 * eps * 4)
+        np.testing.assert_allclose(np.asarray(jnp.linalg.svd(x, compute_uv=False, hermitian=True)),
+                                   np.asarray(js), rtol=0, atol=16 * eps * 4)
+        phase = np.sum(np.asarray(u).conj() * np.asarray(ju), axis=-2, keepdims=True)  # per column
+        np.testing.assert_allclose(np.asarray(u) * phase, np.asarray(ju), atol=64 * eps)
+        np.testing.assert_allclose(np.asarray(u) * np.asarray(s)[..., None, :] @ np.asarray(vh), x,
+                                   atol=64 * eps * 4)
+        np.testing.assert_allclose(np.asarray(jnp.linalg.pinv(x, hermitian=True)),
+                                   np.asarray(jax_numpy.linalg.pinv(x, hermitian=True)), atol=1e-5)
+        np.testing.assert_array_equal(np.asarray(jnp.linalg.matrix_rank(x, hermitian=True)),
+                                      np.asarray(jax_numpy.linalg.matrix_rank(x, hermitian=True)))
+
+
 @pytest.mark.parametrize("magnitude", [1e20, 1e-25])
 def test_factorizations_of_huge_and_tiny_matrices(magnitude):
     # Their entries' squares overflow or underflow float32: the factorizations scale by
