@@ -16,6 +16,7 @@ from .array_api import *  # noqa: F403
 from .dtypes import *  # noqa: F403
 from .histograms import *  # noqa: F403
 from .indexing import *  # noqa: F403
+from .index_tricks import *  # noqa: F403
 from .io import *  # noqa: F403
 from .joining import *  # noqa: F403
 from .padding import *  # noqa: F403

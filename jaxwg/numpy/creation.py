@@ -29,13 +29,14 @@ from ..frontend.device import Device, get_device
 from ..frontend.trace import Tracer
 from . import ufuncs
 from ..lax.keys import key_data
+from ..transforms.batching import vmap
 from ._util import aval_of, check_arraylike, is_array, result_dtype
 from .manipulation import moveaxis
 
 
-__all__ = ["arange", "array", "asarray", "copy", "empty", "empty_like", "eye", "full", "full_like",
-           "geomspace", "identity", "linspace", "logspace", "ones", "ones_like", "tri", "zeros",
-           "zeros_like"]
+__all__ = ["arange", "array", "asarray", "copy", "empty", "empty_like", "eye", "frombuffer",
+           "fromfile", "fromfunction", "fromiter", "fromstring", "full", "full_like", "geomspace",
+           "identity", "linspace", "logspace", "ones", "ones_like", "tri", "zeros", "zeros_like"]
 
 def _float_dtype():
     return avals.canonical_dtype("float64")
@@ -505,3 +506,81 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
                           endpoint=endpoint, dtype=computation, axis=0)
     out = sign * magnitudes
     return lax.convert_element_type(moveaxis(out, 0, axis), out_dtype)
+
+
+# -- from functions, buffers and strings ------------------------------------------------------
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """`function` of the indices at every position of `shape`: as in JAX, one call, mapped
+    with `vmap` over each axis of the index arrays `arange(n, dtype=dtype)`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=int).tolist()
+    [[0, 1, 2], [10, 11, 12]]
+    """
+    try:  # as JAX: a negative size gives an empty axis (`arange` of it)
+        shape = tuple(operator.index(n) for n in shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{shape!r}. shape argument of jnp.fromfunction().") from None
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(n, dtype=dtype) for n in shape), **kwargs)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """A 1-d array of the bytes of `buffer` read as `dtype` (NumPy's `frombuffer`, then
+    copied to the device).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.frombuffer(b"\\x01\\x02", dtype=jnp.uint8).tolist()
+    [1, 2]
+    """
+    return asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """A 1-d array of the numbers in text `string` separated by `sep` (NumPy's
+    `fromstring`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fromstring("1 2 3", dtype=int, sep=" ").tolist()
+    [1, 2, 3]
+    """
+    return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def _impure(name: str, what: str):
+    raise NotImplementedError(
+        f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for use "
+        f"with JIT and other JAX transformations. Consider using jnp.asarray(np.{name}(...)) "
+        f"instead, although care should be taken if np.{name} is used within a jax "
+        f"transformations because of its potential side-effect of consuming the {what}; for "
+        "more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+
+
+def fromiter(*args, **kwargs):
+    """Not implemented, as in JAX (consuming an iterator is not pure): use
+    `jnp.asarray(np.fromiter(...))`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fromiter(iter([1, 2]), int)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    NotImplementedError: jnp.fromiter() is not implemented ...
+    """
+    _impure("fromiter", "iterable object")
+
+
+def fromfile(*args, **kwargs):
+    """Not implemented, as in JAX (reading a file is not pure): use
+    `jnp.asarray(np.fromfile(...))`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fromfile("x.bin")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    NotImplementedError: jnp.fromfile() is not implemented ...
+    """
+    _impure("fromfile", "file object")

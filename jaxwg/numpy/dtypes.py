@@ -22,15 +22,21 @@ from ..frontend import promotion
 from ._util import promotable
 
 __all__ = [
+    "ComplexWarning",
     "bool",
     "bool_",
     "can_cast",
+    "cdouble",
+    "character",
     "complex64",
     "complex128",
     "complex_",
     "complexfloating",
+    "csingle",
+    "double",
     "dtype",
     "finfo",
+    "flexible",
     "float16",
     "float32",
     "float64",
@@ -48,9 +54,12 @@ __all__ = [
     "isdtype",
     "issubdtype",
     "number",
+    "object_",
     "promote_types",
     "result_type",
     "signedinteger",
+    "single",
+    "uint",
     "uint8",
     "uint16",
     "uint32",
@@ -104,6 +113,10 @@ uint8, uint16, uint32, uint64 = (_scalar_type(t) for t in (np.uint8, np.uint16, 
 float16, float32, float64 = (_scalar_type(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = _scalar_type(np.complex64), _scalar_type(np.complex128)
 float_, int_, complex_ = float64, int64, complex128
+# NumPy's C-type aliases, as in JAX: `double(1)` is float32 unless x64 is on, as float64(1).
+single, double, csingle, cdouble, uint = float32, float64, complex64, complex128, uint64
+object_, character, flexible = np.object_, np.character, np.flexible  # NumPy's, as in JAX
+ComplexWarning = np.exceptions.ComplexWarning
 generic, number, inexact, floating = np.generic, np.number, np.inexact, np.floating
 complexfloating = np.complexfloating
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger

@@ -1,6 +1,9 @@
 """Saving and loading arrays in NumPy's `.npy` and `.npz` formats, through host memory:
 `save`, `savez` write an array's value as NumPy would; `load` reads a `.npy` file into a
-jaxwg array (a `.npz` file gives NumPy's lazy `NpzFile`, as in JAX).
+jaxwg array (a `.npz` file gives NumPy's lazy `NpzFile`, as in JAX). Printing is NumPy's,
+as in JAX: `array_repr`, `array_str`, `printoptions`, `get_printoptions`,
+`set_printoptions` (arrays print through NumPy, so its print options apply), and
+`iterable`.
 
 >>> import io, jaxwg.numpy as jnp
 >>> f = io.BytesIO()
@@ -15,7 +18,16 @@ import numpy as np
 
 from .creation import asarray
 
-__all__ = ["load", "save", "savez"]
+__all__ = ["array_repr", "array_str", "get_printoptions", "iterable", "load", "printoptions",
+           "save", "savez", "set_printoptions"]
+
+# NumPy's own functions, as JAX's jnp has them: they read arrays through `__array__`.
+array_repr = np.array_repr
+array_str = np.array_str
+iterable = np.iterable
+printoptions = np.printoptions
+get_printoptions = np.get_printoptions
+set_printoptions = np.set_printoptions
 
 
 def save(file, arr, allow_pickle=True):

@@ -31,6 +31,7 @@ from ._util import (
     broadcast_to_shape,
     canonicalize_axis,
     check_arraylike,
+    concrete,
     slice_axis,
     static_value,
     to_array,
@@ -44,11 +45,13 @@ __all__ = [
     "broadcast_arrays",
     "broadcast_shapes",
     "broadcast_to",
+    "dsplit",
     "expand_dims",
     "isscalar",
     "flip",
     "fliplr",
     "flipud",
+    "hsplit",
     "matrix_transpose",
     "moveaxis",
     "ndim",
@@ -57,6 +60,7 @@ __all__ = [
     "repeat",
     "reshape",
     "resize",
+    "rollaxis",
     "rot90",
     "shape",
     "size",
@@ -64,6 +68,7 @@ __all__ = [
     "swapaxes",
     "tile",
     "transpose",
+    "vsplit",
 ]
 
 
@@ -334,6 +339,26 @@ def moveaxis(a, source, destination):
 
 
 @moves_keys(0)
+def rollaxis(a, axis, start=0):
+    """`a` with `axis` moved to sit before position `start` (NumPy's older `moveaxis`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.rollaxis(jnp.ones((2, 3, 4, 5)), 3, 1).shape
+    (2, 5, 3, 4)
+    """
+    check_arraylike("rollaxis", a)
+    x = to_array(a)
+    nd = aval_of(x).ndim
+    start = operator.index(concrete(start, "The 'start' argument of jnp.rollaxis() must be "
+                                           "static."))
+    ax = axis_index(axis, nd)
+    if not -nd <= start <= nd:
+        raise ValueError(f"start={start} must satisfy {-nd}<=start<={nd}")
+    start = start + nd if start < 0 else start
+    return moveaxis(x, ax, start - 1 if start > ax else start)
+
+
+@moves_keys(0)
 def swapaxes(a, axis1, axis2):
     """`a` with axes `axis1` and `axis2` exchanged.
 
@@ -411,6 +436,50 @@ def flipud(m):
     [[3, 4], [1, 2]]
     """
     return flip(m, 0)
+
+
+# -- splitting along a named axis ------------------------------------------------------------
+
+
+def _split_along(name: str, ary, indices_or_sections, axis: int | None):
+    """`split` of `ary` along `axis` (None: axis 1, or 0 of a 1-d array)."""
+    from .joining import split  # joining imports this module
+
+    check_arraylike(name, ary)
+    x = to_array(ary)
+    if axis is None:
+        axis = 0 if aval_of(x).ndim == 1 else 1
+    return split(x, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """`split` along axis 1 (axis 0 of a 1-d array).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [p.shape for p in jnp.hsplit(jnp.ones((2, 4)), 2)]
+    [(2, 2), (2, 2)]
+    """
+    return _split_along("hsplit", ary, indices_or_sections, None)
+
+
+def vsplit(ary, indices_or_sections):
+    """`split` along axis 0.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [p.tolist() for p in jnp.vsplit(jnp.arange(4), [1])]
+    [[0], [1, 2, 3]]
+    """
+    return _split_along("vsplit", ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    """`split` along axis 2.
+
+    >>> import jaxwg.numpy as jnp
+    >>> [p.shape for p in jnp.dsplit(jnp.ones((1, 2, 6)), 3)]
+    [(1, 2, 2), (1, 2, 2), (1, 2, 2)]
+    """
+    return _split_along("dsplit", ary, indices_or_sections, 2)
 
 
 # -- at least n dimensions -----------------------------------------------------------------

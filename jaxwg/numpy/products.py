@@ -28,14 +28,15 @@ from ._util import (
     broadcast_shapes,
     canonicalize_axis,
     check_arraylike,
+    is_array,
     reject_out,
     result_dtype,
     to_array,
 )
 from .reductions import sum as _jnp_sum
 
-__all__ = ["diagonal", "dot", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "trace",
-           "vdot", "vecdot", "vecmat"]
+__all__ = ["diagonal", "dot", "einsum", "einsum_path", "inner", "matmul", "matvec", "outer",
+           "tensordot", "trace", "vdot", "vecdot", "vecmat"]
 
 
 # -- shared pieces -----------------------------------------------------------------------------
@@ -588,3 +589,47 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     x, names = _reduce_own(x, names, set(output))
     x = lax.transpose(x, [names.index(n) for n in output])
     return _finish(x, dtype, weak)
+
+
+def _label_str(names) -> str:
+    return "".join("..." if n not in _LETTERS else n for n in dict.fromkeys(names))
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """The contraction order of `einsum` for these operands, as (path, description).
+
+    Unlike JAX, which returns opt_einsum's optimized path and its `PathInfo`, this is the
+    order jaxwg's `einsum` uses: left to right (each step contracts the first remaining
+    operand with the running result), in opt_einsum's format (each step lists the
+    positions of the operands it takes from the current list, and appends the result),
+    and the description is a string. An explicit path passed as `optimize` is returned.
+
+    >>> import jaxwg.numpy as jnp
+    >>> x = jnp.ones((2, 3))
+    >>> jnp.einsum_path("ij,jk,kl->il", x, x.T, x)[0]
+    [(0, 1), (0, 1)]
+    """
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists((subscripts,) + operands)
+    if not operands:
+        raise ValueError("einsum requires at least one operand")
+    shapes = [aval_of(a).shape if is_array(a) else np.shape(a) for a in operands]
+    labels, output, _ = _parse(subscripts, shapes)
+    n = len(labels)
+    if isinstance(optimize, (list, tuple)):
+        path = [tuple(step) for step in optimize if not isinstance(step, str)]
+    elif n == 1:
+        path = [(0,)]
+    else:  # after the first pair, the running result sits last
+        path = [(0, 1)] + [(0, n - k) for k in range(2, n)]
+    lines = [f"  Complete contraction:  {subscripts}", "  Contraction order: left to right "
+             "(jaxwg's einsum)"]
+    current = list(labels)
+    for step in path:
+        taken = [current[i] for i in step]
+        current = [names for i, names in enumerate(current) if i not in step]
+        keep = set(output).union(*current)
+        result = [name for names in taken for name in dict.fromkeys(names) if name in keep]
+        lines.append(f"  {','.join(_label_str(t) for t in taken)}->{_label_str(result)}")
+        current.append(result)
+    return path, "\n".join(lines)
