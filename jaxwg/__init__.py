@@ -39,6 +39,14 @@ from .transforms.checkpoint import checkpoint, checkpoint_policies, remat
 from .transforms.custom import closure_convert, custom_jvp, custom_vjp
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, linearize, value_and_grad, vjp
+from .transforms.ad import float0
+from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, local_device_count,
+                                    named_call, named_scope, typeof)
+from .transforms.derivatives import custom_gradient, linear_transpose
+from .transforms.callback import pure_callback
+from .config import (debug_infs, debug_nans, default_matmul_precision, default_prng_impl,
+                     enable_checks, enable_x64, log_compiles, numpy_dtype_promotion,
+                     numpy_rank_promotion)
 
 __version__ = "0.1.0"
 
@@ -48,7 +56,11 @@ __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "profiler", "
            "device_put", "devices", "dtypes", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd",
            "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
            "make_jaxpr", "nn", "numpy", "print_environment_info", "random", "remat", "scipy", "tree",
-           "tree_util", "value_and_grad", "vjp", "vmap"]
+           "tree_util", "value_and_grad", "vjp", "vmap"] + [
+           "clear_caches", "custom_gradient", "debug_infs", "debug_nans", "default_matmul_precision",
+           "default_prng_impl", "enable_checks", "enable_x64", "ensure_compile_time_eval", "float0",
+           "linear_transpose", "local_device_count", "log_compiles", "named_call", "named_scope",
+           "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback", "typeof"]
 
 from . import errors as _errors
 

@@ -165,3 +165,70 @@ class Config:
 
 
 config = Config()
+
+
+class _State:
+    """A context manager factory for one option, as JAX's top-level ones (`jax.enable_x64`,
+    `jax.debug_nans`, ...): `with jaxwg.debug_nans(True): ...`; `.value` reads it. An
+    option jaxwg's config lacks takes only the values jaxwg honours (`accepted`, the first
+    its value) and raises NotImplementedError for the others JAX takes (`known`), ValueError
+    for the rest.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> with jaxwg.enable_x64(True):
+    ...     jnp.ones(1).dtype
+    dtype('float64')
+    >>> jaxwg.enable_x64.value
+    False
+    """
+
+    def __init__(self, name: str, accepted=None, known=None, default_arg=True):
+        self.name, self.accepted, self.known, self._default_arg = name, accepted, known, default_arg
+
+    @property
+    def value(self):
+        return config.read(self.name) if self.name in _OPTIONS else self.accepted[0]
+
+    def __call__(self, new_val=_UNSET):
+        new_val = self._default_arg if new_val is _UNSET else new_val
+        if self.name in _OPTIONS:
+            if isinstance(_OPTIONS[self.name].default, bool):
+                new_val = bool(new_val)
+            if _OPTIONS[self.name].shapes_programs:
+                return self._updated(new_val)
+            return config.override(self.name, new_val)
+        if new_val not in self.accepted:
+            if new_val in self.known:
+                raise NotImplementedError(f"{self.name}={new_val!r}: jaxwg honours only "
+                                          f"{', '.join(map(repr, self.accepted))}")
+            raise ValueError(f"new enum value must be in {list(self.known)}, got {new_val!r}.")
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def _updated(self, new_val):
+        # Traced programs depend on it, so it is set for all threads (JAX's is per thread).
+        saved = config.read(self.name)
+        config.update(self.name, new_val)
+        try:
+            yield
+        finally:
+            config.update(self.name, saved)
+
+
+_PRECISIONS = (None, "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+               "bfloat16_3x")
+enable_x64 = _State("jax_enable_x64")
+debug_nans = _State("jax_debug_nans")
+debug_infs = _State("jax_debug_infs")
+# jaxwg multiplies float32 in float32: the precisions that ask for that.
+default_matmul_precision = _State("jax_default_matmul_precision",
+                                  (None, "default", "highest", "float32"), _PRECISIONS, None)
+numpy_dtype_promotion = _State("jax_numpy_dtype_promotion", ("standard",), ("standard", "strict"),
+                               "standard")
+numpy_rank_promotion = _State("jax_numpy_rank_promotion", ("allow",), ("allow", "warn", "raise"),
+                              "allow")
+log_compiles = _State("jax_log_compiles", (False, 0), (False, True, 0, 1))
+enable_checks = _State("jax_enable_checks", (False, 0), (False, True, 0, 1))
+default_prng_impl = _State("jax_default_prng_impl", ("threefry2x32",),
+                           ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
+                            "philox4x32"), "threefry2x32")

@@ -19,6 +19,7 @@ from .cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
                       dynamic_slice, dynamic_update_slice, gather, scatter, scatter_add, scatter_max,
                       scatter_min, scatter_mul)
+from .slicing import dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice_in_dim, index_take
 from .fft import FftType, fft
 from .sorting import sort, sort_key_val, top_k
 from .special import *  # noqa: F403
@@ -34,7 +35,8 @@ __all__ = _lax_all + _special_all + ["GatherDimensionNumbers", "GatherScatterMod
                       "dynamic_slice", "fori_loop", "gather", "map", "scan", "sort", "sort_key_val", "switch",
                       "top_k", "while_loop", "padtype_to_pads", "reduce", "reduce_window",
                       "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
-                      "conv_transpose", "conv_with_general_padding", "FftType", "fft"]
+                      "conv_transpose", "conv_with_general_padding", "FftType", "fft"] + [
+                      "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice_in_dim", "index_take"]
 
 from .. import errors as _errors
 

@@ -8,8 +8,12 @@ Array([0, 2, 4], dtype=int32)
 
 from __future__ import annotations
 
+import builtins
+import enum
 import math
 import operator
+import typing
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -187,7 +191,12 @@ def integer_pow(x, y: int):
     >>> lax.integer_pow(jnp.array([2.0, 3.0]), 3).tolist()
     [8.0, 27.0]
     """
-    return bind(P.integer_pow_p, x, y=int(y))
+    y = int(y)
+    if y < 0 and not avals.is_python_scalar(x) and _aval_of(x).dtype.is_int:
+        aval = _aval_of(x)
+        raise TypeError(f"Integers cannot be raised to negative powers, got "
+                        f"integer_pow({aval.dtype.name}[{','.join(map(str, aval.shape))}], {y})")
+    return bind(P.integer_pow_p, x, y=y)
 
 
 @moves_keys(rest=1)
@@ -759,5 +768,399 @@ def stop_gradient(x):
     return pytree.tree_map(stop, x)
 
 
+
+class Precision(enum.Enum):
+    """The `precision` of dot products and convolutions, as `jax.lax.Precision` (also
+    from the strings JAX accepts). jaxwg computes float32 products in float32 whatever it
+    says.
+
+    >>> from jaxwg import lax
+    >>> lax.Precision("highest"), str(lax.Precision.HIGH)
+    (Precision.HIGHEST, 'HIGH')
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return {"highest": cls.HIGHEST, "float32": cls.HIGHEST, "high": cls.HIGH,
+                "bfloat16_3x": cls.HIGH, "tensorfloat32": cls.HIGH, "default": cls.DEFAULT,
+                "bfloat16": cls.DEFAULT, "fastest": cls.DEFAULT, None: cls.DEFAULT}.get(value)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `round` rounds halfway values: away from zero (0) or to the nearest even (1).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.round(jnp.array([2.5]), lax.RoundingMethod.TO_NEAREST_EVEN).tolist()
+    [2.0]
+    """
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+# The dimension numbers of `dot_general`: ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)).
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]]
+
+
+def reciprocal(x):
+    """1 / x, as `integer_pow(x, -1)` (so integers raise, as JAX's).
+
+    >>> from jaxwg import lax
+    >>> lax.reciprocal(4.0).item()
+    0.25
+    """
+    return integer_pow(x, -1)
+
+
+def _same_dtypes(name: str, *args) -> None:
+    """JAX's TypeError where the operands of lax.`name` differ in dtype."""
+    dtypes = [_aval_of(a).dtype for a in args if not avals.is_python_scalar(a)]
+    if any(d != dtypes[0] for d in dtypes):
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(d.name for d in dtypes)}.")
+
+
+def _check_kind(name: str, x, kind: str, accepted: str) -> None:
+    """JAX's TypeError where an operand of `name` is not of `accepted` (a dtype property)."""
+    dtype = _aval_of(_scalars_like([x])[0] if avals.is_python_scalar(x) else x).dtype
+    if not getattr(dtype, kind):
+        raise TypeError(f"{name} does not accept dtype {dtype.name} at position 0. Accepted "
+                        f"dtypes at position 0 are subtypes of {accepted}.")
+
+
+def nextafter(x1, x2):
+    """The next float after `x1` toward `x2` (`x2` where equal), as `jnp.nextafter` but
+    for operands of one float dtype (a TypeError otherwise, as JAX's).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.nextafter(jnp.float32(1), jnp.float32(2)).item()
+    1.0000001192092896
+    """
+    from ..numpy.more_math import nextafter as _jnp_nextafter  # numpy builds it on lax
+
+    _same_dtypes("nextafter", x1, x2)
+    x1, x2 = _scalars_like([x1, x2])
+    _check_kind("nextafter", x1, "is_float", "floating")
+    return _jnp_nextafter(x1, x2)
+
+
+@moves_keys(0)
+def tile(operand, reps):
+    """`operand` repeated `reps[i]` times along each axis i (one rep per axis).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.tile(jnp.array([1, 2]), (2,)).tolist()
+    [1, 2, 1, 2]
+    """
+    shape = _aval_of(operand).shape
+    reps = tuple(operator.index(r) for r in reps)
+    if len(reps) != len(shape):
+        raise TypeError(f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
+                        f"and x.ndim={len(shape)}.")
+    wide = tuple(d for r, n in zip(reps, shape) for d in (r, n))
+    out = broadcast_in_dim(operand, wide, tuple(range(1, 2 * len(shape), 2)))
+    return reshape(out, tuple(r * n for r, n in zip(reps, shape)))
+
+
+@moves_keys(0)
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """`operand` with the axes [start_dimension, stop_dimension) merged into one.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.collapse(jnp.ones((2, 3, 4)), 1).shape
+    (2, 12)
+    """
+    shape = _aval_of(operand).shape
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+def broadcast_shapes(*shapes):
+    """The shape that `shapes` broadcast to (a ValueError naming them if they do not).
+
+    >>> from jaxwg import lax
+    >>> lax.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    shapes = [(int(s),) if np.ndim(s) == 0 else tuple(int(n) for n in s) for s in shapes]
+    rank = builtins.max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    out = []
+    for sizes in zip(*padded):
+        big = {n for n in sizes if n != 1}
+        if len(big) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
+
+
+def broadcast_to_rank(x, rank: int):
+    """`x` with leading size-1 axes up to `rank`.
+
+    >>> from jaxwg import lax
+    >>> lax.broadcast_to_rank(1.0, 2).shape
+    (1, 1)
+    """
+    x = _scalars_like([x])[0] if avals.is_python_scalar(x) else x
+    if avals.is_python_scalar(x):
+        x = _scalar(x)
+    ndim = _aval_of(x).ndim
+    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
+
+
+def reduce_xor(operand, axes):
+    """The bitwise exclusive or of `operand` (bools or integers) over `axes`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.reduce_xor(jnp.array([5, 3, 1]), (0,)).item()
+    7
+    """
+    from .windows import reduce as _reduce
+
+    dtype = _aval_of(operand).dtype
+    if not (dtype.is_bool or dtype.is_int):
+        raise TypeError(f"logical reduction requires operand dtype bool or int, got {dtype.name}.")
+    return _reduce(operand, _scalar(False if dtype.is_bool else 0, dtype), bitwise_xor, tuple(axes))
+
+
+def mulhi(x, y, /):
+    """The high half of the bits of x * y for integers of one dtype (the full product
+    is twice their width), as `jax.lax.mulhi`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.mulhi(jnp.uint32(2 ** 31), jnp.uint32(6)).item()
+    3
+    """
+    _same_dtypes("mulhi", x, y)
+    x, y = _scalars_like([x, y])
+    _check_kind("mulhi", x, "is_int", "integer")
+    dtype = _aval_of(x).dtype
+    bits = dtype.itemsize * 8
+    if bits <= 16:  # the product fits the 32-bit type of the same signedness
+        wide = "uint32" if dtype.is_unsigned else "int32"
+        product = mul(convert_element_type(x, wide), convert_element_type(y, wide))
+        return convert_element_type(shift_right_arithmetic(product, bits) if not dtype.is_unsigned
+                                    else shift_right_logical(product, bits), dtype)
+    unsigned = avals.canonical_dtype(f"uint{bits}")
+    a, b = bitcast_convert_type(x, unsigned), bitcast_convert_type(y, unsigned)
+    half, mask = bits // 2, (1 << (bits // 2)) - 1
+    a_lo, a_hi = bitwise_and(a, mask), shift_right_logical(a, half)
+    b_lo, b_hi = bitwise_and(b, mask), shift_right_logical(b, half)
+    lo_lo, hi_lo, lo_hi = mul(a_lo, b_lo), mul(a_hi, b_lo), mul(a_lo, b_hi)
+    cross = add(add(shift_right_logical(lo_lo, half), bitwise_and(hi_lo, mask)), lo_hi)
+    high = add(add(shift_right_logical(hi_lo, half), shift_right_logical(cross, half)),
+               mul(a_hi, b_hi))
+    if not dtype.is_unsigned:  # the signed product's high half, modulo 2^bits
+        zero = _scalar(0, unsigned)
+        high = sub(high, select(lt(x, _scalar(0, dtype)), b, zero))
+        high = sub(high, select(lt(y, _scalar(0, dtype)), a, zero))
+    return bitcast_convert_type(high, dtype)
+
+
+def optimization_barrier(operand, /):
+    """`operand` (a pytree of arrays) unchanged: XLA's barrier against moving work
+    across it; jaxwg's fusion needs none.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.optimization_barrier((jnp.ones(2), 3))[1].item()
+    3
+    """
+    from ..frontend import pytree
+
+    return pytree.tree_map(lambda a: _scalar(a) if avals.is_python_scalar(a) else a, operand)
+
+
+def axis_size(axis_name) -> int:
+    """The size of the vmap axis `axis_name` (the product of sizes for a tuple of names).
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> jaxwg.vmap(lambda v: v * lax.axis_size("i"), axis_name="i")(jnp.ones(3)).tolist()
+    [3.0, 3.0, 3.0]
+    """
+    from ..frontend.trace import axis_size as _size
+
+    return math.prod(_size(name) for name in _axis_names(axis_name))
+
+
+@moves_keys(0)
+def stack(operands, axis: int = 0):
+    """`operands` (of one shape and dtype) joined along a new axis `axis`.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.stack([jnp.arange(2), jnp.arange(2)], 1).tolist()
+    [[0, 0], [1, 1]]
+    """
+    operands = [_scalar(a) if avals.is_python_scalar(a) else a for a in operands]
+    _same_dtypes("stack", *operands)
+    ndim = _aval_of(operands[0]).ndim
+    if not -ndim - 1 <= axis <= ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim + 1}")
+    axis %= ndim + 1
+    return concatenate([expand_dims(a, (axis,)) for a in operands], axis)
+
+
+@moves_keys(0)
+def unstack(x, axis: int = 0) -> tuple:
+    """The slices of `x` along `axis`, as a tuple.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [a.tolist() for a in lax.unstack(jnp.arange(4).reshape(2, 2), 1)]
+    [[0, 2], [1, 3]]
+    """
+    x = _scalar(x) if avals.is_python_scalar(x) else x
+    shape = _aval_of(x).shape
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
+    axis %= len(shape)
+    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+
+
+def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
+                              base_dilation=None, window_dilation=None):
+    """The output shape of `reduce_window` with explicit (low, high) `padding`.
+
+    >>> from jaxwg import lax
+    >>> lax.reduce_window_shape_tuple((5, 6), (2, 2), (1, 2), ((0, 0), (1, 1)))
+    (4, 4)
+    """
+    from .windows import window_count
+
+    if base_dilation is not None:
+        operand_shape = tuple(0 if d == 0 else 1 + r * (d - 1)
+                              for d, r in zip(operand_shape, base_dilation))
+    window_dilation = (1,) * len(operand_shape) if window_dilation is None else window_dilation
+    return tuple(window_count(d + lo + hi, w, s, r) for d, (lo, hi), w, s, r in
+                 zip(operand_shape, padding, window_dimensions, window_strides, window_dilation))
+
+
+# The `dimension_numbers` that `conv_general_dilated` takes: three spec strings, a
+# `ConvDimensionNumbers` or None.
+ConvGeneralDilatedDimensionNumbers = typing.Union[tuple[str, str, str], "ConvDimensionNumbers", None]
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1):
+    """The output shape of a convolution of an NCHW... `lhs_shape` with an OIHW...
+    `rhs_shape` (`pads` explicit pairs or a padding string).
+
+    >>> from jaxwg import lax
+    >>> lax.conv_shape_tuple((1, 3, 8, 8), (4, 3, 3, 3), (2, 2), "SAME")
+    (1, 4, 4, 4)
+    """
+    from .windows import padtype_to_pads, window_count
+
+    lhs_shape, rhs_shape = tuple(lhs_shape), tuple(rhs_shape)
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError(f"Wrong number of explicit pads for convolution: expected "
+                        f"{len(lhs_shape) - 2}, got {len(pads)}.")
+    padded = [int(d) + int(lo) + int(hi) for d, (lo, hi) in zip(lhs_shape[2:], pads)]
+    if builtins.any(d < 0 for d in padded):
+        raise ValueError("Negative padding is larger than the size of the corresponding "
+                         f"dimension: got padding={pads} for lhs_shape[2:]={lhs_shape[2:]}")
+    batch = lhs_shape[0] // batch_group_count
+    return (int(batch), int(rhs_shape[0])) + tuple(
+        window_count(d, int(k), int(s)) for d, k, s in zip(padded, rhs_shape[2:], strides))
+
+
+def _conv_permuted(lhs_shape, rhs_shape, dimension_numbers):
+    """The shapes in NCHW... / OIHW... order, and the output spec's permutation."""
+    from .convolution import conv_dimension_numbers
+
+    dn = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
+    return (tuple(lhs_shape[i] for i in dn.lhs_spec), tuple(rhs_shape[i] for i in dn.rhs_spec),
+            dn.out_spec)
+
+
+def _unpermute(shape, out_spec) -> tuple:
+    out = [0] * len(shape)
+    for size, axis in zip(shape, out_spec):
+        out[axis] = int(size)
+    return tuple(out)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+    """The output shape of `conv_general_dilated` for these `dimension_numbers`.
+
+    >>> from jaxwg import lax
+    >>> lax.conv_general_shape_tuple((1, 8, 8, 3), (3, 3, 3, 4), (1, 1), "VALID",
+    ...                              ("NHWC", "HWIO", "NHWC"))
+    (1, 6, 6, 4)
+    """
+    lhs, rhs, out_spec = _conv_permuted(lhs_shape, rhs_shape, dimension_numbers)
+    return _unpermute(conv_shape_tuple(lhs, rhs, window_strides, padding), out_spec)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+    """The output shape of `conv_transpose` for these `dimension_numbers`.
+
+    >>> from jaxwg import lax
+    >>> lax.conv_transpose_shape_tuple((1, 4, 4, 3), (3, 3, 3, 4), (2, 2), "SAME",
+    ...                                ("NHWC", "HWIO", "NHWC"))
+    (1, 8, 8, 4)
+    """
+    from .convolution import _transpose_padding
+
+    lhs, rhs, out_spec = _conv_permuted(lhs_shape, rhs_shape, dimension_numbers)
+    if isinstance(padding, str):
+        padding = [_transpose_padding(k, s, padding) for k, s in zip(rhs[2:], window_strides)]
+    space = [(i - 1) * s - k + 2 + builtins.sum(p)
+             for i, k, s, p in zip(lhs[2:], rhs[2:], window_strides, padding)]
+    return _unpermute((lhs[0], rhs[0], *space), out_spec)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
+                                 rhs_dilation=None, dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+    """The patches of `lhs` that a convolution with a `filter_shape` window sees, as
+    channels (each input channel's patch elements in a row), by a grouped convolution with
+    an identity kernel, as JAX's.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.conv_general_dilated_patches(jnp.arange(4.0).reshape(1, 1, 4), (2,), (1,), "VALID").tolist()
+    [[[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]]
+    """
+    from .convolution import conv_dimension_numbers, conv_general_dilated
+
+    if avals.is_python_scalar(lhs) or not hasattr(lhs, "shape"):
+        lhs = _scalar(lhs)
+    shape, filter_shape = _aval_of(lhs).shape, tuple(filter_shape)
+    dn = conv_dimension_numbers(shape, (1, 1) + filter_shape, dimension_numbers)
+    spatial, channels = math.prod(filter_shape), shape[dn.lhs_spec[1]]
+    rhs = _eye(_aval_of(lhs).dtype, (spatial, spatial))
+    rhs = broadcast_in_dim(rhs, (channels, spatial, spatial), (1, 2))
+    rhs = reshape(rhs, (channels * spatial, 1, *filter_shape))
+    rest = iter(range(2, len(filter_shape) + 2))  # rhs axes 0, 1 to the spec's O and I
+    rhs = transpose(rhs, [0 if axis == dn.rhs_spec[0] else 1 if axis == dn.rhs_spec[1] else next(rest)
+                          for axis in range(len(filter_shape) + 2)])
+    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                                dn, feature_group_count=channels, precision=precision,
+                                preferred_element_type=preferred_element_type)
+
 __all__ = [name for name in dir() if not name.startswith("_") and name not in
-           ("annotations", "math", "np", "avals", "P", "bind", "operator", "moves_keys")]
+           ("annotations", "math", "np", "avals", "P", "bind", "operator", "moves_keys",
+            "builtins", "enum", "Sequence", "typing")]

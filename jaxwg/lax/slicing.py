@@ -43,7 +43,8 @@ from . import lax
 from .keys import moves_keys
 
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
-           "dynamic_index_in_dim", "dynamic_slice", "dynamic_update_slice", "gather", "scatter",
+           "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
+           "dynamic_update_slice", "dynamic_update_slice_in_dim", "gather", "index_take", "scatter",
            "scatter_add", "scatter_max", "scatter_min", "scatter_mul"]
 
 
@@ -465,3 +466,88 @@ def dynamic_update_slice(operand, update, start_indices):
     starts = lax.reshape(_index_vector(start_indices, aval_of(operand).shape), (1, ndim))
     return scatter(operand, starts, lax.reshape(update, (1,) + aval_of(update).shape), dnums,
                    mode=GatherScatterMode.CLIP)
+
+
+def _starts_in_dim(shape, index, axis: int, allow_negative_indices: bool) -> list:
+    """Start indices that are 0 but `index` along `axis` (negative ones count from the end
+    unless `allow_negative_indices` is False: then they clamp to 0, as JAX's)."""
+    if not allow_negative_indices:
+        if isinstance(index, int) and index < 0:
+            raise ValueError(f"Index {index} is out of bounds for dimension {shape[int(axis)]} if "
+                             "allow_negative_indices=False")
+        index = lax.max(lax.convert_element_type(index, dt.int32), 0)
+    starts = [0] * len(shape)
+    starts[int(axis)] = index
+    return starts
+
+
+@moves_keys(0)
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+    """`slice_size` elements along `axis` from `start_index` (traced or not; clamped so
+    the slice fits), all of the other axes.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_slice_in_dim(jnp.arange(10), -3, 2).tolist()
+    [7, 8]
+    """
+    sizes = list(aval_of(operand).shape)
+    sizes[int(axis)] = int(slice_size)
+    shape = aval_of(operand).shape
+    return dynamic_slice(operand, _starts_in_dim(shape, start_index, axis,
+                                                 allow_negative_indices), sizes)
+
+
+@moves_keys(0, 1)
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """`operand` with `update` written from `start_index` along `axis` (clamped so it fits).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_update_slice_in_dim(jnp.zeros(4), jnp.ones(2), 1, 0).tolist()
+    [0.0, 1.0, 1.0, 0.0]
+    """
+    shape = aval_of(operand).shape
+    return dynamic_update_slice(operand, update, _starts_in_dim(shape, start_index, axis,
+                                                                allow_negative_indices))
+
+
+@moves_keys(0, 1)
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """`operand` with `update` written at `index` along `axis` (`update` may lack that axis).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_update_index_in_dim(jnp.zeros((2, 2)), jnp.ones(2), 1, 0).tolist()
+    [[0.0, 0.0], [1.0, 1.0]]
+    """
+    axis = int(axis)
+    if aval_of(update).ndim != aval_of(operand).ndim:
+        update = lax.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
+
+
+@moves_keys(0)
+def index_take(src, idxs, axes):
+    """`src` at the index arrays `idxs` (one per axis of `axes`, taken modulo the axis
+    length), the remaining axes kept after the index axis.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.index_take(jnp.arange(12).reshape(3, 4), (jnp.array([0, -1]), jnp.array([5, 1])), (0, 1)).tolist()
+    [1, 9]
+    """
+    shape = aval_of(src).shape
+    indices = lax.concatenate([lax.expand_dims(i, (1,)) for i in idxs], 1)
+    index_aval = aval_of(indices)
+    sizes = lax.concatenate([lax.full((1,), shape[ax], index_aval.dtype) for ax in axes], 0)
+    sizes = lax.broadcast_in_dim(sizes, index_aval.shape, (index_aval.ndim - 1,))
+    indices = lax.rem(lax.add(lax.rem(indices, sizes), sizes), sizes)  # Python's modulo
+    slice_sizes = [1 if a in axes else n for a, n in enumerate(shape)]
+    dnums = GatherDimensionNumbers(offset_dims=tuple(range(1, len(shape) - len(axes) + 1)),
+                                   collapsed_slice_dims=tuple(axes), start_index_map=tuple(axes))
+    return gather(src, indices, dnums, slice_sizes)

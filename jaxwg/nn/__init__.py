@@ -19,11 +19,14 @@ from .. import numpy as jnp
 from ..numpy._util import promote
 from ..transforms.custom import custom_jvp
 from . import initializers
+from .more_activations import (identity, log1mexp, logmeanexp, soft_sign, sparse_plus,
+                               sparse_sigmoid, squareplus, tanh)
 
 __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu",
            "hard_swish", "hard_tanh", "initializers", "leaky_relu", "log_sigmoid", "log_softmax",
            "logsumexp", "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "softmax",
-           "softplus", "standardize", "swish"]
+           "softplus", "standardize", "swish", "identity", "log1mexp", "logmeanexp", "soft_sign",
+           "sparse_plus", "sparse_sigmoid", "squareplus", "tanh"]
 
 
 @custom_jvp
