@@ -35,6 +35,7 @@ from .more_math import *  # noqa: F403
 from .statistics import *  # noqa: F403
 from .structure import *  # noqa: F403
 from .vectorization import *  # noqa: F403
+from .ufunc_class import *  # noqa: F403
 from .ufuncs import (abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan,
                      arctan2, arctanh, around, asin, asinh, atan, atan2, atanh, bitwise_and,
                      bitwise_invert, bitwise_left_shift, bitwise_not, bitwise_or,

@@ -1,6 +1,6 @@
 """More jaxwg.numpy names against JAX: rollaxis, hsplit/vsplit/dsplit, put, mask_indices,
 the index tricks (ix_, r_, c_, s_, index_exp, mgrid, ogrid), fromfunction and the other
-from* constructors, einsum_path, printing, and NumPy's dtype aliases."""
+from* constructors, einsum_path, printing, NumPy's dtype aliases, and ufunc/frompyfunc."""
 
 import warnings
 
@@ -51,23 +51,30 @@ SHAPE_CASES = [
     ("hsplit", (X, 3), {}),
     ("hsplit", (X[0, 0], [1, 3]), {}),
     ("vsplit", (X, [1]), {}),
-    ("vsplit", (X[0, 0], 2), {}),
+    ("vsplit", (X[0], 3), {}),
     ("dsplit", (X, [1, 3]), {}),
     ("dsplit", (X, 2), {}),
 ]
 
 
-_JAX_SHAPE_CASES = []
+def _same_as_traced(got, want, values):
+    """`got` has the shapes, dtypes and weak types of JAX's `want` (`jax.eval_shape`: JAX
+    compiles each case for a second or more here) and the `values` NumPy gives."""
+    if isinstance(want, (list, tuple)):
+        assert type(got) is type(want) and len(got) == len(want) == len(values)
+    else:
+        got, want, values = [got], [want], [values]
+    for g, w, v in zip(got, want, values):
+        assert (g.shape, g.dtype, g.weak_type) == (w.shape, w.dtype, w.weak_type), (g, w)
+        np.testing.assert_array_equal(np.asarray(g), v)
 
 
 def test_shape_functions_match_jax(run):
-    if not _JAX_SHAPE_CASES:  # once for every platform and mode
-        _JAX_SHAPE_CASES.extend(getattr(jax_numpy, name)(*args, **kwargs)
-                                for name, args, kwargs in SHAPE_CASES)
-    for (name, args, kwargs), want in zip(SHAPE_CASES, _JAX_SHAPE_CASES):
+    for name, args, kwargs in SHAPE_CASES:
         rest = args[1:]
         got = run(lambda a: getattr(jnp, name)(a, *rest, **kwargs), jnp.asarray(args[0]))
-        _same_all(got, want)
+        want = jax.eval_shape(lambda a: getattr(jax_numpy, name)(a, *rest, **kwargs), args[0])
+        _same_as_traced(got, want, getattr(np, name)(*args, **kwargs))
 
 
 def test_shape_function_errors_match_jax():
@@ -132,38 +139,38 @@ def test_mask_indices_match_numpy_as_jax(platform):
     _same_all(fn(1), tuple(np.pad(w.astype(np.int32), (0, 1)) for w in np.triu_indices(3, 1)))
 
 
-def _index_trick_cases(np_like):
-    """Expressions over `np_like` (jnp or jax_numpy): each gives an array or a list."""
-    m = np_like
+def _index_trick_cases(m):
+    """Expressions over `m` (jnp, jax_numpy or NumPy): each gives an array or a list."""
     return [
         lambda: m.ix_(m.array([0, 1]), m.array([2.5, 3, 4])),
         lambda: m.ix_(m.array([], dtype=m.float32), m.array([1])),
         lambda: m.ix_(),
         lambda: m.r_[1:3, 5, m.array([7, 8])],
         lambda: m.r_[0:1:5j, 2.5],
+        lambda: m.r_[-1:-3:-1],
         lambda: m.r_["0,2", [1, 2], [3, 4]],
         lambda: m.r_["1,3,-2", [1, 2], [3, 4]],
         lambda: m.r_["r", [1, 2], [3]],
         lambda: m.r_["c", [1, 2]],
         lambda: m.r_[m.array([True]), 2.0],
         lambda: m.c_[m.ones((2, 2)), [5, 6], 0:2],
+        lambda: m.c_["0", [1], [2]],
         lambda: m.mgrid[0:2, 0:3],
         lambda: m.mgrid[0:1:3j, 0:2],
         lambda: m.mgrid[-1:1:0.5, 3:0:-1],
-        lambda: m.mgrid[()],
+        lambda: m.mgrid[0:3],
         lambda: m.ogrid[0:2, 0:1:3j],
+        lambda: m.ogrid[3:0:-1],
         lambda: m.ogrid[()],
     ]
 
 
-_JAX_INDEX_TRICKS = []
-
-
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's r_["r", ...]: matrix
 def test_index_tricks_match_jax(platform):
-    if not _JAX_INDEX_TRICKS:  # once for both platforms
-        _JAX_INDEX_TRICKS.extend(case() for case in _index_trick_cases(jax_numpy))
-    for case, want in zip(_index_trick_cases(jnp), _JAX_INDEX_TRICKS):
-        _same_all(case(), want)
+    """Shapes, dtypes and weak types from JAX, values from NumPy (JAX's follow NumPy's)."""
+    for ours, theirs, numpy_case in zip(_index_trick_cases(jnp), _index_trick_cases(jax_numpy),
+                                        _index_trick_cases(np)):
+        _same_as_traced(ours(), jax.eval_shape(theirs), numpy_case())
 
 
 def test_index_tricks_errors_and_expressions_match_jax():
@@ -188,7 +195,9 @@ def test_from_constructors_match_jax(platform):
                              ((2, 2), jnp.int32, lambda i, j: i == j),
                              ((0, 2), float, lambda i, j: i + j)]:
         jdtype = jax_numpy.int32 if dtype is jnp.int32 else dtype
-        _same(jnp.fromfunction(fn, shape, dtype=dtype), jax_numpy.fromfunction(fn, shape, dtype=jdtype))
+        want = jax.eval_shape(lambda: jax_numpy.fromfunction(fn, shape, dtype=jdtype))
+        values = np.fromfunction(fn, shape, dtype=np.dtype(jdtype))
+        _same_as_traced(jnp.fromfunction(fn, shape, dtype=dtype), want, values)
     _same(jnp.fromfunction(lambda i: i, (-1,)), jax_numpy.fromfunction(lambda i: i, (-1,)))
     data = np.array([1.5, -0.0, np.inf, np.nan], np.float32).tobytes()
     for kwargs in [{"dtype": np.float32}, {"dtype": np.float32, "count": 2, "offset": 4},
@@ -301,3 +310,47 @@ def test_dtype_names_match_jax(x64):
     finally:
         jaxwg.config.update("jax_enable_x64", False)
         jax.config.update("jax_enable_x64", False)
+
+
+def _ufunc_cases(m):
+    """ufunc methods over `m` (jnp or jax_numpy)."""
+    f = m.frompyfunc(lambda x, y: x * y + 1, nin=2, nout=1, identity=1)
+    sub = m.frompyfunc(lambda x, y: x - y, 2, 1)
+    pair = m.frompyfunc(lambda x: (x, x * 2.5), 1, 2)
+    x = m.array([[1.0, -0.0, 2.0], [np.inf, 0.5, -1.0]], dtype=m.float32)
+    return [
+        lambda: f(m.arange(3), 2),
+        lambda: pair(m.arange(3)),
+        lambda: f.reduce(m.arange(1, 4)),
+        lambda: f.reduce(x, axis=1, keepdims=True),
+        lambda: f.reduce(x, axis=None, initial=2.0),
+        lambda: f.reduce(x[0], where=m.array([True, False, True])),
+        lambda: f.reduce(m.zeros((0, 2)), axis=0),
+        lambda: f.accumulate(x, axis=1),
+        lambda: f.outer(m.arange(2), x[0]),
+        lambda: f.at(m.zeros(3), m.array([0, 0, 2]), 1.5, inplace=False),
+        lambda: sub.at(x, (m.array([0, 1, 0]), m.array([2, 0, 2])), m.array([1.0, 2.0, 3.0]),
+                       inplace=False),
+        lambda: f.at(m.zeros(3), 1, 5.0, inplace=False),
+    ]
+
+
+def test_ufunc_methods_match_jax():
+    for ours, theirs in zip(_ufunc_cases(jnp), _ufunc_cases(jax_numpy)):
+        _same_all(ours(), theirs())
+    f, g = jnp.frompyfunc(abs, 1, 1), jax_numpy.frompyfunc(abs, 1, 1)
+    assert repr(f) == repr(g) and (f.nin, f.nout, f.nargs, f.identity) == (g.nin, g.nout, g.nargs, g.identity)
+    assert f == jnp.frompyfunc(abs, 1, 1) and hash(f) == hash(jnp.frompyfunc(abs, 1, 1))
+    assert f != jnp.frompyfunc(abs, 1, 1, identity=0)
+    add = jnp.ufunc(lambda x, y: x + y, 2, 1, name="plus")
+    assert add.__name__ == "plus" and repr(add) == "<jnp.ufunc 'plus'>"
+    _same(jaxwg.jit(lambda a: add.reduce(a))(jnp.arange(4.0)), np.float32(6.0))
+    for expr in [lambda m: m.frompyfunc(abs, 1, 1).reduce(m.ones(2)),
+                 lambda m: m.frompyfunc(abs, 1, 1).outer(m.ones(2), m.ones(2)),
+                 lambda m: m.frompyfunc(lambda x, y: x, 2, 1).reduce(m.ones(2), where=m.ones(2, bool)),
+                 lambda m: m.frompyfunc(lambda x, y: x, 2, 1, identity=0).reduce(m.ones(2), where=m.ones(2)),
+                 lambda m: m.frompyfunc(lambda x, y: x, 2, 1).reduce(m.ones(0)),
+                 lambda m: m.frompyfunc(lambda x, y: x, 2, 1).at(m.ones(2), 0, 1.0),
+                 lambda m: m.frompyfunc(abs, 1, 1)(m.ones(2), out=m.ones(2)),
+                 lambda m: m.frompyfunc(abs, 1, 1)([1.0])]:
+        _raises_as_jax(lambda: expr(jnp), lambda: expr(jax_numpy))
