@@ -31,10 +31,11 @@ import numpy as np
 from ..core import dtypes as dt
 from ..frontend.array import aval_of
 from . import lax
+from ..transforms.custom import custom_jvp
 from .control_flow import while_loop
 
-__all__ = ["clz", "digamma", "igamma", "igamma_grad_a", "igammac", "lgamma", "population_count",
-           "random_gamma_grad"]
+__all__ = ["bessel_i0e", "bessel_i1e", "betainc", "clz", "digamma", "igamma", "igamma_grad_a",
+           "igammac", "lgamma", "polygamma", "population_count", "random_gamma_grad", "zeta"]
 
 # The Lanczos approximation with g = 7 and nine coefficients (as tabulated, e.g., by
 # Godfrey and on Wikipedia): Gamma(z + 1) = sqrt(2 pi) t^(z + 1/2) e^-t A(z), with
@@ -63,30 +64,32 @@ def _check_kind(name: str, x, kind: str, position=None):
                         f"are subtypes of {kind}.")
 
 
-def _float_pair(name: str, a, x):
-    """`a` and `x` as float arrays of one dtype and shape (rank 0 broadcasts), as lax's
-    binary operations take them (a Python scalar takes the other's dtype)."""
-    a, x = lax._scalars_like([a, x])
-    for position, v in enumerate((a, x)):
+def _float_operands(name: str, *xs):
+    """`xs` as float arrays of one dtype and shape (rank 0 broadcasts), as lax's n-ary
+    operations take them (a Python scalar takes the others' dtype)."""
+    xs = lax._scalars_like(list(xs))
+    for position, v in enumerate(xs):
         _check_kind(name, v, "floating", position)
-    a_aval, x_aval = aval_of(a), aval_of(x)
-    if a_aval.dtype != x_aval.dtype:
+    avals = [aval_of(v) for v in xs]
+    if len({v.dtype for v in avals}) > 1:
         raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
-                        f"{a_aval.dtype.name}, {x_aval.dtype.name}.")
-    if a_aval.shape != x_aval.shape and a_aval.shape and x_aval.shape:
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: {a_aval.shape}, "
-                        f"{x_aval.shape}.")
-    shape = a_aval.shape or x_aval.shape
-    return lax.broadcast(a, shape[len(a_aval.shape):]), lax.broadcast(x, shape[len(x_aval.shape):])
+                        f"{', '.join(v.dtype.name for v in avals)}.")
+    shapes = [v.shape for v in avals if v.shape]
+    if len(set(shapes)) > 1:
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(s) for s in shapes)}.")
+    shape = shapes[0] if shapes else ()
+    return tuple(lax.broadcast(v, shape[len(a.shape):]) for v, a in zip(xs, avals))
 
 
 def _in_float32_if_half(fn, *xs):
     """`fn(*xs)`, computed in float32 when the operands are float16 (as JAX does), with
     the operands' dtype and weak type."""
     aval = aval_of(xs[0])
+    weak = all(aval_of(x).weak_type for x in xs)
     if aval.dtype is dt.float16:
         xs = [lax.convert_element_type(x, dt.float32) for x in xs]
-    return lax.convert_element_type(fn(*xs), aval.dtype, weak_type=aval.weak_type)
+    return lax.convert_element_type(fn(*xs), aval.dtype, weak_type=weak)
 
 
 def _eps(x) -> float:
@@ -325,7 +328,7 @@ def igamma(a, x):
     >>> [round(v, 5) for v in lax.igamma(jnp.array([1.0, 3.0]), jnp.array([1.0, 2.0])).tolist()]
     [0.63212, 0.32332]
     """
-    a, x = _float_pair("igamma", a, x)
+    a, x = _float_operands("igamma", a, x)
     return _in_float32_if_half(
         lambda a, x: _with_limits(a, x, _lower_and_upper(a, x)[0], 0.0, 1.0), a, x)
 
@@ -338,7 +341,7 @@ def igammac(a, x):
     >>> [round(v, 5) for v in lax.igammac(jnp.array([1.0, 3.0]), jnp.array([1.0, 2.0])).tolist()]
     [0.36788, 0.67668]
     """
-    a, x = _float_pair("igammac", a, x)
+    a, x = _float_operands("igammac", a, x)
     return _in_float32_if_half(
         lambda a, x: _with_limits(a, x, _lower_and_upper(a, x)[1], 1.0, 0.0), a, x)
 
@@ -378,7 +381,7 @@ def igamma_grad_a(a, x):
         scaled, log_prefactor = _dlower_da_scaled(a, x)
         return _derivative_limits(a, x, lax.mul(scaled, lax.exp(log_prefactor)))
 
-    a, x = _float_pair("igamma_grad_a", a, x)
+    a, x = _float_operands("igamma_grad_a", a, x)
     return _in_float32_if_half(grad, a, x)
 
 
@@ -396,7 +399,7 @@ def random_gamma_grad(a, x):
         scaled, _ = _dlower_da_scaled(a, x)
         return _derivative_limits(a, x, lax.neg(lax.mul(scaled, x)))
 
-    a, x = _float_pair("random_gamma_grad", a, x)
+    a, x = _float_operands("random_gamma_grad", a, x)
     return _in_float32_if_half(grad, a, x)
 
 
@@ -451,3 +454,283 @@ def clz(x):
         u = lax.bitwise_or(u, lax.shift_right_logical(u, shift))
     count = lax.sub(dtype.bits, _popcount_uint32(u))
     return lax.convert_element_type(count, dtype, weak_type=aval_of(x).weak_type)
+
+
+# -- modified Bessel functions I0 and I1, exponentially scaled -----------------------------------
+
+# Cephes' Chebyshev coefficients for exp(-x) I1(x) / x on [0, 8] and for exp(-x) sqrt(x) I1(x)
+# on (8, inf], as XLA's BesselI1e uses them: all for float64, the trailing 17 and 7 (the
+# float32 precision) for float32. I0's are jnp.i0's (numpy/more_math.py).
+_I1E_NEAR = (
+    2.77791411276104639959e-18, -2.11142121435816608115e-17, 1.55363195773620046921e-16,
+    -1.10559694773538630805e-15, 7.60068429473540693410e-15, -5.04218550472791168711e-14,
+    3.22379336594557470981e-13, -1.98397439776494371520e-12, 1.17361862988909016308e-11,
+    -6.66348972350202774223e-11, 3.62559028155211703701e-10, -1.88724975172282928790e-9,
+    9.38153738649577178388e-9, -4.44505912879632808065e-8, 2.00329475355213526229e-7,
+    -8.56872026469545474066e-7, 3.47025130813767847674e-6, -1.32731636560394358279e-5,
+    4.78156510755005422638e-5, -1.61760815825896745588e-4, 5.12285956168575772895e-4,
+    -1.51357245063125314899e-3, 4.15642294431288815669e-3, -1.05640848946261981558e-2,
+    2.47264490306265168283e-2, -5.29459812080949914269e-2, 1.02643658689847095384e-1,
+    -1.76416518357834055153e-1, 2.52587186443633654823e-1)
+_I1E_FAR = (
+    7.51729631084210481353e-18, 4.41434832307170791151e-18, -4.65030536848935832153e-17,
+    -3.20952592199342395980e-17, 2.96262899764595013876e-16, 3.30820231092092828324e-16,
+    -1.88035477551078244854e-15, -3.81440307243700780478e-15, 1.04202769841288027642e-14,
+    4.27244001671195135429e-14, -2.10154184277266431302e-14, -4.08355111109219731823e-13,
+    -7.19855177624590851209e-13, 2.03562854414708950722e-12, 1.41258074366137813316e-11,
+    3.25260358301548823856e-11, -1.89749581235054123450e-11, -5.58974346219658380687e-10,
+    -3.83538038596423702205e-9, -2.63146884688951950684e-8, -2.51223623787020892529e-7,
+    -3.88256480887769039346e-6, -1.10588938762623716291e-4, -9.76109749136146840777e-3,
+    7.78576235018280120474e-1)
+
+
+@custom_jvp
+def _bessel_i0e(x):
+    from ..numpy.more_math import _i0e  # numpy is built on lax: imported when first used
+
+    return lax.select(lax.ne(x, x), x, _i0e(x))  # its unused branch would hide a NaN
+
+
+@custom_jvp
+def _bessel_i1e(x):
+    from ..numpy.more_math import _chebyshev
+
+    wide = aval_of(x).dtype is dt.float64
+    near, far = (_I1E_NEAR, _I1E_FAR) if wide else (_I1E_NEAR[-17:], _I1E_FAR[-7:])
+    z = lax.abs(x)
+    safe_z = lax.select(lax.gt(z, 8.0), z, lax.full_like(z, 8.0))  # no 32 / 0 unused
+    out = lax.select(lax.le(z, 8.0), lax.mul(_chebyshev(lax.sub(lax.mul(z, 0.5), 2.0), near), z),
+                     lax.div(_chebyshev(lax.sub(lax.div(32.0, safe_z), 2.0), far), lax.sqrt(safe_z)))
+    return lax.mul(out, lax.sign(x))  # odd, -0.0 at -0.0
+
+
+@_bessel_i0e.defjvp
+def _bessel_i0e_jvp(primals, tangents):
+    # (e^-|x| I0)' = e^-|x| (I1 - sign(x) I0), as JAX's rule
+    (x,), (t,) = primals, tangents
+    y = _bessel_i0e(x)
+    return y, lax.mul(t, lax.sub(_bessel_i1e(x), lax.mul(lax.sign(x), y)))
+
+
+@_bessel_i1e.defjvp
+def _bessel_i1e_jvp(primals, tangents):
+    # (e^-|x| I1)' = e^-|x| (I0 - (sign(x) + 1/x) I1), 1/2 at 0 (within eps of it, as JAX)
+    (x,), (t,) = primals, tangents
+    y = _bessel_i1e(x)
+    eps = _eps(x)
+    not_tiny = lax.gt(lax.abs(x), eps)
+    safe_x = lax.select(not_tiny, x, lax.full_like(x, eps))
+    slope = lax.sub(_bessel_i0e(safe_x), lax.mul(y, lax.add(lax.sign(safe_x), lax.div(1.0, safe_x))))
+    return y, lax.mul(t, lax.select(not_tiny, slope, lax.full_like(x, 0.5)))
+
+
+def bessel_i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [round(v, 5) for v in lax.bessel_i0e(jnp.array([0.0, 1.0, -10.0])).tolist()]
+    [1.0, 0.46576, 0.12783]
+    """
+    _check_kind("bessel_i0e", x, "floating")
+    return _in_float32_if_half(_bessel_i0e, x)
+
+
+def bessel_i1e(x):
+    """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [round(v, 5) for v in lax.bessel_i1e(jnp.array([0.0, 1.0, -10.0])).tolist()]
+    [0.0, 0.20791, -0.12126]
+    """
+    _check_kind("bessel_i1e", x, "floating")
+    return _in_float32_if_half(_bessel_i1e, x)
+
+
+# -- the regularized incomplete beta function ---------------------------------------------------
+
+
+def _beta_fraction(a, b, x, active):
+    """The continued fraction of I_x(a, b) (DLMF 8.17.22) by the modified Lentz method,
+    two partial quotients a step (the odd d_2m+1 and even d_2m): it converges fast for
+    x < (a + 1) / (a + b + 2), where it is used; it stops once a step changes it by less
+    than eps."""
+    eps = _eps(a)
+    tiny = float(np.finfo(aval_of(a).dtype.np).tiny) / eps
+
+    def guard(v):
+        return lax.select(lax.lt(lax.abs(v), tiny), lax.full_like(v, tiny), v)
+
+    def quotient(numerator, c, d):
+        d = lax.div(1.0, guard(lax.add(1.0, lax.mul(numerator, d))))
+        c = guard(lax.add(1.0, lax.div(numerator, c)))
+        return c, d, lax.mul(c, d)
+
+    def body(active, state):
+        m, c, d, h = state
+        m = lax.add(m, 1.0)
+        two_m = lax.add(m, m)
+        even = lax.div(lax.mul(lax.mul(m, lax.sub(b, m)), x),
+                       lax.mul(lax.add(lax.sub(a, 1.0), two_m), lax.add(a, two_m)))
+        c, d, delta = quotient(even, c, d)
+        h = lax.mul(h, delta)
+        odd = lax.neg(lax.div(lax.mul(lax.mul(lax.add(a, m), lax.add(lax.add(a, b), m)), x),
+                              lax.mul(lax.add(a, two_m), lax.add(lax.add(a, 1.0), two_m))))
+        c, d, delta = quotient(odd, c, d)
+        h = lax.mul(h, delta)
+        return lax.gt(lax.abs(lax.sub(delta, 1.0)), eps), (m, c, d, h)
+
+    d = lax.div(1.0, guard(lax.sub(1.0, lax.div(lax.mul(lax.add(a, b), x), lax.add(a, 1.0)))))
+    start = (lax.full_like(a, 0.0), lax.full_like(a, 1.0), d, d)
+    return _loop_while_any(active, body, start)[3]
+
+
+def _log_beta(a, b):
+    from ..scipy.special import betaln  # accurate where both are large (scipy is built on lax)
+
+    return betaln(a, b)
+
+
+def _betainc(a, b, x):
+    # I_x(a, b) = 1 - I_(1-x)(b, a): the fraction where it converges fast
+    direct = lax.lt(x, lax.div(lax.add(a, 1.0), lax.add(lax.add(a, b), 2.0)))
+    a_, b_ = lax.select(direct, a, b), lax.select(direct, b, a)
+    x_ = lax.select(direct, x, lax.sub(1.0, x))
+    zero_a = lax.bitwise_or(lax.eq(a, 0.0), lax.eq(b, math.inf))
+    zero_b = lax.bitwise_or(lax.eq(b, 0.0), lax.eq(a, math.inf))
+    inside = lax.bitwise_and(lax.gt(x, 0.0), lax.lt(x, 1.0))
+    live = lax.bitwise_and(inside, lax.bitwise_not(lax.bitwise_or(zero_a, zero_b)))
+    fraction = _beta_fraction(a_, b_, x_, live)
+    # I = x^a (1 - x)^b / (a B(a, b)) times the fraction
+    log_front = lax.sub(lax.add(lax.mul(a_, lax.log(x_)), lax.mul(b_, lax.log1p(lax.neg(x_)))),
+                        _log_beta(a_, b_))
+    value = lax.div(lax.mul(lax.exp(log_front), fraction), a_)
+    value = lax.select(direct, value, lax.sub(1.0, value))
+    # The limits, as XLA: a = 0 (or b = inf) puts all mass at 0, b = 0 (or a = inf) at 1
+    is_zero = lax.bitwise_or(lax.bitwise_and(zero_b, lax.ne(x, 1.0)), lax.bitwise_and(zero_a, lax.eq(x, 0.0)))
+    is_one = lax.bitwise_or(lax.bitwise_and(zero_a, lax.ne(x, 0.0)), lax.bitwise_and(zero_b, lax.eq(x, 1.0)))
+    value = lax.select(is_zero, lax.full_like(value, 0.0), value)
+    value = lax.select(lax.bitwise_and(lax.bitwise_not(is_zero), lax.eq(x, 0.0)), lax.full_like(value, 0.0), value)
+    value = lax.select(is_one, lax.full_like(value, 1.0), value)
+    value = lax.select(lax.bitwise_and(lax.bitwise_not(is_one), lax.eq(x, 1.0)), lax.full_like(value, 1.0), value)
+    bad = lax.bitwise_or(lax.bitwise_or(lax.lt(a, 0.0), lax.lt(b, 0.0)),
+                         lax.bitwise_or(lax.lt(x, 0.0), lax.gt(x, 1.0)))
+    bad = lax.bitwise_or(bad, lax.bitwise_and(zero_a, zero_b))
+    bad = lax.bitwise_or(bad, lax.bitwise_or(lax.bitwise_or(lax.ne(a, a), lax.ne(b, b)), lax.ne(x, x)))
+    return lax.select(bad, lax.full_like(value, math.nan), value)
+
+
+@custom_jvp
+def _betainc_x(a, b, x):
+    return _betainc(a, b, x)
+
+
+@_betainc_x.defjvp
+def _betainc_x_jvp(primals, tangents):
+    # d/dx I_x(a, b) = x^(a-1) (1 - x)^(b-1) / B(a, b); JAX has no derivative in a or b
+    (a, b, x), (_, _, t) = primals, tangents
+    density = lax.exp(lax.sub(lax.add(lax.mul(lax.sub(b, 1.0), lax.log1p(lax.neg(x))),
+                                      lax.mul(lax.sub(a, 1.0), lax.log(x))), _log_beta(a, b)))
+    return _betainc_x(a, b, x), lax.mul(t, density)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b); differentiable in `x` only
+    (as JAX's: differentiating in `a` or `b` raises ValueError).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [round(v, 5) for v in lax.betainc(jnp.array([1.0, 2.0]), jnp.array([1.0, 3.0]),
+    ...                                   jnp.array([0.5, 0.3])).tolist()]
+    [0.5, 0.3483]
+    """
+    from ..transforms.ad import JVPTracer, Zero
+
+    a, b, x = _float_operands("betainc", a, b, x)
+    for v in (a, b):
+        if isinstance(v, JVPTracer) and not isinstance(v.tangent, Zero):
+            raise ValueError("Betainc gradient with respect to a and b not supported.")
+    return _in_float32_if_half(_betainc_x, a, b, x)
+
+
+# -- the Hurwitz zeta function and polygamma ----------------------------------------------------
+
+# (2k)! / B_2k, the Euler-Maclaurin coefficients of Cephes' zeta (and XLA's)
+_ZETA_EULER_MACLAURIN = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+                         7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+                         -4.5979787224074726105e15, 1.8152105401943546773e17,
+                         -7.1661652561756670113e18)
+
+
+def _zeta(x, q):
+    # sum_{n < 9} (q + n)^-x directly, the tail from w = q + 9 by Euler-Maclaurin:
+    # w^(1-x) / (x - 1) + w^-x / 2 + sum_k B_2k / (2k)! x (x+1)...(x+2k-2) w^(-x-2k+1)
+    # (summed from the smallest terms up, so that their rounding does not accumulate)
+    w = lax.add(q, 9.0)
+    term = lax.pow(w, lax.neg(x))
+    tail, k = lax.full_like(q, 0.0), 0.0
+    for coefficient in _ZETA_EULER_MACLAURIN:
+        term = lax.div(lax.mul(term, lax.add(x, k)), w)  # x (x+1)...(x+2k-2) w^(-x-2k+1)
+        tail = lax.add(tail, lax.div(term, coefficient))
+        term = lax.div(lax.mul(term, lax.add(x, k + 1.0)), w)
+        k += 2.0
+    term = lax.pow(w, lax.neg(x))
+    total = lax.add(lax.add(tail, lax.mul(term, 0.5)), lax.div(lax.mul(term, w), lax.sub(x, 1.0)))
+    for n in reversed(range(9)):
+        total = lax.add(total, lax.pow(lax.add(q, float(n)), lax.neg(x)))
+    # Outside the domain, as XLA: NaN for x < 1 (and x = inf, NaNs) and for q < 0 with x
+    # not an integer; at the poles q = 0, -1, ... inf for even x (the term 0^-x), else NaN;
+    # the harmonic series (x = 1) diverges
+    nan, inf = lax.full_like(total, math.nan), lax.full_like(total, math.inf)
+    bad = lax.bitwise_or(lax.bitwise_not(lax.ge(x, 1.0)), lax.eq(x, math.inf))
+    bad = lax.bitwise_or(bad, lax.bitwise_and(lax.lt(q, 0.0), lax.ne(x, lax.floor(x))))
+    total = lax.select(bad, nan, total)
+    even = lax.eq(lax.rem(x, 2.0), 0.0)
+    pole = lax.bitwise_and(lax.le(q, 0.0), lax.eq(q, lax.floor(q)))
+    total = lax.select(pole, lax.select(even, inf, nan), total)
+    return lax.select(lax.eq(x, 1.0), inf, total)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function zeta(x, q) = sum_n (n + q)^-x.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [round(v, 5) for v in lax.zeta(jnp.array([2.0, 3.0]), jnp.array([1.0, 2.0])).tolist()]
+    [1.64493, 0.20206]
+    """
+    x, q = _float_operands("zeta", x, q)
+    return _in_float32_if_half(_zeta, x, q)
+
+
+def _factorial(m):
+    """m! for natural m: a product (exact while it fits the mantissa) up to 34, beyond
+    which float32 overflows, and exp(lgamma(m + 1)) past it (float64)."""
+    product = lax.full_like(m, 1.0)
+    for k in range(2, 35):
+        product = lax.mul(product, lax.select(lax.le(float(k), m), lax.full_like(m, float(k)),
+                                              lax.full_like(m, 1.0)))
+    return lax.select(lax.gt(m, 34.0), lax.exp(_lgamma(lax.add(m, 1.0))), product)
+
+
+def _polygamma(m, x):
+    # psi^(m)(x) = (-1)^(m+1) m! zeta(m + 1, x) for m = 1, 2, ...; digamma for m = 0
+    sign = lax.sub(lax.mul(lax.rem(m, 2.0), 2.0), 1.0)
+    value = lax.mul(lax.mul(sign, _factorial(m)), _zeta(lax.add(m, 1.0), x))
+    value = lax.select(lax.eq(m, 0.0), _digamma(x), value)
+    bad = lax.bitwise_or(lax.ne(m, lax.floor(m)), lax.lt(m, 0.0))
+    return lax.select(bad, lax.full_like(value, math.nan), value)
+
+
+def polygamma(m, x):
+    """The polygamma function psi^(m)(x), the (m+1)-th derivative of `lgamma` (NaN
+    unless m is a natural number).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> [round(v, 5) for v in lax.polygamma(jnp.array([0.0, 1.0]), jnp.array([1.0, 1.0])).tolist()]
+    [-0.57722, 1.64493]
+    """
+    m, x = _float_operands("polygamma", m, x)
+    return _in_float32_if_half(_polygamma, m, x)

@@ -10,21 +10,45 @@
 
 from __future__ import annotations
 
+import functools
+import math
+
+import numpy as np
+
 from .. import lax
 from .. import numpy as jnp
 from .. import nn
 from ..nn import logsumexp
 from ..numpy._util import promote
+from ..transforms.custom import custom_jvp
 
-__all__ = ["betaln", "digamma", "erf", "erfc", "erfinv", "expit", "gamma", "gammainc",
-           "gammaincc", "gammaln", "log_softmax", "logit", "logsumexp", "softmax", "xlog1py",
-           "xlogy"]
+__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc",
+           "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
+           "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
 
 
 def _inexact(*xs):
     """`xs` promoted to one inexact dtype as JAX does (float16 stays float16, Python
     scalars stay weak)."""
     return promote(*xs, to_inexact=True)
+
+
+def _real(name, *xs):
+    """`xs` promoted as `_inexact`; complex operands raise JAX's ValueError."""
+    xs = _inexact(*xs)
+    if xs and jnp.iscomplexobj(xs[0]):
+        raise ValueError(f"{name} does not support complex-valued inputs.")
+    return xs
+
+
+def _horner(coefficients, x):
+    """The polynomial with `coefficients` (highest degree first) at `x`."""
+    total = jnp.zeros_like(x) + coefficients[0]
+    for c in coefficients[1:]:
+        total = total * x + c
+    return total
 
 
 def _inexact_broadcast(*xs):
@@ -150,12 +174,22 @@ def gamma(x):
     [24.0, 1.7725, -3.5449]
     """
     (x,) = _inexact(x)
-    # Gamma is negative on (-1, 0), (-3, -2), ...: where floor(x) is odd
+    return gammasgn(x) * lax.exp(lax.lgamma(x))
+
+
+def gammasgn(x):
+    """The sign of the gamma function: -1 on (-1, 0), (-3, -2), ... and at -0.0, NaN at
+    the poles 0 > x = floor(x), at -inf and for NaN, else 1.
+
+    >>> import jaxwg.numpy as jnp
+    >>> gammasgn(jnp.array([2.5, -0.5, -1.5, -2.0])).tolist()
+    [1.0, -1.0, 1.0, nan]
+    """
+    (x,) = _real("gammasgn", x)
     floor = jnp.floor(x)
-    negative = (x < 0) & (jnp.fmod(floor, 2) != 0)
-    sign = jnp.where(negative | ((x == 0) & jnp.signbit(x)), -1.0, 1.0).astype(x.dtype)
-    sign = jnp.where((x < 0) & (x == floor), jnp.nan, sign)
-    return sign * lax.exp(lax.lgamma(x))
+    negative = ((x < 0) & (jnp.fmod(floor, 2) != 0)) | ((x == 0) & jnp.signbit(x))
+    sign = jnp.where(negative, -1.0, 1.0).astype(x.dtype)
+    return jnp.where(((x < 0) & (x == floor)) | jnp.isnan(x), jnp.nan, sign)
 
 
 def gammainc(a, x):
@@ -185,11 +219,7 @@ _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188)
 
 def _stirling_delta(x):
     inverse = 1.0 / x
-    square = inverse * inverse
-    total = jnp.zeros_like(x)
-    for c in reversed(_STIRLING):
-        total = total * square + c
-    return total * inverse
+    return _horner(_STIRLING[::-1], inverse * inverse) * inverse
 
 
 def betaln(a, b):
@@ -208,3 +238,396 @@ def betaln(a, b):
     difference = (a - a * jnp.log(big_b) - (a + big_b - 0.5) * jnp.log1p(a / big_b)
                   + (_stirling_delta(big_b) - _stirling_delta(a + big_b)))
     return jnp.where(b < 8, direct, gammaln(a) + difference)
+
+
+def loggamma(x):
+    """The principal branch of log Gamma(x): `gammaln` for x > 0, NaN elsewhere (complex
+    operands, which JAX takes, are not implemented).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(v, 4) for v in loggamma(jnp.array([0.5, 3.0])).tolist()]
+    [0.5724, 0.6931]
+    """
+    (x,) = _inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("loggamma of complex operands is not implemented in jaxwg")
+    return jnp.where(x > 0, lax.lgamma(x), jnp.nan)
+
+
+def beta(a, b):
+    """The beta function B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b), as the sign of the
+    three gammas times exp(betaln(a, b)).
+
+    >>> round(beta(2.0, 3.0).item(), 6)
+    0.083333
+    """
+    a, b = _real("beta", a, b)
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * lax.exp(betaln(a, b))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (`lax.betainc`), differentiable
+    in `x`.
+
+    >>> round(betainc(2.0, 3.0, 0.3).item(), 5)
+    0.3483
+    """
+    return lax.betainc(*_inexact_broadcast(*_real("betainc", a, b, x)))
+
+
+def factorial(n, exact=False):
+    """n! = Gamma(n + 1) as a float (0 for n < 0); `exact=True` is not supported (as JAX).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(v, 3) for v in factorial(jnp.array([0, 4, -1])).tolist()]
+    [1.0, 24.0, 0.0]
+    """
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = _inexact(n)
+    return jnp.where(n < 0, 0, lax.exp(lax.lgamma(n + 1)))
+
+
+def comb(N, k, *, repetition=False):
+    """The binomial coefficient N choose k as a float, through `gammaln` (0 where N < 0,
+    k < 0 or k > N); with `repetition`, N + k - 1 choose k.
+
+    >>> round(comb(5, 2).item(), 3), round(comb(5, 2, repetition=True).item(), 3)
+    (10.0, 15.0)
+    """
+    N, k = _inexact(N, k)
+    if repetition:
+        return jnp.where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    N, k = jnp.where(valid, N, 0.0), jnp.where(valid, k, 0.0)
+    log = gammaln(N + 1) - gammaln(k + 1) - gammaln(N + 1 - k)
+    return jnp.where(valid, lax.exp(log), 0.0)
+
+
+@custom_jvp
+def poch(z, m):
+    """The Pochhammer symbol (rising factorial) Gamma(z + m) / Gamma(z), 1 where m = 0.
+
+    >>> round(poch(3.0, 2.0).item(), 4)
+    12.0
+    """
+    z, m = _real("poch", z, m)
+    return jnp.where(m == 0.0, jnp.ones_like(z), gamma(z + m) / gamma(z))
+
+
+poch.defjvps(lambda t, ans, z, m: (digamma(z + m) - digamma(z)) * ans * t,
+             lambda t, ans, z, m: digamma(z + m) * ans * t)
+
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension `d` (a concrete int):
+    d (d - 1) / 4 log(pi) + sum_{i < d} gammaln(a - i / 2).
+
+    >>> round(multigammaln(3.0, 2).item(), 4)
+    1.5502
+    """
+    d = int(d)
+    (a,) = _inexact(a)
+    total = sum((gammaln(a - i / 2) for i in range(1, d)), gammaln(a))
+    return total + 0.25 * d * (d - 1) * math.log(math.pi)
+
+
+@custom_jvp
+def _xlogx(x):
+    return xlogy(x, x)
+
+
+_xlogx.defjvps(lambda t, ans, x: t * (lax.log(x) + 1))
+
+
+def entr(x):
+    """-x log(x) for x > 0, 0 at 0, -inf for x < 0.
+
+    >>> import jaxwg.numpy as jnp
+    >>> entr(jnp.array([0.0, 1.0, -1.0])).tolist()
+    [-0.0, -0.0, -inf]
+    """
+    (x,) = _real("entr", x)
+    return jnp.where(x < 0, -jnp.inf, -_xlogx(x))
+
+
+def rel_entr(p, q):
+    """p log(p / q) where both are positive, 0 where p = 0 <= q, inf elsewhere.
+
+    >>> import jaxwg.numpy as jnp
+    >>> rel_entr(jnp.array([1.0, 0.0, 1.0]), jnp.array([1.0, 2.0, 0.0])).tolist()
+    [0.0, 0.0, inf]
+    """
+    p, q = _real("rel_entr", p, q)
+    positive = (p > 0) & (q > 0)
+    safe_p, safe_q = jnp.where(positive, p, 1), jnp.where(positive, q, 1)
+    value = _xlogx(safe_p) - xlogy(safe_p, safe_q)
+    return jnp.where(positive, value, jnp.where((p == 0) & (q >= 0), 0.0, jnp.inf).astype(value.dtype))
+
+
+def kl_div(p, q):
+    """p log(p / q) - p + q (q where p = 0 <= q, inf where either is negative).
+
+    >>> import jaxwg.numpy as jnp
+    >>> kl_div(jnp.array([1.0, 0.0]), jnp.array([1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    p, q = _real("kl_div", p, q)
+    return rel_entr(p, q) - p + q
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform (x^lmbda - 1) / lmbda, log(x) where lmbda = 0.
+
+    >>> round(boxcox(4.0, 0.5).item(), 5), round(boxcox(1.0, 0.0).item(), 5)
+    (2.0, 0.0)
+    """
+    x, lmbda = _inexact(x, lmbda)
+    return _boxcox_of_log(jnp.log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of 1 + x, accurate for small x: ((1 + x)^lmbda - 1) / lmbda.
+
+    >>> round(boxcox1p(3.0, 0.5).item(), 5)
+    2.0
+    """
+    x, lmbda = _inexact(x, lmbda)
+    return _boxcox_of_log(jnp.log1p(x), lmbda)
+
+
+def _boxcox_of_log(log_x, lmbda):
+    """expm1(lmbda log x) / lmbda, and log x where lmbda = 0."""
+    zero = lmbda == 0
+    safe = jnp.where(zero, jnp.ones_like(lmbda), lmbda)
+    return jnp.where(zero, log_x, jnp.expm1(safe * log_x) / safe)
+
+
+# -- the normal distribution ---------------------------------------------------------------
+
+
+def _float32_or_64(name, x, message):
+    """`x` as an array, which must be float32 or float64 (JAX's TypeError otherwise)."""
+    x = jnp.asarray(x)
+    if x.dtype not in (jnp.float32, jnp.float64):
+        raise TypeError(f"{name}: " + message.format(x.dtype))
+    return lax.convert_element_type(x, x.dtype, weak_type=False)  # as JAX's asarray
+
+
+def _ndtr(x):
+    # erf near 0, erfc in the tails (where 1 +- erf would cancel), as JAX's
+    w = x * float(np.sqrt(0.5))
+    z = jnp.abs(w)
+    y = jnp.where(z < float(np.sqrt(0.5)), 1.0 + lax.erf(w),
+                  jnp.where(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
+    return 0.5 * y
+
+
+def ndtr(x):
+    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2 (float32 and float64 only).
+
+    >>> ndtr(0.0).item()
+    0.5
+    """
+    return _ndtr(_float32_or_64("ndtr", x, _UNSUPPORTED))
+
+
+_UNSUPPORTED = "x.dtype={} is not supported, see docstring for supported types."
+
+# Cephes' ndtri rational approximations (as JAX's): P0/Q0 for |p - 1/2| <= 1/2 - e^-2,
+# P1/Q1 and P2/Q2 for the tails with z = sqrt(-2 log p) < 8 and >= 8.
+_NDTRI_P0 = (-59.96335010141079, 98.00107541859997, -56.67628574690703, 13.931260938727968,
+             -1.2391658386738125)
+_NDTRI_Q0 = (1.0, 1.9544885833814176, 4.676279128988815, 86.36024213908905, -225.46268785411937,
+             200.26021238006066, -82.03722561683334, 15.90562251262117, -1.1833162112133)
+_NDTRI_P1 = (4.0554489230596245, 31.525109459989388, 57.16281922464213, 44.08050738932008,
+             14.684956192885803, 2.1866330685079025, -0.1402560791713545, -0.03504246268278482,
+             -0.0008574567851546854)
+_NDTRI_Q1 = (1.0, 15.779988325646675, 45.39076351288792, 41.3172038254672, 15.04253856929075,
+             2.504649462083094, -0.14218292285478779, -0.03808064076915783, -0.0009332594808954574)
+_NDTRI_P2 = (3.2377489177694603, 6.915228890689842, 3.9388102529247444, 1.3330346081580755,
+             0.20148538954917908, 0.012371663481782003, 0.00030158155350823543,
+             2.6580697468673755e-06, 6.239745391849833e-09)
+_NDTRI_Q2 = (1.0, 6.02427039364742, 3.6798356385616087, 1.3770209948908132, 0.21623699359449663,
+             0.013420400608854318, 0.00032801446468212774, 2.8924786474538068e-06,
+             6.790194080099813e-09)
+
+
+def ndtri(p):
+    """The inverse of `ndtr`, the standard normal quantile (-inf at 0, inf at 1, NaN
+    outside [0, 1]; float32 and float64 only).
+
+    >>> ndtri(0.5).item()
+    0.0
+    """
+    p = _float32_or_64("ndtri", p, _UNSUPPORTED)
+    # the smaller of p and 1 - p, kept away from 0 (its result is replaced below)
+    small = jnp.where(p > float(-np.expm1(-2.0)), 1.0 - p, p)
+    small = jnp.where(small == 0.0, jnp.full_like(p, 0.5), small)
+    w = small - 0.5
+    ww = w * w
+    central = (w + w * ww * (_horner(_NDTRI_P0, ww) / _horner(_NDTRI_Q0, ww))) * -float(np.sqrt(2 * np.pi))
+    z = jnp.sqrt(-2.0 * jnp.log(small))
+    first = z - jnp.log(z) / z
+    inverse = 1.0 / z
+    tail = jnp.where(z >= 8.0, _horner(_NDTRI_P2, inverse) / _horner(_NDTRI_Q2, inverse),
+                     _horner(_NDTRI_P1, inverse) / _horner(_NDTRI_Q1, inverse)) / z
+    x = jnp.where(small > float(np.exp(-2.0)), central, first - tail)
+    x = jnp.where(p > float(1.0 - np.exp(-2.0)), x, -x)
+    return jnp.where(p == 0.0, -jnp.inf, jnp.where(p == 1.0, jnp.inf, x))
+
+
+def _log_ndtr(x, series_order):
+    # log(ndtr) between the bounds; -ndtr(-x) ~ log(1 - ndtr(-x)) above; below, the log
+    # of the asymptotic series of the lower tail (its terms alternate: (2n-1)!! / x^2n)
+    lower, upper = (-20.0, 8.0) if x.dtype == jnp.float64 else (-10.0, 5.0)
+    above = x > upper
+    y = _ndtr(jnp.where(above, -x, jnp.maximum(x, lower)))
+    low = jnp.minimum(x, lower)
+    square = low * low
+    series, power = jnp.ones_like(low), square
+    for n in range(1, series_order + 1):
+        term = float(np.prod(np.arange(2 * n - 1, 1, -2))) / power
+        series = series - term if n % 2 else series + term
+        power = power * square
+    log_tail = -0.5 * square - jnp.log(-low) - float(0.5 * np.log(2 * np.pi)) + jnp.log(series)
+    return jnp.where(above, -y, jnp.where(x > lower, jnp.log(y), log_tail))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(1,))
+def _log_ndtr_jvp_wrapped(x, series_order):
+    return _log_ndtr(x, series_order)
+
+
+@_log_ndtr_jvp_wrapped.defjvp
+def _log_ndtr_jvp(series_order, primals, tangents):
+    # d/dx log ndtr(x) = pdf(x) / ndtr(x) = exp(log pdf(x) - log ndtr(x))
+    (x,), (t,) = primals, tangents
+    out = _log_ndtr_jvp_wrapped(x, series_order)
+    return out, t * jnp.exp(-0.5 * x * x - float(np.log(np.sqrt(2 * np.pi))) - out)
+
+
+def log_ndtr(x, series_order=3):
+    """log(ndtr(x)), accurate far into both tails (float32 and float64 only).
+
+    >>> round(log_ndtr(0.0).item(), 6), round(log_ndtr(-20.0).item(), 3)
+    (-0.693147, -203.917)
+    """
+    if not isinstance(series_order, int):
+        raise TypeError("log_ndtr: series_order must be a Python integer.")
+    if series_order < 0:
+        raise ValueError("log_ndtr: series_order must be non-negative.")
+    if series_order > 30:
+        raise ValueError("log_ndtr: series_order must be <= 30.")
+    x = _float32_or_64("log_ndtr", x, "x.dtype={} is not supported.")
+    return _log_ndtr_jvp_wrapped(x, series_order)
+
+
+# -- Bessel functions, erfcx, zeta, polygamma -------------------------------------------------
+
+
+def i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0.
+
+    >>> round(i0e(1.0).item(), 5)
+    0.46576
+    """
+    return lax.bessel_i0e(*_real("i0e", x))
+
+
+def i0(x):
+    """I0(x), the modified Bessel function of the first kind of order 0.
+
+    >>> round(i0(1.0).item(), 5)
+    1.26607
+    """
+    (x,) = _real("i0", x)
+    return lax.exp(lax.abs(x)) * lax.bessel_i0e(x)
+
+
+def i1e(x):
+    """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1.
+
+    >>> round(i1e(1.0).item(), 5)
+    0.20791
+    """
+    return lax.bessel_i1e(*_real("i1e", x))
+
+
+def i1(x):
+    """I1(x), the modified Bessel function of the first kind of order 1.
+
+    >>> round(i1(1.0).item(), 5)
+    0.56516
+    """
+    (x,) = _real("i1", x)
+    return lax.exp(lax.abs(x)) * lax.bessel_i1e(x)
+
+
+# erfcx ~ P(1 / x^2) / (sqrt(pi) x) for large x, P's coefficients (-1)^k (2k-1)!! / 2^k
+# (highest degree first); float32 takes the last 5 (first omitted term ~5e-9 at the switch,
+# x = sqrt(log(max)) ~ 9.4), float64 all 9 (~1e-21 at x ~ 26.6), as JAX's.
+_ERFCX_ASYMPTOTIC = (7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75,
+                     -0.5, 1.0)
+
+
+@custom_jvp
+def _erfcx(x):
+    wide = x.dtype == jnp.float64
+    terms = _ERFCX_ASYMPTOTIC if wide else _ERFCX_ASYMPTOTIC[-5:]
+    threshold = float(np.sqrt(np.log(np.finfo(np.float64 if wide else np.float32).max)))
+    large = x > threshold
+    safe = jnp.where(large, jnp.ones_like(x), x)
+    # exp(x^2) from x^2 as an exact sum high + low (Dekker's split of x into halves whose
+    # products are exact): exp magnifies the rounding of x * x by x^2 (~500 ulps at 23)
+    split = safe * float(2 ** (27 if wide else 12) + 1)
+    high = split - (split - safe)
+    low = safe - high
+    square_high = high * high
+    square_low = (high + high) * low + low * low
+    direct = lax.exp(square_high) * lax.exp(square_low) * lax.erfc(safe)
+    asymptotic = _horner(terms, 1.0 / (x * x)) / (x * float(np.sqrt(np.pi)))
+    return jnp.where(large, asymptotic, direct)
+
+
+_erfcx.defjvps(lambda t, ans, x: t * (2 * x * ans - float(2 / np.sqrt(np.pi))))
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x), finite for large x
+    (real operands only: JAX's complex form is not implemented).
+
+    >>> round(erfcx(0.0).item(), 5), round(erfcx(30.0).item(), 5)
+    (1.0, 0.0188)
+    """
+    (x,) = _inexact(x)
+    if jnp.iscomplexobj(x):
+        raise NotImplementedError("erfcx of complex operands is not implemented in jaxwg")
+    if x.dtype == jnp.float16:
+        return _erfcx(x.astype(jnp.float32)).astype(x.dtype)
+    return _erfcx(x)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_n (n + q)^-x (`lax.zeta`); q is required (JAX has
+    no Riemann zeta).
+
+    >>> round(zeta(2.0, 1.0).item(), 5)
+    1.64493
+    """
+    if q is None:
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                                  "compute the Hurwitz Zeta function.")
+    return lax.zeta(*_inexact_broadcast(*_real("zeta", x, q)))
+
+
+def polygamma(n, x):
+    """psi^(n)(x), the (n + 1)-th derivative of `gammaln`, for integer-typed `n`.
+
+    >>> round(polygamma(1, 1.0).item(), 5)
+    1.64493
+    """
+    dtype = jnp.asarray(n).dtype
+    if not jnp.issubdtype(dtype, jnp.integer):
+        raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {dtype}.")
+    return lax.polygamma(*_inexact_broadcast(*_real("polygamma", n, x)))
