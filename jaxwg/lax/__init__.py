@@ -24,6 +24,7 @@ from .fft import FftType, fft
 from .sorting import sort, sort_key_val, top_k
 from .special import *  # noqa: F403
 from .windows import padtype_to_pads, reduce, reduce_window
+from . import linalg  # noqa: F401  (jaxwg.lax.linalg, as jax.lax.linalg)
 from .special import __all__ as _special_all
 from .lax import *
 from .lax import __all__ as _lax_all

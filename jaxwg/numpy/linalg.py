@@ -854,6 +854,28 @@ def tensorsolve(a, b, axes=None):
     return jnp.reshape(solve(jnp.reshape(a, (flat, flat)), jnp.ravel(b)), out_shape)
 
 
+@functools.partial(jit, static_argnames=("lower", "unit_diagonal"))
+def _triangular_solve(a, b, lower: bool, unit_diagonal: bool):
+    """x with a x = b for triangular (..., n, n) `a` and (..., n, m) `b` (batch axes as
+    a's), reading only a's `lower` (else upper) triangle, and not its diagonal with
+    `unit_diagonal`: substitution one row of x a step, from the first row down (lower)
+    or the last up, as `_lu_solve`'s."""
+    n = a.shape[-1]
+    rows = _rows(n)
+
+    def step(j, x):
+        i = j if lower else n - 1 - j
+        column = jnp.take(a, i, axis=-1)
+        xi = jnp.take(x, i, axis=-2)
+        if not unit_diagonal:
+            xi = xi / jnp.take(column, i, axis=-1)[..., None]
+        x = jnp.where((rows == i)[:, None], xi[..., None, :], x)
+        rest = (rows > i) if lower else (rows < i)
+        return x - jnp.where(rest, column, 0)[..., :, None] * xi[..., None, :]
+
+    return lax.fori_loop(0, n, step, b) if n else b
+
+
 # The Array API's linalg names for functions of the main namespace, with its signatures
 # (matrix_transpose and vecdot, imported above, have them already).
 

@@ -5,6 +5,7 @@
 0.5
 """
 
+from . import linalg
 from . import special
 
-__all__ = ["special"]
+__all__ = ["linalg", "special"]
