@@ -1,6 +1,7 @@
 """Elementwise functions built from the primitives: `copysign`, `hypot`, `logaddexp`,
 `logaddexp2`, `nan_to_num`, and the comparisons `isclose`, `allclose`, `array_equal`,
-`array_equiv`, with JAX's dtypes and special values.
+`array_equiv`; floating-point bits, `sinc`, `i0`, complex parts, angle conversions,
+`gcd`/`lcm` and bit counting and packing, with JAX's dtypes and special values.
 
 >>> import jaxwg.numpy as jnp
 >>> jnp.hypot(3.0, 4.0).item(), jnp.copysign(2.0, -0.0).item()
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -17,14 +19,18 @@ from .. import lax
 from ..transforms.ad import jvp
 from ..transforms.custom import custom_jvp
 from . import ufuncs
-from .creation import ones_like, zeros_like
-from ._util import aval_of, broadcast_shapes, check_arraylike, elementwise_operands, to_array
-from .reductions import all as _all
+from .creation import full_like, ones_like, zeros_like
+from ._util import (aval_of, axis_index, broadcast_shapes, broadcast_to_shape, check_arraylike,
+                    elementwise_operands, slice_axis, static_int, to_array)
+from .manipulation import moveaxis
+from .reductions import all as _all, any as _any
 
-__all__ = ["allclose", "angle", "array_equal", "array_equiv", "conj", "conjugate", "copysign",
-           "frexp", "hypot", "i0", "imag", "iscomplex", "iscomplexobj", "isclose", "isreal",
-           "isrealobj", "ldexp", "logaddexp", "logaddexp2", "modf", "nan_to_num", "nextafter",
-           "real", "sinc", "spacing"]
+__all__ = ["allclose", "angle", "array_equal", "array_equiv", "bitwise_count", "conj",
+           "conjugate", "copysign", "deg2rad", "degrees", "fabs", "float_power", "frexp", "gcd",
+           "hypot", "i0", "imag", "iscomplex", "iscomplexobj", "isclose", "isneginf", "isposinf",
+           "isreal", "isrealobj", "lcm", "ldexp", "logaddexp", "logaddexp2", "modf",
+           "nan_to_num", "nextafter", "packbits", "rad2deg", "radians", "real", "sinc",
+           "sort_complex", "spacing", "unpackbits"]
 
 
 def copysign(x1, x2, /):
@@ -567,3 +573,265 @@ def isreal(x):
     [True, True]
     """
     return _imaginary_test("isreal", x, lax.eq)
+
+
+def sort_complex(a):
+    """`a` sorted along its last axis (complex values by real part, then imaginary part;
+    NaNs last), as a complex array.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.sort_complex(jnp.array([1 + 2j, 1 - 1j, -3 + 0j])).tolist()
+    [(-3+0j), (1-1j), (1+2j)]
+    """
+    x = _operand("sort_complex", a)
+    if x.ndim == 0:
+        raise ValueError("sort_complex: axis -1 is out of bounds for array of dimension 0")
+    if iscomplexobj(x):
+        complex_dtype = x.dtype
+    else:
+        complex_dtype = np.complex128 if x.dtype.itemsize == 8 else np.complex64
+    return lax.convert_element_type(lax.sort(x), complex_dtype, False)
+
+
+# -- angles, absolute values, powers and infinities --------------------------------------------
+
+
+def deg2rad(x, /):
+    """Degrees converted to radians: x * (pi / 180).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.deg2rad(jnp.array([0.0, 180.0])).tolist()
+    [0.0, 3.1415927410125732]
+    """
+    (x,) = elementwise_operands("deg2rad", x, to_inexact=True)
+    return x * (np.pi / 180)
+
+
+def rad2deg(x, /):
+    """Radians converted to degrees: x * (180 / pi).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.rad2deg(jnp.array([0.0, jnp.pi])).tolist()
+    [0.0, 180.0]
+    """
+    (x,) = elementwise_operands("rad2deg", x, to_inexact=True)
+    return x * (180 / np.pi)
+
+
+def radians(x, /):
+    """Degrees converted to radians (`deg2rad`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.radians(jnp.array([90.0])).tolist()
+    [1.5707963705062866]
+    """
+    return deg2rad(x)
+
+
+def degrees(x, /):
+    """Radians converted to degrees (`rad2deg`).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.degrees(jnp.array([jnp.pi / 2])).tolist()
+    [90.0]
+    """
+    return rad2deg(x)
+
+
+def fabs(x, /):
+    """|x| as a float (integers and bools are promoted; complex input is refused).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.fabs(jnp.array([-5, 2])).tolist()
+    [5.0, 2.0]
+    """
+    if iscomplexobj(_operand("fabs", x)):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    (x,) = elementwise_operands("fabs", x, to_inexact=True)
+    return ufuncs.abs(x)
+
+
+def float_power(x, y, /):
+    """x ** y computed in floating point (integers are promoted first, so negative
+    integer powers give fractions).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.float_power(jnp.array([2, 4]), jnp.array([-1, 2])).tolist()
+    [0.5, 16.0]
+    """
+    a, b = elementwise_operands("float_power", x, y, to_inexact=True, rank_only=True)
+    return lax.pow(a, b)
+
+
+def _is_signed_inf(name: str, x, infinity: float, out):
+    x = _operand(name, x)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+    if iscomplexobj(x):
+        raise ValueError(f"{name}: isposinf/isneginf are not well defined for complex types")
+    if not np.issubdtype(x.dtype, np.floating):
+        return lax.full(x.shape, False, np.bool_)
+    return lax.convert_element_type(lax.eq(x, lax.full_like(x, infinity)), np.bool_, False)
+
+
+def isposinf(x, /, out=None):
+    """Whether each element is +inf (all False for integers; complex input is refused).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isposinf(jnp.array([jnp.inf, -jnp.inf, jnp.nan])).tolist()
+    [True, False, False]
+    """
+    return _is_signed_inf("isposinf", x, np.inf, out)
+
+
+def isneginf(x, /, out=None):
+    """Whether each element is -inf (all False for integers; complex input is refused).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.isneginf(jnp.array([jnp.inf, -jnp.inf, jnp.nan])).tolist()
+    [False, True, False]
+    """
+    return _is_signed_inf("isneginf", x, -np.inf, out)
+
+
+# -- integers: gcd, lcm, bitwise_count ---------------------------------------------------------
+
+
+def _integer_operands(name: str, x1, x2):
+    """|x1| and |x2| for `gcd` or `lcm`: promoted, broadcast to one shape, integers only."""
+    a, b = elementwise_operands(name, x1, x2)
+    if not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+    shape = broadcast_shapes(a.shape, b.shape)
+    return ufuncs.abs(broadcast_to_shape(a, shape)), ufuncs.abs(broadcast_to_shape(b, shape))
+
+
+def _euclid_step(pair):
+    """(a, b) -> (b, a rem b) where b is nonzero, then ordered larger first (JAX's step)."""
+    a, b = pair
+    nonzero = b != 0
+    remainder = lax.rem(a, ufuncs.where(nonzero, b, full_like(b, 1)))
+    a, b = ufuncs.where(nonzero, b, a), ufuncs.where(nonzero, remainder, zeros_like(b))
+    return ufuncs.maximum(a, b), ufuncs.minimum(a, b)
+
+
+def _gcd(a, b):
+    """The gcd of non-negative integers by Euclid's steps, while any divisor is nonzero."""
+    out, _ = lax.while_loop(lambda pair: _any(pair[1] != 0), _euclid_step, (a, b))
+    return out
+
+
+def gcd(x1, x2, /):
+    """The greatest common divisor of |x1| and |x2| (integers; gcd(0, 0) is 0).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.gcd(jnp.array([12, 18, 0]), jnp.array([18, -4, 5])).tolist()
+    [6, 2, 5]
+    """
+    return _gcd(*_integer_operands("gcd", x1, x2))
+
+
+def lcm(x1, x2, /):
+    """The least common multiple of |x1| and |x2| (integers; 0 where either is 0;
+    wraps around where it overflows the dtype).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.lcm(jnp.array([4, -6, 0]), jnp.array([6, 4, 5])).tolist()
+    [12, 12, 0]
+    """
+    a, b = _integer_operands("lcm", x1, x2)
+    d = _gcd(a, b)
+    zero = d == 0
+    multiple = a * ufuncs.floor_divide(b, ufuncs.where(zero, full_like(d, 1), d))
+    return ufuncs.where(zero, zeros_like(d), multiple)
+
+
+def bitwise_count(x, /):
+    """The number of 1 bits in |x|, as uint8 (bools count as integers).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.bitwise_count(jnp.array([7, -1, 0])).tolist()
+    [3, 1, 0]
+    """
+    (x,) = elementwise_operands("bitwise_count", x)
+    if x.dtype == np.bool_:
+        x = lax.convert_element_type(x, np.int32)
+    if not np.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"bitwise_count does not accept dtype {x.dtype}. Accepted dtypes are "
+                        "subtypes of integer.")
+    return lax.convert_element_type(lax.population_count(ufuncs.abs(x)), np.uint8, False)
+
+
+# -- bits: packbits, unpackbits ----------------------------------------------------------------
+
+
+def _bit_weights(name: str, bitorder: str):
+    """The value of each of a byte's 8 bits in order: 128 first for "big", 1 for "little"."""
+    if bitorder not in ("little", "big"):
+        raise ValueError(f"{name}: 'order' must be either 'little' or 'big'")
+    weights = 1 << np.arange(8)
+    return weights[::-1] if bitorder == "big" else weights
+
+
+def _along_last(name: str, x, axis):
+    """`x` with `axis` moved last (flattened when None), and the axis to move it back to."""
+    if axis is None:
+        return lax.reshape(x, (math.prod(x.shape),)), 0
+    try:
+        axis = axis_index(axis, x.ndim)
+    except np.exceptions.AxisError:
+        raise np.exceptions.AxisError(axis, x.ndim, msg_prefix=name) from None
+    return moveaxis(x, axis, -1), axis
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """Bits (nonzero elements are 1) packed 8 to a uint8 along `axis` (the flattened
+    array when None), the last byte padded with zeros; `bitorder` "big" puts the first
+    bit in the highest place.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.packbits(jnp.array([0, 0, 0, 0, 0, 1, 1, 1, 1])).tolist()
+    [7, 128]
+    """
+    x = _operand("packbits", a)
+    if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.bool_):
+        raise TypeError("packbits: expected an input array of integer or boolean data type")
+    weights = _bit_weights("packbits", bitorder)
+    x, axis = _along_last("packbits", x, axis)
+    bits = lax.convert_element_type(lax.ne(x, lax.full_like(x, 0)), np.int32, False)
+    n = bits.shape[-1]
+    bits = lax.pad(bits, lax.full((), 0, np.int32), [(0, 0, 0)] * (bits.ndim - 1)
+                   + [(0, -n % 8, 0)])
+    bytes_ = lax.reshape(bits, bits.shape[:-1] + ((n + 7) // 8, 8))
+    packed = lax.reduce_sum(bytes_ * to_array(weights.astype(np.int32)), (bytes_.ndim - 1,))
+    return moveaxis(lax.convert_element_type(packed, np.uint8), -1, axis)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """The bits of uint8 `a` unpacked along `axis` (the flattened array when None): 8
+    per byte, or the first `count` (a negative one drops that many at the end; past the
+    end, zeros).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.unpackbits(jnp.array([5], dtype=jnp.uint8)).tolist()
+    [0, 0, 0, 0, 0, 1, 0, 1]
+    """
+    x = _operand("unpackbits", a)
+    if x.dtype != np.uint8:
+        raise TypeError("unpackbits: expected an input array of unsigned byte data type")
+    weights = to_array(_bit_weights("unpackbits", bitorder).astype(np.uint8))
+    x, axis = _along_last("unpackbits", x, axis)
+    masked = lax.bitwise_and(lax.broadcast_in_dim(x, x.shape + (8,), tuple(range(x.ndim))),
+                             lax.broadcast_in_dim(weights, x.shape + (8,), (x.ndim,)))
+    bits = lax.convert_element_type(lax.ne(masked, lax.full_like(masked, 0)), np.uint8, False)
+    bits = lax.reshape(bits, x.shape[:-1] + (8 * x.shape[-1],))
+    if count is not None:
+        count = static_int(count, "The 'count' argument of jnp.unpackbits")
+        n = bits.shape[-1]
+        if count > n:
+            bits = lax.pad(bits, lax.full((), 0, np.uint8), [(0, 0, 0)] * (bits.ndim - 1)
+                           + [(0, count - n, 0)])
+        else:
+            stop = len(range(n)[:count])
+            bits = slice_axis(bits, 0, stop, bits.ndim - 1)
+    return moveaxis(bits, -1, axis)

@@ -1,8 +1,7 @@
 """Polynomials as coefficient arrays, highest power first (NumPy's `poly1d` order):
 `polyval` (Horner's rule in a `lax.scan`), `polyadd`, `polysub`, `polymul`
-(a convolution), `polyder`, `polyint`, `poly` (from real roots) and `trim_zeros`,
-with JAX's results. `polyfit`, `roots` and `polydiv` are not here: they need a linear
-solver or eigenvalues, which jaxwg does not have yet.
+(a convolution), `polydiv` (long division in a `lax.scan`), `polyfit` (least squares),
+`polyder`, `polyint`, `poly` (from real roots) and `trim_zeros`, with JAX's results.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg.numpy.polynomials import polyval, polyder
@@ -18,14 +17,19 @@ import operator
 import numpy as np
 
 from .. import lax
+from ..frontend import aval as avals
+from . import ufuncs
 from ._util import (broadcast_shapes, broadcast_to_shape, canonicalize_axes, check_arraylike,
-                    promote, static_value, to_array)
+                    concrete, promote, static_value, to_array)
 from .joining import concatenate
 from .manipulation import atleast_1d
+from .products import dot, outer
+from .reductions import sum as _sum
 from .signal import convolve
+from .structure import vander
 
-__all__ = ["poly", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval",
-           "trim_zeros"]
+__all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub",
+           "polyval", "trim_zeros"]
 
 
 def _order(m, name: str) -> int:
@@ -217,3 +221,112 @@ def trim_zeros(filt, trim="fb", axis=None):
         index[ax] = slice(nonzero[0] if "f" in trim else None,
                           nonzero[-1] + 1 if "b" in trim else None)
     return filt[tuple(index)]
+
+
+def polydiv(u, v, *, trim_leading_zeros=False):
+    """The quotient and remainder of the 1-d polynomials u / v, by long division (one
+    step per quotient coefficient in a `lax.scan`). The remainder keeps u's length
+    unless `trim_leading_zeros` drops its leading coefficients below sqrt(eps)
+    (concrete inputs only).
+
+    >>> import jaxwg.numpy as jnp
+    >>> q, r = jnp.polydiv(jnp.array([1.0, 3.0, 3.0]), jnp.array([1.0, 1.0]))
+    >>> q.tolist(), r.tolist()
+    ([1.0, 2.0], [0.0, 0.0, 1.0])
+    """
+    check_arraylike("polydiv", u, v)
+    u, v = promote(to_array(u), to_array(v), to_inexact=True)
+    if u.ndim == 0 or v.ndim == 0:
+        raise TypeError("polydiv: u and v must be 1-d coefficient arrays, not scalars")
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"polydiv: u and v must be 1-d coefficient arrays, got shapes "
+                         f"{u.shape} and {v.shape}")
+    if v.shape[0] == 0:
+        raise IndexError("polydiv: the divisor v has no coefficients")
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    steps = m - n + 1
+    if steps <= 0:
+        quotient, remainder = lax.full((1,), 0, u.dtype), u
+    else:
+        scale = 1.0 / v[0]
+        positions = lax.iota(np.int32, m + 1)
+        zeros = lax.full((m + 1,), 0, u.dtype)
+
+        def divide_step(rest, k):
+            # the k-th quotient coefficient, and rest[k:k + n + 1] less it times v
+            d = scale * lax.dynamic_index_in_dim(rest, k, keepdims=False)
+            shifted_v = lax.dynamic_update_slice(zeros, v, (k,))
+            window = (positions >= k) & (positions <= k + n)
+            return ufuncs.where(window, rest + -d * shifted_v, rest), d
+
+        remainder, quotient = lax.scan(divide_step, u, lax.iota(np.int32, steps))
+    if trim_leading_zeros:
+        values = np.abs(static_value(remainder, "The remainder of polydiv (trim_leading_zeros)"))
+        small = values < np.sqrt(np.finfo(values.dtype).eps)
+        start = int(np.argmin(small)) if not small.all() else remainder.shape[0]
+        remainder = remainder[start:]
+    return quotient, remainder
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of degree `deg` through (x, y) (`y` 1-d or one fit
+    per column), by `linalg.lstsq` on the Vandermonde matrix with scaled columns and
+    optional weights `w`. `full` also returns the residuals, rank, singular values and
+    `rcond`; `cov` the covariance of the coefficients (scaled by the residuals unless
+    "unscaled").
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(c, 4) for c in jnp.polyfit(jnp.array([0.0, 1.0, 2.0]), jnp.array([1.0, 3.0, 5.0]), 1).tolist()]
+    [2.0, 1.0]
+    """
+    from .linalg import inv, lstsq  # linalg is imported after this module
+
+    check_arraylike("polyfit", x, y, *(() if w is None else (w,)))
+    x, y = to_array(x), to_array(y)
+    deg = int(concrete(deg, "deg must be int"))
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("polyfit: expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("polyfit: expected 1D vector for x")
+    if x.shape[0] == 0:
+        raise TypeError("polyfit: expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("polyfit: expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("polyfit: expected x and y to have same length")
+    if rcond is None:
+        if not np.issubdtype(x.dtype, np.inexact):
+            raise ValueError(f"polyfit: data type {x.dtype} of x not inexact (pass floats or "
+                             "rcond)")
+        rcond = x.shape[0] * float(np.finfo(x.dtype).eps)
+    rcond = float(concrete(rcond, "rcond must be float"))
+    if cov and cov != "unscaled" and x.shape[0] <= order:  # (JAX finds out after the fit)
+        raise ValueError("polyfit: the number of data points must exceed order to scale "
+                         "the covariance matrix")
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        (w,) = promote(to_array(w), to_inexact=True)
+        if w.ndim != 1:
+            raise TypeError("polyfit: expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("polyfit: expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
+    # columns scaled to unit norm: a better conditioned system
+    scale = ufuncs.sqrt(_sum(lhs * lhs, axis=0))
+    lhs = lhs / scale[None, :]
+    c, residuals, rank, s = lstsq(lhs, rhs, rcond)
+    c = c / (scale[:, None] if c.ndim > 1 else scale)
+    if full:
+        return c, residuals, rank, s, to_array(rcond)
+    if not cov:
+        return c
+    v_base = inv(dot(lhs.T, lhs)) / outer(scale, scale)
+    if cov == "unscaled":
+        factor = lax.full((1,), 1, avals.canonical_dtype("float64"))
+    else:
+        factor = atleast_1d(residuals / (x.shape[0] - order))
+    if y.ndim == 1:
+        return c, v_base * factor[None]
+    return c, v_base[:, :, None] * factor[None, None, :]

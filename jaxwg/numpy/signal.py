@@ -1,6 +1,8 @@
 """Sequences: `convolve` and `correlate` (one `lax.conv_general_dilated`: the padded
 signal's windows times the kernel), linear interpolation (`interp`), finite differences
-(`gradient`) and the trapezoidal rule (`trapezoid`), with JAX's results.
+(`gradient`), the trapezoidal rule (`trapezoid`), phase unwrapping (`unwrap`) and the
+window functions (`bartlett`, `blackman`, `hamming`, `hanning`, `kaiser`), with JAX's
+results.
 
 >>> import jaxwg.numpy as jnp
 >>> jnp.convolve(jnp.array([1.0, 2.0, 3.0]), jnp.array([0.0, 1.0, 0.5])).tolist()
@@ -12,15 +14,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import lax
+from ..frontend import aval as avals
 from . import ufuncs
-from ._util import canonicalize_axis, check_arraylike, promote, slice_axis, to_array
+from ._util import (axis_index, canonicalize_axis, check_arraylike, concrete, promote, slice_axis,
+                    to_array)
 from .joining import concatenate
-from .reductions import sum as _sum
+from .more_math import i0
+from .reductions import cumsum, sum as _sum
 from .manipulation import moveaxis
 from .statistics import searchsorted
 from .structure import diff
 
-__all__ = ["convolve", "correlate", "gradient", "interp", "trapezoid"]
+__all__ = ["bartlett", "blackman", "convolve", "correlate", "gradient", "hamming", "hanning",
+           "interp", "kaiser", "trapezoid", "unwrap"]
 
 
 def _padding(mode: str, width: int) -> tuple[int, int]:
@@ -230,3 +236,117 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
         step = steps if steps.ndim == 0 else steps[..., 0]
         return step * (_sum(y, axis=-1) - 0.5 * ends[..., 0])
     return 0.5 * _sum(steps * (y[..., 1:] + y[..., :-1]), axis=-1)
+
+
+def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
+    """`p` with its jumps along `axis` larger than `discont` (default period / 2) taken
+    back by multiples of `period`, so that the sequence changes smoothly.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.unwrap(jnp.array([0, 300, 700, 100]), period=360).tolist()
+    [0, -60, -20, 100]
+    """
+    check_arraylike("unwrap", p)
+    p, period = promote(to_array(p), period)
+    if np.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.ndim == 0:
+        raise IndexError("jnp.unwrap: a 0-d array has no axis to unwrap along")
+    axis = axis_index(axis, p.ndim)
+    n = p.shape[axis]
+    if n == 0:
+        return p
+    if discont is None:
+        discont = period / 2
+    interval = period // 2 if np.issubdtype(p.dtype, np.integer) else period / 2
+    step = diff(p, axis=axis)
+    wrapped = ufuncs.remainder(step + interval, period) - interval
+    # a step of exactly +interval stays +interval (it would wrap to -interval)
+    wrapped = ufuncs.where((wrapped == -interval) & (step > 0), interval, wrapped)
+    correction = ufuncs.where(ufuncs.abs(step) < discont, 0, wrapped - step)
+    rest = slice_axis(p, 1, n, axis) + cumsum(correction, axis=axis)
+    out = concatenate([slice_axis(p, 0, 1, axis), rest], axis=axis)
+    # strongly typed, as JAX's (its cumsum drops the weak type of an integer p's promotion)
+    return lax.convert_element_type(out, out.dtype, False)
+
+
+# -- windows ----------------------------------------------------------------------------------
+
+
+def _window(name: str, M, formula):
+    """`formula(n, M)` at the sample indices n = 0..M-1 (the default float dtype) of a
+    window of `M` points (a concrete integer); all ones for at most one point."""
+    M = int(concrete(M, f"M argument of jnp.{name}"))
+    dtype = avals.canonical_dtype("float64")
+    if M < 0:
+        raise TypeError(f"jnp.{name}: the window length M must be non-negative, got {M}.")
+    if M <= 1:
+        return lax.full((M,), 1, dtype)
+    return formula(lax.iota(dtype, M), M)
+
+
+def bartlett(M: int):
+    """The Bartlett (triangular) window of `M` points: 1 - |2n + 1 - M| / (M - 1).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.bartlett(5).tolist()
+    [0.0, 0.5, 1.0, 0.5, 0.0]
+    """
+    return _window("bartlett", M, lambda n, M: 1 - ufuncs.abs(2 * n + 1 - M) / (M - 1))
+
+
+def _cosine_window(name: str, M, a0: float, a1: float, a2: float = 0.0):
+    """The window a0 - a1 cos(2 pi n / (M - 1)) (+ a2 cos(4 pi n / (M - 1)))."""
+
+    def formula(n, M):
+        out = a0 - a1 * ufuncs.cos(2 * np.pi * n / (M - 1))
+        return out + a2 * ufuncs.cos(4 * np.pi * n / (M - 1)) if a2 else out
+
+    return _window(name, M, formula)
+
+
+def blackman(M: int):
+    """The Blackman window of `M` points: 0.42 - 0.5 cos(2 pi n / (M - 1)) +
+    0.08 cos(4 pi n / (M - 1)).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(v, 4) for v in jnp.blackman(3).tolist()]
+    [-0.0, 1.0, -0.0]
+    """
+    return _cosine_window("blackman", M, 0.42, 0.5, 0.08)
+
+
+def hamming(M: int):
+    """The Hamming window of `M` points: 0.54 - 0.46 cos(2 pi n / (M - 1)).
+
+    >>> import jaxwg.numpy as jnp
+    >>> [round(v, 4) for v in jnp.hamming(3).tolist()]
+    [0.08, 1.0, 0.08]
+    """
+    return _cosine_window("hamming", M, 0.54, 0.46)
+
+
+def hanning(M: int):
+    """The Hann window of `M` points: 0.5 - 0.5 cos(2 pi n / (M - 1)).
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.hanning(3).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    return _cosine_window("hanning", M, 0.5, 0.5)
+
+
+def kaiser(M: int, beta):
+    """The Kaiser window of `M` points with shape parameter `beta`:
+    i0(beta sqrt(1 - ((n - alpha) / alpha)^2)) / i0(beta), alpha = (M - 1) / 2.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.kaiser(3, 0.0).tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    def formula(n, M):
+        alpha = 0.5 * (M - 1)
+        return i0(beta * ufuncs.sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)
+
+    return _window("kaiser", M, formula)
