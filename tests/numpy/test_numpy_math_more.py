@@ -3,14 +3,12 @@ sort_complex, packbits/unpackbits (more_math.py), unwrap and the window function
 (signal.py), polydiv and polyfit (polynomials.py) against JAX: dtypes, weak types,
 shapes, values, special values and errors.
 
-JAX's result types and exceptions come from `jax.eval_shape`, which traces JAX's function
-without compiling it; the values come from NumPy's function of the same name (the
-formulas JAX implements), except where JAX's values differ from NumPy's (polydiv keeps
-the remainder untrimmed; float16 and special values), where a compiled JAX gives them.
-Compiling JAX (XLA on the CPU) for every case would take most of a minute.
+JAX's result types (dtype, weak type, shape) and exceptions come from `jax.eval_shape`,
+which traces JAX's function without compiling it; the values from NumPy's function of
+the same name, whose formulas JAX implements (where they differ, as polydiv's trimmed
+remainder, the case says how). Compiling JAX's functions (XLA on the CPU) for every case
+would take most of a minute, beyond this file's share of the CI budget.
 """
-
-import functools
 
 import numpy as np
 import pytest
@@ -37,7 +35,8 @@ def _same(got, types, values, rtol=2e-6, atol=0.0):
     for g, t, v in zip(got, types, values):
         assert (g.dtype, g.shape, g.weak_type) == (t.dtype, t.shape, t.weak_type), (
             (g.dtype, g.shape, g.weak_type), (t.dtype, t.shape, t.weak_type))
-        g, v = np.asarray(g), np.asarray(v).astype(t.dtype)
+        with np.errstate(over="ignore"):  # float64 values past float32's range: inf
+            g, v = np.asarray(g), np.asarray(v).astype(t.dtype)
         if g.dtype.kind not in "fc":
             np.testing.assert_array_equal(g, v)
             continue
@@ -47,10 +46,9 @@ def _same(got, types, values, rtol=2e-6, atol=0.0):
             assert np.array_equal(np.signbit(g[signed]), np.signbit(v[signed]))
 
 
-def case(fn, *args, rtol=2e-6, atol=0.0, values="numpy"):
-    """fn(module, *args) checked against JAX's types and NumPy's values (or with
-    values="jax", JAX's own, compiled)."""
-    return fn, args, rtol, atol, values
+def case(fn, *args, rtol=2e-6, atol=0.0):
+    """fn(module, *args) checked against JAX's types and NumPy's values."""
+    return fn, args, rtol, atol
 
 
 def _converted(args):
@@ -61,70 +59,73 @@ def _jax_types(fn, args):
     return jax.eval_shape(lambda *a: fn(jax_numpy, *a), *args)
 
 
-def check(cases, jit: bool = False):
-    """Each case through jaxwg.numpy (eagerly or jitted) as JAX's."""
-    for fn, args, rtol, atol, source in cases:
+def check(cases, run=None, device_cases: int = 2):
+    """Each case through jaxwg.numpy as JAX's: all of them eagerly on the CPU, the first
+    `device_cases` jitted and on WebGPU (each new shape and dtype compiles kernels there,
+    the most time of this file)."""
+    jit = run is not None and run.mode == "jit"
+    if run is not None and (jit or run.platform == "webgpu"):
+        cases = cases[:device_cases]
+    for fn, args, rtol, atol in cases:
         def ours(*a):
             return fn(jnp, *a)
 
         got = (jaxwg.jit(ours) if jit else ours)(*_converted(args))
-        want = jax.jit(ours_jax(fn))(*args) if source == "jax" else fn(np, *args)
+        with np.errstate(all="ignore"):  # NumPy warns of the special values it computes
+            want = fn(np, *args)
         _same(got, _jax_types(fn, args), want, rtol, atol)
-
-
-@functools.cache
-def ours_jax(fn):
-    return lambda *a: fn(jax_numpy, *a)
 
 
 INTS = np.array([-3, 0, 7, 2 ** 31 - 1, -2 ** 31], np.int32)
 COMPLEX = np.array([180 + 90j, -1j, np.nan + 1j, -np.inf], np.complex64)
 
-ELEMENTWISE = [
+DEVICE_ELEMENTWISE = [
+    case(lambda m, x: (m.deg2rad(x), m.rad2deg(x), m.fabs(x), m.isposinf(x), m.isneginf(x)),
+         SPECIAL),
+    case(lambda m, x, y: m.float_power(x, y), SPECIAL[:, None], SPECIAL[None, :], rtol=1e-5),
+    case(lambda m, x: (m.bitwise_count(x), m.sort_complex(x)), INTS),
+    case(lambda m, x: m.sort_complex(x), np.stack([COMPLEX, COMPLEX[::-1].conj()])),
+]
+ELEMENTWISE = DEVICE_ELEMENTWISE + [
     *(case(lambda m, x, name=name: getattr(m, name)(x), x)
       for name in ["deg2rad", "rad2deg", "radians", "degrees", "fabs", "isposinf", "isneginf"]
       for x in [SPECIAL, INTS[:3], 3, 2.5]),
     # NumPy converts bools to float16 (JAX to float32): its values round to float16's
     *(case(lambda m, x, name=name: getattr(m, name)(x), np.array([True, False]), rtol=1e-3)
       for name in ["deg2rad", "rad2deg", "fabs", "isposinf"]),
-    case(lambda m, x: m.deg2rad(x), np.array([180, -0.0, np.inf], np.float16), values="jax"),
+    case(lambda m, x: m.deg2rad(x), np.array([180, -0.0, np.inf], np.float16), rtol=1e-3),
     case(lambda m, x: m.fabs(x), np.array([-3, -0.0, np.nan], np.float16)),
     case(lambda m, x: m.isneginf(x), np.array([-np.inf, 1], np.float16)),
     # NumPy has no complex deg2rad: JAX's definition, a product with the constant
     case(lambda m, x: m.deg2rad(x) if m is not np else x * np.float32(np.pi / 180), COMPLEX),
     case(lambda m, x: m.rad2deg(x) if m is not np else x * np.float32(180 / np.pi), COMPLEX),
-    case(lambda m, x, y: m.float_power(x, y), SPECIAL[:, None], SPECIAL[None, :], rtol=1e-5),
     case(lambda m, x, y: m.float_power(x, y), INTS[:3], np.float32(-1)),
     case(lambda m, x, y: m.float_power(x, y), 2, 3),
-    case(lambda m, x: m.bitwise_count(x), INTS),
     case(lambda m, x: m.bitwise_count(x), np.array([-1, -128, 7, 0, 127], np.int8)),
     case(lambda m, x: m.bitwise_count(x), 5),
-    case(lambda m, x: m.sort_complex(x), INTS),
     case(lambda m, x: m.sort_complex(x), np.array([3, -1, 2], np.float16)),
-    case(lambda m, x: m.sort_complex(x), np.stack([COMPLEX, COMPLEX[::-1].conj()])),
     case(lambda m, x: m.sort_complex(x), np.array([True, False])),
 ]
 
 
-def test_elementwise_functions_match_jax(platform):
-    check(ELEMENTWISE)
+def test_elementwise_functions_match_jax(run):
+    check(ELEMENTWISE, run, device_cases=len(DEVICE_ELEMENTWISE))
 
 
 GCD_A = np.array([-12, 2 ** 30, 0, -7, 1836311903, 0, 255], np.int32)
 GCD_B = np.array([[18], [-3 * 2 ** 29], [1134903170]], np.int32)  # Fibonacci: the most steps
 INTEGERS = [
-    *(case(lambda m, a, b, name=name: getattr(m, name)(a, b), a, b)
-      for name in ["gcd", "lcm"]
-      for a, b in [(GCD_A, GCD_B), (GCD_A.astype(np.uint8), GCD_A[::-1].astype(np.uint8)),
-                   (np.array([4, 6, -8], np.int8), np.int8(6)), (12, 18)]),
+    case(lambda m, a, b: (m.gcd(a, b), m.lcm(a, b)), a, b)
+    for a, b in [(GCD_A, GCD_B), (GCD_A.astype(np.uint8), GCD_A[::-1].astype(np.uint8)),
+                 (np.array([4, 6, -8], np.int8), np.int8(6)), (12, 18)]
 ]
 
 
 def test_gcd_and_lcm_match_jax(run):
-    check(INTEGERS, jit=run.mode == "jit")
+    check(INTEGERS, run, device_cases=1)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.lists(st.integers(-10 ** 4, 10 ** 4), min_size=4, max_size=4),
        st.lists(st.integers(-10 ** 4, 10 ** 4), min_size=4, max_size=4))
 def test_gcd_and_lcm_of_any_integers_match_jax(xs, ys):
@@ -153,32 +154,32 @@ PACKING = [
 
 
 def test_packbits_and_unpackbits_match_jax(run):
-    check(PACKING, jit=run.mode == "jit")
+    check(PACKING, run)
 
 
 PHASES = np.array([0.0, 3.0, 6.5, 1.0, -2.0, 9.0, 9.0, -9.0], np.float32)
 SEQUENCES = [
-    case(lambda m, p: m.unwrap(p), PHASES),
+    case(lambda m, p: (m.unwrap(p), m.kaiser(8, 14.0), m.hanning(8)), PHASES, rtol=1e-5,
+         atol=1e-6),
     case(lambda m, p: m.unwrap(p, discont=1.0), PHASES),
     case(lambda m, p: m.unwrap(p, discont=10.0), PHASES),
     case(lambda m, p: m.unwrap(p, axis=0, period=4.0), PHASES.reshape(2, 4)),
     case(lambda m, p: m.unwrap(p, period=360), np.array([0, 300, 700, 100, 180, 0, -180])),
     case(lambda m, p: m.unwrap(p), np.array([0, 3, 7, 1], np.int32)),
-    case(lambda m, p: m.unwrap(p), np.array([1.0, np.nan, 9.0, np.inf, 2.0], np.float32),
-         values="jax"),
+    case(lambda m, p: m.unwrap(p), np.array([1.0, np.nan, 9.0, np.inf, 2.0], np.float32)),
     case(lambda m, p: m.unwrap(p), np.array([1.0, 9.0, -5.0], np.float16), rtol=1e-3),
     case(lambda m, p: m.unwrap(p), np.zeros((2, 0), np.float32)),
     case(lambda m, p: m.unwrap(p), np.array([2.5], np.float32)),
     # float32 cosines of arguments up to 2 pi are within an ulp or two of 1
     *(case(lambda m, name=name, M=M: getattr(m, name)(M), atol=1e-6)
-      for name in ["bartlett", "blackman", "hamming", "hanning"] for M in [0, 1, 2, 16]),
+      for name in ["bartlett", "blackman", "hamming", "hanning"] for M in [0, 1, 16]),
     *(case(lambda m, b, M=M: m.kaiser(M, b), beta, rtol=1e-5)
-      for M, beta in [(0, 1.0), (1, 2.0), (4, 2), (9, 14.0), (6, np.float32(0.5))]),
+      for M, beta in [(1, 2.0), (4, 2), (6, np.float32(0.5))]),
 ]
 
 
 def test_unwrap_and_windows_match_jax(run):
-    check(SEQUENCES, jit=run.mode == "jit")
+    check(SEQUENCES, run, device_cases=1)
     if run.mode == "eager":
         # JAX truncates M, as int() does (NumPy would make 6 points)
         check([case(lambda m: m.hanning(5.7) if m is not np else np.hanning(5))])
@@ -200,9 +201,9 @@ DIVISIONS = [
     case(_padded_polydiv, U[:2], U[:4]),
     case(_padded_polydiv, np.array([1j, 2], np.complex64), U[:2], rtol=1e-5),
     # v[0] == 0: infinite and NaN coefficients; -0.0 kept where nothing is subtracted
-    case(_padded_polydiv, np.array([-0.0, 1, 2, 3], np.float32), np.array([0, 1], np.float32),
-         values="jax"),
-    case(lambda m, u, v: m.polydiv(u, v), U[:0], U[:1], values="jax"),
+    case(_padded_polydiv, np.array([-0.0, 1, 2, 3], np.float32), np.array([0, 1], np.float32)),
+    # deg u < deg v: a zero quotient and u (NumPy's can't take an empty u)
+    case(lambda m, u, v: m.polydiv(u, v) if m is not np else (np.zeros(1), u), U[:0], U[:1]),
 ]
 
 
@@ -216,7 +217,7 @@ def _trimmed_polydiv(m, u, v):
 
 
 def test_polydiv_matches_jax(run):
-    check(DIVISIONS, jit=run.mode == "jit")
+    check(DIVISIONS, run, device_cases=1)
     if run.mode == "eager":  # trimming needs concrete values (JAX's types: untrimmed ones)
         u = np.array([1.0, 3.0, 2.0], np.float32)
         for v in (U[:2], np.ones(2, np.float32)):
