@@ -44,6 +44,7 @@ from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, loca
                                     named_call, named_scope, typeof)
 from .transforms.derivatives import custom_gradient, linear_transpose
 from .transforms.callback import pure_callback
+from .transforms import solves as _solves  # noqa: F401  (lax.custom_linear_solve, lax.custom_root)
 from .config import (debug_infs, debug_nans, default_matmul_precision, default_prng_impl,
                      enable_checks, enable_x64, log_compiles, numpy_dtype_promotion,
                      numpy_rank_promotion)

@@ -839,23 +839,6 @@ def _check_kind(name: str, x, kind: str, accepted: str) -> None:
                         f"dtypes at position 0 are subtypes of {accepted}.")
 
 
-def nextafter(x1, x2):
-    """The next float after `x1` toward `x2` (`x2` where equal), as `jnp.nextafter` but
-    for operands of one float dtype (a TypeError otherwise, as JAX's).
-
-    >>> import jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> lax.nextafter(jnp.float32(1), jnp.float32(2)).item()
-    1.0000001192092896
-    """
-    from ..numpy.more_math import nextafter as _jnp_nextafter  # numpy builds it on lax
-
-    _same_dtypes("nextafter", x1, x2)
-    x1, x2 = _scalars_like([x1, x2])
-    _check_kind("nextafter", x1, "is_float", "floating")
-    return _jnp_nextafter(x1, x2)
-
-
 @moves_keys(0)
 def tile(operand, reps):
     """`operand` repeated `reps[i]` times along each axis i (one rep per axis).

@@ -107,6 +107,6 @@ def local_device_count(backend: str | None = None) -> int:
     >>> jaxwg.local_device_count() >= 1
     True
     """
-    from ..placement import local_devices
+    from ..frontend.device import default_platform, get_device
 
-    return len(local_devices(backend=backend))
+    return len([get_device(backend or default_platform())])  # one per platform, as `devices`

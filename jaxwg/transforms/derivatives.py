@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import lax
 from ..frontend import pytree
 from ..frontend.array import aval_of
 from ..frontend.shape_eval import ShapeDtypeStruct
@@ -60,11 +61,10 @@ def custom_gradient(fun):
 
 def _zeros_like(x):
     """A zero array shaped like `x` (an array, a scalar or a `ShapeDtypeStruct`)."""
-    from .. import numpy as jnp
-
     if isinstance(x, ShapeDtypeStruct):
-        return jnp.zeros(x.shape, x.dtype)
-    return jnp.zeros_like(x)
+        return lax.full(x.shape, 0, x.dtype)
+    aval = aval_of(x)
+    return lax.full(aval.shape, 0, aval.dtype)
 
 
 def linear_transpose(fun, *primals, reduce_axes=()):
