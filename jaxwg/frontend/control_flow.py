@@ -142,15 +142,32 @@ def _scan_lowering(out_avals, *args, jaxpr, length, reverse, num_consts, num_car
     return carry + stacked
 
 
-def _debug_callback_lowering(out_avals, *args, callback):
-    """Call `callback` now with the operands as arrays (computed when it reads them)."""
+def host_operands(in_avals, nodes) -> list:
+    """A host callback's operands as arrays of their avals (complex ones from their
+    stored pairs), computed when it reads them."""
     from .array import ArrayImpl
 
-    callback(*[ArrayImpl(node, ShapedArray(node.shape, node.dtype)) for node in args])
+    return [ArrayImpl(node, aval) for aval, node in zip(in_avals, nodes)]
+
+
+def with_node_avals(rule):
+    """A callback's lowering rule, `rule(out_avals, in_avals, *nodes)`, for real operands:
+    their avals are their nodes'. (Complex operands reach `rule` as a complex rule,
+    which is given the avals.)"""
+    def lowering(out_avals, *nodes, **params):
+        return rule(out_avals, [ShapedArray(n.shape, n.dtype) for n in nodes], *nodes, **params)
+
+    return lowering
+
+
+def _debug_callback(out_avals, in_avals, *args, callback):
+    """Call `callback` now with the operands as arrays."""
+    callback(*host_operands(in_avals, args))
     return []
 
 
 P.lowering_rules[P.cond_p] = _cond_lowering
 P.lowering_rules[P.while_p] = _while_lowering
 P.lowering_rules[P.scan_p] = _scan_lowering
-P.lowering_rules[P.debug_callback_p] = _debug_callback_lowering
+P.lowering_rules[P.debug_callback_p] = with_node_avals(_debug_callback)
+P.complex_rules[P.debug_callback_p] = _debug_callback

@@ -54,10 +54,10 @@ from .manipulation import matrix_transpose  # noqa: F401  (also jnp.linalg's)
 from .products import vecdot  # noqa: F401  (the same in both namespaces, as in JAX)
 from .ufuncs import abs_squared
 
-__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul",
-           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
-           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
-           "trace", "vecdot", "vector_norm"]
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv",
+           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+           "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+           "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm"]
 
 
 class EighResult(NamedTuple):
@@ -1046,6 +1046,7 @@ def _axis_error(axis: int, ndim: int):
 
 
 
+from .general_eig import EigResult, eig, eigvals  # noqa: E402, F401  (on the host: see there)
 from .. import errors as _errors  # noqa: E402
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).

@@ -23,9 +23,9 @@ import numpy as np
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend import pytree
-from ..frontend.array import ArrayImpl, asarray_for_bind
+from ..frontend.array import asarray_for_bind
 from ..frontend.aval import ShapedArray, canonical_dtype
-from ..frontend.complex_lowering import STORAGE_RULES
+from ..frontend.control_flow import host_operands, with_node_avals
 from .batching import batch_size, move_axis
 
 __all__ = ["pure_callback"]
@@ -38,7 +38,6 @@ pure_callback_p = P._declare("pure_callback", lambda *avals, callback, result_av
                              list(result_avals), multiple_results=True)
 # Its results are known only by running it: programs that hold one run step by step.
 P.DATA_DEPENDENT = P.DATA_DEPENDENT + (pure_callback_p,)
-STORAGE_RULES.add(pure_callback_p)  # complex operands pass as they are stored
 
 
 def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None,
@@ -69,10 +68,9 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     return pytree.tree_unflatten(out_tree, outs)
 
 
-def _lowering(out_avals, *args, callback, result_avals, vmap_method):
+def _lowering(out_avals, in_avals, *args, callback, result_avals, vmap_method):
     """Read the operands back, call, check the results and give their nodes."""
-    values = [np.asarray(ArrayImpl(node, ShapedArray(node.shape, node.dtype))) for node in args]
-    out = callback(*values)
+    out = callback(*[np.asarray(x) for x in host_operands(in_avals, args)])
     if len(out) != len(result_avals):
         raise RuntimeError(f"pure_callback: the callback returned {len(out)} values, "
                            f"expected {len(result_avals)}")
@@ -122,7 +120,8 @@ def _batch(vals, dims, *, callback, result_avals, vmap_method):
     return outs, [0] * len(outs)
 
 
-P.lowering_rules[pure_callback_p] = _lowering
+P.lowering_rules[pure_callback_p] = with_node_avals(_lowering)
+P.complex_rules[pure_callback_p] = _lowering
 P.jvp_rules[pure_callback_p] = _jvp
 P.transpose_rules[pure_callback_p] = _transpose
 P.batch_rules[pure_callback_p] = _batch

@@ -346,3 +346,54 @@ def test_lstsq_power_products_and_tensor_solves_match_numpy():
     np.testing.assert_allclose(np.asarray(jnp.linalg.outer(x3[0], y3[0])), np.outer(x3[0], y3[0]))
     with pytest.raises(ValueError, match="one-dimensional"):
         jnp.linalg.outer(x3, y3[0])
+
+
+def _eig_check(a, w, v, want_w, rtol):
+    """w equals JAX's eigenvalues (as sorted sets), A v = v diag(w), and each column of v
+    has unit norm and a real largest component (LAPACK's normalization)."""
+    w, v = np.asarray(w), np.asarray(v)
+    scale = np.abs(a).max() * a.shape[-1]
+    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(np.asarray(want_w)), rtol=0,
+                               atol=rtol * scale)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], rtol=0, atol=rtol * scale)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=-2), 1, atol=rtol * a.shape[-1])
+    largest = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[..., None, :], axis=-2)
+    np.testing.assert_array_equal(largest.imag, 0)
+
+
+@needs_jax
+def test_general_eig_and_eigvals_match_jax():
+    """eig runs LAPACK on the host, as JAX's CPU backend: values to rounding (eigenvectors
+    up to sign: LAPACK builds differ), complex dtypes, NaN input, errors, grad, vmap."""
+    rng = np.random.default_rng(8)
+    real = _random(rng, (3, 5, 5))
+    cplx = (real + 1j * _random(rng, (3, 5, 5))).astype(np.complex64)
+    eps = np.finfo(np.float32).eps
+    for a in (real, cplx, np.array([[0.0, -1.0], [1.0, 0.0]], np.float32)):
+        w, v = jnp.linalg.eig(a)
+        assert (w.dtype, v.dtype) == (np.complex64, np.complex64)
+        _eig_check(a.astype(np.complex128), w, v, jax_numpy.linalg.eigvals(a), 16 * eps)
+        np.testing.assert_array_equal(np.asarray(jnp.linalg.eigvals(a)), np.asarray(w))
+    np.testing.assert_array_equal(np.asarray(jaxwg.vmap(jnp.linalg.eigvals)(real)),
+                                  np.asarray(jnp.linalg.eigvals(real)))
+    assert jnp.linalg.eigvals(np.eye(2, dtype=np.int32)).dtype == np.complex64
+    nan = np.asarray(jnp.linalg.eig(np.array([[np.nan, 1.0], [0.0, 1.0]], np.float32))[1])
+    assert np.isnan(nan.real).all() and np.isnan(nan.imag).all()
+    assert jnp.linalg.eig(np.zeros((0, 0), np.float32))[1].shape == (0, 0)
+    f = lambda m: jnp.sum(jnp.real(jnp.linalg.eigvals(m) ** 2))  # noqa: E731
+    g = lambda m: jax_numpy.sum(jax_numpy.real(jax_numpy.linalg.eigvals(m) ** 2))  # noqa: E731
+    np.testing.assert_allclose(np.asarray(jaxwg.jit(jaxwg.grad(f))(real[0])), jax.grad(g)(real[0]),
+                               rtol=0, atol=64 * eps * 5)
+    for bad in (np.ones((2, 3), np.float32), np.ones(3, np.float32)):
+        with pytest.raises(type(_jax_error(jax_numpy.linalg.eig, bad))):
+            jnp.linalg.eig(bad)
+    with pytest.raises(NotImplementedError, match="non-symmetric eigenvectors"):
+        jaxwg.grad(lambda m: jnp.real(jnp.linalg.eig(m)[0][0]))(real[0])
+
+
+def _jax_error(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001 - the oracle's exception, whatever its type
+        return e
+    raise AssertionError(f"JAX accepted {args}")
