@@ -142,6 +142,21 @@ def test_the_callback_gets_concrete_arrays(platform):
     assert isinstance(seen[0], jaxwg.Array) and seen[0].tolist() == [0, 1]
 
 
+def test_callbacks_get_complex_values_as_complex(capsys):
+    """Complex arrays are stored as float pairs on the device: callbacks see complex
+    values, as JAX's, eagerly and under jit (printed as JAX prints them)."""
+    z = np.array([1 + 2j, -3j], np.complex64)
+    jax.debug.print("z={}", jax.numpy.asarray(z) * 2)
+    jax.effects_barrier()
+    want = capsys.readouterr().out
+    for run in (lambda f: f, jaxwg.jit):
+        run(lambda v: jaxwg.debug.print("z={}", v * 2))(jnp.asarray(z))
+        assert capsys.readouterr().out == want
+        flipped = run(lambda v: jaxwg.pure_callback(
+            lambda h: h * 1j, jaxwg.ShapeDtypeStruct(v.shape, v.dtype), v))(jnp.asarray(z))
+        np.testing.assert_array_equal(np.asarray(flipped), z * 1j)
+
+
 def test_two_call_forms_and_argument_errors_are_jaxs(capsys):
     jaxwg.debug.print(ordered=True)("{a}", a=1)
     jaxwg.debug.callback(ordered=True)(print, "x")
