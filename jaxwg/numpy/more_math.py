@@ -698,12 +698,19 @@ def isneginf(x, /, out=None):
 
 
 def _integer_operands(name: str, x1, x2):
-    """|x1| and |x2| for `gcd` or `lcm`: promoted, broadcast to one shape, integers only."""
+    """|x1| and |x2| for `gcd` or `lcm`, promoted and broadcast to one shape (integers
+    only), as unsigned integers of their width, and the dtype and weak type to return.
+    Unsigned, |INT_MIN| is 2^(bits - 1) and Euclid's steps end (JAX's loop never does:
+    its abs leaves INT_MIN negative); the results' bits are JAX's wherever it ends."""
     a, b = elementwise_operands(name, x1, x2)
     if not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
+    dtype, weak = a.dtype, aval_of(a).weak_type
     shape = broadcast_shapes(a.shape, b.shape)
-    return ufuncs.abs(broadcast_to_shape(a, shape)), ufuncs.abs(broadcast_to_shape(b, shape))
+    unsigned = np.dtype(f"uint{8 * dtype.itemsize}")
+    a, b = (lax.convert_element_type(ufuncs.abs(broadcast_to_shape(v, shape)), unsigned)
+            for v in (a, b))
+    return a, b, dtype, weak
 
 
 def _euclid_step(pair):
@@ -716,7 +723,7 @@ def _euclid_step(pair):
 
 
 def _gcd(a, b):
-    """The gcd of non-negative integers by Euclid's steps, while any divisor is nonzero."""
+    """The gcd of unsigned integers by Euclid's steps, while any divisor is nonzero."""
     out, _ = lax.while_loop(lambda pair: _any(pair[1] != 0), _euclid_step, (a, b))
     return out
 
@@ -728,7 +735,8 @@ def gcd(x1, x2, /):
     >>> jnp.gcd(jnp.array([12, 18, 0]), jnp.array([18, -4, 5])).tolist()
     [6, 2, 5]
     """
-    return _gcd(*_integer_operands("gcd", x1, x2))
+    a, b, dtype, weak = _integer_operands("gcd", x1, x2)
+    return lax.convert_element_type(_gcd(a, b), dtype, weak)
 
 
 def lcm(x1, x2, /):
@@ -739,11 +747,11 @@ def lcm(x1, x2, /):
     >>> jnp.lcm(jnp.array([4, -6, 0]), jnp.array([6, 4, 5])).tolist()
     [12, 12, 0]
     """
-    a, b = _integer_operands("lcm", x1, x2)
+    a, b, dtype, weak = _integer_operands("lcm", x1, x2)
     d = _gcd(a, b)
     zero = d == 0
     multiple = a * ufuncs.floor_divide(b, ufuncs.where(zero, full_like(d, 1), d))
-    return ufuncs.where(zero, zeros_like(d), multiple)
+    return lax.convert_element_type(ufuncs.where(zero, zeros_like(d), multiple), dtype, weak)
 
 
 def bitwise_count(x, /):
