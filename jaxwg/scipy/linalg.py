@@ -81,7 +81,8 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     transpose_a, conjugate_a = _TRANS[trans]
     a, b = _inexact("solve_triangular", a, b)
     solve_fn = functools.partial(lax_linalg.triangular_solve, left_side=True, lower=lower,
-                                 transpose_a=transpose_a, conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+                                 transpose_a=transpose_a, conjugate_a=conjugate_a,
+                                 unit_diagonal=unit_diagonal)
     return _solve_columns("solve_triangular", a, b, solve_fn)
 
 
@@ -299,8 +300,9 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", sel
                      tol=None, key=None):
     """The eigenvalues (ascending) of the symmetric (Hermitian) tridiagonal matrix of
     diagonal `d` and off-diagonal `e`, by bisection on Sturm sequences, as JAX's;
-    `select="i"` with `select_range=(lo, hi)` gives eigenvalues lo to hi. jaxwg computes
-    eigenvalues only (`eigvals_only=True`).
+    `select="i"` with `select_range=(lo, hi)` gives eigenvalues lo to hi. The
+    eigenvectors (without `eigvals_only`) are those of the dense matrix by `eigh`, where
+    JAX uses inverse iteration from random vectors (`key`): equal up to sign.
 
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 5) for x in eigh_tridiagonal(jnp.array([2.0, 2.0]), jnp.array([1.0]),
@@ -314,11 +316,9 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", sel
     if alpha.dtype.name not in ("float32", "float64", "complex64", "complex128"):
         raise TypeError("Only float32 and float64 inputs are supported as inputs to "
                         f"jax.scipy.linalg.eigh_tridiagonal, got {alpha.dtype} and {beta.dtype}")
-    if not eigvals_only:
-        raise NotImplementedError("eigh_tridiagonal with eigvals_only=False is not implemented in jaxwg")
     n = alpha.shape[0]
     if n <= 1:
-        return jnp.real(alpha)
+        return jnp.real(alpha) if eigvals_only else (jnp.real(alpha), jnp.eye(n, dtype=alpha.dtype))
     if select == "a":
         targets = np.arange(n, dtype=np.int32)
     elif select == "i":
@@ -331,7 +331,13 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", sel
         raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
     else:
         raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
-    return _bisection(alpha, beta, jnp.asarray(targets), tol)
+    w = _bisection(alpha, beta, jnp.asarray(targets), tol)
+    if eigvals_only:
+        return w
+    # the eigenvectors of the dense matrix (Jacobi), where JAX runs inverse iteration from
+    # random vectors: the same up to sign (each column's sign is arbitrary in both)
+    dense = jnp.diag(alpha) + jnp.diag(beta, -1) + jnp.diag(jnp.conj(beta), 1)
+    return w, np_linalg.eigh(dense).eigenvectors[:, targets]
 
 
 @jit
@@ -459,6 +465,15 @@ _PADE = {3: (120., 60., 12., 1.),
               960960., 16380., 182., 1.)}
 
 
+# (the largest 1-norm without squaring, the 1-norms that pick each order, the orders) by
+# precision: Higham's (2005) thetas, as JAX's
+_PADE_CHOICE = {
+    True: (5.371920351148152, [1.495585217958292e-002, 2.539398330063230e-001, 9.504178996162932e-001,
+                               2.097847961257068e+000], (3, 5, 7, 9, 13)),
+    False: (3.925724783138660, [4.258730016922831e-001, 1.880152677804762e+000], (3, 5, 7)),
+}
+
+
 def _pade(order: int):
     """(U, V) of the [order/order] Pade approximant of exp (numerator U + V, denominator
     V - U), in JAX's (Higham's) evaluation order."""
@@ -488,15 +503,10 @@ def _pade(order: int):
 def _expm_2d(a, upper_triangular: bool, max_squarings: int):
     # the 1-norm picks the Pade order and the squarings: no derivative flows through it
     norm = lax.stop_gradient(jnp.max(jnp.sum(jnp.abs(a), axis=0)))
-    if a.dtype in (jnp.float64, jnp.complex128):
-        maxnorm, conds, orders = 5.371920351148152, [1.495585217958292e-002, 2.539398330063230e-001,
-                                                     9.504178996162932e-001, 2.097847961257068e+000], \
-            (3, 5, 7, 9, 13)
-    else:
-        maxnorm, conds, orders = 3.925724783138660, [4.258730016922831e-001, 1.880152677804762e+000], (3, 5, 7)
+    maxnorm, conds, orders = _PADE_CHOICE[np.finfo(a.dtype).bits == 64]
     squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm / maxnorm)))
     a = a / (2 ** squarings).astype(a.dtype)
-    index = jnp.digitize(norm, jnp.array(conds, dtype=norm.dtype))
+    index = sum((norm >= c).astype(jnp.int32) for c in conds)  # digitize, without a constant array
     u, v = lax.switch(index, [_pade(k) for k in orders], a)
     p, q = u + v, v - u
     r = solve_triangular(q, p) if upper_triangular else np_linalg.solve(q, p)
@@ -567,7 +577,8 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
     if method == "qdwh":
         if not ((m >= n and side == "right") or (m < n and side == "left")):
             raise NotImplementedError("method='qdwh' only supports mxn matrices where m < n where "
-                                      f"side='right' and m >= n side='left', got {a.shape} with side='{side}'")
+                                      "side='right' and m >= n side='left', got "
+                                      f"{a.shape} with side='{side}'")
     elif method != "svd":
         raise ValueError(f"Unknown polar decomposition method {method}.")
     (a,) = _inexact("polar", a)
