@@ -729,7 +729,8 @@ def _gcd(a, b):
 
 
 def gcd(x1, x2, /):
-    """The greatest common divisor of |x1| and |x2| (integers; gcd(0, 0) is 0).
+    """The greatest common divisor of |x1| and |x2| (integers; gcd(0, 0) is 0). Unlike
+    JAX's, whose loop never ends there, gcd(INT_MIN, x) ends, with NumPy's value.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.gcd(jnp.array([12, 18, 0]), jnp.array([18, -4, 5])).tolist()
