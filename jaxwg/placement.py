@@ -19,8 +19,7 @@ import numpy as np
 from .backend import base as backend_base
 from .frontend.array import ArrayImpl
 from .frontend.device import Device, default_device, default_platform, forget_devices, get_device
-from .frontend.execute import device_of, realize
-from .frontend.lazy import Buffer, LazyNode
+from .frontend.execute import device_of, moved_to, realize
 
 
 def devices(backend: str | None = None) -> list[Device]:
@@ -64,16 +63,8 @@ def device_count(backend: str | None = None) -> int:
 
 
 def _copy_to(array: ArrayImpl, device: Device) -> ArrayImpl:
-    node = array.node
-    if node.device is device:
-        return array
-    if node.device is None and node.kind == "const":
-        return ArrayImpl(LazyNode.const(node.arg, node.dtype, device=device), array.aval)
-    realize([node])
-    host = node.device.backend.download(node.buffer.slot, node.dtype, node.size)
-    backend = device.backend
-    buffer = Buffer(backend, backend.upload(host))
-    return ArrayImpl(LazyNode.from_buffer(buffer, node.shape, node.dtype, device), array.aval)
+    node = moved_to(array.node, device)
+    return array if node is array.node else ArrayImpl(node, array.aval)
 
 
 def device_put(x, device: Device | None = None, *, donate: bool = False):

@@ -66,6 +66,19 @@ def realize(nodes) -> None:
             _dispatch_schedule(pending)
 
 
+def moved_to(node: LazyNode, device: Device) -> LazyNode:
+    """`node`'s value on `device`: the node itself if it is there, a constant made there
+    if it is a pending constant, else a copy through the host."""
+    if node.device is device:
+        return node
+    if node.device is None and node.kind == "const":
+        return LazyNode.const(node.arg, node.dtype, device=device)
+    realize([node])
+    host = node.device.backend.download(node.buffer.slot, node.dtype, node.size)
+    backend = device.backend
+    return LazyNode.from_buffer(Buffer(backend, backend.upload(host)), node.shape, node.dtype, device)
+
+
 def _dispatch_schedule(pending) -> None:
     device = device_of(pending)
     backend = device.backend

@@ -50,7 +50,7 @@ from .array import ArrayImpl, asarray_for_bind, aval_of
 from .complex_lowering import lower, scalar_node, storage
 from .control_flow import needs_values
 from .device import Device, default_device
-from .execute import Program, counters, realize
+from .execute import Program, counters, moved_to, realize
 from .jaxpr import ClosedJaxpr, Literal, eval_jaxpr, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
 from .trace import Tracer, _dynamic, axis_env, describe_traced, wraps
@@ -223,7 +223,8 @@ class StepwiseProgram:
     kernels = ()  # no fixed list: what runs depends on the values
 
     def __init__(self, closed: ClosedJaxpr, device, name: str):
-        self.closed = closed
+        consts = [ArrayImpl(moved_to(_as_node(c), device), aval_of(c)) for c in closed.consts]
+        self.closed = ClosedJaxpr(closed.jaxpr, consts)  # on this device, as `lower_to_program`'s
         self.device = device
         self.label = f"jit {name}"
 
@@ -259,6 +260,9 @@ def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
         node = _as_node(value)
         if node.device is None:  # a pending constant goes where the program runs
             node.device = device
+        # A trace serves every device's program: a constant made while tracing for
+        # another device (an index table, say) is copied to this one.
+        node = moved_to(node, device)
         realize([node])
         return consts.setdefault(id(node), node)
 

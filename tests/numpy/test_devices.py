@@ -70,6 +70,27 @@ def test_mixing_devices_is_an_error():
     assert_array(x + 1.0, np.full(2, 2.0, np.float32))  # scalars go anywhere
 
 
+def test_a_jitted_function_runs_on_each_device_with_its_trace_constants(monkeypatch):
+    """One trace serves every device's program: constants made while tracing on one
+    device (svd's rotation tables, a cond branch's arange) are copied to the other's."""
+    try:
+        _ = jaxwg.devices("webgpu")[0].backend
+    except RuntimeError as e:  # no adapter
+        pytest.skip(str(e))
+    a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    branchy = jaxwg.jit(lambda x: jaxwg.lax.cond(x.sum() > 0, lambda y: y + jnp.arange(2.0),
+                                                  lambda y: y, x))
+    results = {}
+    for platform in ("cpu", "webgpu"):
+        monkeypatch.setenv("JAXWG_PLATFORMS", platform)
+        s = jnp.linalg.svd(a, compute_uv=False)
+        stepwise = branchy(jnp.ones(2))
+        assert s.device.platform == stepwise.device.platform == platform
+        results[platform] = np.asarray(s), np.asarray(stepwise)
+    np.testing.assert_allclose(results["webgpu"][0], results["cpu"][0], rtol=1e-5)
+    np.testing.assert_array_equal(results["webgpu"][1], [1.0, 2.0])
+
+
 def test_memory_stats_count_live_arrays(platform):
     import gc
 
