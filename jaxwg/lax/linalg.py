@@ -31,7 +31,6 @@ def _modules():
 
 
 def _inexact(name: str, *xs):
-    jnp, _ = _modules()
     from ..numpy._util import check_arraylike, promote
     check_arraylike(name, *xs)
     return promote(*xs, to_inexact=True)

@@ -1,8 +1,8 @@
 """jaxwg.scipy.linalg and jaxwg.lax.linalg against JAX (dtypes, weak types, errors,
 gradients, lax.linalg's values) and SciPy (the values JAX's LAPACK calls give). Each case
-is written once over a module; shapes are shared so that each loop compiles once, on the
-CPU backend (tests/numpy/test_linalg.py runs the same loops on WebGPU), but eigh and svd
-(see `default_platform`)."""
+is written once over a module; shapes are shared so that each loop compiles once. The
+value tests run on the suite's platform (WebGPU by default), the gradients and random
+cases on the CPU backend (`cpu`), so both backends run every loop."""
 
 import os
 
@@ -40,9 +40,9 @@ def cpu(monkeypatch):
 
 @pytest.fixture
 def default_platform(monkeypatch):
-    """The suite's platform, for eigh and svd: their jits keep the constants of the first
-    platform that traced them (a jaxwg bug), so tracing them on the CPU here would break
-    tests/numpy/test_linalg.py's later calls on WebGPU in the same process."""
+    """The suite's platform. eigh and svd run only here: their jits keep the constants of
+    the first platform that traced them (a jaxwg bug), so tracing them on the CPU would
+    break tests/numpy/test_linalg.py's later calls on WebGPU in the same process."""
     if _PLATFORMS is None:
         monkeypatch.delenv("JAXWG_PLATFORMS")
     else:
@@ -101,7 +101,7 @@ SCIPY_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(SCIPY_CASES))
-def test_scipy_linalg_matches_scipy_with_jax_dtypes(case):
+def test_scipy_linalg_matches_scipy_with_jax_dtypes(default_platform, case):
     fn = SCIPY_CASES[case]
     _same(fn(linalg), fn(scipy_linalg), jax.eval_shape(lambda: fn(jax_linalg)), rtol=1e-4, atol=1e-5)
 
@@ -164,7 +164,7 @@ LAX_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(LAX_CASES))
-def test_lax_linalg_matches_jax(case):
+def test_lax_linalg_matches_jax(default_platform, case):
     fn = LAX_CASES[case]
     _same(fn(lax_linalg), jax.jit(lambda: fn(jax_lax_linalg))())
 
