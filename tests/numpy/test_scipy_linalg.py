@@ -40,9 +40,7 @@ def cpu(monkeypatch):
 
 @pytest.fixture
 def default_platform(monkeypatch):
-    """The suite's platform. eigh and svd run only here: their jits keep the constants of
-    the first platform that traced them (a jaxwg bug), so tracing them on the CPU would
-    break tests/numpy/test_linalg.py's later calls on WebGPU in the same process."""
+    """The suite's platform (the `cpu` fixture's is the NumPy backend)."""
     if _PLATFORMS is None:
         monkeypatch.delenv("JAXWG_PLATFORMS")
     else:
