@@ -1,7 +1,8 @@
 """Polynomials as coefficient arrays, highest power first (NumPy's `poly1d` order):
 `polyval` (Horner's rule in a `lax.scan`), `polyadd`, `polysub`, `polymul`
 (a convolution), `polydiv` (long division in a `lax.scan`), `polyfit` (least squares),
-`polyder`, `polyint`, `poly` (from real roots) and `trim_zeros`, with JAX's results.
+`polyder`, `polyint`, `poly` (from roots or a matrix's eigenvalues), `roots` (a
+companion matrix's eigenvalues) and `trim_zeros`, with JAX's results.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg.numpy.polynomials import polyval, polyder
@@ -21,15 +22,19 @@ from ..frontend import aval as avals
 from . import ufuncs
 from ._util import (broadcast_shapes, broadcast_to_shape, canonicalize_axes, check_arraylike,
                     concrete, promote, static_value, to_array)
+from .creation import arange, ones
+from .general_eig import eigvals
 from .joining import concatenate
 from .manipulation import atleast_1d
 from .products import dot, outer
+from .reductions import all as _all
 from .reductions import sum as _sum
 from .signal import convolve
-from .structure import vander
+from .sorting import argsort
+from .structure import diag, roll, vander
 
 __all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub",
-           "polyval", "trim_zeros"]
+           "polyval", "roots", "trim_zeros"]
 
 
 def _order(m, name: str) -> int:
@@ -164,8 +169,9 @@ def polyint(p, m=1, k=None):
 
 
 def poly(seq_of_zeros):
-    """The monic polynomial whose roots are `seq_of_zeros` (1-d, real): the product of
-    the factors (x - r), one factor per step of a `lax.scan`.
+    """The monic polynomial whose roots are `seq_of_zeros` (1-d; a square matrix gives
+    its characteristic polynomial, from its eigenvalues): the product of the factors
+    (x - r), one factor per step of a `lax.scan`.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg.numpy.polynomials import poly
@@ -176,8 +182,7 @@ def poly(seq_of_zeros):
     (zeros,) = promote(to_array(seq_of_zeros), to_inexact=True)
     zeros = atleast_1d(zeros)
     if zeros.ndim == 2 and zeros.shape[0] == zeros.shape[1] and zeros.shape[0] != 0:
-        raise NotImplementedError("poly of a square matrix needs its eigenvalues, which jaxwg "
-                                  "cannot compute yet")
+        zeros = eigvals(zeros)  # the characteristic polynomial, complex as JAX's
     if zeros.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     n = zeros.shape[0]
@@ -193,6 +198,46 @@ def poly(seq_of_zeros):
     start = lax.pad(one, lax.full((), 0, one.dtype), [(0, n, 0)])
     coefficients, _ = lax.scan(times_factor, start, zeros)
     return coefficients
+
+
+def roots(p, *, strip_zeros: bool = True):
+    """The roots of the polynomial `p` (1-d, highest power first), complex: the
+    eigenvalues of its companion matrix (`linalg.eigvals`, on the host). Leading zeros
+    are stripped (concrete `p` only); with `strip_zeros=False`, as under jit, each leading
+    zero gives a NaN root at the end instead, as JAX's.
+
+    >>> import jaxwg.numpy as jnp
+    >>> jnp.roots(jnp.array([1.0, -3.0, 2.0])).tolist()
+    [(2+0j), (1+0j)]
+    """
+    check_arraylike("roots", p)
+    (p,) = promote(atleast_1d(to_array(p)), to_inexact=True)
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    complex_dtype = np.result_type(np.dtype(p.dtype.name), np.complex64)
+    if p.shape[0] < 2:
+        return lax.full((0,), 0, complex_dtype)
+    zero = p == 0
+    leading = ufuncs.where(_all(zero), p.shape[0], lax.argmin(zero, 0, np.int32))
+    if strip_zeros:
+        leading = int(concrete(leading, "The error occurred in the jnp.roots() function. To use "
+                               "this within a JIT-compiled context, pass strip_zeros=False, but "
+                               "be aware that leading zeros will result in some returned roots "
+                               "being set to NaN."))
+        return _companion_roots(p[leading:], complex_dtype)
+    p = ufuncs.where(leading == p.shape[0], 1, p)  # all zeros: no eigenproblem of NaNs
+    found = _companion_roots(roll(p, -leading), complex_dtype)
+    found = found[argsort(found == 0, stable=True)]  # the rolled-in zeros' roots last
+    return ufuncs.where(arange(found.shape[0]) < found.shape[0] - leading, found,
+                        complex(np.nan, np.nan))
+
+
+def _companion_roots(p, complex_dtype):
+    """The eigenvalues of the companion matrix of `p` (no leading zero)."""
+    if p.shape[0] < 2:
+        return lax.full((0,), 0, complex_dtype)
+    companion = diag(ones((p.shape[0] - 2,), p.dtype), -1).at[0, :].set(-p[1:] / p[0])
+    return eigvals(companion)
 
 
 def trim_zeros(filt, trim="fb", axis=None):

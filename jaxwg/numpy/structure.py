@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import lax
 from . import ufuncs
+from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
 from ._util import canonicalize_axis, to_array
 from .joining import concatenate, stack
@@ -24,7 +25,8 @@ __all__ = ["cross", "diag", "diagflat", "diff", "ediff1d", "indices", "kron", "m
 
 @moves_keys(0)
 def roll(a, shift, axis=None):
-    """Elements shifted by `shift` along `axis` (flattened when None), wrapping around.
+    """Elements shifted by `shift` along `axis` (flattened when None), wrapping around;
+    `shift` may be traced (a window of the array written twice).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.roll(jnp.array([[1, 2], [3, 4]]), 1, axis=1).tolist()
@@ -33,6 +35,8 @@ def roll(a, shift, axis=None):
     x = to_array(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), x.shape)
+    if isinstance(shift, Tracer):
+        return _roll_traced(x, shift, axis)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     for s, ax in zip(shifts.ravel().tolist(), axes.ravel().tolist()):
         ax = canonicalize_axis(ax, x.ndim)
@@ -45,6 +49,21 @@ def roll(a, shift, axis=None):
         head = lax.slice(x, lo, hi)
         lo[ax], hi[ax] = cut, n
         x = concatenate([lax.slice(x, lo, hi), head], axis=ax)
+    return x
+
+
+def _roll_traced(x, shift, axis):
+    """`roll` by traced shifts: along each axis, the window of n elements of the array
+    written twice that starts at (-shift) mod n."""
+    axes = np.atleast_1d(np.asarray(axis))
+    if shift.ndim > 1 or shift.shape not in ((), axes.shape):
+        raise ValueError(f"roll: shift of shape {shift.shape} does not match axis {axis}")
+    for i, ax in enumerate(axes.tolist()):
+        ax = canonicalize_axis(ax, x.ndim)
+        n = x.shape[ax]
+        if n:
+            start = ufuncs.remainder(-(shift[i] if shift.ndim else shift), n)
+            x = lax.dynamic_slice_in_dim(concatenate([x, x], axis=ax), start, n, ax)
     return x
 
 

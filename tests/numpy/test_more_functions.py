@@ -111,6 +111,13 @@ def test_structure_functions_match_jax(platform):
         _same(g, w)
 
 
+def test_roll_by_traced_shifts_matches_jax():
+    x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    for shift, axis in [(5, None), (-7, 2), (np.array([1, -2]), (0, 1)), (np.array(4), 1)]:
+        roll = jaxwg.jit(lambda v, s: jnp.roll(v, s, axis))  # noqa: B023
+        _same(roll(jnp.asarray(x), jnp.asarray(shift)), jax_numpy.roll(x, shift, axis))
+
+
 def test_ediff1d_vander_unstack_and_modf_match_jax(platform):
     x = np.array([[1, 4], [9, 16]], np.int32)
     _same(jnp.ediff1d(jnp.asarray(x)), jax_numpy.ediff1d(x))

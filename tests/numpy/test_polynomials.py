@@ -140,3 +140,25 @@ def test_trim_zeros_edge_cases_and_errors(platform):
     assert_close(jnp.trim_zeros(jnp.asarray(nan)), jax_numpy.trim_zeros(nan))
     with pytest.raises(ConcretizationTypeError, match="trim_zeros"):
         jaxwg.jit(jnp.trim_zeros)(jnp.ones(3))
+
+
+def test_roots_and_characteristic_polynomials_match_jax():
+    """roots are a companion matrix's eigenvalues (LAPACK on the host, as JAX's), compared
+    as sorted sets; leading zeros stripped, or NaN roots with strip_zeros=False (jit)."""
+    cases = [np.array([1.0, -6.0, 11.0, -6.0], np.float32), np.array([0, 0, 1, 2]),
+             np.array([2.0, 0.0, 1.0], np.float32), np.array([3.0], np.float32)]
+    for p in cases:
+        got, want = np.asarray(jnp.roots(jnp.asarray(p))), np.asarray(jax_numpy.roots(p))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=2e-5)
+    p = np.array([0.0, 0.0, 1.0, 2.0], np.float32)
+    kept = jaxwg.jit(lambda q: jnp.roots(q, strip_zeros=False))(jnp.asarray(p))
+    np.testing.assert_array_equal(np.asarray(kept), np.asarray(jax_numpy.roots(p, strip_zeros=False)))
+    with pytest.raises(ConcretizationTypeError):
+        jaxwg.jit(jnp.roots)(jnp.asarray(p))
+    with pytest.raises(ValueError, match="rank-1"):
+        jnp.roots(jnp.ones((2, 2)))
+    m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    got, want = jnp.poly(jnp.asarray(m)), jax_numpy.poly(m)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=4e-6)
