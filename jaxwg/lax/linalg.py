@@ -36,10 +36,32 @@ def _inexact(name: str, *xs):
     return promote(*xs, to_inexact=True)
 
 
-def _square(name: str, x):
+def _floating(name: str, *xs, ranks=()):
+    """`xs` as arrays of one float or complex dtype, as JAX's lax.linalg requires (a
+    TypeError otherwise), each of at least the rank in `ranks`."""
+    jnp, _ = _modules()
+    from ..numpy._util import check_arraylike
+    check_arraylike(name, *xs)
+    xs = [jnp.asarray(x) for x in xs]
+    for i, x in enumerate(xs):
+        if not jnp.issubdtype(x.dtype, jnp.inexact):
+            raise TypeError(f"{name} does not accept dtype {x.dtype} at position {i}. Accepted dtypes at "
+                            f"position {i} are subtypes of floating, complexfloating.")
+        if i < len(ranks) and x.ndim < ranks[i]:
+            raise TypeError(f"Input {i} to {name} must have rank at least {ranks[i]}, but got shape={x.shape}")
+    if len({x.dtype for x in xs}) > 1:
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(str(x.dtype) for x in xs)}.")
+    return xs
+
+
+def _square(name: str, x, symmetrized: bool):
+    """`x` promoted to inexact, (..., n, n): a TypeError where JAX symmetrizes first (its
+    x + x^H fails), else a ValueError."""
     (x,) = _inexact(name, x)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{name}: argument must have shape [..., n, n], got {x.shape}")
+        error = TypeError if symmetrized else ValueError
+        raise error(f"{name}: argument must have shape [..., n, n], got {x.shape}")
     return x
 
 
@@ -53,7 +75,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     [[3.0, 0.0], [1.0, 1.7320507764816284]]
     """
     jnp, np_linalg = _modules()
-    x = _square("cholesky", x)
+    x = _square("cholesky", x, symmetrize_input)
     if symmetrize_input:
         x = np_linalg._symmetrized(x)
     return jnp.tril(np_linalg._cholesky_factor(x))  # JAX's failures are NaN below the diagonal only
@@ -72,7 +94,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     ([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])
     """
     _, np_linalg = _modules()
-    x = _square("eigh", x)
+    x = _square("eigh", x, symmetrize_input)
     w, v = np_linalg.eigh(x, UPLO="L" if lower else "U", symmetrize_input=symmetrize_input)
     if subset_by_index is not None:
         lo, hi = subset_by_index
@@ -113,9 +135,7 @@ def lu(x):
     ([[4.0, 4.0], [0.25, 1.0]], [1, 1], [1, 0])
     """
     jnp, np_linalg = _modules()
-    (x,) = _inexact("lu", x)
-    if x.ndim < 2:
-        raise ValueError(f"lu: argument must have at least 2 dimensions, got shape {x.shape}")
+    (x,) = _floating("lu", x, ranks=(2,))
     if x.shape[-1] != x.shape[-2]:
         raise NotImplementedError(f"lu of a non-square matrix (shape {x.shape}) is not implemented in "
                                   "jaxwg")
@@ -134,12 +154,15 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     """
     jnp, _ = _modules()
     pivots = jnp.asarray(pivots)
-    if pivots.ndim < 1 or not jnp.issubdtype(pivots.dtype, jnp.integer):
-        raise ValueError(f"lu_pivots_to_permutation: pivots must be an integer array of at least "
-                         f"1 dimension, got {pivots.dtype} of shape {pivots.shape}")
+    if not jnp.issubdtype(pivots.dtype, jnp.integer):
+        raise TypeError(f"lu_pivots_to_permutation does not accept dtype {pivots.dtype} at position 0. "
+                        "Accepted dtypes at position 0 are subtypes of integer.")
+    if pivots.ndim < 1:
+        raise TypeError(f"Input 0 to lu_pivots_to_permutation must have rank at least 1, but got "
+                        f"shape={pivots.shape}")
     if pivots.shape[-1] > permutation_size:
-        raise ValueError(f"lu_pivots_to_permutation: the number of pivots ({pivots.shape[-1]}) must "
-                         f"not exceed permutation_size ({permutation_size})")
+        raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing dimension "
+                         f"of the pivots. Got pivots size {pivots.shape[-1]}")
     return _permutation(pivots.astype(jnp.int32), permutation_size)
 
 
@@ -172,7 +195,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     jnp, _ = _modules()
     if pivoting:
         raise NotImplementedError("qr with pivoting=True is not implemented in jaxwg")
-    (x,) = _inexact("qr", x)
+    (x,) = _floating("qr", x, ranks=(2,))
     return tuple(jnp.linalg.qr(x, mode="complete" if full_matrices else "reduced"))
 
 
@@ -186,7 +209,7 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     [2.0, 1.0]
     """
     jnp, _ = _modules()
-    (x,) = _inexact("svd", x)
+    (x,) = _floating("svd", x, ranks=(2,))
     result = jnp.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
     if subset_by_index is not None:
         lo, hi = subset_by_index
@@ -210,12 +233,15 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
     [[1.0], [2.0]]
     """
     jnp, np_linalg = _modules()
-    a = _square("triangular_solve", a)
-    a, b = _inexact("triangular_solve", a, b)
+    a, b = _floating("triangular_solve", a, b, ranks=(2, 1))
     m = a.shape[-1]
-    if b.ndim < 2 or b.shape[-2 if left_side else -1] != m:
-        raise TypeError(f"triangular_solve: b of shape {b.shape} does not match a of shape {a.shape} "
-                        f"with left_side={left_side}")
+    if b.ndim == a.ndim - 1:  # a batch of vectors
+        b = b[..., :, None] if left_side else b[..., None, :]
+        x = triangular_solve(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                             conjugate_a=conjugate_a, unit_diagonal=unit_diagonal)
+        return x[..., 0] if left_side else x[..., 0, :]
+    if a.shape[-2] != m or b.ndim < 2 or b.shape[-2 if left_side else -1] != m:
+        raise ValueError(f"Incompatible shapes for arguments to triangular_solve: {a.shape} and {b.shape}.")
     if conjugate_a:
         a = jnp.conj(a)
     # x a' = b is a'^T x^T = b^T: one more transpose of a, and of b and x
@@ -241,10 +267,12 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     ...                   jnp.array([[3.0], [3.0]])).tolist()
     [[1.0], [1.0]]
     """
-    dl, d, du, b = _inexact("tridiagonal_solve", dl, d, du, b)
-    if dl.ndim < 1 or not dl.shape == d.shape == du.shape or b.ndim < 2 or b.shape[-2] != d.shape[-1]:
-        raise ValueError(f"tridiagonal_solve: dl, d and du must have equal shapes (..., m) and b "
-                         f"(..., m, n), got {dl.shape}, {d.shape}, {du.shape} and {b.shape}")
+    dl, d, du, b = _floating("tridiagonal_solve", dl, d, du, b, ranks=(1, 1, 1, 2))
+    if not dl.shape == d.shape == du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same shape.")
+    if b.shape[:-1] != d.shape:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the "
+                        "dimensions of the diagonal arguments.")
     return _thomas(dl, d, du, b, perturb_singular)
 
 
@@ -289,7 +317,7 @@ def householder_product(a, taus):
     [[0.0], [-1.0]]
     """
     jnp, np_linalg = _modules()
-    a, taus = _inexact("householder_product", a, taus)
+    a, taus = _floating("householder_product", a, taus)
     m, n = a.shape[-2:] if a.ndim >= 2 else (0, 1)
     k = taus.shape[-1] if taus.ndim else -1
     if a.ndim < 2 or m < n or not 0 <= k <= n or taus.shape[:-1] != a.shape[:-2]:

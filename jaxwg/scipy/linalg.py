@@ -144,7 +144,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.25, 1.0]], [[4.0, 4.0], [0.0, 1.0]])
     """
     (a,) = _inexact("lu", a)
-    if a.ndim != 2:
+    if a.ndim > 2:
         raise ValueError(f"lu: a must be a matrix, got shape {a.shape}")
     factors, _, permutation = lax_linalg.lu(a)
     m, n = a.shape
@@ -258,6 +258,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     if pivoting:
         raise NotImplementedError("qr with pivoting=True is not implemented in jaxwg")
+    (a,) = _inexact("qr", a)
     q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
     return (r,) if mode == "r" else (q, r)
 
@@ -271,6 +272,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
     >>> svd(jnp.array([[0.0, 2.0], [1.0, 0.0]]), compute_uv=False).tolist()
     [2.0, 1.0]
     """
+    (a,) = _inexact("svd", a)
     return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 

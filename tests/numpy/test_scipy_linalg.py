@@ -83,7 +83,8 @@ SCIPY_CASES = {
     "solve": lambda m: [m.solve(A, B), m.solve(SPD, B, assume_a="pos"),
                         m.solve(np.tril(SPD), B[:, 0], assume_a="pos", lower=True),
                         m.inv(A), m.det(A), m.det(np.array([[1, 2], [3, 4]]))],
-    "qr": lambda m: [m.qr(A[:, :3], mode=mode) for mode in ("full", "economic", "r")],
+    "qr": lambda m: [m.qr(A[:, :3], mode=mode) for mode in ("full", "economic", "r")]
+    + [m.qr(np.eye(2, 3, dtype=np.int32), mode="r")],
     "special_matrices": lambda m: [
         m.block_diag(np.ones((2, 2), np.int32), 3, np.arange(3)),
         m.block_diag(np.ones((1, 2), np.float32), 2.0),
@@ -148,7 +149,8 @@ LAX_CASES = {
     "triangular_solve": lambda m: [m.triangular_solve(A, b, left_side=left, lower=lower, transpose_a=t)
                                    for left, b in ((True, B), (False, B.T)) for lower in (True, False)
                                    for t in (False, True)]
-    + [m.triangular_solve(C, CB, left_side=True, conjugate_a=True, unit_diagonal=True),
+    + [m.triangular_solve(A, B[:, 0], left_side=True), m.triangular_solve(A, B[:, 0], lower=True),
+       m.triangular_solve(C, CB, left_side=True, conjugate_a=True, unit_diagonal=True),
        m.triangular_solve(C, CB.T, lower=True, transpose_a=True, conjugate_a=True)],
     "factorizations": lambda m: [m.cholesky(SPD), m.cholesky(np.tril(SPD), symmetrize_input=False), m.lu(A),
                                  m.qr(A[:, :3]), m.qr(A[:3], full_matrices=False),
@@ -218,24 +220,37 @@ def test_solve_triangular_random(n, lower, trans, seed):
 
 
 ERRORS = [
-    (lambda m: m.solve_triangular(A, B, trans=3), ValueError),
-    (lambda m: m.solve(A, B, assume_a="banded"), ValueError),
-    (lambda m: m.qr(A, mode="raw"), ValueError),
-    (lambda m: m.eigh(A, A), NotImplementedError),
-    (lambda m: m.eigh(A, type=2), NotImplementedError),
-    (lambda m: m.expm(B), ValueError),
-    (lambda m: m.expm_frechet(A, B), ValueError),
-    (lambda m: m.block_diag(np.ones((1, 1, 1))), ValueError),
-    (lambda m: m.eigh_tridiagonal(A[0], A[1, :3].astype(np.int32), eigvals_only=True), TypeError),
-    (lambda m: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="v"), NotImplementedError),
-    (lambda m: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="i"), ValueError),
-    (lambda m: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="x"), ValueError),
-    (lambda m: m.polar(A, side="up"), ValueError),
-    (lambda m: m.polar(A[0]), ValueError),
-    (lambda m: m.polar(B.T), NotImplementedError),
-    (lambda m: m.polar(A, method="newton"), ValueError),
-    (lambda m: m.lu_solve(m.lu_factor(A), B, trans=3), ValueError),
-    (lambda m: m.toeplitz([1, 2]), TypeError),
+    (lambda m, l: m.solve_triangular(A, B, trans=3), ValueError),
+    (lambda m, l: m.solve(A, B, assume_a="banded"), ValueError),
+    (lambda m, l: m.qr(A, mode="raw"), ValueError),
+    (lambda m, l: m.eigh(A, A), NotImplementedError),
+    (lambda m, l: m.eigh(A, type=2), NotImplementedError),
+    (lambda m, l: m.expm(B), ValueError),
+    (lambda m, l: m.expm_frechet(A, B), ValueError),
+    (lambda m, l: m.block_diag(np.ones((1, 1, 1))), ValueError),
+    (lambda m, l: m.eigh_tridiagonal(A[0], A[1, :3].astype(np.int32), eigvals_only=True), TypeError),
+    (lambda m, l: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="v"), NotImplementedError),
+    (lambda m, l: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="i"), ValueError),
+    (lambda m, l: m.eigh_tridiagonal(A[0], A[1, :3], eigvals_only=True, select="x"), ValueError),
+    (lambda m, l: m.polar(A, side="up"), ValueError),
+    (lambda m, l: m.polar(A[0]), ValueError),
+    (lambda m, l: m.polar(B.T), NotImplementedError),
+    (lambda m, l: m.polar(A, method="newton"), ValueError),
+    (lambda m, l: m.lu_solve(m.lu_factor(A), B, trans=3), ValueError),
+    (lambda m, l: m.toeplitz([1, 2]), TypeError),
+    (lambda m, l: m.lu(np.ones(3, np.float32)), TypeError),
+    (lambda m, l: m.eigh(B), TypeError),
+    (lambda m, l: l.cholesky(B), TypeError),
+    (lambda m, l: l.cholesky(B, symmetrize_input=False), ValueError),
+    (lambda m, l: l.lu(np.eye(2, dtype=np.int32)), TypeError),
+    (lambda m, l: l.qr(np.eye(2, dtype=np.int32)), TypeError),
+    (lambda m, l: l.triangular_solve(A, B[:2], left_side=True), ValueError),
+    (lambda m, l: l.triangular_solve(A, CB, left_side=True), TypeError),
+    (lambda m, l: l.tridiagonal_solve(A[0], A[1], A[2, :3], B), TypeError),
+    (lambda m, l: l.tridiagonal_solve(A[0], A[1], A[2], B[:3]), TypeError),
+    (lambda m, l: l.lu_pivots_to_permutation(np.ones(3, np.float32), 3), TypeError),
+    (lambda m, l: l.lu_pivots_to_permutation(np.ones(3, np.int32), 2), ValueError),
+    (lambda m, l: l.householder_product(B.T, np.ones(1, np.float32)), ValueError),
 ]
 
 
@@ -243,6 +258,6 @@ ERRORS = [
 def test_errors_as_jax(index):
     fn, error = ERRORS[index]
     with pytest.raises(error):
-        jax.eval_shape(lambda: fn(jax_linalg))
+        jax.eval_shape(lambda: fn(jax_linalg, jax_lax_linalg))
     with pytest.raises(error):
-        fn(linalg)
+        fn(linalg, lax_linalg)
