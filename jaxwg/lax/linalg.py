@@ -48,7 +48,8 @@ def _floating(name: str, *xs, ranks=()):
             raise TypeError(f"{name} does not accept dtype {x.dtype} at position {i}. Accepted dtypes at "
                             f"position {i} are subtypes of floating, complexfloating.")
         if i < len(ranks) and x.ndim < ranks[i]:
-            raise TypeError(f"Input {i} to {name} must have rank at least {ranks[i]}, but got shape={x.shape}")
+            raise TypeError(f"Input {i} to {name} must have rank at least {ranks[i]}, but got "
+                            f"shape={x.shape}")
     if len({x.dtype for x in xs}) > 1:
         raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
                         f"{', '.join(str(x.dtype) for x in xs)}.")

@@ -338,7 +338,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", sel
         return w
     # the eigenvectors of the dense matrix (Jacobi), where JAX runs inverse iteration from
     # random vectors: the same up to sign (each column's sign is arbitrary in both)
-    dense = jnp.diag(alpha) + jnp.diag(beta, -1) + jnp.diag(jnp.conj(beta), 1)
+    dense = jnp.diag(alpha) + jnp.diag(jnp.conj(beta), -1) + jnp.diag(beta, 1)  # JAX's: e above
     return w, np_linalg.eigh(dense).eigenvectors[:, targets]
 
 

@@ -120,6 +120,12 @@ def test_decompositions_reconstruct_as_jax(default_platform):
     w, v = linalg.eigh_tridiagonal(np.diag(a), a[1, :1])
     types = jax.eval_shape(lambda: jax_linalg.eigh_tridiagonal(np.diag(a), a[1, :1]))
     _same([w, abs(v)], [want_w, np.abs(want_v)], types, atol=1e-5)
+    d, e = C[0, :2].real.astype(np.complex64), C[1, :1]  # Hermitian: e above the diagonal, as JAX's
+    w, v = linalg.eigh_tridiagonal(d, e)
+    t = np.diag(d) + np.diag(e, 1) + np.diag(e.conj(), -1)
+    types = jax.eval_shape(lambda: jax_linalg.eigh_tridiagonal(d, e))
+    _same([w, v, t @ v], [scipy_linalg.eigvalsh(t), v, np.asarray(v) * np.asarray(w)], [*types, types[1]],
+          atol=1e-5)
     x = A[:2, :2]
     u, s, vh = linalg.svd(x, full_matrices=False)
     types = jax.eval_shape(lambda: jax_linalg.svd(x, full_matrices=False))
