@@ -666,7 +666,8 @@ _ZETA_EULER_MACLAURIN = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.89243
 def _zeta(x, q):
     # sum_{n < 9} (q + n)^-x directly, the tail from w = q + 9 by Euler-Maclaurin:
     # w^(1-x) / (x - 1) + w^-x / 2 + sum_k B_2k / (2k)! x (x+1)...(x+2k-2) w^(-x-2k+1)
-    # (summed from the smallest terms up, so that their rounding does not accumulate)
+    # (in Cephes' order: the direct terms from n = 0, so that those of q < 0 around a pole,
+    # (q + n)^-x of both signs, cancel before the small ones are added)
     w = lax.add(q, 9.0)
     term = lax.pow(w, lax.neg(x))
     tail, k = lax.full_like(q, 0.0), 0.0
@@ -676,9 +677,11 @@ def _zeta(x, q):
         term = lax.div(lax.mul(term, lax.add(x, k + 1.0)), w)
         k += 2.0
     term = lax.pow(w, lax.neg(x))
-    total = lax.add(lax.add(tail, lax.mul(term, 0.5)), lax.div(lax.mul(term, w), lax.sub(x, 1.0)))
-    for n in reversed(range(9)):
+    total = lax.pow(q, lax.neg(x))
+    for n in range(1, 9):
         total = lax.add(total, lax.pow(lax.add(q, float(n)), lax.neg(x)))
+    total = lax.add(total, lax.add(lax.div(lax.mul(term, w), lax.sub(x, 1.0)),
+                                   lax.add(lax.mul(term, 0.5), tail)))
     # Outside the domain, as XLA: NaN for x < 1 (and x = inf, NaNs) and for q < 0 with x
     # not an integer; at the poles q = 0, -1, ... inf for even x (the term 0^-x), else NaN;
     # the harmonic series (x = 1) diverges

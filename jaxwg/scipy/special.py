@@ -577,7 +577,7 @@ def _erfcx(x):
     terms = _ERFCX_ASYMPTOTIC if wide else _ERFCX_ASYMPTOTIC[-5:]
     threshold = float(np.sqrt(np.log(np.finfo(np.float64 if wide else np.float32).max)))
     large = x > threshold
-    safe = jnp.where(large, jnp.ones_like(x), x)
+    safe = jnp.where(large | (x == -jnp.inf), jnp.ones_like(x), x)  # finite for the split
     # exp(x^2) from x^2 as an exact sum high + low (Dekker's split of x into halves whose
     # products are exact): exp magnifies the rounding of x * x by x^2 (~500 ulps at 23)
     split = safe * float(2 ** (27 if wide else 12) + 1)
@@ -587,7 +587,7 @@ def _erfcx(x):
     square_low = (high + high) * low + low * low
     direct = lax.exp(square_high) * lax.exp(square_low) * lax.erfc(safe)
     asymptotic = _horner(terms, 1.0 / (x * x)) / (x * float(np.sqrt(np.pi)))
-    return jnp.where(large, asymptotic, direct)
+    return jnp.where(large, asymptotic, jnp.where(x == -jnp.inf, jnp.inf, direct))
 
 
 _erfcx.defjvps(lambda t, ans, x: t * (2 * x * ans - float(2 / np.sqrt(np.pi))))
