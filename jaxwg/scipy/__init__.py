@@ -7,5 +7,6 @@
 
 from . import linalg
 from . import special
+from . import stats
 
-__all__ = ["linalg", "special"]
+__all__ = ["linalg", "special", "stats"]
