@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import numpy as np
 
@@ -22,11 +23,12 @@ from ..nn import logsumexp
 from ..numpy._util import promote
 from ..transforms.custom import custom_jvp
 
-__all__ = ["beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "digamma", "entr", "erf",
+__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn",
+           "digamma", "entr", "erf",
            "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc",
            "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
            "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
-           "rel_entr", "softmax", "xlog1py", "xlogy", "zeta"]
+           "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
 
 
 def _inexact(*xs):
@@ -631,3 +633,109 @@ def polygamma(n, x):
     if not jnp.issubdtype(dtype, jnp.integer):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {dtype}.")
     return lax.polygamma(*_inexact_broadcast(*_real("polygamma", n, x)))
+
+
+# -- Dawson's integral, Spence's function, the Bernoulli numbers ------------------------------
+
+# Cody, Paciorek and Thacher's rational approximations of Dawson's integral (as JAX's,
+# highest degree first): x P(x^2) / Q(x^2) below 3.25, (1 + t P(t) / Q(t)) / (2 x) with
+# t = 1 / x^2 on [3.25, 6.25) and above.
+_DAWSN_AN = (1.13681498971755972054e-11, 8.49262267667473811108e-10, 1.94434204175553054283e-8,
+             9.53151741254484363489e-7, 3.07828309874913200438e-6, 3.52513368520288738649e-4,
+             -8.50149846724410912031e-4, 4.22618223005546594270e-2, -9.17480371773452345351e-2,
+             9.99999999999999994612e-1)
+_DAWSN_AD = (2.40372073066762605484e-11, 1.48864681368493396752e-9, 5.21265281010541664570e-8,
+             1.27258478273186970203e-6, 2.32490249820789513991e-5, 3.25524741826057911661e-4,
+             3.48805814657162590916e-3, 2.79448531198828973716e-2, 1.58874241960120565368e-1,
+             5.74918629489320327824e-1, 1.00000000000000000539e0)
+_DAWSN_BN = (5.08955156417900903354e-1, -2.44754418142697847934e-1, 9.41512335303534411857e-2,
+             -2.18711255142039025206e-2, 3.66207612329569181322e-3, -4.23209114460388756528e-4,
+             3.59641304793896631888e-5, -2.14640351719968974225e-6, 9.10010780076391431042e-8,
+             -2.40274520828250956942e-9, 3.59233385440928410398e-11)
+_DAWSN_BD = (1.00000000000000000000e0, -6.31839869873368190192e-1, 2.36706788228248691528e-1,
+             -5.31806367003223277662e-2, 8.48041718586295374409e-3, -9.47996768486665330168e-4,
+             7.81025592944552338085e-5, -4.55875153252442634831e-6, 1.89100358111421846170e-7,
+             -4.91324691331920606875e-9, 7.18466403235734541950e-11)
+_DAWSN_CN = (-5.90592860534773254987e-1, 6.29235242724368800674e-1, -1.72858975380388136411e-1,
+             1.64837047825189632310e-2, -4.86827613020462700845e-4)
+_DAWSN_CD = (1.00000000000000000000e0, -2.69820057197544900361e0, 1.73270799045947845857e0,
+             -3.93708582281939493482e-1, 3.44278924041233391079e-2, -9.73655226040941223894e-4)
+
+
+@custom_jvp
+def _dawsn(x):
+    if x.dtype == jnp.float16:
+        return _dawsn(x.astype(jnp.float32)).astype(x.dtype)
+    ax = jnp.abs(x)
+    near, middle = ax < 3.25, ax < 6.25
+    one = jnp.ones_like(ax)
+    safe_near = jnp.where(near, ax, one)  # each region's operand 1 where it is not used
+    square = safe_near * safe_near
+    value_near = safe_near * _horner(_DAWSN_AN, square) / _horner(_DAWSN_AD, square)
+    safe_far = jnp.where(near, one, ax)
+    t = 1.0 / (safe_far * safe_far)
+    ratio = jnp.where(middle, _horner(_DAWSN_BN, t) / _horner(_DAWSN_BD, t),
+                      _horner(_DAWSN_CN, t) / _horner(_DAWSN_CD, t))
+    value_far = 0.5 / safe_far * (1.0 + t * ratio)
+    return jnp.sign(x) * jnp.where(near, value_near, value_far)
+
+
+_dawsn.defjvps(lambda t, ans, x: t * (1.0 - 2.0 * x * ans))
+
+
+def dawsn(x):
+    """Dawson's integral exp(-x^2) int_0^x exp(t^2) dt.
+
+    >>> round(dawsn(1.0).item(), 5)
+    0.53808
+    """
+    return _dawsn(*_real("dawsn", x))
+
+
+# Cephes' rational approximation of Spence's function on [0.5, 1.5], in w = x - 1
+_SPENCE_A = (4.65128586073990045278e-5, 7.31589045238094711071e-3, 1.33847639578309018650e-1,
+             8.79691311754530315341e-1, 2.71149851196553469920e0, 4.25697156008121755724e0,
+             3.29771340985225106936e0, 1.00000000000000000126e0)
+_SPENCE_B = (6.90990488912553276999e-4, 2.54043763932544379113e-2, 2.82974860602568089943e-1,
+             1.41172597751831069617e0, 3.63800533345137075418e0, 5.03278880143316990390e0,
+             3.54771340985225096217e0, 9.99999999999999998740e-1)
+
+
+def spence(x):
+    """Spence's function (the dilogarithm) int_1^x log(t) / (1 - t) dt for x >= 0 (NaN
+    below; float32 and float64 only).
+
+    >>> round(spence(2.0).item(), 5)
+    -0.82247
+    """
+    x = _float32_or_64("spence", x, _UNSUPPORTED)
+    # x > 2 through 1 / x, then 1 / x - 1, -x or x - 1 into the approximation's range,
+    # with the reflections log(x) log(1 - x) and log(x)^2 / 2, as Cephes
+    inverted = x > 2.0
+    y = jnp.where(inverted, 1.0 / jnp.where(inverted, x, 1.0), x)
+    above, below = y > 1.5, y < 0.5
+    w = jnp.where(above, 1.0 / y - 1.0, jnp.where(below, -y, y - 1.0))
+    value = -w * _horner(_SPENCE_A, w) / _horner(_SPENCE_B, w)
+    value = jnp.where(below, float(np.pi ** 2 / 6) - jnp.log(y) * jnp.log1p(-y) - value, value)
+    value = jnp.where(inverted | above, -0.5 * jnp.log(y) ** 2 - value, value)
+    value = jnp.where(x == 0.0, float(np.pi ** 2 / 6), jnp.where(x == 1.0, 0.0, value))
+    return jnp.where(x < 0.0, jnp.nan, value)
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 ... B_n (B_1 = -1/2) as an array, for a concrete n.
+
+    >>> bernoulli(4).tolist()[:3]
+    [1.0, -0.5, 0.1666666716337204]
+    """
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError("bernoulli: n must be a non-negative integer.")
+    # B_m = -2 (-1)^(m/2) m! zeta(m) / (2 pi)^m for even m >= 4 (zeta(m) summed to k = 49,
+    # as JAX's), in float64 on the host: n is concrete, the result a constant
+    values = np.zeros(n + 1)
+    values[:3] = (1.0, -0.5, 1 / 6)[:n + 1]
+    m = np.arange(4, n + 1, 2, dtype=np.float64)
+    scale = np.cumprod(-(m - 1) * m / 4 / np.pi ** 2) / np.pi ** 2
+    values[4::2] = scale * (1 + np.sum(np.arange(2, 50.0)[:, None] ** -m[None, :], axis=0))
+    return jnp.asarray(values)
