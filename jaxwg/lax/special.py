@@ -607,13 +607,12 @@ def _betainc(a, b, x):
                         _log_beta(a_, b_))
     value = lax.div(lax.mul(lax.exp(log_front), fraction), a_)
     value = lax.select(direct, value, lax.sub(1.0, value))
-    # The limits, as XLA: a = 0 (or b = inf) puts all mass at 0, b = 0 (or a = inf) at 1
-    is_zero = lax.bitwise_or(lax.bitwise_and(zero_b, lax.ne(x, 1.0)), lax.bitwise_and(zero_a, lax.eq(x, 0.0)))
-    is_one = lax.bitwise_or(lax.bitwise_and(zero_a, lax.ne(x, 0.0)), lax.bitwise_and(zero_b, lax.eq(x, 1.0)))
+    # The limits, as XLA: a = 0 (or b = inf) puts all mass at 0, b = 0 (or a = inf) at 1;
+    # I = 0 at x = 0 and 1 at x = 1
+    is_zero = lax.bitwise_or(lax.bitwise_and(zero_b, lax.ne(x, 1.0)), lax.eq(x, 0.0))
+    is_one = lax.bitwise_or(lax.bitwise_and(zero_a, lax.ne(x, 0.0)), lax.eq(x, 1.0))
     value = lax.select(is_zero, lax.full_like(value, 0.0), value)
-    value = lax.select(lax.bitwise_and(lax.bitwise_not(is_zero), lax.eq(x, 0.0)), lax.full_like(value, 0.0), value)
     value = lax.select(is_one, lax.full_like(value, 1.0), value)
-    value = lax.select(lax.bitwise_and(lax.bitwise_not(is_one), lax.eq(x, 1.0)), lax.full_like(value, 1.0), value)
     bad = lax.bitwise_or(lax.bitwise_or(lax.lt(a, 0.0), lax.lt(b, 0.0)),
                          lax.bitwise_or(lax.lt(x, 0.0), lax.gt(x, 1.0)))
     bad = lax.bitwise_or(bad, lax.bitwise_and(zero_a, zero_b))

@@ -209,7 +209,8 @@ GRADIENTS = [  # name, the function of one variable given the module, points: th
     ("i0", lambda m, x: m.i0(x), GRAD_X),
     ("i1e", lambda m, x: m.i1e(x), np.array([0.0, -1e-9, 0.5, -3.0, 20.0], np.float32)),
     ("erfcx", lambda m, x: m.erfcx(x), np.array([-2.0, 0.5, 5.0, 12.0, 30.0], np.float32)),
-    ("dawsn", lambda m, x: m.dawsn(x), GRAD_X), ("entr", lambda m, x: m.entr(x), POSITIVE), ("poch", lambda m, x: m.poch(x, 2.5), POSITIVE),
+    ("dawsn", lambda m, x: m.dawsn(x), GRAD_X), ("entr", lambda m, x: m.entr(x), POSITIVE),
+    ("poch", lambda m, x: m.poch(x, 2.5), POSITIVE),
     ("betainc_x", lambda m, x: m.betainc(2.0, 3.5, x), UNIT),
 ]
 
