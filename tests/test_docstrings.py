@@ -12,7 +12,11 @@ import jaxwg.numpy
 import jaxwg.nn
 import jaxwg.nn.initializers
 import jaxwg.random
+import jaxwg.lax.linalg
+import jaxwg.numpy.linalg
+import jaxwg.scipy.linalg
 import jaxwg.scipy.special
+import jaxwg.scipy.stats
 
 
 def _public(module):
@@ -24,8 +28,11 @@ def _public(module):
             yield f"{module.__name__}.{name}", obj
 
 
-FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.numpy, jaxwg.random, jaxwg.nn,
-                             jaxwg.nn.initializers, jaxwg.scipy.special,
+_STATS = [getattr(jaxwg.scipy.stats, n) for n in jaxwg.scipy.stats.__all__
+          if inspect.ismodule(getattr(jaxwg.scipy.stats, n))]
+FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.lax.linalg, jaxwg.numpy, jaxwg.numpy.linalg,
+                             jaxwg.random, jaxwg.nn, jaxwg.nn.initializers, jaxwg.scipy.special,
+                             jaxwg.scipy.linalg, jaxwg.scipy.stats, *_STATS,
                              jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
                  for f in _public(m))
 

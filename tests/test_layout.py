@@ -18,7 +18,7 @@ ALLOWED = {
     "numpy": {"core", "frontend", "lax", "numpy", "transforms", "config", "errors", "dtypes"},
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
     "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
-    "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "config", "errors"},
+    "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "transforms", "config", "errors"},
     "example_libraries": {"lax", "numpy", "nn", "random", "tree_util", "example_libraries"},
 }
 
@@ -46,11 +46,20 @@ def _imported_packages(path: pathlib.Path) -> set[str]:
     return names
 
 
+# Modules allowed one import from above their package, each with its reason.
+EXCEPTIONS = {
+    # JAX's lax.linalg signatures over the factorizations written once, in jnp.linalg's
+    # module; it imports jaxwg.numpy when first called (jaxwg.numpy imports lax).
+    "lax/linalg.py": {"numpy"},
+}
+
+
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_packages_import_only_the_layers_below(package):
     wrong = {}
     for path in sorted((ROOT / package).rglob("*.py")):
-        extra = _imported_packages(path) - ALLOWED[package]
+        allowed = ALLOWED[package] | EXCEPTIONS.get(str(path.relative_to(ROOT)), set())
+        extra = _imported_packages(path) - allowed
         if extra:
             wrong[str(path.relative_to(ROOT))] = sorted(extra)
     assert not wrong, f"imports outside the layering of docs/architecture.md: {wrong}"
