@@ -413,7 +413,8 @@ def _float32_or_64(name, x, message):
     x = jnp.asarray(x)
     if x.dtype not in (jnp.float32, jnp.float64):
         raise TypeError(f"{name}: " + message.format(x.dtype))
-    return lax.convert_element_type(x, x.dtype, weak_type=False)  # as JAX's asarray
+    # not weak: JAX's results are not (its constants are NumPy scalars of x's dtype)
+    return lax.convert_element_type(x, x.dtype, weak_type=False)
 
 
 def _ndtr(x):
