@@ -31,7 +31,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..frontend.array import aval_of
 from . import lax
-from ..transforms.custom import custom_jvp
+from ..transforms.custom import SymbolicZero, custom_jvp
 from .control_flow import while_loop
 
 __all__ = ["bessel_i0e", "bessel_i1e", "betainc", "clz", "digamma", "igamma", "igamma_grad_a",
@@ -625,13 +625,17 @@ def _betainc_x(a, b, x):
     return _betainc(a, b, x)
 
 
-@_betainc_x.defjvp
 def _betainc_x_jvp(primals, tangents):
     # d/dx I_x(a, b) = x^(a-1) (1 - x)^(b-1) / B(a, b); JAX has no derivative in a or b
-    (a, b, x), (_, _, t) = primals, tangents
+    (a, b, x), (ta, tb, t) = primals, tangents
+    if not (isinstance(ta, SymbolicZero) and isinstance(tb, SymbolicZero)):
+        raise ValueError("Betainc gradient with respect to a and b not supported.")
     density = lax.exp(lax.sub(lax.add(lax.mul(lax.sub(b, 1.0), lax.log1p(lax.neg(x))),
                                       lax.mul(lax.sub(a, 1.0), lax.log(x))), _log_beta(a, b)))
     return _betainc_x(a, b, x), lax.mul(t, density)
+
+
+_betainc_x.defjvp(_betainc_x_jvp, symbolic_zeros=True)
 
 
 def betainc(a, b, x):
@@ -644,12 +648,7 @@ def betainc(a, b, x):
     ...                                   jnp.array([0.5, 0.3])).tolist()]
     [0.5, 0.3483]
     """
-    from ..transforms.ad import JVPTracer, Zero
-
     a, b, x = _float_operands("betainc", a, b, x)
-    for v in (a, b):
-        if isinstance(v, JVPTracer) and not isinstance(v.tangent, Zero):
-            raise ValueError("Betainc gradient with respect to a and b not supported.")
     return _in_float32_if_half(_betainc_x, a, b, x)
 
 

@@ -82,6 +82,24 @@ def _trace_call(fun, nondiff_argnums, args, kwargs, what: str):
     return nd, closed, captured, leaves, in_tree, out_tree()
 
 
+class SymbolicZero:
+    """A zero tangent passed as itself to a `custom_jvp` rule defined with
+    `symbolic_zeros=True` (as `jax.custom_derivatives.SymbolicZero`): the rule can tell
+    an argument that is not differentiated from one whose tangent happens to be zero.
+    The rule may return one for an output whose tangent is zero."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero({self.aval.str_short()})"
+
+
 class custom_jvp:
     """`fun` with the derivative given by `defjvp` (or `defjvps`), as `jax.custom_jvp`.
 
@@ -96,13 +114,15 @@ class custom_jvp:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.jvp = None
+        self.symbolic_zeros = False
         self.nondiff_argnums = tuple(nondiff_argnums)
 
     def defjvp(self, jvp, symbolic_zeros: bool = False):
-        """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
-        if symbolic_zeros:
-            raise NotImplementedError("custom_jvp symbolic_zeros is not supported")
+        """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`;
+        with `symbolic_zeros`, tangents of arguments that are not differentiated arrive as
+        `SymbolicZero`s instead of arrays of zeros."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps):
@@ -119,6 +139,7 @@ class custom_jvp:
             return ans, out if out is not None else pytree.tree_map(lambda a: a * 0, ans)
 
         self.jvp = jvp
+        self.symbolic_zeros = False
 
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
@@ -136,6 +157,7 @@ class custom_jvp:
             return pytree.tree_leaves(out), pytree.tree_leaves(t_out)
 
         jvp_flat.__name__ = getattr(self.jvp, "__name__", "jvp")
+        jvp_flat.symbolic_zeros = self.symbolic_zeros
         outs = P.custom_jvp_call_p.bind(*captured, *leaves, call_jaxpr=closed, jvp=jvp_flat,
                                         name=self.__name__)
         return pytree.tree_unflatten(out_tree, outs)
@@ -211,8 +233,13 @@ class custom_vjp:
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, name):
     from ..frontend.array import aval_of
 
-    return jvp(list(primals), [instantiate(t, tangent_aval(aval_of(p)))
-                               for p, t in zip(primals, tangents)])
+    avals = [tangent_aval(aval_of(p)) for p in primals]
+    if jvp.symbolic_zeros:
+        tangents = [SymbolicZero(a) if isinstance(t, Zero) else t for t, a in zip(tangents, avals)]
+    else:
+        tangents = [instantiate(t, a) for t, a in zip(tangents, avals)]
+    out, t_out = jvp(list(primals), tangents)
+    return out, [Zero(t.aval) if isinstance(t, SymbolicZero) else t for t in t_out]
 
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, name):
@@ -248,15 +275,34 @@ def _custom_jvp_call_batch(vals, dims, *, call_jaxpr, jvp, name):
     n = len(vals)
 
     def batched_jvp(primals, tangents):
-        def both(*xs):
-            out, t_out = jvp(list(xs[:n]), list(xs[n:]))
-            return list(out) + list(t_out)
+        # symbolic zeros pass around the batched function: each member's is the same
+        zeros = {i: SymbolicZero(_unbatched(t.aval, d)) for i, (t, d)
+                 in enumerate(zip(tangents, in_dims)) if isinstance(t, SymbolicZero)}
+        arrays = [t for i, t in enumerate(tangents) if i not in zeros]
+        array_dims = [d for i, d in enumerate(in_dims) if i not in zeros]
 
-        outs = batch_fun(both, size, in_dims + in_dims)(*primals, *tangents)
+        def both(*xs):
+            given = iter(xs[n:])
+            out, t_out = jvp(list(xs[:n]), [zeros.get(i) or next(given) for i in range(n)])
+            return list(out) + [instantiate(Zero(t.aval)) if isinstance(t, SymbolicZero) else t
+                                for t in t_out]
+
+        outs = batch_fun(both, size, in_dims + array_dims)(*primals, *arrays)
         return outs[:len(outs) // 2], outs[len(outs) // 2:]
+
+    batched_jvp.symbolic_zeros = jvp.symbolic_zeros
 
     outs = P.custom_jvp_call_p.bind(*moved, call_jaxpr=closed, jvp=batched_jvp, name=name)
     return outs, [0] * len(outs)
+
+
+def _unbatched(aval, axis):
+    """`aval` without its batch axis `axis` (None: not batched)."""
+    from ..frontend.aval import ShapedArray
+
+    if axis is None:
+        return aval
+    return ShapedArray(aval.shape[:axis] + aval.shape[axis + 1:], aval.dtype, aval.weak_type)
 
 
 def _custom_vjp_call_batch(vals, dims, *, call_jaxpr, fwd, bwd, name):

@@ -72,6 +72,54 @@ def test_custom_jvp_forward_mode_and_defjvps():
     assert jaxwg.grad(f, argnums=(0, 1))(2.0, 3.0)[1].item() == 0.0
 
 
+def _seen_zeros(custom_jvp, symbolic_zero):
+    """A product whose rule records which tangents arrive as symbolic zeros."""
+    seen = []
+
+    def rule(primals, tangents):
+        x, y = primals
+        zero = [isinstance(t, symbolic_zero) for t in tangents]
+        seen.append(zero)
+        tx, ty = (0.0 if z else t for z, t in zip(zero, tangents))
+        return x * y, tx * y + x * ty
+
+    f = custom_jvp(lambda x, y: x * y)
+    f.defjvp(rule, symbolic_zeros=True)
+    return f, seen
+
+
+@pytest.mark.parametrize("transform", ["grad", "jit_grad", "grad_jit", "vmap_grad"])
+def test_custom_jvp_symbolic_zeros_match_jax(transform):
+    """With symbolic_zeros the rule sees which arguments are differentiated, under every
+    composition (a jit inside grad included), as JAX's; the derivative is the rule's."""
+    from jax.custom_derivatives import SymbolicZero as JaxZero
+
+    from jaxwg.transforms.custom import SymbolicZero
+
+    results = []
+    for jx, zero, x in ((jaxwg, SymbolicZero, jnp.asarray(X)), (jax, JaxZero, X)):
+        f, seen = _seen_zeros(jx.custom_jvp, zero)
+        g = {"grad": lambda: jx.grad(lambda a: f(a, 3.0).sum()),
+             "jit_grad": lambda: jx.jit(jx.grad(lambda a: f(a, 3.0).sum())),
+             "grad_jit": lambda: jx.grad(lambda a: jx.jit(f)(a, 3.0).sum()),
+             "vmap_grad": lambda: jx.vmap(jx.grad(lambda a: f(a, 3.0)))}[transform]()
+        results.append((np.asarray(g(x)), seen[-1]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    assert results[0][1] == results[1][1] == [False, True]
+
+
+def test_betainc_raises_for_derivatives_in_a_and_b_under_jit_too():
+    from jaxwg import lax
+
+    for g in (jaxwg.grad(lax.betainc, 0), jaxwg.grad(jaxwg.jit(lax.betainc), 1),
+              jaxwg.jit(jaxwg.grad(lax.betainc, 0))):
+        with pytest.raises(ValueError, match="Betainc gradient with respect to a and b"):
+            g(2.0, 3.0, 0.3)
+    want = jax.grad(jax.jit(jax.lax.betainc), 2)(2.0, 3.0, 0.3)
+    np.testing.assert_allclose(np.asarray(jaxwg.grad(jaxwg.jit(lax.betainc), 2)(2.0, 3.0, 0.3)),
+                               np.asarray(want), rtol=1e-5)
+
+
 @pytest.mark.parametrize("transform", ["grad", "vmap_grad", "jit_grad", "grad_vmap"])
 def test_custom_vjp_matches_jax(platform, transform):
     ours, theirs = _clip_gradient(jaxwg.custom_vjp, jnp), _clip_gradient(jax.custom_vjp, jax_numpy)
