@@ -329,8 +329,7 @@ def igamma(a, x):
     [0.63212, 0.32332]
     """
     a, x = _float_operands("igamma", a, x)
-    return _in_float32_if_half(
-        lambda a, x: _with_limits(a, x, _lower_and_upper(a, x)[0], 0.0, 1.0), a, x)
+    return _in_float32_if_half(_igamma, a, x)
 
 
 def igammac(a, x):
@@ -342,8 +341,34 @@ def igammac(a, x):
     [0.36788, 0.67668]
     """
     a, x = _float_operands("igammac", a, x)
-    return _in_float32_if_half(
-        lambda a, x: _with_limits(a, x, _lower_and_upper(a, x)[1], 1.0, 0.0), a, x)
+    return _in_float32_if_half(_igammac, a, x)
+
+
+# The series and fraction loop until converged (a while_loop, which reverse mode cannot
+# differentiate): the derivatives are JAX's closed forms instead, dP/dx the Gamma(a)
+# density and dP/da `igamma_grad_a`; Q = 1 - P has their negatives.
+@custom_jvp
+def _igamma(a, x):
+    return _with_limits(a, x, _lower_and_upper(a, x)[0], 0.0, 1.0)
+
+
+@custom_jvp
+def _igammac(a, x):
+    return _with_limits(a, x, _lower_and_upper(a, x)[1], 1.0, 0.0)
+
+
+def _incomplete_gamma_jvp(function, sign: float):
+    def jvp(primals, tangents):
+        (a, x), (ta, tx) = primals, tangents
+        density = lax.exp(lax.sub(lax.sub(lax.mul(lax.sub(a, 1.0), lax.log(x)), x), lgamma(a)))
+        slope = lax.add(lax.mul(ta, igamma_grad_a(a, x)), lax.mul(tx, density))
+        return function(a, x), lax.mul(slope, sign)
+
+    return jvp
+
+
+_igamma.defjvp(_incomplete_gamma_jvp(_igamma, 1.0))
+_igammac.defjvp(_incomplete_gamma_jvp(_igammac, -1.0))
 
 
 def _dlower_da_scaled(a, x):

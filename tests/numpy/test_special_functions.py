@@ -112,6 +112,18 @@ def test_derivatives_in_a_are_accurate(platform):
                                sample, rtol=1e-4)
 
 
+def test_incomplete_gamma_gradients_are_jaxs():
+    """JAX's closed forms (the loops themselves cannot be reversed): dP/dx the Gamma(a)
+    density, dP/da igamma_grad_a; Q's are their negatives."""
+    a, x = _gamma_points(50, seed=1)
+    for name in ("igamma", "igammac"):
+        for arg in (0, 1):
+            ours = jaxwg.jit(jaxwg.grad(lambda *v: jnp.sum(getattr(lax, name)(*v)), arg))(  # noqa: B023
+                jnp.asarray(a), jnp.asarray(x))
+            theirs = jax.grad(lambda *v: getattr(jax.lax, name)(*v).sum(), arg)(a, x)  # noqa: B023
+            np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-4, atol=1e-6)
+
+
 def test_incomplete_gamma_edges():
     v = np.array([0.0, -0.0, 1e-3, 0.5, 1.0, 2.0, np.inf, np.nan, -1.0], np.float32)
     a, x = (m.ravel() for m in np.meshgrid(v, v, indexing="ij"))
