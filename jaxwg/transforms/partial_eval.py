@@ -179,11 +179,13 @@ def _split_cond(eqn: JaxprEqn, flags: list[bool]):
     residuals, and an unknown cond of the branches' unknown parts, which reads the
     index and the residuals. As in JAX, branches share residual slots of one aval (the
     k-th residual of an aval in each branch takes the same slot), and a branch returns
-    an empty value (`empty_p`) in the slots it does not fill."""
+    an empty value (`empty_p`) in the slots it does not fill. A cond whose index is
+    unknown is unknown whole (an integer has no tangent, so only `_hoist_invariants`
+    meets one: a branch chosen by a loop's xs stays in the loop)."""
     from .. import lax
 
     if flags[0]:
-        raise ValueError("cond: the branch index cannot depend on what is differentiated")
+        return [], eqn
     branches = eqn.params["branches"]
     op_flags = flags[1:]
     out_unknown = [False] * len(eqn.out_binders)

@@ -52,6 +52,10 @@ PROGRAMS = {
         lambda c, xy: ((c[0] * xy[0] + 1.0, c[1] + xy[1]), c[0] - xy[1]), (1.0, x[0]), (x, y),
         reverse=True), [(5,), (5,)]),
     "scan rnn": (lambda L, N: _rnn(L, N), None),
+    # a branch chosen by each step's x: the cond stays inside the loop
+    "cond inside scan": (lambda L, N: lambda x, w: L.scan(
+        lambda c, v: (L.cond(v > 0, lambda c: c * w[0], lambda c: N.sin(c) + w[1], c), c * v),
+        1.0, x), [(5,), (2,)]),
     "map": (lambda L, N: lambda x: L.map(lambda r: N.sum(N.exp(r)), x), [(4, 3)]),
     "map in batches": (lambda L, N: lambda x: L.map(lambda r: N.sin(r) * r, x, batch_size=3), [(7, 2)]),
     # the composition of affine maps v -> a v + b (associative), over a pytree
