@@ -11,7 +11,7 @@ Array([0, 2, 4], dtype=int32)
 
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import dtypes, lax, nn, numpy, random, scipy, tree, tree_util
-from . import ad_checkpoint, debug, profiler
+from . import ad_checkpoint, custom_derivatives, debug, profiler
 from .config import config
 from .placement import (
                       block_until_ready,
@@ -51,7 +51,8 @@ from .config import (debug_infs, debug_nans, default_matmul_precision, default_p
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "profiler", "block_until_ready",
+__all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "custom_derivatives", "profiler",
+           "block_until_ready",
            "checkpoint", "checkpoint_policies", "clear_backends", "closure_convert", "config",
            "custom_jvp", "custom_vjp", "debug", "default_backend", "device_count", "device_get",
            "device_put", "devices", "dtypes", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd",
