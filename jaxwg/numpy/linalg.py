@@ -243,8 +243,8 @@ def _symmetrized(a):
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """L with L @ L^H = a (lower triangular; its conjugate transpose with `upper`), for
-    Hermitian (real: symmetric) positive definite `a`; all NaN where `a` is not positive
-    definite, as in JAX.
+    Hermitian (real: symmetric) positive definite `a`; NaN in the triangle where `a` is
+    not positive definite, as in JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.linalg.cholesky(jnp.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
@@ -276,7 +276,8 @@ def _cholesky_factor(a):
 
     factor = lax.fori_loop(0, n, column, jnp.zeros_like(a)) if n else a
     failed = jnp.any(jnp.isnan(jnp.diagonal(factor, axis1=-2, axis2=-1)), axis=-1)[..., None, None]
-    return jnp.where(failed, jnp.nan, factor)
+    nan = complex(np.nan, np.nan) if jnp.iscomplexobj(a) else np.nan
+    return jnp.where(failed & (rows[:, None] >= rows), nan, factor)  # NaN L, zeros above, as JAX
 
 
 # -- symmetric eigenproblems (Jacobi) ------------------------------------------------------
