@@ -58,11 +58,13 @@ from .frontend.trace import Tracer
 from .numpy._util import canonicalize_axis
 from .transforms.custom import custom_jvp
 
-__all__ = ["PRNGKey", "PRNGKeyArray", "ball", "bernoulli", "beta", "bits", "categorical", "cauchy",
-           "chisquare", "choice", "clone", "dirichlet", "exponential", "fold_in", "gamma",
-           "generalized_normal", "gumbel", "key", "key_data", "key_impl", "laplace", "loggamma",
-           "logistic", "multivariate_normal", "normal", "orthogonal", "permutation", "poisson",
-           "rademacher", "randint", "split", "t", "truncated_normal", "uniform", "wrap_key_data"]
+__all__ = ["PRNGKey", "PRNGKeyArray", "ball", "bernoulli", "beta", "binomial", "bits", "categorical",
+           "cauchy", "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell",
+           "exponential", "f", "fold_in", "gamma", "generalized_normal", "geometric", "gumbel",
+           "key", "key_data", "key_dtype", "key_impl", "laplace", "loggamma", "logistic",
+           "lognormal", "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal",
+           "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t",
+           "triangular", "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data"]
 
 _MASK = 0xFFFFFFFF
 
@@ -540,7 +542,7 @@ def bernoulli(key, p=0.5, shape=None):
     dtype('bool')
     """
     p = jnp.asarray(p)
-    dtype = p.dtype if np.issubdtype(p.dtype, np.floating) else np.float32
+    dtype = p.dtype if p.dtype == np.float16 else np.float32  # float32 with x64 too
     shape = p.shape if shape is None else _shape(shape)
     return lax.lt(uniform(key, shape, dtype), jnp.broadcast_to(p.astype(dtype), shape))
 
@@ -989,23 +991,31 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     return g / ((jnp.sum(jnp.abs(g) ** p, axis=-1) + e) ** (1.0 / p))[..., None]
 
 
-def _poisson_knuth(key, lam):
-    """Knuth's method for small lam: the number of uniforms whose running product stays
-    above exp(-lam), counted in vectorized rounds (in logs: a sum of exponentials)."""
-    shape = jnp.shape(lam)
+def _count_draws_within(key, limit, draw, done):
+    """How many positive draws' running sum stays at most `limit` (float32), per element
+    where not `done`: round i adds `draw(fold_in(key, i), shape)` everywhere, in a
+    `while_loop` until every sum has passed its limit (Knuth's Poisson, the binomial's
+    inversion by geometric draws)."""
+    shape = jnp.shape(limit)
 
     def unfinished(carry):
         return jnp.any(~carry[1])
 
     def round_(carry):
         i, done, total, count = carry
-        total = total + exponential(fold_in(key, lax.convert_element_type(i, np.uint32)), shape)
-        stop = total > lam
+        total = total + draw(fold_in(key, lax.convert_element_type(i, np.uint32)), shape)
+        stop = total > limit
         return i + 1, done | stop, total, jnp.where(done | stop, count, count + 1)
 
-    start = (jnp.zeros((), np.int32), lam <= 0, jnp.zeros(shape, np.float32),
+    start = (jnp.zeros((), np.int32), done, jnp.zeros(shape, np.float32),
              jnp.zeros(shape, np.int32))
     return lax.while_loop(unfinished, round_, start)[3]
+
+
+def _poisson_knuth(key, lam):
+    """Knuth's method for small lam: the number of uniforms whose running product stays
+    above exp(-lam), counted in vectorized rounds (in logs: a sum of exponentials)."""
+    return _count_draws_within(key, lam, exponential, lam <= 0)
 
 
 def _poisson_rejection(key, lam):
@@ -1122,6 +1132,9 @@ def orthogonal(key, n: int, shape=(), dtype=None, m=None):
         z = q * signs[..., None, :]
     return z if n >= m else jnp.swapaxes(z, -1, -2)
 
+from ._random_distributions import (binomial, double_sided_maxwell, f, geometric, key_dtype,  # noqa: E402
+                                   lognormal, maxwell, multinomial, pareto, rayleigh, triangular,
+                                   wald, weibull_min)
 from . import errors as _errors
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
