@@ -48,14 +48,14 @@ def _blocked_scan(x, combine, reduce, neutral):
     if n <= BLOCK:
         return _masked_scan(x, reduce, neutral)
     blocks = -(-n // BLOCK)
-    padded = lax.pad(x, lax.full((), neutral, aval_of(x).dtype),
+    padded = lax.pad(x, lax.full_like(x, neutral, shape=()),
                      [(0, 0, 0)] * (len(shape) - 1) + [(0, blocks * BLOCK - n, 0)])
     y = lax.reshape(padded, shape[:-1] + (blocks, BLOCK))
     totals = reduce(y, (len(shape),))
     # the blocks before each one: the scan of the totals, shifted by one block
     before = _blocked_scan(totals, combine, reduce, neutral)
     before = lax.pad(lax.slice(before, (0,) * len(shape), shape[:-1] + (blocks - 1,)),
-                     lax.full((), neutral, aval_of(x).dtype),
+                     lax.full_like(x, neutral, shape=()),
                      [(0, 0, 0)] * (len(shape) - 1) + [(1, 0, 0)])
     local = _masked_scan(y, reduce, neutral)
     out = combine(lax.broadcast_in_dim(before, aval_of(local).shape, tuple(range(len(shape)))),
@@ -72,7 +72,7 @@ def _masked_scan(x, reduce, neutral):
     full = shape + (n,)  # (..., i, j)
     spread = lax.broadcast_in_dim(x, full, tuple(range(rank - 1)) + (rank,))
     take = lax.le(lax.broadcasted_iota(dt.int32, full, rank), lax.broadcasted_iota(dt.int32, full, rank - 1))
-    return reduce(lax.select(take, spread, lax.full(full, neutral, aval_of(x).dtype)), (rank,))
+    return reduce(lax.select(take, spread, lax.full_like(x, neutral, shape=full)), (rank,))
 
 
 def _cumulative(name: str, combine, example: str):

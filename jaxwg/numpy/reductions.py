@@ -471,7 +471,7 @@ def _cumulative(name: str, a, axis, dtype, nan_identity=None, promote_integers=F
     (axis,) = canonicalize_axes(axis, builtins.max(aval.ndim, 1)) if aval.ndim else (0,)
     out_dtype = (avals.canonical_dtype(dtype) if dtype is not None
                  else _sum_dtype(aval.dtype, promote_integers))
-    if out_dtype is not aval.dtype:
+    if out_dtype is not aval.dtype or aval.weak_type:  # strongly typed, as JAX's
         x = lax.convert_element_type(x, out_dtype)
     if nan_identity is not None and out_dtype.is_inexact:
         x = lax.select(lax.ne(x, x), lax.full_like(x, nan_identity), x)

@@ -236,7 +236,7 @@ def betaln(a, b):
     direct = gammaln(a) + (gammaln(b) - gammaln(a + b))
     # With Stirling's form of both: lgamma(b) - lgamma(a + b)
     #   = a - a log b - (a + b - 1/2) log1p(a / b) + delta(b) - delta(a + b)
-    big_b = jnp.where(b < 8, 8.0, b).astype(b.dtype)  # keeps the unused branch finite
+    big_b = jnp.where(b < 8, 8.0, b)  # keeps the unused branch finite
     difference = (a - a * jnp.log(big_b) - (a + big_b - 0.5) * jnp.log1p(a / big_b)
                   + (_stirling_delta(big_b) - _stirling_delta(a + big_b)))
     return jnp.where(b < 8, direct, gammaln(a) + difference)

@@ -295,3 +295,9 @@ def test_gradient_of_a_sum_of_a_million_values_is_exact(platform):
     x = jnp.asarray(np.random.default_rng(0).standard_normal(1 << 20).astype(np.float32))
     g = jaxwg.jit(jaxwg.grad(lambda x: jnp.sum(x * 3.0)))(x)
     assert np.all(np.asarray(g) == 3.0)
+
+
+def test_grad_of_a_weakly_typed_input_is_weak_as_jax():
+    for x in (2.0, np.float32(2.0)):
+        got, want = jaxwg.grad(jnp.sin)(x), jax.grad(jax_numpy.sin)(x)
+        assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)

@@ -90,3 +90,18 @@ def test_a_running_sum_of_a_million_values_stays_accurate():
     got = np.asarray(jnp.cumsum(jnp.asarray(x)), np.float64)
     want = np.cumsum(x.astype(np.float64))
     assert np.max(np.abs(got - want) / want) < 20 * np.finfo(np.float32).eps
+
+
+@pytest.mark.parametrize("n", [2, 40])  # a masked scan, and a blocked one
+def test_weak_types_are_jaxs(n):
+    """jnp's cumulative functions give strongly typed results, lax's keep the operand's
+    weak type, as JAX's; so does lax.full_like without a dtype."""
+    cases = [(jnp.cumsum, jax_numpy.cumsum), (jnp.cumprod, jax_numpy.cumprod),
+             (jnp.nancumsum, jax_numpy.nancumsum), (lax.cumsum, jax.lax.cumsum),
+             (lax.cummax, jax.lax.cummax), (lax.cumprod, jax.lax.cumprod),
+             (lax.cumlogsumexp, jax.lax.cumlogsumexp),
+             (lambda v: lax.full_like(v, 2), lambda v: jax.lax.full_like(v, 2))]
+    for ours, theirs in cases:
+        got = jaxwg.eval_shape(lambda v: ours(jnp.broadcast_to(v, (n,))), 1.0)  # noqa: B023
+        want = jax.eval_shape(lambda v: theirs(jax_numpy.broadcast_to(v, (n,))), 1.0)  # noqa: B023
+        assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type), ours

@@ -184,17 +184,9 @@ def test_distributions_match_jax(platform, family):
             _same(got, want, rtol=2e-5, atol=atol)
 
 
-# special.logit and special.betaln (jaxwg/scipy/special.py) lose the weak type of Python
-# scalars that JAX's keep.
-WEAK_TYPE_LOST_IN_SPECIAL = {("logistic", "ppf"), ("logistic", "isf"), ("beta", "logpdf"),
-                             ("beta", "pdf"), ("betabinom", "logpmf"), ("betabinom", "pmf")}
-
-
 @pytest.mark.parametrize("family, name", CASES)
 def test_dtypes_and_weak_types_match_jax(family, name):
     """Python scalars, integers and float16 promote as JAX's (abstract evaluation only)."""
-    if (family, name) in WEAK_TYPE_LOST_IN_SPECIAL:
-        pytest.xfail("special.logit / special.betaln lose the weak type")
     args = _args(family, name)
     scalars = [float(np.ravel(a)[4 if i == 0 else 1]) for i, a in enumerate(args)]
     for case in (scalars, [np.int32(1)] + scalars[1:], [np.float16(s) for s in scalars]):
