@@ -60,6 +60,15 @@ def _as(x, dtype):
     return lax.convert_element_type(to_array(x), dtype)
 
 
+def _float_samples(what: str, dtype, shape, *params):
+    """The dtype and shape of `what`'s float samples, checked as JAX checks them: a
+    float dtype, parameters that broadcast to `shape` and cast safely to the dtype."""
+    dtype = _float_dtype(dtype, what)
+    shape = _sample_shape(what, shape, *params)
+    _check_safe_casts(what, dtype, *params)
+    return dtype, shape
+
+
 def key_dtype(impl_spec=None):
     """The dtype of typed keys of the PRNG `impl_spec` (only threefry2x32 here).
 
@@ -83,9 +92,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None):
     if dtype is not None and not np.issubdtype(np.dtype(dtype), np.inexact):
         raise ValueError(f"dtype argument to `lognormal` must be a float or complex dtype, "
                          f"got {np.dtype(dtype).name}")
-    dtype = _float_dtype(dtype, "lognormal")
-    shape = _sample_shape("lognormal", shape, sigma)
-    _check_safe_casts("lognormal", dtype, sigma)
+    dtype, shape = _float_samples("lognormal", dtype, shape, sigma)
     return lax.exp(normal(key, shape, dtype) * _as(sigma, dtype))
 
 
@@ -141,9 +148,7 @@ def pareto(key, b, shape=None, dtype=None):
     >>> bool((random.pareto(random.PRNGKey(0), 3.0, (100,)) >= 1).all())
     True
     """
-    dtype = _float_dtype(dtype, "pareto")
-    shape = _sample_shape("pareto", shape, b)
-    _check_safe_casts("pareto", dtype, b)
+    dtype, shape = _float_samples("pareto", dtype, shape, b)
     return lax.exp(exponential(key, shape, dtype) / _as(b, dtype))
 
 
@@ -155,9 +160,7 @@ def rayleigh(key, scale, shape=None, dtype=None):
     >>> bool((random.rayleigh(random.PRNGKey(0), 2.0, (100,)) >= 0).all())
     True
     """
-    dtype = _float_dtype(dtype, "rayleigh")
-    shape = _sample_shape("rayleigh", shape, scale)
-    _check_safe_casts("rayleigh", dtype, scale)
+    dtype, shape = _float_samples("rayleigh", dtype, shape, scale)
     u = uniform(key, shape, dtype)
     scale = jnp.broadcast_to(_as(scale, dtype), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.array(-2, dtype))))
@@ -197,9 +200,7 @@ def wald(key, mean, shape=None, dtype=None):
     >>> bool((random.wald(random.PRNGKey(0), 2.0, (100,)) > 0).all())
     True
     """
-    dtype = _float_dtype(dtype, "wald")
-    shape = _sample_shape("wald", shape, mean)
-    _check_safe_casts("wald", dtype, mean)
+    dtype, shape = _float_samples("wald", dtype, shape, mean)
     k1, k2 = split(key)
     mean = jnp.broadcast_to(_as(mean, dtype), shape)
     v = normal(k1, shape, dtype)
@@ -221,9 +222,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None):
     >>> bool((x >= -1).all() and (x <= 2).all())
     True
     """
-    dtype = _float_dtype(dtype, "triangular")
-    shape = _sample_shape("triangular", shape, left, mode, right)
-    _check_safe_casts("triangular", dtype, left, mode, right)
+    dtype, shape = _float_samples("triangular", dtype, shape, left, mode, right)
     left, mode, right = (jnp.broadcast_to(_as(v, dtype), shape) for v in (left, mode, right))
     fc = (mode - left) / (right - left)
     u = uniform(key, shape, dtype)
@@ -241,9 +240,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     >>> bool((random.f(random.PRNGKey(0), 3.0, 5.0, (100,)) > 0).all())
     True
     """
-    dtype = _float_dtype(dtype, "f")
-    shape = _sample_shape("f", shape, dfnum, dfden)
-    _check_safe_casts("f", dtype, dfnum, dfden)
+    dtype, shape = _float_samples("f", dtype, shape, dfnum, dfden)
     dfnum, dfden = _as(dfnum, dtype), _as(dfden, dtype)
     key_dfd, key_dfn = split(key)
     num = chisquare(key_dfn, dfnum, shape, dtype) / dfnum
