@@ -11,9 +11,12 @@ as XLA's CPU backend does, fused multiply-adds included. The others differ from 
 rounding: `uniform` on other ranges by an ulp of the bounds (XLA fuses its scaling),
 those built on exp, log or tan by a few ulp.
 
-The rejection samplers (`gamma` and what builds on it, `poisson`) run rounds of
-vectorized proposals in a `while_loop` until every element is accepted (JAX loops per
-element): their draws have the right distribution but are not JAX's bits.
+The rejection samplers (`gamma` and what builds on it, `poisson`, `binomial` and
+`multinomial`) run rounds of vectorized proposals in a `while_loop` until every element
+is accepted (JAX loops per element): their draws have the right distribution but are not
+JAX's bits. jaxwg/_random_distributions.py holds the distributions JAX builds from these
+(lognormal, Maxwell, Pareto, Rayleigh, Weibull, triangular, Wald, F, geometric,
+binomial, multinomial).
 
 Keys come in JAX's two kinds. `PRNGKey(seed)` makes a legacy key, a uint32 array of
 shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and dtype
