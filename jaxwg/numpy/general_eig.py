@@ -91,8 +91,8 @@ def _eig(a):
 def _eig_jvp(primals, tangents):
     raise NotImplementedError(
         "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the "
-        "input that JAX cannot check (see the enable_eigvec_derivs argument to "
-        "jax.lax.linalg.eig). See https://github.com/jax-ml/jax/issues/2748 for discussion.")
+        "input that JAX cannot check. See https://github.com/jax-ml/jax/issues/2748 for "
+        "discussion.")
 
 
 _jitted_eig = jit(_eig)
