@@ -105,7 +105,7 @@ def print(fmt: str | None = None, *args, ordered: bool = False, partitioned: boo
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> jaxwg.grad(lambda x: jaxwg.debug.print("x is {}", x) or x * x)(3.0)
     x is 3.0
-    Array(6., dtype=float32)
+    Array(6., dtype=float32, weak_type=True)
     """
     def call(c_fmt: str, *c_args, **c_kwargs):
         if not skip_format_check:

@@ -33,7 +33,7 @@ from .windows import monoid
 def _logaddexp(a, b):
     """log(exp(a) + exp(b)) without overflow; -inf + -inf is -inf."""
     top = lax.max(a, b)
-    finite = lax.select(lax.is_finite(top), top, lax.full_like(top, 0))
+    finite = lax.select(lax.is_finite(top), top, _neutral(top, 0, aval_of(top).shape))
     return lax.add(lax.log(lax.add(lax.exp(lax.sub(a, finite)), lax.exp(lax.sub(b, finite)))),
                    finite)
 
@@ -48,20 +48,27 @@ def _blocked_scan(x, combine, reduce, neutral):
     if n <= BLOCK:
         return _masked_scan(x, reduce, neutral)
     blocks = -(-n // BLOCK)
-    padded = lax.pad(x, lax.full_like(x, neutral, shape=()),
+    padded = lax.pad(x, _neutral(x, neutral, ()),
                      [(0, 0, 0)] * (len(shape) - 1) + [(0, blocks * BLOCK - n, 0)])
     y = lax.reshape(padded, shape[:-1] + (blocks, BLOCK))
     totals = reduce(y, (len(shape),))
     # the blocks before each one: the scan of the totals, shifted by one block
     before = _blocked_scan(totals, combine, reduce, neutral)
     before = lax.pad(lax.slice(before, (0,) * len(shape), shape[:-1] + (blocks - 1,)),
-                     lax.full_like(x, neutral, shape=()),
+                     _neutral(x, neutral, ()),
                      [(0, 0, 0)] * (len(shape) - 1) + [(1, 0, 0)])
     local = _masked_scan(y, reduce, neutral)
     out = combine(lax.broadcast_in_dim(before, aval_of(local).shape, tuple(range(len(shape)))),
                   local)
     out = lax.reshape(out, shape[:-1] + (blocks * BLOCK,))
     return lax.slice(out, (0,) * len(shape), shape)
+
+
+def _neutral(x, neutral, shape):
+    """The constant `neutral` in `shape`, with x's dtype and weak type (lax's scans keep
+    a weakly typed operand's weak type, as JAX's)."""
+    aval = aval_of(x)
+    return lax.full(shape, lax.convert_element_type(neutral, aval.dtype, weak_type=aval.weak_type))
 
 
 def _masked_scan(x, reduce, neutral):
@@ -72,7 +79,7 @@ def _masked_scan(x, reduce, neutral):
     full = shape + (n,)  # (..., i, j)
     spread = lax.broadcast_in_dim(x, full, tuple(range(rank - 1)) + (rank,))
     take = lax.le(lax.broadcasted_iota(dt.int32, full, rank), lax.broadcasted_iota(dt.int32, full, rank - 1))
-    return reduce(lax.select(take, spread, lax.full_like(x, neutral, shape=full)), (rank,))
+    return reduce(lax.select(take, spread, _neutral(x, neutral, full)), (rank,))
 
 
 def _cumulative(name: str, combine, example: str):

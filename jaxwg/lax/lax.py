@@ -595,8 +595,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """`fill_value` in the shape and dtype of `x` (unless given; weakly typed if `x` is
-    and no dtype is given, as JAX's).
+    """`fill_value` in the shape and dtype of `x` (unless given).
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -604,9 +603,8 @@ def full_like(x, fill_value, dtype=None, shape=None):
     [5, 5]
     """
     aval = _aval_of(x)
-    weak = dtype is None and aval.weak_type
-    value = convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak_type=weak)
-    return full(aval.shape if shape is None else shape, value)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
 
 
 def threefry2x32(k0, k1, x0, x1):

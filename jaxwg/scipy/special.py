@@ -101,7 +101,7 @@ def logit(x):
     0.0
     """
     (x,) = _inexact(x)
-    return lax.log(lax.div(x, lax.sub(lax.full_like(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(1.0, x)))  # a weak 1: x's weak type stays, as JAX's
 
 
 def xlogy(x, y):

@@ -270,7 +270,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
                             "outputs, use jax.vjp directly.")
         from .. import lax
 
-        grads = f_vjp(lax.full_like(y, 1))  # weakly typed if y is, as JAX's
+        grads = f_vjp(lax.convert_element_type(1, y_aval.dtype, weak_type=y_aval.weak_type))
         g = grads[0] if single else grads
         return ((y, out[2]), g) if has_aux else (y, g)
 
