@@ -72,6 +72,7 @@ def test_arithmetic_matches_jax(run, name, data):
         assert_close(actual, expected, rtol)
 
 
+@pytest.mark.slow_on_cpu
 @pytest.mark.parametrize("name", TRANSCENDENTAL)
 @given(x=complex_arrays(max_magnitude=4))
 def test_functions_match_numpy(run, name, x):
@@ -307,6 +308,7 @@ def test_sort_orders_lexicographically_as_jax(run):
 TIED_PARTS = st.sampled_from([-1.0, 0.0, 2.5, math.inf, -math.inf, math.nan])
 
 
+@pytest.mark.slow_on_cpu
 @given(data=st.data())
 def test_orderings_match_jax(run, data):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=6))
@@ -319,6 +321,7 @@ def test_orderings_match_jax(run, data):
         np.testing.assert_array_equal(np.asarray(actual), np.asarray(getattr(jax_numpy, name)(x, y)))
 
 
+@pytest.mark.slow_on_cpu
 @given(x=hnp.arrays(np.complex64, hnp.array_shapes(min_dims=0, max_dims=3, max_side=6),
                    elements=st.builds(complex, st.sampled_from([-1.0, 0.0, 2.5]),
                                       st.floats(-1e3, 1e3, width=32, allow_subnormal=False))))

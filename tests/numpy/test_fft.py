@@ -21,6 +21,7 @@ from .helpers import jax, jax_numpy
 SPACINGS = st.sampled_from([1.0, 0.5, 3, 0.1, 2.5e-3])
 
 
+@pytest.mark.slow_on_cpu
 @given(n=st.integers(1, 70), d=SPACINGS, dtype=st.sampled_from([None, np.float32, np.float16]),
        real=st.booleans())
 def test_frequencies_match_jax(run, n, d, dtype, real):
@@ -80,6 +81,7 @@ def _values(shape, data, dtype):
     return data.draw(hnp.arrays(dtype, shape, elements=part))
 
 
+@pytest.mark.slow_on_cpu
 @pytest.mark.parametrize("name", COMPLEX_NAMES + REAL_NAMES + HERMITIAN_NAMES)
 @settings(max_examples=10)  # 14 functions on 2 platforms, eagerly and jitted: each shape compiles
 @given(data=st.data())
@@ -113,6 +115,7 @@ def test_transforms_match_jax(run, name, data):
 LENGTHS = [1, 2, 3, 63, 64, 65, 127, 4096, 1031, 3 * 1031]
 
 
+@pytest.mark.slow_on_cpu
 @pytest.mark.parametrize("n", LENGTHS)
 def test_lengths_match_numpy(platform, n):
     rng = np.random.default_rng(n)

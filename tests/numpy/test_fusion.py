@@ -213,6 +213,7 @@ def _live_slots():
     return backend.memory_stats()["live_slots"]
 
 
+@pytest.mark.slow_on_cpu
 def test_no_leaks_over_eager_steps(platform):
     x = jnp.asarray(X)
     x.block_until_ready()
@@ -253,6 +254,7 @@ def test_values_arrays_hold_are_realized_with_their_users(platform):
     assert w.node.is_realized
 
 
+@pytest.mark.slow_on_cpu
 def test_no_leaks_over_jit_calls(platform):
     step = jaxwg.jit(lambda w, x: w - 0.01 * jnp.mean(x * w, axis=0))
     x = jnp.asarray(X)

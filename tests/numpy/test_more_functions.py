@@ -81,6 +81,7 @@ def test_array_equiv_of_shapes_that_do_not_broadcast_raises_as_jax():
           jax_numpy.array_equiv(np.zeros((1,)), np.zeros((2, 3))))
 
 
+@pytest.mark.slow_on_cpu
 def test_structure_functions_match_jax(platform):
     x = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     m = np.arange(12, dtype=np.float32).reshape(3, 4)

@@ -29,6 +29,7 @@ def test_activations_and_gradients_match_jax(platform, name):
     np.testing.assert_allclose(np.asarray(grad), np.asarray(want), rtol=2e-6, atol=1e-7)
 
 
+@pytest.mark.slow_on_cpu
 def test_softmax_family_and_glu_match_jax(platform):
     x = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32) * 5
     for fn in ("softmax", "log_softmax"):

@@ -21,6 +21,7 @@ def _exact(got, want):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.slow_on_cpu
 @settings(max_examples=10)
 @given(seed=SEEDS, shape=SHAPES, data=st.integers(0, 2 ** 32 - 1))
 def test_keys_split_fold_in_and_bits_are_jaxs(platform, seed, shape, data):

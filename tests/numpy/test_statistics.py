@@ -27,6 +27,7 @@ def _interpolation_atol(x):
 
 # "lower", "higher" and "midpoint" index the sorted values as "linear" and "nearest" do:
 # they run in the slow job (the five methods on both backends took 19 s of the suite).
+@pytest.mark.slow_on_cpu
 @pytest.mark.parametrize("method", ["linear", "nearest", *(
     pytest.param(m, marks=pytest.mark.slow) for m in ("lower", "higher", "midpoint"))])
 @settings(max_examples=4)
