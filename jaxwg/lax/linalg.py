@@ -260,8 +260,10 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
 def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     """x with T x = b for the tridiagonal T of sub-diagonal `dl` (dl[0] unused), diagonal
     `d` and super-diagonal `du` (du[-1] unused), each (..., m), and b of shape
-    (..., m, n): Thomas's algorithm (no pivoting, unlike LAPACK's gtsv: for diagonally
-    dominant or otherwise well-conditioned T).
+    (..., m, n). T is assembled and solved by LU with partial pivoting (`jnp.linalg`'s):
+    O(m^3), where LAPACK's gtsv pivots within the band in O(m), but right for every
+    nonsingular T. With `perturb_singular`, a singular T is solved by Thomas's
+    algorithm with zero pivots replaced by eps max|d|, as JAX perturbs them.
 
     >>> import jaxwg.numpy as jnp
     >>> tridiagonal_solve(jnp.array([0.0, 1.0]), jnp.array([2.0, 2.0]), jnp.array([1.0, 0.0]),
@@ -274,10 +276,33 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     if b.shape[:-1] != d.shape:
         raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b equal the "
                         "dimensions of the diagonal arguments.")
-    return _thomas(dl, d, du, b, perturb_singular)
+    return _tridiagonal_solve(dl, d, du, b, perturb_singular)
 
 
 @functools.partial(jit, static_argnames="perturb")
+def _tridiagonal_solve(dl, d, du, b, perturb: bool):
+    jnp, np_linalg = _modules()
+    m = d.shape[-1]
+    if m == 0:
+        return b
+    dense = (_diagonal_matrix(d, 0) + _diagonal_matrix(dl[..., 1:], -1)
+             + _diagonal_matrix(du[..., :-1], 1))
+    x = np_linalg.solve(dense, b)
+    if not perturb:
+        return x
+    singular = ~jnp.all(jnp.isfinite(x), axis=(-2, -1), keepdims=True)
+    return jnp.where(singular, _thomas(dl, d, du, b, True), x)
+
+
+def _diagonal_matrix(v, k: int):
+    """Matrices with `v` (..., m - |k|) on their k-th diagonal (batched `jnp.diag`)."""
+    jnp, _ = _modules()
+    n = v.shape[-1] + abs(k)
+    rows, cols = jnp.arange(n)[:, None], jnp.arange(n)[None, :]
+    picked = jnp.take(v, jnp.clip(jnp.minimum(rows, cols), 0, max(v.shape[-1] - 1, 0)), axis=-1)
+    return jnp.where(cols - rows == k, picked, 0).astype(v.dtype)
+
+
 def _thomas(dl, d, du, b, perturb: bool):
     jnp, _ = _modules()
     m = d.shape[-1]

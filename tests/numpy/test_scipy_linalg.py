@@ -137,6 +137,8 @@ def test_jax_specific_results_match_jax():
     _same(linalg.expm(big), np.full((2, 2), np.nan), jax.eval_shape(lambda: jax_linalg.expm(big)))
 
 
+ZERO_PIVOT = tuple(np.array(v, np.float32) for v in
+                   ([0, 1, 2, 1], [0, 5, 6, 4], [1, 1, 2, 0], [[1], [2], [3], [4]]))
 LAX_CASES = {
     "triangular_solve": lambda m: [m.triangular_solve(A, b, left_side=left, lower=lower, transpose_a=t)
                                    for left, b in ((True, B), (False, B.T)) for lower in (True, False)
@@ -151,7 +153,9 @@ LAX_CASES = {
     "solvers": lambda m: [m.lu_pivots_to_permutation(np.array([2, 2, 3], np.int32), 5),
                           m.lu_pivots_to_permutation(np.array([[1, 1], [0, 1]], np.int32), 2),
                           m.lu_pivots_to_permutation(np.zeros(0, np.int32), 2),
-                          m.tridiagonal_solve(np.r_[0, A[1, :3]], A[0] + 5, np.r_[A[2, :3], 0], B)],
+                          m.tridiagonal_solve(np.r_[0, A[1, :3]], A[0] + 5, np.r_[A[2, :3], 0], B),
+                          # a zero first pivot: only a pivoting solve gets it right
+                          *(m.tridiagonal_solve(*ZERO_PIVOT, perturb_singular=p) for p in (False, True))],
 }
 
 
