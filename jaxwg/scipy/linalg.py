@@ -538,6 +538,8 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     (A,) = _inexact("expm", A)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={A.shape}.")
+    if A.shape[-1] == 0:
+        return A
     return _expm(A, upper_triangular, max_squarings)
 
 

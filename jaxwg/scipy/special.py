@@ -712,8 +712,12 @@ def spence(x):
     x = _float32_or_64("spence", x, _UNSUPPORTED)
     # x > 2 through 1 / x, then 1 / x - 1, -x or x - 1 into the approximation's range,
     # with the reflections log(x) log(1 - x) and log(x)^2 / 2, as Cephes
-    inverted = x > 2.0
-    y = jnp.where(inverted, 1.0 / jnp.where(inverted, x, 1.0), x)
+    # 0 and 1 have exact values: a safe operand there keeps log(0)'s infinities out of the
+    # derivative of the branches not taken (0 * inf would be NaN)
+    edge = (x == 0.0) | (x == 1.0)
+    safe = jnp.where(edge, 1.5, x)
+    inverted = safe > 2.0
+    y = jnp.where(inverted, 1.0 / jnp.where(inverted, safe, 1.0), safe)
     above, below = y > 1.5, y < 0.5
     w = jnp.where(above, 1.0 / y - 1.0, jnp.where(below, -y, y - 1.0))
     value = -w * _horner(_SPENCE_A, w) / _horner(_SPENCE_B, w)

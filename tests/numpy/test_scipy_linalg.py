@@ -257,3 +257,8 @@ def test_errors_as_jax(index):
         jax.eval_shape(lambda: fn(jax_linalg, jax_lax_linalg))
     with pytest.raises(error):
         fn(linalg, lax_linalg)
+
+
+def test_expm_of_empty_matrices_is_empty():
+    for shape in ((0, 0), (2, 0, 0)):
+        assert linalg.expm(np.zeros(shape, np.float32)).shape == shape

@@ -304,3 +304,11 @@ def test_scipy_dtypes_and_errors():
         special.beta(jnp.ones(2, jnp.complex64), 1.0)
 
 
+
+
+def test_spence_derivative_at_its_exact_points_is_jaxs():
+    # 0 and 1 take exact values; the branches not taken must not leak log(0)'s NaN
+    x = np.array([0.0, 1.0, 0.3, 2.5], np.float32)
+    got = jaxwg.vmap(jaxwg.grad(special.spence))(jnp.asarray(x))
+    want = jax.vmap(jax.grad(jax.scipy.special.spence))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)

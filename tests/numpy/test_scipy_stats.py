@@ -331,3 +331,9 @@ def test_mode_rankdata_sem_match_jax(platform, request):
     _same(run(stats.rankdata, jnp.asarray(f)), want[3])
     for kwargs, w in zip(sem_cases, want[4]):
         _same(run(stats.sem, jnp.asarray(f), **kwargs), w)
+
+
+def test_poisson_entropy_outside_the_support_is_jaxs():
+    mu = np.array([-1.5, -0.0, np.nan, np.inf, 0.5, 15.0, 200.0], np.float32)
+    np.testing.assert_allclose(np.asarray(stats.poisson.entropy(jnp.asarray(mu))),
+                               np.asarray(jax.scipy.stats.poisson.entropy(mu)), rtol=2e-6)

@@ -75,7 +75,9 @@ def _entropy_sum(mu, terms, spread, margin):
     """-sum p log p over the first `terms` k, masked to k < ceil(mu + spread sqrt(mu) + margin)."""
     k = jnp.arange(terms, dtype=mu.dtype)[:, None]
     probs = pmf(k, mu, 0)
-    upper = jnp.ceil(mu + spread * jnp.sqrt(mu) + margin).astype(k.dtype)
+    # no sqrt term where there is no spread: sqrt of a negative mu would hide its NaN
+    reach = mu + spread * jnp.sqrt(mu) if spread else mu
+    upper = jnp.ceil(reach + margin).astype(k.dtype)
     return jnp.sum(entr(jnp.where(k < upper[None, :], probs, 0.0)), axis=0)
 
 
