@@ -565,9 +565,10 @@ _PRINTED_PARAMS = {
     P.reshape_p: _with_params(sharding=None),
     P.iota_p: _with_params(sharding=None),
     P.jit_p: _name_first(),
-    # jaxwg's custom rules see every tangent instantiated (JAX's symbolic_zeros=False)
-    P.custom_jvp_call_p: _name_first(symbolic_zeros=False),
-    P.custom_vjp_call_p: _name_first(symbolic_zeros=False),
+    # whether the rule sees zero tangents as SymbolicZero (`custom_jvp.defjvp`'s flag)
+    P.custom_jvp_call_p: lambda eqn: _name_first(
+        symbolic_zeros=getattr(eqn.params["jvp"], "symbolic_zeros", False))(eqn),
+    P.custom_vjp_call_p: _name_first(symbolic_zeros=False),  # custom_vjp's are instantiated
 }
 
 
