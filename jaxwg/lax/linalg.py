@@ -31,9 +31,8 @@ def _modules():
 
 
 def _inexact(name: str, *xs):
-    from ..numpy._util import check_arraylike, promote
-    check_arraylike(name, *xs)
-    return promote(*xs, to_inexact=True)
+    from ..numpy._util import inexact_operands
+    return inexact_operands(name, *xs)
 
 
 def _floating(name: str, *xs, ranks=()):

@@ -170,6 +170,13 @@ def dtype_arg(dtype):
     return None if dtype is None else avals.canonical_dtype(dtype)
 
 
+def inexact_operands(name: str, *xs) -> list:
+    """`xs` checked as array-likes for `name` and promoted to one inexact dtype, as JAX's
+    promote_dtypes_inexact (the linalg functions' operands)."""
+    check_arraylike(name, *xs)
+    return promote(*xs, to_inexact=True)
+
+
 def reject_out(name: str, out) -> None:
     """JAX's error for NumPy's `out=` argument: arrays are immutable, so there is nothing
     to write into (ignoring it would hand back a result the caller never looks at)."""

@@ -26,17 +26,12 @@ from .. import numpy as jnp
 from ..frontend.jit import jit
 from ..lax import linalg as lax_linalg
 from ..numpy import linalg as np_linalg
-from ..numpy._util import check_arraylike, promote
+from ..numpy._util import check_arraylike, inexact_operands, promote
 from ..transforms.ad import jvp
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal", "expm",
            "expm_frechet", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
            "solve_triangular", "svd", "toeplitz"]
-
-
-def _inexact(name: str, *xs):
-    check_arraylike(name, *xs)
-    return promote(*xs, to_inexact=True)
 
 
 def _as_columns(name: str, a, b):
@@ -79,7 +74,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     if trans not in _TRANS:
         raise ValueError(f"Invalid 'trans' value {trans}")
     transpose_a, conjugate_a = _TRANS[trans]
-    a, b = _inexact("solve_triangular", a, b)
+    a, b = inexact_operands("solve_triangular", a, b)
     solve_fn = functools.partial(lax_linalg.triangular_solve, left_side=True, lower=lower,
                                  transpose_a=transpose_a, conjugate_a=conjugate_a,
                                  unit_diagonal=unit_diagonal)
@@ -95,7 +90,7 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
     >>> cholesky(jnp.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
     [[2.0, 1.0], [0.0, 2.0]]
     """
-    (a,) = _inexact("cholesky", a)
+    (a,) = inexact_operands("cholesky", a)
     a = np_linalg._square("cholesky", a)
     factor = lax_linalg.cholesky(a if lower else np_linalg._h(a), symmetrize_input=False)
     return factor if lower else np_linalg._h(factor)
@@ -122,7 +117,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
     [1.0, 1.0]
     """
     c, lower = c_and_lower
-    c, b = _inexact("cho_solve", c, b)
+    c, b = inexact_operands("cho_solve", c, b)
 
     def solve_fn(c, b):
         b = lax_linalg.triangular_solve(c, b, left_side=True, lower=lower, transpose_a=not lower,
@@ -143,7 +138,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     >>> p.tolist(), l.tolist(), u.tolist()
     ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.25, 1.0]], [[4.0, 4.0], [0.0, 1.0]])
     """
-    (a,) = _inexact("lu", a)
+    (a,) = inexact_operands("lu", a)
     if a.ndim > 2:
         raise ValueError(f"lu: a must be a matrix, got shape {a.shape}")
     factors, _, permutation = lax_linalg.lu(a)
@@ -165,7 +160,7 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     >>> factors.tolist(), piv.tolist()
     ([[4.0, 4.0], [0.25, 1.0]], [1, 1])
     """
-    (a,) = _inexact("lu_factor", a)
+    (a,) = inexact_operands("lu_factor", a)
     factors, pivots, _ = lax_linalg.lu(a)
     return factors, pivots
 
@@ -181,7 +176,7 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_fin
     if trans not in (0, 1, 2):
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
     factors, pivots = lu_and_piv
-    factors, b = _inexact("lu_solve", factors, b)
+    factors, b = inexact_operands("lu_solve", factors, b)
     perm = lax_linalg.lu_pivots_to_permutation(pivots, factors.shape[-2])
 
     def solve_fn(factors, b):
@@ -217,7 +212,7 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
         raise ValueError(f"Expected assume_a to be one of {valid}; got {assume_a!r}")
     if assume_a != "pos":
         return np_linalg.solve(a, b)
-    a, b = _inexact("solve", a, b)
+    a, b = inexact_operands("solve", a, b)
     factors = cho_factor(a, lower=lower)
     if a.ndim == b.ndim + 1:
         return cho_solve(factors, b[..., None])[..., 0]
@@ -258,7 +253,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     if pivoting:
         raise NotImplementedError("qr with pivoting=True is not implemented in jaxwg")
-    (a,) = _inexact("qr", a)
+    (a,) = inexact_operands("qr", a)
     q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
     return (r,) if mode == "r" else (q, r)
 
@@ -272,7 +267,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
     >>> svd(jnp.array([[0.0, 2.0], [1.0, 0.0]]), compute_uv=False).tolist()
     [2.0, 1.0]
     """
-    (a,) = _inexact("svd", a)
+    (a,) = inexact_operands("svd", a)
     return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
 
@@ -293,7 +288,7 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
         raise NotImplementedError("Only the type=1 case of eigh is implemented.")
     if eigvals is not None:
         raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
-    (a,) = _inexact("eigh", a)
+    (a,) = inexact_operands("eigh", a)
     v, w = lax_linalg.eigh(a, lower=lower)
     return w if eigvals_only else (w, v)
 
@@ -535,7 +530,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     >>> expm(jnp.zeros((2, 2))).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    (A,) = _inexact("expm", A)
+    (A,) = inexact_operands("expm", A)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={A.shape}.")
     if A.shape[-1] == 0:
@@ -585,7 +580,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
                                       f"{a.shape} with side='{side}'")
     elif method != "svd":
         raise ValueError(f"Unknown polar decomposition method {method}.")
-    (a,) = _inexact("polar", a)
+    (a,) = inexact_operands("polar", a)
     u, s, vh = np_linalg.svd(a, full_matrices=False)
     s = s.astype(u.dtype)
     unitary = jnp.matmul(u, vh)
