@@ -64,7 +64,7 @@ def _zeros_like(x):
     if isinstance(x, ShapeDtypeStruct):
         return lax.full(x.shape, 0, x.dtype)
     aval = aval_of(x)
-    return lax.full(aval.shape, 0, aval.dtype)
+    return lax.full(aval.shape, lax.convert_element_type(0, aval.dtype, weak_type=aval.weak_type))
 
 
 def linear_transpose(fun, *primals, reduce_axes=()):
@@ -102,6 +102,9 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             if got.shape != exp.shape or got.dtype is not exp.dtype:
                 raise TypeError("cotangent type does not match function output, expected "
                                 f"{exp.str_short()} but got {got.str_short()}")
-        return f_vjp(out_cotangent)
+        # as arrays of the outputs' types (a Python scalar cotangent may pass straight through)
+        ct_leaves = [lax.convert_element_type(ct, aval_of(want).dtype, weak_type=aval_of(want).weak_type)
+                     for ct, want in zip(ct_leaves, out_leaves)]
+        return f_vjp(pytree.tree_unflatten(out_tree, ct_leaves))
 
     return transposed_fun

@@ -289,6 +289,9 @@ def test_linear_transpose_matches_jax():
     _raises_as_jax(lambda: jaxwg.linear_transpose(lambda v: v * 1.0, jnp.arange(2)),
                    lambda: jax.linear_transpose(lambda v: v * 1.0, np.arange(2)),
                    "linear_transpose only supports")
+    for f in (lambda v: v + 1.0, lambda v: 2 * v):  # Python scalars: weak arrays come back
+        (got,), (want,) = jaxwg.linear_transpose(f, 1.0)(1.0), jax.linear_transpose(f, 1.0)(1.0)
+        assert (got.dtype, got.weak_type, float(got)) == (want.dtype, want.weak_type, float(want))
 
 
 def test_top_level_helpers_match_jax():
