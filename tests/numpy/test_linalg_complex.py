@@ -154,7 +154,7 @@ def _check_eigh(a, w, v, what=""):
     _assert_within(_h(v) @ v, eye, C * n * eps, f"{what} v^H v = I")
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
 @given(_HERMITIAN, st.integers(0, 2**31 - 1))
 def test_eigh_matches_numpy(shapes, seed):
     batch, n = shapes
@@ -181,7 +181,7 @@ def test_eigh_repeated_eigenvalues_and_triangles():
     assert np.asarray(w).tolist() == [2.0] and np.asarray(v).tolist() == [[1.0]]
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
 @given(_RECTANGULAR, st.integers(0, 2**31 - 1))
 def test_qr_and_svd_match_numpy(shapes, seed):
     """Q and R as LAPACK's (its phases: R's diagonal real), Q unitary, Q R = a; singular
