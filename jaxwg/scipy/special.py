@@ -104,24 +104,44 @@ def logit(x):
     return lax.log(lax.div(x, lax.sub(1.0, x)))  # a weak 1: x's weak type stays, as JAX's
 
 
+def _x_times(log_fn, x, y):
+    """x * log_fn(y), 0 where x is 0 unless y is NaN (as SciPy and JAX)."""
+    x, y = _inexact(x, y)
+    return jnp.where((x != 0) | jnp.isnan(y), x * log_fn(y), jnp.zeros_like(x * y))
+
+
+def _x_times_jvp(function, log_fn, dlog_fn):
+    """JAX's rule: dx log_fn(y) + dy x log_fn'(y), well defined where x is 0."""
+    def jvp(primals, tangents):
+        (x, y), (dx, dy) = primals, tangents
+        out = function(x, y)
+        return out, (dx * log_fn(y) + dy * x * dlog_fn(y)).astype(out.dtype)
+
+    return jvp
+
+
+@custom_jvp
 def xlogy(x, y):
-    """x * log(y), and 0 where x is 0 (even where log(y) is not finite).
+    """x * log(y), and 0 where x is 0 (even where log(y) is not finite) unless y is NaN.
 
     >>> xlogy(2.0, 1.0).item()
     0.0
     """
-    x, y = _inexact(x, y)
-    return jnp.where(x != 0, x * jnp.log(y), jnp.zeros_like(x * y))
+    return _x_times(jnp.log, x, y)
 
 
+@custom_jvp
 def xlog1py(x, y):
-    """x * log1p(y), and 0 where x is 0.
+    """x * log1p(y), and 0 where x is 0 unless y is NaN.
 
     >>> xlog1py(0.0, -1.0).item()
     0.0
     """
-    x, y = _inexact(x, y)
-    return jnp.where(x != 0, x * jnp.log1p(y), jnp.zeros_like(x * y))
+    return _x_times(jnp.log1p, x, y)
+
+
+xlogy.defjvp(_x_times_jvp(xlogy, jnp.log, lambda y: 1 / y))
+xlog1py.defjvp(_x_times_jvp(xlog1py, jnp.log1p, lambda y: 1 / (1 + y)))
 
 
 def _all_axes(x, axis):

@@ -312,3 +312,17 @@ def test_spence_derivative_at_its_exact_points_is_jaxs():
     got = jaxwg.vmap(jaxwg.grad(special.spence))(jnp.asarray(x))
     want = jax.vmap(jax.grad(jax.scipy.special.spence))(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+def test_x_log_edges_and_derivatives_are_jaxs(name):
+    """0 where x is 0 unless y is NaN, and JAX's derivative rule (defined at x = 0)."""
+    ours, theirs = getattr(special, name), getattr(jax.scipy.special, name)
+    x = np.array([0, 0, 0, 0, 1, 2], np.float32)
+    y = np.array([np.nan, 0, -1, np.inf, np.nan, 3], np.float32)
+    np.testing.assert_array_equal(np.asarray(ours(jnp.asarray(x), jnp.asarray(y))),
+                                  np.asarray(theirs(x, y)))
+    for point in ((0.0, 0.0), (0.0, -1.0), (2.0, 3.0)):
+        got = jaxwg.grad(ours, (0, 1))(*point)
+        want = jax.grad(theirs, (0, 1))(*point)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
