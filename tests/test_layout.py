@@ -51,10 +51,10 @@ EXCEPTIONS = {
     # JAX's lax.linalg signatures over the factorizations written once, in jnp.linalg's
     # module; it imports jaxwg.numpy when first called (jaxwg.numpy imports lax).
     "lax/linalg.py": {"numpy"},
-    # bessel_i0e/i1e, betainc, zeta and polygamma carry their derivative rules as
-    # custom_jvp (JAX's are primitives) and share jnp.i0's series and scipy's betaln,
-    # imported when first called. To do: primitives with rules in transforms.
-    "lax/special.py": {"numpy", "scipy", "transforms"},
+    # bessel_i0e/i1e, betainc, zeta, polygamma and igamma carry their derivative rules
+    # as custom_jvp (JAX's are primitives), and betainc uses scipy's betaln, imported
+    # when first called. To do: primitives with rules in transforms.
+    "lax/special.py": {"scipy", "transforms"},
 }
 
 
