@@ -301,8 +301,9 @@ def _lower_and_upper(a, x):
     prefactor = lax.exp(log_prefactor)
     p_series = lax.div(lax.mul(prefactor, series), a)
     q_fraction = lax.mul(prefactor, fraction)
-    p = lax.select(use_fraction, lax.sub(1.0, q_fraction), p_series)
-    q = lax.select(use_fraction, q_fraction, lax.sub(1.0, p_series))
+    # A series sum rounded just above 1 (a tiny a) would make Q negative: clamp to [0, 1].
+    p = lax.clamp(0.0, lax.select(use_fraction, lax.sub(1.0, q_fraction), p_series), 1.0)
+    q = lax.clamp(0.0, lax.select(use_fraction, q_fraction, lax.sub(1.0, p_series)), 1.0)
     return p, q
 
 

@@ -45,6 +45,11 @@ def _real(name, *xs):
     return xs
 
 
+def _strong(x):
+    """`x` without a weak type: JAX's erfcx and dawsn answer float32 for a Python float."""
+    return lax.convert_element_type(x, x.dtype)
+
+
 def _horner(coefficients, x):
     """The polynomial with `coefficients` (highest degree first) at `x`."""
     total = jnp.zeros_like(x) + coefficients[0]
@@ -101,7 +106,19 @@ def logit(x):
     0.0
     """
     (x,) = _inexact(x)
+    return _logit(x)
+
+
+@custom_jvp
+def _logit(x):
     return lax.log(lax.div(x, lax.sub(1.0, x)))  # a weak 1: x's weak type stays, as JAX's
+
+
+@_logit.defjvp
+def _logit_jvp(primals, tangents):
+    # 1 / (x (1 - x)): inf at 0 and 1, where the chain rule through the log gives NaN
+    (x,), (t,) = primals, tangents
+    return _logit(x), lax.div(t, lax.mul(x, lax.sub(1.0, x)))
 
 
 def _x_times(log_fn, x, y):
@@ -384,7 +401,8 @@ def rel_entr(p, q):
     positive = (p > 0) & (q > 0)
     safe_p, safe_q = jnp.where(positive, p, 1), jnp.where(positive, q, 1)
     value = _xlogx(safe_p) - xlogy(safe_p, safe_q)
-    return jnp.where(positive, value, jnp.where((p == 0) & (q >= 0), 0.0, jnp.inf).astype(value.dtype))
+    zero_or_inf = jnp.where((p == 0) & (q >= 0), jnp.zeros_like(value), jnp.full_like(value, jnp.inf))
+    return jnp.where(positive, value, zero_or_inf)
 
 
 def kl_div(p, q):
@@ -628,7 +646,7 @@ def erfcx(x):
         raise NotImplementedError("erfcx of complex operands is not implemented in jaxwg")
     if x.dtype == jnp.float16:
         return _erfcx(x.astype(jnp.float32)).astype(x.dtype)
-    return _erfcx(x)
+    return _strong(_erfcx(x))
 
 
 def zeta(x, q=None):
@@ -710,7 +728,7 @@ def dawsn(x):
     >>> round(dawsn(1.0).item(), 5)
     0.53808
     """
-    return _dawsn(*_real("dawsn", x))
+    return _strong(_dawsn(*_real("dawsn", x)))
 
 
 # Cephes' rational approximation of Spence's function on [0.5, 1.5], in w = x - 1

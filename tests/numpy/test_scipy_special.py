@@ -66,6 +66,10 @@ def test_incomplete_gamma_and_betaln_match_jax(platform):
         np.testing.assert_allclose(np.asarray(got), np.asarray(getattr(jax.scipy.special, name)(a, x)),
                                    rtol=1e-5, atol=1e-7)
     assert special.gammainc(1, 2).dtype == jnp.float32
+    # Q of a tiny a is P's series subtracted from 1: never below 0 (JAX's gives -4e-7)
+    tiny = jnp.asarray(np.float32([1e-30, 1e-6]))
+    q = np.asarray(special.gammaincc(tiny, jnp.asarray(np.float32([[1e-6], [0.5]]))))
+    assert ((q >= 0) & (q <= 1)).all(), q
     # betaln cancels the large terms for b >= 8: within float32 rounding of the true value
     # (the naive sum of gammalns loses all digits at 1e6)
     a = np.array([0.5, 2.0, 10.0, 1e4, 1e6, 3.0, 1e-3], np.float32)
@@ -83,7 +87,16 @@ def test_dtypes_and_weak_types_are_jaxs():
 
     cases = [("betaln", (np.float16([2, 10]), np.float16([3, 20]))), ("gammaln", (3.0,)),
              ("gammainc", (1.0, 2.0)), ("erf", (np.float16([0.5]),)), ("xlogy", (2, 3.0)),
-             ("expit", (np.int32([1, 2]),)), ("digamma", (np.float16([2.5]),))]
+             ("expit", (np.int32([1, 2]),)), ("digamma", (np.float16([2.5]),)), ("erfcx", (1.0,)),
+             ("dawsn", (1.0,)), ("rel_entr", (1.0, 2.0)), ("kl_div", (1.0, 2.0)), ("logit", (0.25,))]
     for name, args in cases:
         got, want = getattr(special, name)(*args), getattr(jax_special, name)(*args)
         assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type), name
+
+
+def test_logit_gradient_is_jaxs_at_the_ends():
+    """1 / (x (1 - x)): inf at 0 and 1 (the chain rule through the log gave NaN)."""
+    x = np.float32([0.0, 1e-3, 0.5, 0.75, 1.0])
+    got = jaxwg.vmap(jaxwg.grad(special.logit))(jnp.asarray(x))
+    want = jax.vmap(jax.grad(jax.scipy.special.logit))(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
