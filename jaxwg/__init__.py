@@ -41,6 +41,7 @@ from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, linearize, value_and_grad, vjp
 from .transforms.ad import float0
 from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, local_device_count,
+from .transforms.pmap import pmap
                                     named_call, named_scope, typeof)
 from .transforms.derivatives import custom_gradient, linear_transpose
 from .transforms.callback import pure_callback
@@ -61,7 +62,7 @@ __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "custom_deriv
            "tree_util", "value_and_grad", "vjp", "vmap"] + [
            "clear_caches", "custom_gradient", "debug_infs", "debug_nans", "default_matmul_precision",
            "default_prng_impl", "enable_checks", "enable_x64", "ensure_compile_time_eval", "float0",
-           "linear_transpose", "local_device_count", "log_compiles", "named_call", "named_scope",
+           "linear_transpose", "local_device_count", "log_compiles", "named_call", "named_scope", "pmap",
            "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback", "typeof"]
 
 from . import errors as _errors

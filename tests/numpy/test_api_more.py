@@ -436,3 +436,22 @@ def test_custom_linear_solve_and_custom_root_match_jax():
     _raises_as_jax(lambda: jaxwg.grad(no_transpose(lax))(jnp.ones(2)),
                    lambda: jax.grad(no_transpose(jax.lax))(np.ones(2, np.float32)),
                    "transpose_solve required")
+
+
+def test_pmap_on_one_device_matches_jax():
+    """pmap over an axis of one element (jaxwg's one device): values, collectives, static
+    and unmapped arguments, gradients; a longer axis is refused clearly."""
+    x = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    cases = [
+        (lambda J, L: J.pmap(lambda v: v / L.psum(v, "i"), axis_name="i"), (x,)),
+        (lambda J, L: J.pmap(lambda v, n: v * n, static_broadcasted_argnums=1), (x, 3)),
+        (lambda J, L: J.pmap(lambda v, w: v + w, in_axes=(0, None)), (x, x[0])),
+        (lambda J, L: J.pmap(lambda v: v.sum(0), in_axes=2, out_axes=0), (x.reshape(2, 3, 1),)),
+        (lambda J, L: J.grad(lambda v: J.pmap(lambda y: (y ** 2).sum())(v).sum()), (x,)),
+    ]
+    for make, args in cases:
+        got = make(jaxwg, lax)(*[jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+        want = make(jax, jax.lax)(*args)
+        _same(got, want)
+    with pytest.raises(ValueError, match="pmap: the mapped axis has 2 elements"):
+        jaxwg.pmap(lambda v: v)(jnp.ones((2, 3)))
