@@ -40,8 +40,8 @@ from .transforms.custom import closure_convert, custom_jvp, custom_vjp
 from .transforms.jacobians import hessian, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, linearize, value_and_grad, vjp
 from .transforms.ad import float0
-from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, local_device_count,
 from .transforms.pmap import pmap
+from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, local_device_count,
                                     named_call, named_scope, typeof)
 from .transforms.derivatives import custom_gradient, linear_transpose
 from .transforms.callback import pure_callback
