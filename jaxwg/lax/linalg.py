@@ -19,8 +19,8 @@ import numpy as np
 from ..frontend.jit import jit
 from . import control_flow
 
-__all__ = ["cholesky", "eigh", "householder_product", "lu", "lu_pivots_to_permutation", "qr", "svd",
-           "triangular_solve", "tridiagonal_solve"]
+__all__ = ["cholesky", "eigh", "hessenberg", "householder_product", "lu", "lu_pivots_to_permutation", "qr",
+           "schur", "svd", "triangular_solve", "tridiagonal_solve"]
 
 
 def _modules():
@@ -351,3 +351,43 @@ def householder_product(a, taus):
     rows, cols = jnp.arange(m)[:, None], jnp.arange(k)[None, :]
     vs = jnp.where(rows > cols, a[..., :k], jnp.where(rows == cols, 1, 0).astype(a.dtype))
     return np_linalg._q_from_reflectors(vs, taus, n)
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None):
+    """(T, Q) with x = Q T Q^H for each square matrix in `x` (T alone without
+    `compute_schur_vectors`): Q orthogonal (unitary), T upper triangular for complex x,
+    quasi-upper-triangular for real x (2 x 2 diagonal blocks for complex eigenvalue
+    pairs). Computed on the host (jaxwg.numpy.schur), as JAX runs LAPACK's gees on the
+    CPU; not differentiable; NaNs for a matrix holding NaN or inf.
+
+    >>> import jaxwg.numpy as jnp
+    >>> schur(jnp.array([[1.0, 2.0], [0.0, 3.0]]), compute_schur_vectors=False).tolist()
+    [[1.0, 2.0], [0.0, 3.0]]
+    """
+    from ..numpy.schur import schur_factors
+    if sort_eig_vals:
+        raise NotImplementedError("The sort feature of LAPACK's gees routine is not implemented.")
+    (x,) = _floating("schur", x, ranks=(2,))
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"The input to schur must be a square matrix. Got shape {x.shape[-2:]}.")
+    t, q = schur_factors(x)
+    return (t, q) if compute_schur_vectors else t
+
+
+def hessenberg(a):
+    """(a_out, taus): LAPACK's gehrd of each square matrix in `a`, H = Q^H a Q with Q =
+    H_0 ... H_{n-2}, H_i = I - taus[i] v_i v_i^H: the upper Hessenberg H on and above
+    a_out's first subdiagonal, the reflectors v_i (v_i[i + 1] = 1) below it. Computed on
+    the host (jaxwg.numpy.schur); not differentiable.
+
+    >>> import jaxwg.numpy as jnp
+    >>> a_out, taus = hessenberg(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> a_out.tolist(), taus.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], [0.0])
+    """
+    from ..numpy.schur import hessenberg_factors
+    (a,) = _floating("hessenberg", a, ranks=(2,))
+    if a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to Hessenberg reduction must have shape [..., n, n], got shape {a.shape}")
+    if a.shape[-1] == 0:
+        raise ValueError("hessenberg of an empty (0 x 0) matrix: LAPACK's gehrd needs n >= 1 (JAX fails too)")
+    return hessenberg_factors(a)

@@ -5,8 +5,8 @@ derivative, `polar`, and the special matrices `block_diag`, `toeplitz` and `hilb
 They build on `jaxwg.lax.linalg` and `jaxwg.numpy.linalg`. SciPy's `overwrite_*` and
 `check_finite` arguments are accepted and ignored, as in JAX.
 
-Not here: `sqrtm`, `schur`, `rsf2csf`, `hessenberg` and `funm` (they need a Schur
-decomposition, which jaxwg lacks).
+The Schur and Hessenberg decompositions and the matrix functions built on them (`schur`,
+`rsf2csf`, `hessenberg`, `sqrtm`, `funm`, `solve_sylvester`) are in `jaxwg.scipy._schur`.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg.scipy import linalg
@@ -28,10 +28,12 @@ from ..lax import linalg as lax_linalg
 from ..numpy import linalg as np_linalg
 from ..numpy._util import check_arraylike, inexact_operands, promote
 from ..transforms.ad import jvp
+from ._schur import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm  # noqa: F401
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal", "expm",
            "expm_frechet", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
            "solve_triangular", "svd", "toeplitz"]
+__all__ += ["funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
 
 
 def _as_columns(name: str, a, b):
