@@ -124,10 +124,10 @@ def _pivots(perm):
 
 
 def lu(x):
-    """(lu, pivots, permutation) of each square matrix in `x` (LU with partial
-    pivoting): L (unit diagonal) below lu's diagonal, U on and above it, LAPACK's pivots
-    (int32) and the permutation (int32) with x[permutation] = L U. jaxwg factors
-    square matrices only.
+    """(lu, pivots, permutation) of each (m, n) matrix in `x` (LU with partial
+    pivoting): L (m x k, unit diagonal, k = min(m, n)) below lu's diagonal, U (k x n) on
+    and above it, LAPACK's k pivots (int32) and the permutation (int32, m entries) with
+    x[permutation] = L U.
 
     >>> import jaxwg.numpy as jnp
     >>> lu_, pivots, perm = lu(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
@@ -136,12 +136,9 @@ def lu(x):
     """
     jnp, np_linalg = _modules()
     (x,) = _floating("lu", x, ranks=(2,))
-    if x.shape[-1] != x.shape[-2]:
-        raise NotImplementedError(f"lu of a non-square matrix (shape {x.shape}) is not implemented in "
-                                  "jaxwg")
     factors, perm, _ = np_linalg._lu(x)
     perm = perm.astype(jnp.int32)
-    return factors, _pivots(perm), perm
+    return factors, _pivots(perm)[..., :min(x.shape[-2:])], perm
 
 
 def lu_pivots_to_permutation(pivots, permutation_size: int):
@@ -184,19 +181,19 @@ def _permutation(pivots, size: int):
 
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
     """(q, r) with q r = x, q unitary and r upper triangular (Householder, LAPACK's
-    signs); `full_matrices=False` gives q of shape (m, k), k = min(m, n). jaxwg has no
-    column pivoting.
+    signs); `full_matrices=False` gives q of shape (m, k), k = min(m, n). With
+    `pivoting`, (q, r, p): q r = x[..., p] with LAPACK's (geqp3's) column pivoting,
+    p int32 (r's diagonal non-increasing in magnitude).
 
     >>> import jaxwg.numpy as jnp
     >>> q, r = qr(jnp.array([[3.0], [4.0]]))
     >>> q.shape, r.tolist()
     ((2, 2), [[-5.0], [0.0]])
     """
-    jnp, _ = _modules()
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True is not implemented in jaxwg")
+    _, np_linalg = _modules()
     (x,) = _floating("qr", x, ranks=(2,))
-    return tuple(jnp.linalg.qr(x, mode="complete" if full_matrices else "reduced"))
+    q, r, p = np_linalg._qr(x, "complete" if full_matrices else "reduced", pivoting)
+    return (q, r, p) if pivoting else (q, r)
 
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
@@ -351,6 +348,7 @@ def householder_product(a, taus):
     rows, cols = jnp.arange(m)[:, None], jnp.arange(k)[None, :]
     vs = jnp.where(rows > cols, a[..., :k], jnp.where(rows == cols, 1, 0).astype(a.dtype))
     return np_linalg._q_from_reflectors(vs, taus, n)
+
 
 def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False, select_callable=None):
     """(T, Q) with x = Q T Q^H for each square matrix in `x` (T alone without

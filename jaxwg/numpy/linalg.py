@@ -117,12 +117,13 @@ def _real_dtype(a):
 
 @jit
 def _lu(a):
-    """(lu, perm, odd) with a[perm] = L U: L (unit diagonal) below lu's diagonal, U on
-    and above it, `odd` whether the permutation is odd. Step k moves the largest |entry|
-    of column k at or below the diagonal into row k, then eliminates below it."""
-    n = a.shape[-1]
-    rows = _rows(n)
-    below_k = lambda k: (rows > k)[:, None] & (rows == k)[None, :]  # noqa: E731
+    """(lu, perm, odd) with a[perm] = L U for (..., m, n) `a`: L (m x k, unit diagonal,
+    k = min(m, n)) below lu's diagonal, U (k x n) on and above it, `odd` whether the
+    permutation is odd. Step k moves the largest |entry| of column k at or below the
+    diagonal into row k, then eliminates below it."""
+    m, n = a.shape[-2:]
+    rows, cols = _rows(m), _rows(n)
+    below_k = lambda k: (rows > k)[:, None] & (cols == k)[None, :]  # noqa: E731
 
     def step(k, carry):
         lu, perm, odd = carry
@@ -134,14 +135,16 @@ def _lu(a):
         perm = jnp.take_along_axis(perm, order, axis=-1)
         odd = odd ^ (p != k)
         column = jnp.take(lu, k, axis=-1)
-        multipliers = jnp.where(rows > k, column / jnp.take(column, k, axis=-1)[..., None], 0)
-        pivot_row = jnp.where(rows > k, jnp.take(lu, k, axis=-2), 0)
+        pivot = jnp.take(column, k, axis=-1)[..., None]
+        # a zero pivot (a column of zeros) leaves the column unscaled, as LAPACK's getrf
+        multipliers = jnp.where(rows > k, column / jnp.where(pivot == 0, 1, pivot), 0)
+        pivot_row = jnp.where(cols > k, jnp.take(lu, k, axis=-2), 0)
         lu = lu - multipliers[..., :, None] * pivot_row[..., None, :]
         return jnp.where(below_k(k), multipliers[..., :, None], lu), perm, odd
 
     batch = a.shape[:-2]
-    start = (a, jnp.broadcast_to(rows, (*batch, n)), jnp.zeros(batch, bool))
-    return lax.fori_loop(0, n, step, start) if n else start
+    start = (a, jnp.broadcast_to(rows, (*batch, m)), jnp.zeros(batch, bool))
+    return lax.fori_loop(0, min(m, n), step, start) if min(m, n) else start
 
 
 @jit
@@ -452,6 +455,44 @@ class SVDResult(NamedTuple):
     Vh: object
 
 
+def _norms(x, axis: int):
+    """The 2-norms of `x` along `axis`, through x / max|x| (no squares overflow or
+    underflow, as LAPACK's nrm2)."""
+    top = jnp.max(jnp.abs(x), axis=axis, keepdims=True, initial=0)
+    scaled = x / jnp.where(top > 0, top, 1)
+    return jnp.squeeze(top, axis) * jnp.sqrt(jnp.sum(abs_squared(scaled), axis=axis))
+
+
+def _reflect(j, r, vs, betas):
+    """Step j of `_householder`: column j of r (from the diagonal down) reflected onto
+    alpha e_j, the reflector kept in column j of vs and betas."""
+    m, n = r.shape[-2:]
+    rows = _rows(m)
+    x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
+    xj = jnp.take(x, j, axis=-1)
+    norm = _norms(x, axis=-1)
+    alpha = jnp.where(jnp.signbit(jnp.real(xj)), norm, -norm)
+    keep = (jnp.max(jnp.where(rows > j, jnp.abs(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
+    v = jnp.where(rows == j, 1, x / jnp.where(keep, 1, xj - alpha)[..., None])
+    beta = jnp.where(keep, 0, (alpha - xj) / jnp.where(keep, 1, alpha))
+    update = (jnp.conj(beta)[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], r)
+    # rows where v is 0 stay as they are (exactly: -0.0 keeps its sign for the next
+    # column's alpha, as in LAPACK)
+    r = jnp.where((v != 0)[..., :, None], r - update, r)
+    # column j is now alpha e_j up to rounding: set it exactly, so that R's diagonal is
+    # real (as LAPACK's) and `svd`'s signs of it are well defined
+    pivot = jnp.where(rows == j, jnp.where(keep, xj, alpha)[..., None], 0)
+    r = jnp.where((_rows(n) == j)[None, :] & (rows >= j)[:, None], pivot[..., :, None], r)
+    vs = jnp.where((_rows(vs.shape[-1]) == j)[None, :], v[..., :, None], vs)
+    betas = jnp.where(_rows(betas.shape[-1]) == j, beta[..., None], betas)
+    return r, vs, betas
+
+
+def _reflectors_start(a):
+    k = min(a.shape[-2:])
+    return a, jnp.zeros((*a.shape[:-1], k), a.dtype), jnp.zeros((*a.shape[:-2], k), a.dtype)
+
+
 @jit
 def _householder(a):
     """(r, vs, betas): Householder QR of (..., m, n) a as LAPACK's geqrf: step j reflects
@@ -462,34 +503,44 @@ def _householder(a):
     whose ratios neither overflow nor underflow where |x|^2 would (the tiny columns of a
     rank-deficient matrix's null space in `svd`), so Q = H_0 H_1 ... is LAPACK's too.
     Where nothing below the diagonal is nonzero and x_j is real, H = I (beta 0)."""
+    k = min(a.shape[-2:])
+    start = _reflectors_start(a)
+    return lax.fori_loop(0, k, lambda j, carry: _reflect(j, *carry), start) if k else start
+
+
+@jit
+def _householder_pivoted(a):
+    """(r, vs, betas, perm): `_householder` with LAPACK's column pivoting (geqp3's
+    unblocked laqp2), r = QR of a[..., perm]: step j first swaps column j with the later
+    column of largest remaining norm (rows j and below; the first on ties), norms kept by
+    LAPACK's downdating, |c|^2 - r_jc^2, recomputed where that cancels (below
+    sqrt(eps / 2) of the last computed norm), so that ties break as LAPACK's."""
     m, n = a.shape[-2:]
-    rows = _rows(m)
+    rows, cols = _rows(m), _rows(n)
+    tolerance = math.sqrt(np.finfo(a.dtype).eps / 2)
 
     def step(j, carry):
-        r, vs, betas = carry
-        x = jnp.where(rows >= j, jnp.take(r, j, axis=-1), 0)
-        xj = jnp.take(x, j, axis=-1)
-        top = jnp.max(jnp.abs(x), axis=-1)  # |x| through x / top: no squares underflow
-        norm = top * jnp.sqrt(jnp.sum(abs_squared(x / jnp.where(top > 0, top, 1)[..., None]), axis=-1))
-        alpha = jnp.where(jnp.signbit(jnp.real(xj)), norm, -norm)
-        keep = (jnp.max(jnp.where(rows > j, jnp.abs(x), 0), axis=-1) == 0) & (jnp.imag(xj) == 0)
-        v = jnp.where(rows == j, 1, x / jnp.where(keep, 1, xj - alpha)[..., None])
-        beta = jnp.where(keep, 0, (alpha - xj) / jnp.where(keep, 1, alpha))
-        update = (jnp.conj(beta)[..., None] * v)[..., :, None] * jnp.matmul(jnp.conj(v)[..., None, :], r)
-        # rows where v is 0 stay as they are (exactly: -0.0 keeps its sign for the next
-        # column's alpha, as in LAPACK)
-        r = jnp.where((v != 0)[..., :, None], r - update, r)
-        # column j is now alpha e_j up to rounding: set it exactly, so that R's diagonal is
-        # real (as LAPACK's) and `svd`'s signs of it are well defined
-        pivot = jnp.where(rows == j, jnp.where(keep, xj, alpha)[..., None], 0)
-        r = jnp.where((_rows(n) == j)[None, :] & (rows >= j)[:, None], pivot[..., :, None], r)
-        vs = jnp.where((_rows(vs.shape[-1]) == j)[None, :], v[..., :, None], vs)
-        betas = jnp.where(_rows(betas.shape[-1]) == j, beta[..., None], betas)
-        return r, vs, betas
+        r, vs, betas, perm, norms, computed = carry
+        p = jnp.argmax(jnp.where(cols >= j, norms, -1), axis=-1)[..., None]
+        order = jnp.where(cols == j, p, jnp.where(cols == p, j, cols))  # swaps columns j and p
+        r = jnp.take_along_axis(r, jnp.broadcast_to(order[..., None, :], r.shape), axis=-1)
+        perm, norms, computed = (jnp.take_along_axis(x, order, axis=-1) for x in (perm, norms, computed))
+        r, vs, betas = _reflect(j, r, vs, betas)
+        chosen = lax.stop_gradient(r)  # the norms only choose the pivots
+        ratio = jnp.abs(jnp.take(chosen, j, axis=-2)) / jnp.where(norms != 0, norms, 1)
+        remaining = jnp.maximum(1 - ratio * ratio, 0)
+        fresh = _norms(jnp.where((rows > j)[:, None], chosen, 0), axis=-2)
+        recompute = remaining * jnp.square(norms / jnp.where(computed != 0, computed, 1)) <= tolerance
+        update = (cols > j) & (norms != 0)
+        norms = jnp.where(update, jnp.where(recompute, fresh, norms * jnp.sqrt(remaining)), norms)
+        computed = jnp.where(update & recompute, fresh, computed)
+        return r, vs, betas, perm, norms, computed
 
+    norms = _norms(lax.stop_gradient(a), axis=-2)
+    perm = jnp.broadcast_to(cols.astype(jnp.int32), (*a.shape[:-2], n))
+    start = (*_reflectors_start(a), perm, norms, norms)
     k = min(m, n)
-    start = (a, jnp.zeros((*a.shape[:-1], k), a.dtype), jnp.zeros((*a.shape[:-2], k), a.dtype))
-    return lax.fori_loop(0, k, step, start) if k else start
+    return (lax.fori_loop(0, k, step, start) if k else start)[:4]
 
 
 @functools.partial(jit, static_argnames="columns")
@@ -523,14 +574,22 @@ def qr(a, mode: str = "reduced"):
         raise ValueError(f"qr requires ndim >= 2, got shape {a.shape}")
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r, _ = _qr(a, mode)
+    return r if mode == "r" else QRResult(q, r)
+
+
+def _qr(a, mode: str, pivoting: bool = False):
+    """(q, r, perm) of `qr` (q None for mode "r"), with column pivoting (a[..., perm] =
+    q r, perm int32) or perm None."""
     m, n = a.shape[-2:]
     a, scale = _balanced(a)
-    r, vs, betas = _householder(a)
+    if pivoting:
+        r, vs, betas, perm = _householder_pivoted(a)
+    else:
+        (r, vs, betas), perm = _householder(a), None
     rows = m if mode == "complete" else min(m, n)
     r = jnp.triu(r[..., :rows, :]) * scale.astype(r.dtype)
-    if mode == "r":
-        return r
-    return QRResult(_q_from_reflectors(vs, betas, rows), r)
+    return (None if mode == "r" else _q_from_reflectors(vs, betas, rows)), r, perm
 
 
 @functools.partial(jit, static_argnames=("full_matrices", "compute_uv"))

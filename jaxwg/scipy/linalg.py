@@ -1,9 +1,10 @@
 """`jaxwg.scipy.linalg`: SciPy's dense linear algebra as `jax.scipy.linalg`: triangular,
 Cholesky and LU solves, the factorizations (`lu`, `qr`, `svd`, `eigh`,
 `eigh_tridiagonal`), `expm` (Pade with scaling and squaring, as JAX) and its Frechet
-derivative, `polar`, and the special matrices `block_diag`, `toeplitz` and `hilbert`.
-They build on `jaxwg.lax.linalg` and `jaxwg.numpy.linalg`. SciPy's `overwrite_*` and
-`check_finite` arguments are accepted and ignored, as in JAX.
+derivative, `polar`, `qr_multiply`, and the special matrices (`toeplitz`, `hilbert`, ...:
+see `jaxwg.scipy._special_matrices`). They build on `jaxwg.lax.linalg` and
+`jaxwg.numpy.linalg`. SciPy's `overwrite_*` and `check_finite` arguments are accepted and
+ignored, as in JAX.
 
 The Schur and Hessenberg decompositions and the matrix functions built on them (`schur`,
 `rsf2csf`, `hessenberg`, `sqrtm`, `funm`, `solve_sylvester`) are in `jaxwg.scipy._schur`.
@@ -26,12 +27,17 @@ from .. import numpy as jnp
 from ..frontend.jit import jit
 from ..lax import linalg as lax_linalg
 from ..numpy import linalg as np_linalg
-from ..numpy._util import check_arraylike, inexact_operands, promote
+from ..numpy._util import inexact_operands, promote
 from ..transforms.ad import jvp
+from ._special_matrices import (  # re-exported
+    block_diag, circulant, companion, convolution_matrix, dft, fiedler, fiedler_companion, hadamard, hankel,
+    helmert, hilbert, invhilbert, invpascal, leslie, pascal, toeplitz)
 from ._schur import funm, hessenberg, rsf2csf, schur, solve_sylvester, sqrtm  # noqa: F401
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "eigh_tridiagonal", "expm",
-           "expm_frechet", "hilbert", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+           "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler",
+           "fiedler_companion", "hadamard", "hankel", "helmert", "hilbert", "inv", "invhilbert", "invpascal",
+           "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr", "qr_multiply", "solve",
            "solve_triangular", "svd", "toeplitz"]
 __all__ += ["funm", "hessenberg", "rsf2csf", "schur", "solve_sylvester", "sqrtm"]
 
@@ -131,9 +137,9 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
 
 
 def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
-    """(p, l, u) with a = p @ l @ u (p a permutation matrix, l unit lower triangular, u
-    upper triangular), or (p @ l, u) with `permute_l`, for a square matrix `a` (jaxwg
-    factors square matrices only).
+    """(p, l, u) with a = p @ l @ u for an (m, n) matrix `a`: p an (m, m) permutation
+    matrix, l (m, k) unit lower triangular and u (k, n) upper triangular, k = min(m, n);
+    or (p @ l, u) with `permute_l`.
 
     >>> import jaxwg.numpy as jnp
     >>> p, l, u = lu(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
@@ -245,19 +251,57 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
        check_finite: bool = True):
     """(q, r) with q r = a by Householder reflections (LAPACK's signs): `mode` "full" (q
     square), "economic" (q of shape (m, k), k = min(m, n)) or "r" (the tuple (r,), r of
-    shape (m, n)). jaxwg has no column pivoting.
+    shape (m, n)). With `pivoting`, LAPACK's column pivoting (geqp3): q r = a[:, p], and
+    p (int32) is appended: (q, r, p), or (r, p) for mode "r".
 
     >>> import jaxwg.numpy as jnp
     >>> qr(jnp.array([[3.0], [4.0]]), mode="r")[0].tolist()
     [[-5.0], [0.0]]
+    >>> r, p = qr(jnp.array([[0.0, 3.0], [1.0, 4.0]]), mode="r", pivoting=True)
+    >>> r[0, 0].item(), p.tolist()
+    (-5.0, [1, 0])
     """
     if mode not in ("full", "r", "economic"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    if pivoting:
-        raise NotImplementedError("qr with pivoting=True is not implemented in jaxwg")
-    (a,) = inexact_operands("qr", a)
-    q, r = lax_linalg.qr(a, full_matrices=mode != "economic")
-    return (r,) if mode == "r" else (q, r)
+    (a,) = promote(jnp.asarray(a), to_inexact=True)
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=mode != "economic")
+    return (r, *p) if mode == "r" else (q, r, *p)
+
+
+def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
+                overwrite_a: bool = False, overwrite_c: bool = False):
+    """(Q c, R) (`mode` "left") or (c Q, R) ("right"), with Q (m, k) and R (k, n) the
+    economic QR of `a` (k = min(m, n)); conj(Q) with `conjugate`; LAPACK's column
+    pivoting with `pivoting` (P appended, as `qr`'s). A 1-D c is a column ("left") or
+    a row ("right"), and the result is raveled. jaxwg forms Q, where JAX applies the
+    reflectors (ormqr): equal up to rounding.
+
+    >>> import jaxwg.numpy as jnp
+    >>> cq, r = qr_multiply(jnp.array([[3.0], [4.0]]), jnp.array([3.0, 4.0]))
+    >>> cq.round(4).tolist(), r.tolist()
+    ([-5.0], [[-5.0]])
+    """
+    a, c = promote(jnp.asarray(a), jnp.asarray(c), to_inexact=True)
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    onedim = c.ndim == 1
+    if onedim:
+        c = c[:, None] if mode == "left" else c[None, :]
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if mode == "left" and c.shape[-2] != k:
+        raise ValueError(f"Array shapes are not compatible for Q @ c operation: a has shape {tuple(a.shape)} "
+                         f"so Q has {k} columns, but c has {c.shape[-2]} rows (expected {k}).")
+    if mode == "right" and c.shape[-1] != m:
+        raise ValueError(f"Array shapes are not compatible for c @ Q operation: a has shape {tuple(a.shape)} "
+                         f"so Q has {m} rows, but c has {c.shape[-1]} columns (expected {m}).")
+    batch = np.broadcast_shapes(a.shape[:-2], c.shape[:-2])
+    a, c = jnp.broadcast_to(a, (*batch, m, n)), jnp.broadcast_to(c, (*batch, *c.shape[-2:]))
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=False)
+    if conjugate:
+        q = jnp.conj(q)
+    cq = jnp.matmul(q, c) if mode == "left" else jnp.matmul(c, q)
+    return (jnp.ravel(cq) if onedim else cq, r, *p)
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
@@ -391,65 +435,6 @@ def _bisection(alpha, beta, targets, tol):
 
     start = (jnp.zeros((), jnp.int32), lower, 0.5 * (upper + lower), upper)
     return lax.while_loop(unconverged, body, start)[2]
-
-
-def block_diag(*arrs):
-    """The block diagonal matrix of `arrs` (scalars and 1-D arrays are 1 x n blocks), in
-    their promoted dtype.
-
-    >>> import jaxwg.numpy as jnp
-    >>> block_diag(jnp.array([[1, 2]]), 3).tolist()
-    [[1, 2, 0], [0, 0, 3]]
-    """
-    if not arrs:
-        arrs = (jnp.zeros((1, 0)),)
-    check_arraylike("block_diag", *arrs)
-    arrs = promote(*arrs)
-    for i, a in enumerate(arrs):
-        if a.ndim > 2:
-            raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, "
-                             f"got {a} at argument {i}.")
-    blocks = [jnp.atleast_2d(a) for a in arrs]
-    total = sum(b.shape[1] for b in blocks)
-    padded, start = [], 0
-    for b in blocks:
-        padded.append(jnp.pad(b, [(0, 0), (start, total - start - b.shape[1])]))
-        start += b.shape[1]
-    return jnp.concatenate(padded, axis=0)
-
-
-def toeplitz(c, r=None):
-    """The Toeplitz matrix of first column `c` and first row `r` (default conj(c); r[0]
-    is ignored); leading axes of c and r batch.
-
-    >>> import jaxwg.numpy as jnp
-    >>> toeplitz(jnp.array([1, 2, 3]), jnp.array([1, 4])).tolist()
-    [[1, 4], [2, 1], [3, 2]]
-    """
-    if r is None:
-        check_arraylike("toeplitz", c)
-        r = jnp.conjugate(jnp.asarray(c))
-    else:
-        check_arraylike("toeplitz", c, r)
-    c, r = jnp.atleast_1d(jnp.asarray(c)), jnp.atleast_1d(jnp.asarray(r))
-    m, n = c.shape[-1], r.shape[-1]
-    batch = np.broadcast_shapes(c.shape[:-1], r.shape[:-1])
-    if m == 0 or n == 0:
-        return jnp.empty((*batch, m, n), dtype=jnp.promote_types(c.dtype, r.dtype))
-    c, r = jnp.broadcast_to(c, (*batch, m)), jnp.broadcast_to(r, (*batch, n))
-    elements = jnp.concatenate([jnp.flip(c, axis=-1), r[..., 1:]], axis=-1)
-    index = (m - 1) - np.arange(m)[:, None] + np.arange(n)[None, :]
-    return jnp.take(elements, jnp.asarray(index.ravel()), axis=-1).reshape((*batch, m, n))
-
-
-def hilbert(n: int):
-    """The n x n Hilbert matrix, 1 / (i + j + 1), in the default float dtype.
-
-    >>> hilbert(2).tolist()
-    [[1.0, 0.5], [0.5, 0.3333333432674408]]
-    """
-    a = lax.broadcasted_iota(jnp.float64, (n, 1), 0)
-    return 1 / (a + a.T + 1)
 
 
 # -- the matrix exponential ------------------------------------------------------------------
