@@ -12,6 +12,7 @@ Array([0, 2, 4], dtype=int32)
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import dtypes, lax, nn, numpy, random, scipy, tree, tree_util
 from . import ad_checkpoint, custom_derivatives, debug, profiler
+from . import image
 from .config import config
 from .placement import (
                       block_until_ready,
@@ -55,7 +56,7 @@ __version__ = "0.1.0"
 __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "custom_derivatives", "profiler",
            "block_until_ready",
            "checkpoint", "checkpoint_policies", "clear_backends", "closure_convert", "config",
-           "custom_jvp", "custom_vjp", "debug", "default_backend", "device_count", "device_get",
+           "custom_jvp", "custom_vjp", "debug", "image", "default_backend", "device_count", "device_get",
            "device_put", "devices", "dtypes", "disable_jit", "eval_shape", "grad", "hessian", "jacfwd",
            "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
            "make_jaxpr", "nn", "numpy", "print_environment_info", "random", "remat", "scipy", "tree",

@@ -5,8 +5,9 @@
 0.5
 """
 
+from . import cluster, interpolate, ndimage
 from . import linalg
 from . import special
 from . import stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["cluster", "interpolate", "ndimage", "linalg", "special", "stats"]
