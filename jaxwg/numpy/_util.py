@@ -40,7 +40,7 @@ def check_arraylike(name: str, *args) -> None:
     for position, a in enumerate(args):
         if not (is_array(a) or avals.is_python_scalar(a) or isinstance(a, (np.ndarray, np.generic))):
             raise TypeError(f"{name} requires ndarray or scalar arguments, got "
-                            f"{type(a).__name__} at position {position}.")
+                            f"{type(a)} at position {position}.")
 
 
 def result_dtype(*args):
