@@ -33,6 +33,7 @@ _STATS = [getattr(jaxwg.scipy.stats, n) for n in jaxwg.scipy.stats.__all__
 FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.lax.linalg, jaxwg.numpy, jaxwg.numpy.linalg,
                              jaxwg.random, jaxwg.nn, jaxwg.nn.initializers, jaxwg.scipy.special,
                              jaxwg.scipy.linalg, jaxwg.scipy.stats, *_STATS,
+                             jaxwg.scipy.fft, jaxwg.scipy.integrate, jaxwg.scipy.signal,
                              jaxwg.image, jaxwg.scipy.ndimage, jaxwg.scipy.cluster.vq,
                              jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
                  for f in _public(m))

@@ -6,8 +6,9 @@
 """
 
 from . import cluster, interpolate, ndimage
+from . import fft, integrate, signal
 from . import linalg
 from . import special
 from . import stats
 
-__all__ = ["cluster", "interpolate", "ndimage", "linalg", "special", "stats"]
+__all__ = ["cluster", "interpolate", "ndimage", "linalg", "special", "stats", "fft", "integrate", "signal"]
