@@ -16,9 +16,10 @@ NumPy, and the matrices travel to the host and back through `pure_callback`, as
 - `_complex_schur`: the implicit single-shift QR iteration with Givens rotations and
   Wilkinson's shift (LAPACK's `lahqr` for complex matrices).
 
-They compute in float64 (complex128) and round to the input's precision. A matrix
-holding NaN or inf, or one on which the iteration fails to converge, gives NaNs (JAX
-gives NaNs where LAPACK reports failure). Under `jit` the program stops at this point to
+They compute in float64 (complex128) and round to the input's precision. For `schur`, a
+matrix holding NaN or inf, or one on which the iteration fails to converge, gives NaNs
+(JAX gives NaNs where LAPACK reports failure); in `hessenberg` they spread through the
+reflections, as in LAPACK. Under `jit` the program stops at this point to
 read the matrices back, as at any host callback. Neither decomposition differentiates
 (JAX's NotImplementedError).
 
@@ -40,6 +41,14 @@ from ..transforms.custom import custom_jvp
 __all__ = ["hessenberg_factors", "schur_factors"]
 
 _EPS = np.finfo(np.float64).eps
+_TINY = np.finfo(np.float64).tiny
+
+
+def _norm(x: np.ndarray) -> float:
+    """The 2-norm of `x`, scaled so that tiny and huge entries neither underflow nor
+    overflow when squared (as BLAS `nrm2`)."""
+    scale = np.abs(x).max(initial=0.0)
+    return scale * np.linalg.norm(x / scale) if scale else 0.0
 _MAX_SWEEPS = 30  # per eigenvalue, as LAPACK's lahqr (ITMAX = 30 max(10, n))
 
 
@@ -49,12 +58,12 @@ def _larfg(x: np.ndarray):
     """(v, tau, beta) with (I - tau v v^H)^H x = beta e_0, v[0] = 1 and beta real:
     LAPACK's `larfg` (tau = 0, v = e_0 where x is already a multiple of e_0)."""
     alpha = x[0]
-    xnorm = np.linalg.norm(x[1:])
+    xnorm = _norm(x[1:])
     v = np.zeros_like(x)
     v[0] = 1
     if xnorm == 0 and np.imag(alpha) == 0:
         return v, x.dtype.type(0), alpha
-    beta = -np.copysign(np.sqrt(abs(alpha) ** 2 + xnorm ** 2), np.real(alpha))
+    beta = -np.copysign(np.hypot(abs(alpha), xnorm), np.real(alpha))
     v[1:] = x[1:] / (alpha - beta)
     return v, (beta - alpha) / beta, beta
 
@@ -89,20 +98,30 @@ def _hessenberg_q(packed: np.ndarray, taus: np.ndarray) -> np.ndarray:
 
 # -- the real Schur form ------------------------------------------------------------------------
 
-def _negligible(h: np.ndarray, k: int, lo: int, hi: int) -> bool:
-    """Whether the subdiagonal entry h[k, k - 1] is negligible next to its neighbours
-    (or, where they are zero, to the active block lo..hi)."""
-    scale = abs(h[k - 1, k - 1]) + abs(h[k, k])
-    if scale == 0:
-        scale = np.abs(h[lo:hi + 1, lo:hi + 1]).sum()
-    return abs(h[k, k - 1]) <= _EPS * scale
+def _negligible(h: np.ndarray, k: int) -> bool:
+    """Whether the subdiagonal entry h[k, k - 1] is negligible: LAPACK's lahqr test (tiny
+    in absolute terms, or next to its neighbours by Ahues and Kressner's criterion)."""
+    n = h.shape[0]
+    small = _TINY * (n / _EPS)
+    sub, above = abs(h[k, k - 1]), abs(h[k - 1, k])
+    if sub <= small:
+        return True
+    tst = abs(h[k - 1, k - 1]) + abs(h[k, k])
+    if tst == 0:
+        tst += (abs(h[k - 1, k - 2]) if k >= 2 else 0.0) + (abs(h[k + 1, k]) if k + 1 < n else 0.0)
+    if sub > _EPS * tst:
+        return False
+    ab, ba = max(sub, above), min(sub, above)
+    diff = abs(h[k - 1, k - 1] - h[k, k])
+    aa, bb = max(abs(h[k, k]), diff), min(abs(h[k, k]), diff)
+    return ba * (ab / (aa + ab)) <= max(small, _EPS * (bb * (aa / (aa + ab))))
 
 
 def _active_start(h: np.ndarray, hi: int) -> int:
     """The first row of the unreduced block that ends at row `hi`, the negligible
     subdiagonal entry above it set to zero."""
     lo = hi
-    while lo > 0 and not _negligible(h, lo, 0, hi):
+    while lo > 0 and not _negligible(h, lo):
         lo -= 1
     if lo > 0:
         h[lo, lo - 1] = 0
@@ -171,10 +190,12 @@ def _standardize_block(h: np.ndarray, z: np.ndarray, i: int):
 
 def _reflector(x: np.ndarray) -> np.ndarray:
     """The unit vector u with (I - 2 u u^T) x a multiple of e_0 (zero for x = 0)."""
-    u = x.copy()
-    u[0] += np.copysign(np.linalg.norm(x), x[0])
-    norm = np.linalg.norm(u)
-    return u / norm if norm else u
+    scale = np.abs(x).max()
+    if scale == 0:
+        return np.zeros_like(x)
+    u = x / scale
+    u[0] += np.copysign(np.linalg.norm(u), u[0])
+    return u / np.linalg.norm(u)
 
 
 def _reflect(h: np.ndarray, z: np.ndarray, u: np.ndarray, k: int, lo: int, hi: int):
@@ -187,22 +208,54 @@ def _reflect(h: np.ndarray, z: np.ndarray, u: np.ndarray, k: int, lo: int, hi: i
     z[:, rows] -= 2 * np.outer(z[:, rows] @ u, u)
 
 
+def _shifts(h11: float, h12: float, h21: float, h22: float):
+    """(re1, im1, re2, im2): the shifts of a double step from the 2 x 2 block, as LAPACK's
+    lahqr: its complex conjugate eigenvalues, or twice its real eigenvalue nearer h22."""
+    s = abs(h11) + abs(h12) + abs(h21) + abs(h22)
+    if s == 0:
+        return 0.0, 0.0, 0.0, 0.0
+    h11, h12, h21, h22 = h11 / s, h12 / s, h21 / s, h22 / s
+    tr = (h11 + h22) / 2
+    det = (h11 - tr) * (h22 - tr) - h12 * h21
+    rtdisc = np.sqrt(abs(det))
+    if det >= 0:
+        return tr * s, rtdisc * s, tr * s, -rtdisc * s
+    near = tr + rtdisc if abs(tr + rtdisc - h22) <= abs(tr - rtdisc - h22) else tr - rtdisc
+    return near * s, 0.0, near * s, 0.0
+
+
+def _first_column(h: np.ndarray, m: int, shifts) -> np.ndarray:
+    """The direction of the first column of (H - s1)(H - s2) at row m, without
+    cancellation (LAPACK's lahqr)."""
+    re1, im1, re2, im2 = shifts
+    (h00, h01), (h10, h11), (_, h21) = h[m:m + 3, m:m + 2]
+    scale = abs(h00 - re2) + abs(im2) + abs(h10)
+    h10s = h10 / scale
+    v = np.array([h10s * h01 + (h00 - re1) * ((h00 - re2) / scale) - im1 * (im2 / scale),
+                  h10s * (h00 + h11 - re1 - re2), h10s * h21])
+    return v / np.abs(v).sum()
+
+
 def _francis_sweep(h: np.ndarray, z: np.ndarray, lo: int, hi: int, sweep: int):
-    """One implicit double-shift QR sweep on the active block lo..hi: the shifts are the
-    eigenvalues of its trailing 2 x 2 block, or Wilkinson's exceptional shifts on every
-    10th sweep."""
+    """One implicit double-shift QR sweep on the active block lo..hi, as LAPACK's lahqr:
+    the shifts from its trailing 2 x 2 block, or exceptional ones every 10th sweep; the
+    bulge starts below two consecutive small subdiagonal entries where there are."""
     if sweep % 10 == 0:
-        s = abs(h[hi, hi - 1]) + (abs(h[hi - 1, hi - 2]) if hi - 2 >= lo else 0.0)
-        h11 = 0.75 * s + h[hi, hi]
-        trace, det = 2 * h11, h11 * h11 + 0.4375 * s * s
+        k = hi if sweep % 20 == 0 else lo  # from the bottom, then from the top
+        s = abs(h[k, k - 1]) + abs(h[k - 1, k - 2]) if k == hi else abs(h[k + 1, k]) + abs(h[k + 2, k + 1])
+        h11 = 0.75 * s + h[k, k]
+        shifts = _shifts(h11, -0.4375 * s, s, h11)
     else:
-        trace = h[hi - 1, hi - 1] + h[hi, hi]
-        det = h[hi - 1, hi - 1] * h[hi, hi] - h[hi - 1, hi] * h[hi, hi - 1]
-    # the first column of (H - s1)(H - s2)
-    x = h[lo, lo] * h[lo, lo] + h[lo, lo + 1] * h[lo + 1, lo] - trace * h[lo, lo] + det
-    y = h[lo + 1, lo] * (h[lo, lo] + h[lo + 1, lo + 1] - trace)
-    w = h[lo + 1, lo] * h[lo + 2, lo + 1]
-    for k in range(lo, hi - 1):
+        shifts = _shifts(h[hi - 1, hi - 1], h[hi - 1, hi], h[hi, hi - 1], h[hi, hi])
+    for m in range(hi - 2, lo - 1, -1):
+        v = _first_column(h, m, shifts)
+        if m == lo:
+            break
+        tail = abs(h[m, m - 1]) * (abs(v[1]) + abs(v[2]))
+        if tail <= _EPS * abs(v[0]) * (abs(h[m - 1, m - 1]) + abs(h[m, m]) + abs(h[m + 1, m + 1])):
+            break
+    x, y, w = v
+    for k in range(m, hi - 1):
         _reflect(h, z, _reflector(np.array([x, y, w])), k, lo, hi)
         if k > lo:
             h[k + 1:k + 3, k - 1] = 0
@@ -238,11 +291,16 @@ def _real_schur(h: np.ndarray, z: np.ndarray) -> bool:
 def _wilkinson_shift(h: np.ndarray, hi: int) -> complex:
     """The eigenvalue of the trailing 2 x 2 block of `h` (rows hi - 1, hi) nearer to
     h[hi, hi] (LAPACK's `lahqr`)."""
-    x = 0.5 * (h[hi - 1, hi - 1] - h[hi, hi])
-    y = np.sqrt(x * x + h[hi - 1, hi] * h[hi, hi - 1])
+    block = h[hi - 1:hi + 1, hi - 1:hi + 1]
+    scale = np.abs(block).max()
+    if scale == 0:
+        return h[hi, hi]
+    (a, b), (c, d) = block / scale
+    x = 0.5 * (a - d)
+    y = np.sqrt(x * x + b * c)
     if (np.conj(x) * y).real < 0:
         y = -y
-    return h[hi, hi] - h[hi - 1, hi] * h[hi, hi - 1] / (x + y) if x + y != 0 else h[hi, hi]
+    return h[hi, hi] - scale * (b * c / (x + y)) if x + y != 0 else h[hi, hi]
 
 
 def _givens(x: complex, y: complex):
@@ -288,15 +346,15 @@ def _complex_schur(h: np.ndarray, z: np.ndarray) -> bool:
 
 # -- on the host, per matrix of a batch --------------------------------------------------------
 
-def _each_matrix(a: np.ndarray, fn, shapes):
+def _each_matrix(a: np.ndarray, fn, shapes, finite_only: bool):
     """`fn` (one matrix -> arrays of `shapes`, or None where it fails) over the matrices
     of the batch `a`, in float64 or complex128, rounded back to a's dtype; NaNs where fn
-    fails or the matrix is not finite."""
+    fails, or (`finite_only`) where the matrix is not finite."""
     wide = np.complex128 if a.dtype.kind == "c" else np.float64
     results = [np.full(a.shape[:-2] + s, np.nan, a.dtype) for s in shapes]
     for index in np.ndindex(a.shape[:-2]):
         matrix = a[index].astype(wide)
-        out = fn(matrix) if np.isfinite(matrix).all() else None
+        out = fn(matrix) if not finite_only or np.isfinite(matrix).all() else None
         if out is not None:
             for result, value in zip(results, out):
                 result[index] = value
@@ -305,7 +363,9 @@ def _each_matrix(a: np.ndarray, fn, shapes):
 
 def _host_gehrd(a: np.ndarray):
     n = a.shape[-1]
-    return _each_matrix(a, _gehrd, [(n, n), (n - 1,)])
+    # NaN and inf spread through the reflections as through LAPACK's
+    with np.errstate(invalid="ignore", over="ignore"):
+        return _each_matrix(a, _gehrd, [(n, n), (n - 1,)], finite_only=False)
 
 
 def _schur_matrix(a: np.ndarray):
@@ -321,7 +381,7 @@ def _schur_matrix(a: np.ndarray):
 
 def _host_schur(a: np.ndarray):
     n = a.shape[-1]
-    return _each_matrix(a, _schur_matrix, [(n, n), (n, n)])
+    return _each_matrix(a, _schur_matrix, [(n, n), (n, n)], finite_only=True)
 
 
 # -- on the device ------------------------------------------------------------------------------

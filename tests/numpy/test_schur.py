@@ -117,12 +117,19 @@ def test_schur_properties_random(n, complex_input, seed):
         _check_schur(a, *linalg.schur(jnp.asarray(a), output=output), output)
 
 
-def test_schur_of_nonfinite_input_is_nan():
+def test_nonfinite_input():
+    """schur: NaNs for that matrix of the batch (JAX's, where LAPACK fails); hessenberg:
+    NaN and inf spread through the reflections, as in LAPACK's gehrd."""
     for bad in (np.nan, np.inf, -np.inf):
         a = np.array([[[1.0, bad], [3.0, 4.0]], [[1.0, 2.0], [3.0, 4.0]]], np.float32)
         t, z = linalg.schur(jnp.asarray(a))
         assert np.isnan(np.asarray(t[0])).all() and np.isnan(np.asarray(z[0])).all()
         _check_schur(a[1], t[1], z[1], "real")
+        a = np.array([[1.0, bad, 0.0], [3.0, 4.0, 1.0], [1.0, 1.0, bad]], np.float32)
+        with np.errstate(invalid="ignore"):
+            want = scipy.linalg.hessenberg(a, calc_q=True, check_finite=False)
+        for got, w in zip(linalg.hessenberg(jnp.asarray(a), calc_q=True), want):
+            np.testing.assert_allclose(np.asarray(got), w, rtol=1e-5, atol=1e-6)
 
 
 def test_hessenberg_matches_jax(run):
@@ -134,7 +141,8 @@ def test_hessenberg_matches_jax(run):
     np.testing.assert_allclose(np.asarray(taus), want_taus, rtol=1e-5, atol=1e-5)
     complex_batch = (rng.standard_normal((2, 3, 3))
                      + 1j * rng.standard_normal((2, 3, 3))).astype(np.complex64)
-    for x in (a, complex_batch, np.array([[2.0]], np.float32)):
+    # (each shape compiles Q's reflector loop: the others eagerly only)
+    for x in (a,) if run.mode == "jit" else (a, complex_batch, np.array([[2.0]], np.float32)):
         each = [scipy.linalg.hessenberg(m, calc_q=True) for m in x.reshape(-1, *x.shape[-2:])]
         want = [np.stack(w).reshape(x.shape) for w in zip(*each)]
         _like_jax(run(linalg.hessenberg, jnp.asarray(x), calc_q=True),
