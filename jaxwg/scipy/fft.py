@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..numpy._util import canonicalize_axes, canonicalize_axis, check_arraylike, promote, to_array
+from ..numpy._util import canonicalize_axis, check_arraylike, promote, to_array
 
 __all__ = ["dct", "dctn", "idct", "idctn"]
 
@@ -154,7 +154,7 @@ def _axes_and_sizes(x, s, axes):
         axes = tuple(canonicalize_axis(a, x.ndim) for a in
                      (axes if isinstance(axes, (tuple, list)) else (axes,)))
         if len(set(axes)) != len(axes):
-            canonicalize_axes(list(axes), x.ndim)  # JAX's error for a repeated axis
+            raise ValueError(f"repeated axis: {axes}")
     return axes, dict(zip(axes, s)) if s is not None else {}
 
 

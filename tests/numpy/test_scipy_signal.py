@@ -92,6 +92,7 @@ JAX_VALUES = [
     (signal, "correlate", (C1, CK), dict(mode="same")),
     (signal, "correlate2d", (K2 + 0.5j, X2[:3] - 1j), dict(mode="valid")),
     (signal, "fftconvolve", (np.ones(0, np.float32), K4), {}),  # (SciPy: empty)
+    (signal, "welch", (np.zeros((2, 0), np.float32),), {}),
     (signal, "istft", (Z,), dict(nperseg=8)),  # JAX's times count the batch axis
     (fft, "idctn", (X3,), dict(s=[2, 2], axes=[0])),  # (SciPy wants as many axes as sizes)
 ]
@@ -189,7 +190,7 @@ def _jax_values():
 def test_values_are_jaxs(platform):
     """A few cases against JAX's values (one jit of JAX for all)."""
     theirs = _jax_values()
-    for i in range(len(JAX_VALUES)) if platform == "cpu" else [3]:
+    for i in range(len(JAX_VALUES)) if platform == "cpu" else [4]:
         module, name, args, kwargs = JAX_VALUES[i]
         _same(_ours(module, name, args, kwargs), theirs[i], rtol=1e-4, atol=1e-5)
 
@@ -253,6 +254,8 @@ ERRORS = [
     lambda s, j: s.fftconvolve(j.ones(3), j.ones((2, 2))),
     lambda s, j: s.fftconvolve(j.ones((2, 3)), j.ones((3, 2)), mode="valid"),
     lambda s, j: s.fftconvolve(j.ones((2, 3)), j.ones((3, 2)), axes=1),
+    lambda s, j: s.fftconvolve([1.0, 2.0], [1.0]),
+    lambda s, j: (fft if s is signal else jax_fft).dct([1.0, 2.0]),
     lambda s, j: s.convolve2d(j.ones(3), j.ones(2)),
     lambda s, j: s.convolve2d(j.ones((3, 3)), j.ones((2, 2)), boundary="wrap"),
     lambda s, j: s.correlate2d(j.ones((3, 3)), j.ones((2, 2)), fillvalue=1),
@@ -273,18 +276,16 @@ ERRORS = [
     lambda s, j: s.istft(j.ones((3, 4)), noverlap=4),
     lambda s, j: s.istft(j.ones((3, 4)), window=j.ones(3)),
 ]
-# where JAX's words are not worth copying: jaxwg's TypeError for a list, and JAX's
-# message that forgot to be an f-string ("({x.ndim} vs {y.ndim})")
+# where JAX's words are not worth copying: its message that forgot to be an f-string
+# ("({x.ndim} vs {y.ndim})")
 ERRORS_OF_TYPE = [
-    lambda s, j: s.fftconvolve([1.0, 2.0], [1.0]),
-    lambda s, j: (fft if s is signal else jax_fft).dct([1.0, 2.0]),
     lambda s, j: s.csd(j.ones(16), j.ones((2, 16)), nperseg=4),
 ]
 DCT_ERRORS = [(name, np.ones(4, np.float32), kwargs) for name in ("dct", "idct", "dctn", "idctn")
               for kwargs in (dict(type=3), dict(norm="forward"))]
 DCT_ERRORS += [(name, np.float32(3.0), {}) for name in ("dct", "idct")]  # no axis -1
 DCT_ERRORS += [(name, np.ones((2, 2), np.float32), kwargs) for name in ("dctn", "idctn")
-               for kwargs in (dict(axes=(0, 2)), dict(s=(1, 2, 3)))]
+               for kwargs in (dict(axes=(0, -2)), dict(axes=(0, 2)), dict(s=(1, 2, 3)))]
 
 
 def test_errors_match_jax():
