@@ -251,6 +251,8 @@ def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
     if breaks[0] < 0 or breaks[-1] > n:
         raise ValueError("Breakpoints must be non-negative and less than length of data along "
                          "given axis.")
+    if n == 0:  # (JAX divides by zero here)
+        return x
     x = jnp.moveaxis(x, axis, -1)
     pieces = [_remove_line(slice_axis(x, int(lo), int(hi), x.ndim - 1))
               for lo, hi in zip(breaks[:-1], breaks[1:])]
