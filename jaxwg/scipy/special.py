@@ -23,12 +23,14 @@ from ..nn import logsumexp
 from ..numpy._util import promote
 from ..transforms.custom import custom_jvp
 
-__all__ = ["bernoulli", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb", "dawsn",
-           "digamma", "entr", "erf",
-           "erfc", "erfcx", "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc",
-           "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch", "polygamma",
-           "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
+__all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+           "dawsn", "digamma", "entr", "erf",
+           "erfc", "erfcx", "erfinv", "exp1", "expi", "expit", "expn", "factorial", "fresnel",
+           "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1", "hyp2f1",
+           "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+           "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
+           "polygamma",
+           "rel_entr", "sici", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
 
 
 def _inexact(*xs):
@@ -782,3 +784,9 @@ def bernoulli(n):
     scale = np.cumprod(-(m - 1) * m / 4 / np.pi ** 2) / np.pi ** 2
     values[4::2] = scale * (1 + np.sum(np.arange(2, 50.0)[:, None] ** -m[None, :], axis=0))
     return jnp.asarray(values)
+
+
+# the families in modules of their own (they import this module's helpers)
+from ._exponential_integrals import exp1, expi, expn, fresnel, sici  # noqa: E402
+from ._hypergeometric import hyp1f1, hyp2f1  # noqa: E402
+from ._bessel_owens import bessel_jn, owens_t  # noqa: E402

@@ -1,0 +1,36 @@
+"""The iteration shared by `jaxwg.scipy.special`'s series and continued fractions: a
+while loop run elementwise, as JAX's `vectorize`d `lax.while_loop`s are."""
+
+from __future__ import annotations
+
+from .. import lax
+from .. import numpy as jnp
+
+
+def while_each(cond, body, state, max_steps=None):
+    """`state = body(state)` (a tuple of arrays) for each element while its `cond(state)` holds (at most
+    `max_steps` times): the arrays of `state`, broadcast to one shape, update only where
+    the condition holds, so each element stops where JAX's scalar loop would. Works
+    under jit and vmap (one `lax.while_loop` whose predicate is that any holds).
+
+    >>> import jaxwg.numpy as jnp
+    >>> while_each(lambda s: s[0] < 10, lambda s: (s[0] * 2,), (jnp.array([1.0, 7.0, 20.0]),))[0].tolist()
+    [16.0, 14.0, 20.0]
+    """
+    state = tuple(jnp.broadcast_arrays(*state))
+
+    def going(step, s):
+        holds = cond(s)
+        return holds if max_steps is None else holds & (step < max_steps)
+
+    def loop_cond(carry):
+        step, s = carry
+        return jnp.any(going(step, s))
+
+    def loop_body(carry):
+        step, s = carry
+        holds = going(step, s)
+        new = body(s)
+        return step + 1, tuple(jnp.where(holds, n, o).astype(o.dtype) for n, o in zip(new, s))
+
+    return lax.while_loop(loop_cond, loop_body, (0, state))[1]
