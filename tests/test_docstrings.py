@@ -15,6 +15,7 @@ import jaxwg.random
 import jaxwg.lax.linalg
 import jaxwg.numpy.linalg
 import jaxwg.scipy.linalg
+import jaxwg.scipy.sparse.linalg
 import jaxwg.scipy.special
 import jaxwg.scipy.stats
 
@@ -35,6 +36,7 @@ FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.lax.linalg, jaxwg.numpy, ja
                              jaxwg.scipy.linalg, jaxwg.scipy.stats, *_STATS,
                              jaxwg.scipy.fft, jaxwg.scipy.integrate, jaxwg.scipy.signal,
                              jaxwg.image, jaxwg.scipy.ndimage, jaxwg.scipy.cluster.vq,
+                             jaxwg.scipy.sparse.linalg,
                              jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
                  for f in _public(m))
 

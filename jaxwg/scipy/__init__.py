@@ -8,7 +8,8 @@
 from . import cluster, interpolate, ndimage
 from . import fft, integrate, signal
 from . import linalg
+from . import sparse
 from . import special
 from . import stats
 
-__all__ = ["cluster", "interpolate", "ndimage", "linalg", "special", "stats", "fft", "integrate", "signal"]
+__all__ = ["cluster", "interpolate", "ndimage", "linalg", "sparse", "special", "stats", "fft", "integrate", "signal"]
