@@ -150,22 +150,9 @@ def _lu(a):
 @jit
 def _lu_solve(lu, perm, b):
     """x with (P^T L U) x = b, for b of shape (..., n, m) (batch axes as lu's)."""
-    n = lu.shape[-1]
-    rows = _rows(n)
     b = jnp.take_along_axis(b, jnp.broadcast_to(perm[..., :, None], b.shape), axis=-2)
-
-    def forward(i, y):  # L y = P b, L with a unit diagonal
-        below = jnp.where(rows > i, jnp.take(lu, i, axis=-1), 0)
-        return y - below[..., :, None] * jnp.take(y, i, axis=-2)[..., None, :]
-
-    def backward(j, x):  # U x = y, from the last row up
-        i = n - 1 - j
-        column = jnp.take(lu, i, axis=-1)
-        xi = jnp.take(x, i, axis=-2) / jnp.take(column, i, axis=-1)[..., None]
-        x = jnp.where((rows == i)[:, None], xi[..., None, :], x)
-        return x - jnp.where(rows < i, column, 0)[..., :, None] * xi[..., None, :]
-
-    return lax.fori_loop(0, n, backward, lax.fori_loop(0, n, forward, b)) if n else b
+    y = _triangular_solve(lu, b, lower=True, unit_diagonal=True)  # L y = P b
+    return _triangular_solve(lu, y, lower=False, unit_diagonal=False)  # U x = y
 
 
 def solve(a, b):
@@ -231,9 +218,22 @@ def det(a):
     -2.0
     """
     a = _square("det", a)
+    if a.shape[-1] in (2, 3):  # the products of permutations, as JAX's (its rounding)
+        return _small_det(a)
     lu, _, odd = _lu(a)
     product = jnp.prod(jnp.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
-    return jnp.where(odd, -product, product)
+    # a singular matrix's determinant is +0, as JAX's sign * exp(log|det|)
+    return jnp.where(product == 0, jnp.zeros_like(product), jnp.where(odd, -product, product))
+
+
+def _small_det(a):
+    """The determinant of 2 x 2 or 3 x 3 matrices as the signed sum of products over the
+    permutations (Leibniz's formula)."""
+    e = lambda i, j: a[..., i, j]  # noqa: E731
+    if a.shape[-1] == 2:
+        return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0)
+    return (e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1)
+            - e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2))
 
 
 # -- Cholesky ----------------------------------------------------------------------------------
@@ -929,9 +929,11 @@ def _triangular_solve(a, b, lower: bool, unit_diagonal: bool):
         xi = jnp.take(x, i, axis=-2)
         if not unit_diagonal:
             xi = xi / jnp.take(column, i, axis=-1)[..., None]
-        x = jnp.where((rows == i)[:, None], xi[..., None, :], x)
         rest = (rows > i) if lower else (rows < i)
-        return x - jnp.where(rest, column, 0)[..., :, None] * xi[..., None, :]
+        # only the rows still to solve change: an inf in x_i (a zero pivot) makes inf
+        # there, as JAX's, not NaN from 0 * inf everywhere
+        x = jnp.where(rest[:, None], x - column[..., :, None] * xi[..., None, :], x)
+        return jnp.where((rows == i)[:, None], xi[..., None, :], x)
 
     return lax.fori_loop(0, n, step, b) if n else b
 
