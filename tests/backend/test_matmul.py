@@ -37,6 +37,7 @@ TILES = {
     "sliced-32-by-4": Tile(32, 32, 16, 4, 4, buffers=2, slices=4),
     "sliced-32-by-2": Tile(32, 32, 16, 4, 4, buffers=2, slices=2),
     "double-32x64-k16": Tile(32, 64, 16, 4, 4, buffers=2),
+    "double-32x64-4x8": Tile(32, 64, 16, 4, 8, buffers=2),  # the 128 x 256 tile's thread blocks
     "sliced-32x64-by-2": Tile(32, 64, 16, 4, 4, buffers=2, slices=2),
     "sliced-32x16-by-2": Tile(32, 16, 8, 4, 4, slices=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),

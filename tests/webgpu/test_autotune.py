@@ -8,7 +8,7 @@ import pytest
 
 from jaxwg.backend.webgpu import autotune
 from jaxwg.backend.webgpu.autotune import TuningCache, fastest, shape_class
-from jaxwg.backend.webgpu.tuner import Tile
+from jaxwg.backend.webgpu.tuner import AdapterTraits, Tile, tile_candidates
 from jaxwg.core import dtypes as dt
 from jaxwg.core.contraction import as_contraction
 
@@ -61,6 +61,20 @@ def test_measuring_is_on_for_gpus_unless_the_variable_says(monkeypatch, setting,
     else:
         monkeypatch.setenv(autotune.ENV_VAR, setting)
     assert (autotune.enabled(is_software=False), autotune.enabled(is_software=True)) == (gpu, software)
+
+
+def test_candidates_fit_the_adapters_workgroup_memory():
+    """A tile whose workgroup arrays exceed the adapter's limit is never timed: WebGPU
+    need not reject its shader (lavapipe ran one, wrongly), so a broken tile could win.
+    The 128 x 256 tile's two buffers take 48 KiB: in on an NVIDIA GPU's 48 KiB, out on
+    Apple's 32."""
+    kernel = product_kernel(dt.float32, 1, 4096, 4096, 4096)
+    wide = Tile(128, 256, 16, 8, 16, buffers=2)
+    assert wide.workgroup_bytes(4) == 49152
+    for limit, expected in ((49152, True), (32768, False)):
+        candidates = tile_candidates(kernel, AdapterTraits(False, 1 << 30, limit))
+        assert (wide in candidates) is expected
+        assert all(t.workgroup_bytes(4) <= limit for t in candidates)
 
 
 def test_the_fastest_candidate_wins():

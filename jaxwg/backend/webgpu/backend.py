@@ -152,7 +152,8 @@ class WebGPUBackend(Backend):
         # Bytes per binding window: the binding limit, aligned for binding offsets.
         align = max(self.device.binding_alignment, 16)
         self.window_bytes = self.device.max_binding_bytes // align * align
-        self.traits = AdapterTraits(self.device.is_software, self.window_bytes)
+        self.traits = AdapterTraits(self.device.is_software, self.window_bytes,
+                                    self.device.limits["max-compute-workgroup-storage-size"])
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
         self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)

@@ -92,7 +92,7 @@ class _MatrixProduct:
     def __init__(self, kernel: Kernel, c: Contraction, tuning: Tuning, options: ShaderOptions,
                  uniforms: tuple[UniformField, ...]):
         self.c, self.tile = c, tuning.tile
-        self.step = self.tile.k * self.tile.slices  # terms of k the workgroup takes a step
+        self.step = self.tile.step
         self.acc_dtype = kernel.reduction.acc_dtype
         self.ty = WGSL_TYPE[self.acc_dtype]
         preferred = (None, None) if self.tile.staged else ("k", "free")  # see _direct_step
@@ -114,9 +114,7 @@ class _MatrixProduct:
     def build(self) -> ShaderSpec:
         t, b = self.tile, self.b
         if t.staged:
-            # with slices, lhs_tile also holds the other slices' sums at the end
-            sums = -(-((t.slices - 1) * t.m * t.n // 4) // self._half('a'))
-            for i, (name, halves) in enumerate((("lhs_tile", max(t.buffers, sums)), ("rhs_tile", t.buffers))):
+            for i, (name, halves) in enumerate(zip(("lhs_tile", "rhs_tile"), t.staged_halves())):
                 shape = (halves,) + self._tile_shape(name)
                 b.lines.insert(i, f"var<workgroup> {name}: {_nested_array(f'vec4<{self.ty}>', shape)};")
         self.s.begin_main(GROUP_BUILTINS)

@@ -49,6 +49,7 @@ class AdapterTraits:
 
     is_software: bool
     max_binding_bytes: int = 1 << 27  # WebGPU's default maxStorageBufferBindingSize
+    workgroup_bytes: int = 16384  # WebGPU's default maxComputeWorkgroupStorageSize
 
     @property
     def parallelism(self) -> int:
@@ -99,6 +100,25 @@ class Tile:
     @property
     def threads_per_slice(self) -> int:
         return (self.m // self.thread_m) * (self.n // self.thread_n)
+
+    @property
+    def step(self) -> int:
+        """Terms of k the workgroup takes a step (every slice's)."""
+        return self.k * self.slices
+
+    def staged_halves(self) -> tuple[int, int]:
+        """How many halves (one step of the operand each) of workgroup memory a staged
+        tile declares for lhs and for rhs: `buffers` each, and lhs enough to hold the
+        other slices' sums at the end."""
+        sums = -(-((self.slices - 1) * self.m * self.n) // (self.step * self.m))
+        return max(self.buffers, sums), self.buffers
+
+    def workgroup_bytes(self, itemsize: int) -> int:
+        """Workgroup memory the tile's shader declares, for `itemsize`-byte values."""
+        if not self.staged:
+            return 0
+        lhs, rhs = self.staged_halves()
+        return (lhs * self.m + rhs * self.n) * self.step * itemsize
 
 
 @dataclass(frozen=True)
@@ -351,11 +371,14 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # to four times. Left out: steps of k = 32, 4 x 8 outputs a thread, 32 x 128, one buffer
 # (at best 5% faster on one of the step's products, slower on the others). With the nested
 # workgroup tiles (matmul.py, 2026-12-06) sliced tiles gained most: 256 x 784 x 512 32 x 32
-# in four slices 14.8, 256 x 512 x 512 9.6 (docs/performance.md).
+# in four slices 14.8, 256 x 512 x 512 9.6 (docs/performance.md). The last, 128 x 256 in
+# 8 x 16 blocks, needs 48 KiB of workgroup memory (`tile_candidates` leaves it out where the
+# adapter has less): 4096^3 on an H100 in 3322 µs against 128 x 128's 3379 (2026-12-07).
 GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                   ((128, 128, 16, 8, 8, 1), (128, 128, 8, 8, 8, 1), (128, 64, 8, 8, 4, 1), (64, 64, 8, 4, 4, 1),
                    (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
-                   (32, 32, 16, 4, 4, 2), (32, 64, 16, 4, 4, 1), (32, 64, 16, 4, 4, 2)))
+                   (32, 32, 16, 4, 4, 2), (32, 64, 16, 4, 4, 1), (32, 64, 16, 4, 4, 2),
+                   (128, 256, 16, 8, 16, 1)))
 SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
 SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
                   SOFTWARE_SMALL_TILE)
@@ -367,8 +390,10 @@ def tile_candidates(kernel: Kernel, traits: AdapterTraits) -> list[Tile]:
     others of the adapter's list that are not more than twice the product's size."""
     first = matmul_tile(kernel, traits)
     c = as_contraction(kernel)
+    itemsize = _stored_itemsize(kernel.reduction.acc_dtype)
     others = [t for t in (SOFTWARE_TILES if traits.is_software else GPU_TILES)
-              if t != first and t.m <= 2 * c.m and t.n <= 2 * c.n]
+              if t != first and t.m <= 2 * c.m and t.n <= 2 * c.n
+              and t.workgroup_bytes(itemsize) <= traits.workgroup_bytes]
     return [first] + others
 
 
