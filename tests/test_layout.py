@@ -18,7 +18,8 @@ ALLOWED = {
     "numpy": {"core", "frontend", "lax", "numpy", "transforms", "config", "errors", "dtypes"},
     "transforms": {"core", "frontend", "lax", "transforms", "config", "errors"},
     "nn": {"core", "frontend", "lax", "numpy", "transforms", "random", "nn", "config", "errors"},
-    "scipy": {"core", "frontend", "lax", "numpy", "nn", "scipy", "transforms", "config", "errors"},
+    "scipy": {"core", "frontend", "lax", "numpy", "nn", "random", "scipy", "transforms", "config",
+              "errors"},
     "example_libraries": {"lax", "numpy", "nn", "random", "tree_util", "example_libraries"},
 }
 

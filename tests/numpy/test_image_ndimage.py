@@ -356,6 +356,10 @@ def test_gaussian_kde_matches_jax(platform):
     _same(one.pdf(POINTS[0].tolist()[2]), evaluate_one[2:3], rtol=2e-5)  # a scalar point
     # a pytree: jit takes the estimator
     _same(jaxwg.jit(lambda k, x: k.logpdf(x))(two, jnp.asarray(POINTS)), logpdf_two, rtol=2e-5)
+    # resample: JAX's draws for the same key (weighted choice plus correlated normals)
+    for ours, args in ((two, KDES[0]), (one, KDES[1])):
+        want = jax.scipy.stats.gaussian_kde(*args).resample(jax.random.key(3), (4,))
+        _same(ours.resample(jaxwg.random.key(3), (4,)), want, rtol=1e-5, atol=1e-6)
 
 
 def test_gaussian_kde_errors():

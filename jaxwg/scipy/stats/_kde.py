@@ -15,6 +15,8 @@ import functools
 import numpy as np
 
 from ... import numpy as jnp
+from ... import random
+from ...frontend.jit import jit
 from ...frontend.pytree import register_pytree_node_class
 from ...numpy._util import check_arraylike, inexact_operands
 from ...transforms.batching import vmap
@@ -31,8 +33,7 @@ class gaussian_kde:
     of d dimensions), with the optional `weights` of the points and the bandwidth of
     `bw_method` ("scott", the default, "silverman", a scalar factor, or a function of the
     estimator), as `jax.scipy.stats.gaussian_kde`. As in JAX, `integrate_box` and
-    `set_bandwidth` raise NotImplementedError. Not here yet: `resample` (it needs
-    `jaxwg.random`, which `jaxwg.scipy` may not import).
+    `set_bandwidth` raise NotImplementedError.
 
     >>> import jaxwg.numpy as jnp
     >>> kde = gaussian_kde(jnp.array([0.0, 2.0]), bw_method=0.5)
@@ -192,6 +193,17 @@ class gaussian_kde:
         convolve = functools.partial(_convolve, factor, norm, large.dataset, large.weights)
         return jnp.sum(vmap(convolve, in_axes=1)(small.dataset) * small.weights)
 
+    def resample(self, key, shape=()):
+        """Points drawn from the estimate: (d, *shape), JAX's draws for the same key (a
+        dataset point chosen by weight, plus a normal sample of the kernel's covariance).
+
+        >>> import jaxwg, jaxwg.numpy as jnp
+        >>> kde = gaussian_kde(jnp.array([0.0, 2.0]), bw_method=0.5)
+        >>> kde.resample(jaxwg.random.key(0), (3,)).shape
+        (1, 3)
+        """
+        return _resample(self, key, shape=tuple(shape) if np.ndim(shape) else (shape,))
+
     def integrate_box(self, low_bounds, high_bounds, maxpts=None):
         """Not in JAX (NotImplementedError): only `integrate_box_1d` is.
 
@@ -224,6 +236,15 @@ class gaussian_kde:
                 return jnp.reshape(points, (self.d, 1))
             raise ValueError(f"points have dimension {d}, dataset has dimension {self.d}")
         return points
+
+
+@functools.partial(jit, static_argnames=("shape",))
+def _resample(kde, key, shape):
+    index_key, noise_key = random.split(key)
+    index = random.choice(index_key, kde.n, shape=shape, p=kde.weights)
+    noise = random.multivariate_normal(noise_key, jnp.zeros(kde.d, kde.covariance.dtype),
+                                       kde.covariance, shape=shape, dtype=kde.dataset.dtype)
+    return kde.dataset[:, index] + noise.T
 
 
 def _factor_and_norm(cov):
