@@ -2,6 +2,8 @@
 values (matrix or function A, pytree b, x0, preconditioner M, maxiter), dtypes and weak
 types, complex systems, reverse-mode gradients, and JAX's errors."""
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -63,9 +65,14 @@ def _solves(module, numpy, name):
     return f, matrix
 
 
-# GMRES lowers dozens of operations per Arnoldi step, each step anew (jaxwg's while loop
-# reads its predicate back every step): seconds per solve, so the slow job runs its cases.
+# A GMRES solve takes seconds here, in JAX (compiling) and in jaxwg (which lowers dozens
+# of operations per Arnoldi step, anew each step): the slow job runs most of its cases.
 SLOW = pytest.mark.slow
+
+
+@functools.lru_cache
+def _jax_solves(name):
+    return _solves(jax_linalg, jax_numpy, name)[0](CASES[name][1], B, X0, DIAG)
 
 
 @pytest.mark.parametrize("name", ["cg", "bicgstab", pytest.param("gmres", marks=SLOW),
@@ -76,31 +83,31 @@ def test_solves_match_jax(platform, name):
     if platform == "webgpu":
         f = jaxwg.jit(f)
     got = f(*map(jnp.asarray, (matrix, B, X0, DIAG)))
-    want = _solves(jax_linalg, jax_numpy, name)[0](matrix, B, X0, DIAG)
-    _close(got, want)
+    _close(got, _jax_solves(name))
     if CASES[name][0] != "gmres":
         assert got[0][1] is None and got[1][1] is None  # info, as JAX's
 
 
 @pytest.mark.parametrize("platform", ["cpu"], indirect=True)
-def test_iteration_limits_weak_types_and_info_match_jax(platform):
-    """maxiter stops the iteration where JAX's does; a Python scalar b gives JAX's dtype
-    and weak type; gmres's info is JAX's int32 0, or -1 for a NaN solution."""
+def test_weak_types_gmres_restarts_and_info_match_jax(platform):
+    """A Python scalar b gives JAX's dtype and weak type; gmres stops after maxiter
+    restarts where JAX's does; its info is JAX's int32 0, or -1 for a NaN solution."""
     a, b = jnp.asarray(NONSYMMETRIC), jnp.asarray(B)
-    for solver, matrix in (("cg", SPD), ("bicgstab", NONSYMMETRIC)):
-        got = getattr(linalg, solver)(jnp.asarray(matrix), b, maxiter=1)[0]
-        _close(got, getattr(jax_linalg, solver)(matrix, B, maxiter=1)[0])
+    for solver in ("cg", "bicgstab"):
         got = getattr(linalg, solver)(lambda v: 2.0 * v, 3.0)[0]
         want = getattr(jax_linalg, solver)(lambda v: 2.0 * v, 3.0)[0]
         _close(got, want)
         assert got.weak_type == want.weak_type
-    got, info = linalg.gmres(a, b, maxiter=1, restart=2)
-    want, want_info = jax_linalg.gmres(NONSYMMETRIC, B, maxiter=1, restart=2)
+    nan = np.array([np.nan, 0, 0], np.float32)
+
+    def gmres(module, a, b):
+        return module.gmres(a, b, maxiter=1, restart=2), module.gmres(a, b, x0=nan)[1]
+
+    (got, info), nan_info = gmres(linalg, a, b)
+    (want, want_info), want_nan_info = jax.jit(functools.partial(gmres, jax_linalg))(NONSYMMETRIC, B)
     _close(got, want)
     assert (info.dtype, info.weak_type, info.item()) == (want_info.dtype, want_info.weak_type, 0)
-    nan = np.array([np.nan, 0, 0], np.float32)
-    assert linalg.gmres(a, b, x0=jnp.asarray(nan))[1].item() == -1
-    assert jax_linalg.gmres(NONSYMMETRIC, B, x0=nan)[1].item() == -1
+    assert nan_info.item() == want_nan_info.item() == -1
 
 
 @pytest.mark.parametrize("platform", ["cpu"], indirect=True)
@@ -135,6 +142,14 @@ def test_reverse_mode_gradients_match_jax(platform, solver):
 
 
 @pytest.mark.parametrize("platform", ["cpu"], indirect=True)
+def test_cg_under_vmap_matches_jax(platform):
+    """A batch of right-hand sides: each member's loop stops on its own, as JAX's."""
+    bs = np.stack([B, 10 * X0]).astype(np.float32)
+    got = jaxwg.vmap(lambda b: linalg.cg(jnp.asarray(SPD), b, maxiter=2)[0])(jnp.asarray(bs))
+    _close(got, jax.vmap(lambda b: jax_linalg.cg(SPD, b, maxiter=2)[0])(bs))
+
+
+@pytest.mark.parametrize("platform", ["cpu"], indirect=True)
 @settings(max_examples=6, deadline=None)
 @given(st.integers(0, 2 ** 31 - 1), st.integers(1, 3), st.sampled_from([1e-5, 1e-2]))
 def test_cg_and_bicgstab_iterations_match_jax(platform, seed, maxiter, tol):
@@ -145,7 +160,14 @@ def test_cg_and_bicgstab_iterations_match_jax(platform, seed, maxiter, tol):
     for solver, matrix in (("cg", q @ q.T + 3 * np.eye(3)), ("bicgstab", q + 3 * np.eye(3))):
         matrix = matrix.astype(np.float32)
         got = getattr(linalg, solver)(jnp.asarray(matrix), jnp.asarray(b), maxiter=maxiter, tol=tol)[0]
-        _close(got, getattr(jax_linalg, solver)(matrix, b, maxiter=maxiter, tol=tol)[0], rtol=1e-3, atol=1e-4)
+        want = _jax_iterations(solver)(matrix, b, maxiter, np.float32(tol))
+        _close(got, want, rtol=1e-3, atol=1e-4)
+
+
+@functools.lru_cache
+def _jax_iterations(solver):
+    """JAX's solver, compiled once: maxiter and tol may be traced in its loop."""
+    return jax.jit(lambda a, b, maxiter, tol: getattr(jax_linalg, solver)(a, b, maxiter=maxiter, tol=tol)[0])
 
 
 def _errors(module, numpy):
