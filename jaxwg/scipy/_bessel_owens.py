@@ -1,7 +1,8 @@
 """`jaxwg.scipy.special`'s Bessel functions of the first kind of integer order
-(`bessel_jn`) and Owen's T function (`owens_t`), by JAX's methods: Miller's backward
-recurrence (Zhang and Jin, Computation of Special Functions, 1996) and 13-point
-quadrature (Patefield and Tandy 2000, method T5)."""
+(`bessel_jn`), Owen's T function (`owens_t`) and the Faddeeva function (`wofz`), by JAX's
+methods: Miller's backward recurrence (Zhang and Jin, Computation of Special Functions,
+1996), 13-point quadrature (Patefield and Tandy 2000, method T5) and Weideman's (1994)
+rational approximation."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..transforms.custom import custom_jvp
-from .special import _inexact
+from .special import _horner, _inexact
 
 
 def bessel_jn(z, *, v, n_iter=50):
@@ -87,7 +88,8 @@ def _owens_t_jvp(primals, tangents):
     out = _owens_t(h, a)
     # dT/dh = -exp(-h^2 / 2) erf(a h / sqrt 2) / (2 sqrt(2 pi)),
     # dT/da = exp(-(1 + a^2) h^2 / 2) / (2 pi (1 + a^2))
-    dh_rule = -jnp.exp(-0.5 * jnp.square(h)) * lax.erf(a * h / _ROOT_2) / float(2 * np.sqrt(2 * np.pi))
+    dh_rule = (-jnp.exp(-0.5 * jnp.square(h)) * lax.erf(a * h / _ROOT_2)
+               / float(2 * np.sqrt(2 * np.pi)))
     da_rule = jnp.exp(-0.5 * (jnp.square(a) + 1.0) * jnp.square(h)) / (
         float(2 * np.pi) * (jnp.square(a) + 1.0))
     return out, (dh_rule * dh + da_rule * da).astype(out.dtype)
@@ -104,3 +106,52 @@ def owens_t(h, a):
     h, a = jnp.broadcast_arrays(*[lax.convert_element_type(x, x.dtype, weak_type=False)
                                   for x in (h, a)])
     return _owens_t(h, a)
+
+
+# Weideman's (1994) rational approximation of the Faddeeva function with N = 32 (as JAX's):
+# w(z) = 2 P(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)) with Z = (L + iz) / (L - iz) for
+# Im z >= 0 (P's coefficients highest degree first), and w(z) = 2 exp(-z^2) - w(-z) below
+_WOFZ_L = 4.7568284600108841
+_WOFZ_P = (
+    -1.3034426067909105e-12, 3.7411838373738471e-12, 8.030427700497756e-12,
+    -2.1543593557490879e-11, -5.5442449963237932e-11, 1.165824698850374e-10,
+    4.1537441121999766e-10, -5.2310202114920615e-10, -3.2080151339721323e-09,
+    8.1248864216535907e-10, 2.3797556530014025e-08, 2.2930438438915445e-08,
+    -1.4813078929137642e-07, -4.1840763750512053e-07, 4.2558331397138446e-07,
+    4.4015317312832251e-06, 6.8210319443575151e-06, -2.1409619201999998e-05,
+    -0.00013075449254579421, -0.00024532980270038237, 0.00039259136070109705,
+    0.0045195411053493093, 0.019006155784845501, 0.057304403529837282, 0.14060716226893755,
+    0.29544451071508743, 0.54601397206393376, 0.9019254893648001, 1.3455441692345449,
+    1.8256696296324815, 2.2635372999002676, 2.5722534081245696)
+
+
+def _wofz_upper(z):
+    iz = lax.complex(-lax.imag(z), lax.real(z))
+    denominator = _WOFZ_L - iz
+    big_z = (_WOFZ_L + iz) / denominator
+    return (2.0 * _horner(_WOFZ_P, big_z) / (denominator * denominator)
+            + float(1 / np.sqrt(np.pi)) / denominator)
+
+
+@custom_jvp
+def _wofz(z):
+    upper = lax.imag(z) >= 0
+    w_upper = _wofz_upper(jnp.where(upper, z, -z))
+    return jnp.where(upper, w_upper, 2.0 * jnp.exp(-z * z) - w_upper)
+
+
+_wofz.defjvps(lambda t, ans, z: t * (-2.0 * z * ans + complex(0.0, 2 / np.sqrt(np.pi))))
+
+
+def wofz(z):
+    """The Faddeeva function w(z) = exp(-z^2) erfc(-iz), complex (real operands become
+    complex64, or complex128 from float64).
+
+    >>> w = wofz(1.0)
+    >>> round(w.real.item(), 5), round(w.imag.item(), 5)
+    (0.36788, 0.60716)
+    """
+    (z,) = _inexact(z)
+    wide = z.dtype in (jnp.float64, jnp.complex128)
+    return _wofz(lax.convert_element_type(z, jnp.complex128 if wide else jnp.complex64,
+                                          weak_type=False))
