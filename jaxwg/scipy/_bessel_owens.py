@@ -1,8 +1,9 @@
 """`jaxwg.scipy.special`'s Bessel functions of the first kind of integer order
-(`bessel_jn`), Owen's T function (`owens_t`) and the Faddeeva function (`wofz`), by JAX's
-methods: Miller's backward recurrence (Zhang and Jin, Computation of Special Functions,
-1996), 13-point quadrature (Patefield and Tandy 2000, method T5) and Weideman's (1994)
-rational approximation."""
+(`bessel_jn`), Owen's T function (`owens_t`), the Faddeeva function (`wofz`) and the
+spherical harmonics (`sph_harm_y`), by JAX's methods: Miller's backward recurrence (Zhang
+and Jin, Computation of Special Functions, 1996), 13-point quadrature (Patefield and
+Tandy 2000, method T5), Weideman's (1994) rational approximation and the recurrences of
+the normalized associated Legendre functions."""
 
 from __future__ import annotations
 
@@ -155,3 +156,55 @@ def wofz(z):
     wide = z.dtype in (jnp.float64, jnp.complex128)
     return _wofz(lax.convert_element_type(z, jnp.complex128 if wide else jnp.complex64,
                                           weak_type=False))
+
+
+# -- spherical harmonics ---------------------------------------------------------------------
+
+
+def _normalized_legendre(n_max, x):
+    """The normalized associated Legendre functions P[m, l] (l, m <= n_max; 0 where
+    m > l) at x, with N_l^m of the spherical harmonics folded in: P[0, 0] = 1 / (2 sqrt pi),
+    P[m, m] = -sqrt(1 + 1 / 2m) sqrt(1 - x^2) P[m-1, m-1], P[m, m+1] = sqrt(2m + 3) x P[m, m],
+    P[m, l] = d0 x P[m, l-1] - d1 P[m, l-2] (as JAX's three recurrences)."""
+    zero = jnp.zeros_like(x)
+    sine = jnp.sqrt(1.0 - x * x)
+    rows = []
+    diagonal = jnp.full_like(x, 0.5 / np.sqrt(np.pi))
+    for m in range(n_max + 1):
+        if m > 0:
+            diagonal = -float(np.sqrt(1.0 + 0.5 / m)) * sine * diagonal
+        row = [zero] * m + [diagonal]
+        if m < n_max:
+            row.append(float(np.sqrt(2.0 * m + 3.0)) * x * diagonal)
+        for l in range(m + 2, n_max + 1):
+            d0 = np.sqrt((4.0 * l * l - 1.0) / (l * l - m * m))
+            d1 = np.sqrt((2.0 * l + 1.0) * ((l - 1.0) ** 2 - m * m)
+                         / ((2.0 * l - 3.0) * (l * l - m * m)))
+            row.append(float(d0) * x * row[l - 1] - float(d1) * row[l - 2])
+        rows.append(jnp.stack(row))
+    return jnp.stack(rows)
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """The spherical harmonics Y_n^m(theta, phi) = N_n^m P_n^m(cos theta) exp(i m phi) at
+    each (n[k], m[k], theta[k], phi[k]), for 0 <= |m| <= n (degrees and orders clipped to
+    `n_max`, a concrete int, max(n) by default, as JAX's).
+
+    >>> import jaxwg.numpy as jnp
+    >>> round(sph_harm_y(jnp.array([0]), jnp.array([0]), 0.3, 0.0)[0].real.item(), 5)
+    0.28209
+    """
+    if diff_n is not None:
+        raise NotImplementedError(
+            "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
+    if jnp.isscalar(theta):
+        theta = jnp.array([theta])
+    n_max = int(np.max(np.asarray(n)) if n_max is None else n_max)
+    n, m = jnp.asarray(n), jnp.asarray(m)
+    x = jnp.cos(theta)
+    legendre = _normalized_legendre(n_max, x)
+    values = legendre[jnp.clip(jnp.abs(m), 0, n_max), jnp.clip(n, 0, n_max), jnp.arange(len(n))]
+    angle = jnp.abs(m) * phi
+    harmonics = lax.complex(values * jnp.cos(angle), values * jnp.sin(angle))
+    sign = jnp.where(jnp.remainder(jnp.abs(m), 2) == 1, -1.0, 1.0)
+    return jnp.where(m < 0, sign * jnp.conj(harmonics), harmonics)

@@ -30,7 +30,7 @@ __all__ = ["bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "box
            "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
            "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
            "polygamma",
-           "rel_entr", "sici", "softmax", "spence", "wofz", "xlog1py", "xlogy", "zeta"]
+           "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py", "xlogy", "zeta"]
 
 
 def _inexact(*xs):
@@ -789,4 +789,4 @@ def bernoulli(n):
 # the families in modules of their own (they import this module's helpers)
 from ._exponential_integrals import exp1, expi, expn, fresnel, sici  # noqa: E402
 from ._hypergeometric import hyp1f1, hyp2f1  # noqa: E402
-from ._bessel_owens import bessel_jn, owens_t, wofz  # noqa: E402
+from ._bessel_owens import bessel_jn, owens_t, sph_harm_y, wofz  # noqa: E402

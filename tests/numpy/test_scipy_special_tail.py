@@ -1,6 +1,6 @@
 """`jaxwg.scipy.special`'s exponential, sine/cosine and Fresnel integrals (expi, exp1,
-expn, sici, fresnel), hypergeometric functions (hyp1f1, hyp2f1), bessel_jn, owens_t and
-wofz against JAX (and SciPy in float64 as the truth for accuracy).
+expn, sici, fresnel), hypergeometric functions (hyp1f1, hyp2f1), bessel_jn, owens_t,
+wofz and sph_harm_y against JAX (and SciPy in float64 as the truth for accuracy).
 
 Accuracy: each function's float32 error in ulps (against SciPy in float64, in units of
 the spacing of max(|truth|, floor)) must be at most JAX's own worst error over the same
@@ -297,3 +297,26 @@ def test_gradients_are_jaxs_rules(cases):
     for name, f, want in cases:
         got = jaxwg.vmap(jaxwg.grad(f))(jnp.asarray(_GX))
         np.testing.assert_allclose(np.asarray(got), want, rtol=2e-5, atol=1e-6, err_msg=name)
+
+
+def test_sph_harm_y_is_jaxs():
+    """Values within 5e-7 of JAX's and SciPy's (the same recurrences as JAX's, ~2 n_max
+    roundings of values below 1), |m| > n and n > n_max clipped as JAX's, JAX's type
+    (a scalar theta too)."""
+    n = np.array([0, 1, 2, 3, 2, 4, 5, 5, 3, 4])
+    m = np.array([0, -1, 2, 1, -2, -3, 5, -4, 4, 1])
+    theta = np.float32([0.3, 1.0, 2.0, 0.5, 1.5, 0.0, 3.1, 1.2, 0.7, np.pi / 2])
+    phi = np.float32([0.1, 0.7, 2.0, 4.0, 5.5, 1.0, 2.0, 6.0, 0.2, 3.0])
+    want = _jax_jit(lambda: jsp.sph_harm_y(n, m, theta, phi, n_max=5))()
+    got = special.sph_harm_y(n, m, theta, phi, n_max=5)
+    _same_type("sph_harm_y", got, want)
+    _same_type("sph_harm_y", special.sph_harm_y(np.array([2]), np.array([1]), 0.3, 0.5), want[:1])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), atol=5e-7)
+    valid = np.abs(m) <= n
+    np.testing.assert_allclose(np.asarray(got)[valid], sc.sph_harm_y(
+        n, m, theta.astype(np.float64), phi.astype(np.float64))[valid], atol=5e-7)
+    # n = 3 > n_max = 2: Y_2^1
+    clipped = special.sph_harm_y(np.array([3]), np.array([1]), theta[:1], phi[:1], n_max=2)
+    np.testing.assert_allclose(np.asarray(clipped), sc.sph_harm_y(2, 1, 0.3, 0.1), atol=5e-7)
+    with pytest.raises(NotImplementedError, match="'diff_n' argument"):
+        special.sph_harm_y(n, m, theta, phi, diff_n=1)
