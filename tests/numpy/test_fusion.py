@@ -268,6 +268,34 @@ def test_no_leaks_over_jit_calls(platform):
     assert _live_slots() == baseline
 
 
+def test_while_loop_steps_run_compiled_programs_without_leaks(platform, monkeypatch):
+    """A jitted while_loop compiles its predicate and body once (programs, as jit's)
+    and runs them each step: later calls and more steps fuse and compile nothing (each
+    step fused the lowered body afresh: milliseconds), and every step's buffers are
+    freed."""
+    from jaxwg.frontend import execute
+
+    loop = jaxwg.jit(lambda w, n: jaxwg.lax.while_loop(
+        lambda c: c[0] < n, lambda c: (c[0] + 1, jnp.tanh(c[1] @ c[1].T @ c[1] * 0.5)), (0, w))[1])
+    w = jnp.asarray(X)
+    loop(w, 2).block_until_ready()
+    baseline, compiled = _live_slots(), counters["compiled_programs"]
+    fused = []  # fusion runs (the initial carries' constants), the same for any steps
+    schedule_for = execute.schedule_for
+    monkeypatch.setattr(execute, "schedule_for", lambda *a: fused.append(1) or schedule_for(*a))
+    loop(w, 3).block_until_ready()
+    few = len(fused)
+    got = loop(w, 30)
+    assert len(fused) == 2 * few
+    want = X.astype(np.float64)
+    for _ in range(30):
+        want = np.tanh(want @ want.T @ want * 0.5)
+    assert_array(got, want.astype(np.float32), rtol=1e-5)
+    del got
+    assert counters["compiled_programs"] == compiled
+    assert _live_slots() == baseline
+
+
 def test_kernels_split_at_the_binding_limit(platform, monkeypatch):
     from jaxwg.frontend import execute
 
