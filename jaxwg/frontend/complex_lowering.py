@@ -111,7 +111,7 @@ def _real(aval: ShapedArray) -> ShapedArray:
 # Primitives whose own rules take pair nodes as they are: they lower jaxprs (whose
 # equations come back through `lower`) or pass values through.
 STORAGE_RULES = {P.cond_p, P.while_p, P.scan_p, P.stop_gradient_p, P.name_p,
-                 P.custom_lin_p, *P.CALLED_JAXPR}
+                 P.custom_lin_p, P.custom_linear_solve_p, *P.CALLED_JAXPR}
 
 
 def lower(prim, out_aval, in_avals, nodes, params):

@@ -700,6 +700,15 @@ custom_vjp_call_p = _declare("custom_vjp_call", _call_abstract_eval, multiple_re
 custom_lin_p = _declare("custom_lin", lambda *avals, out_avals, **params: list(out_avals),
                         multiple_results=True)
 
+# `lax.custom_linear_solve`: x with matvec(x) = b, from the solver in `jaxprs` (a
+# `LinearSolveJaxprs`: matvec, vecmat, solve, transpose_solve, each ClosedJaxpr taking its
+# constants, then the vector; vecmat and transpose_solve may be None). Operands: each
+# jaxpr's constants (`const_lengths` of them, in that order), then b's leaves; results:
+# solve's (x's leaves, then its aux values with has_aux). Rules: transforms/solves.py.
+custom_linear_solve_p = _declare(
+    "custom_linear_solve",
+    lambda *avals, const_lengths, jaxprs: list(jaxprs.solve.out_avals), multiple_results=True)
+
 # -- control flow ----------------------------------------------------------------------------
 #
 # Bodies are ClosedJaxprs; values a body closes over from an enclosing trace are passed

@@ -4,10 +4,10 @@ implicitly, not through the solver's iterations, as JAX's.
 `custom_root`'s solution x* of f(x, θ) = 0 (θ: the values f closes over) has the
 derivative dx* = -(∂f/∂x)^-1 ∂f/∂θ dθ, with `tangent_solve` applying the inverse: a
 `custom_jvp`, so reverse mode transposes `tangent_solve` (which must be linear), as
-JAX's does. `custom_linear_solve`'s x = A^-1 b (A: `matvec`, closing over θ) has the
-cotangents A^-T ct for b (by `transpose_solve`) and -(∂(A x)/∂θ)^T of that for θ: a
-`custom_vjp`, so it has reverse-mode derivatives (grad, vjp, jacrev) but, unlike JAX's,
-no forward-mode ones.
+JAX's does. `custom_linear_solve`'s x = A^-1 b (A: `matvec`, closing over θ) is a
+primitive, as JAX's, holding its functions as jaxprs: its JVP solves again, dx = A^-1 (db
+- ∂(A x)/∂θ dθ), linear in db, and its transpose solves the transposed system with
+`transpose_solve` (A^-T ct), so forward and reverse mode both work and compose.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -22,12 +22,20 @@ no forward-mode ones.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .. import lax
+from ..frontend import primitives as P
 from ..frontend import pytree
-from .custom import closure_convert, custom_jvp, custom_vjp
+from ..frontend.array import aval_of as aval_of_value
+from ..frontend.jaxpr import (ClosedJaxpr, eval_jaxpr, hoist_tracer_consts, trace_body,
+                              trace_to_jaxpr)
+from .ad import Zero, instantiate, jvp, tangent_aval
+from .batching import batch_jaxpr, batch_size, batched_first, move_axis
+from .custom import closure_convert, custom_jvp
 from .derivatives import linear_transpose
-from .reverse import linearize, vjp
-from .ad import jvp
+from .reverse import linearize
+from .transpose import is_undefined
 
 __all__ = ["custom_linear_solve", "custom_root"]
 
@@ -76,11 +84,32 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux: bool = False):
     return root(initial_guess, list(consts), list(solve_consts))
 
 
+class LinearSolveJaxprs(NamedTuple):
+    """The functions of a `custom_linear_solve` equation, each a ClosedJaxpr taking its
+    constants, then the vector's leaves (vecmat and transpose_solve: None if not given)."""
+
+    matvec: ClosedJaxpr
+    vecmat: ClosedJaxpr | None
+    solve: ClosedJaxpr
+    transpose_solve: ClosedJaxpr | None
+
+
+def _traced(fun, b_tree, b_avals, what: str) -> tuple[ClosedJaxpr, list, object]:
+    """`fun` (vector pytree -> pytree) as a jaxpr over the vector's leaves, the values it
+    closes over from enclosing traces hoisted to leading operands; (jaxpr, those values,
+    the output tree)."""
+    flat, out_tree = pytree.flatten_fun(lambda *leaves: fun(pytree.tree_unflatten(b_tree, leaves)),
+                                        pytree.tree_structure(tuple(b_avals)))
+    closed, consts = hoist_tracer_consts(trace_to_jaxpr(flat, list(b_avals), what))
+    return closed, consts, out_tree()
+
+
 def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool = False,
                         has_aux: bool = False):
-    """`solve(matvec, b)`, the x with matvec(x) = b, differentiated implicitly (reverse
-    mode): `transpose_solve(vecmat, ct)` solves the transposed system (`symmetric`: it is
-    `solve`), as `jax.lax.custom_linear_solve`.
+    """`solve(matvec, b)`, the x with matvec(x) = b, differentiated implicitly, as
+    `jax.lax.custom_linear_solve`: forward mode solves again for dx = A^-1 (db - dA x);
+    reverse mode solves the transposed system with `transpose_solve(vecmat, ct)`
+    (`symmetric`: it is `solve`).
 
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -91,42 +120,138 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool 
     [1.0, 1.0]
     >>> [round(v, 6) for v in jaxwg.grad(lambda b: x(b).sum())(jnp.array([3.0, 4.0])).tolist()]
     [0.4, 0.2]
+    >>> [round(v, 6) for v in jaxwg.jvp(x, (jnp.array([3.0, 4.0]),), (jnp.array([1.0, 0.0]),))[1].tolist()]
+    [0.6, -0.2]
     """
+    from ..frontend.array import aval_of
+
     if transpose_solve is None and symmetric:
         transpose_solve = solve
-    matvec_converted, consts = closure_convert(matvec, b)
-    # The solvers' own closed-over values are arguments too, not differentiated (JAX's).
-    solve_converted, solve_consts = closure_convert(
-        lambda b, *c: solve(lambda v: matvec_converted(v, *c), b), b, *consts)
-    if transpose_solve is None:
-        transpose_converted, transpose_consts = None, []
-    else:
-        def transposed_solve(ct, *c):
-            vecmat = linear_transpose(lambda v: matvec_converted(v, *c), ct)
-            return _solution(transpose_solve(lambda y: vecmat(y)[0], ct), has_aux)
+    b_leaves, b_tree = pytree.tree_flatten(b)
+    b_avals = [aval_of(x) for x in b_leaves]
+    matvec_jaxpr, matvec_consts, _ = _traced(matvec, b_tree, b_avals, "custom_linear_solve's matvec")
+    _check_matvec(matvec_jaxpr, b_avals)
 
-        transpose_converted, transpose_consts = closure_convert(transposed_solve, b, *consts)
+    def matvec_of(consts):
+        return lambda v: pytree.tree_unflatten(b_tree, _run(matvec_jaxpr)(*consts, *pytree.tree_leaves(v)))
 
-    def solved(b, consts, other_consts):
-        return solve_converted(b, *consts, *other_consts[:len(solve_consts)])
+    solve_jaxpr, solve_consts, solve_tree = _traced(lambda v: solve(matvec_of(matvec_consts), v),
+                                                    b_tree, b_avals, "custom_linear_solve's solve")
+    vecmat_jaxpr = transpose_jaxpr = None
+    vecmat_consts = transpose_consts = []
+    if transpose_solve is not None:
+        def vecmat(ct):
+            return linear_transpose(matvec_of(matvec_consts), ct)(ct)[0]  # ct: b's shapes
 
-    def fwd(b, consts, other_consts):
-        out = solved(b, consts, other_consts)
-        return out, (_solution(out, has_aux), consts, other_consts)
+        vecmat_jaxpr, vecmat_consts, _ = _traced(vecmat, b_tree, b_avals, "custom_linear_solve's vecmat")
+        transpose_jaxpr, transpose_consts, _ = _traced(
+            lambda ct: _solution(transpose_solve(vecmat, ct), has_aux), b_tree, b_avals,
+            "custom_linear_solve's transpose_solve")
+    jaxprs = LinearSolveJaxprs(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, transpose_jaxpr)
+    consts = [matvec_consts, vecmat_consts, solve_consts, transpose_consts]
+    outs = P.custom_linear_solve_p.bind(*[c for cs in consts for c in cs], *b_leaves,
+                                        const_lengths=tuple(len(cs) for cs in consts),
+                                        jaxprs=jaxprs)
+    return pytree.tree_unflatten(solve_tree, outs)  # x, or (x, aux) with has_aux
 
-    def bwd(res, ct):
-        if transpose_converted is None:
-            raise TypeError("transpose_solve required for backwards mode automatic "
-                            "differentiation of custom_linear_solve")
-        x, consts, other_consts = res
-        ct_b = transpose_converted(_solution(ct, has_aux), *consts,
-                                   *other_consts[len(solve_consts):])
-        _, matvec_vjp = vjp(lambda *c: matvec_converted(x, *c), *consts)
-        return ct_b, list(_negated(matvec_vjp(ct_b))), [c * 0 for c in other_consts]
 
-    linear_solve = custom_vjp(solved)
-    linear_solve.defvjp(fwd, bwd)
-    return linear_solve(b, list(consts), list(solve_consts) + list(transpose_consts))
+def _check_matvec(matvec_jaxpr, b_avals) -> None:
+    got = [(a.shape, a.dtype) for a in matvec_jaxpr.out_avals]
+    if got != [(a.shape, a.dtype) for a in b_avals]:
+        raise ValueError(f"matvec() output shapes must match b, got "
+                         f"{[a.str_short() for a in matvec_jaxpr.out_avals]} for b of "
+                         f"{[a.str_short() for a in b_avals]}")
+
+
+def _run(closed: ClosedJaxpr):
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, list(args))
+
+
+def _split(values, const_lengths):
+    """(matvec, vecmat, solve, transpose_solve constants; b's leaves) of the operands."""
+    out, start = [], 0
+    for n in const_lengths:
+        out.append(list(values[start:start + n]))
+        start += n
+    return out, list(values[start:])
+
+
+# -- rules ---------------------------------------------------------------------------------
+
+
+def _solve_lowering(out_avals, *nodes, const_lengths, jaxprs):
+    from ..frontend.jit import lower_jaxpr
+
+    (_, _, solve_consts, _), b = _split(nodes, const_lengths)
+    return lower_jaxpr(jaxprs.solve, solve_consts + b)
+
+
+def _solve_jvp(primals, tangents, *, const_lengths, jaxprs):
+    """x = A^-1 b, dx = A^-1 (db - dA x), dA x the tangent of matvec(x) in its constants
+    (the solvers' constants are not differentiated, as JAX's)."""
+    outs = P.custom_linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    (mv_consts, _, _, _), b = _split(primals, const_lengths)
+    (mv_dots, _, _, _), b_dots = _split(tangents, const_lengths)
+    x = outs[:len(b)]
+    rhs = [instantiate(t, tangent_aval(aval_of_value(v))) for t, v in zip(b_dots, b)]
+    if not all(isinstance(t, Zero) for t in mv_dots):
+        dots = [instantiate(t, tangent_aval(aval_of_value(c))) for t, c in zip(mv_dots, mv_consts)]
+        _, da_x = jvp(lambda *c: _run(jaxprs.matvec)(*c, *x), tuple(mv_consts), tuple(dots))
+        rhs = [r - d for r, d in zip(rhs, da_x)]
+    x_dot = P.custom_linear_solve_p.bind(*primals[:len(primals) - len(b)], *rhs,
+                                         const_lengths=const_lengths, jaxprs=jaxprs)[:len(b)]
+    aux = [Zero(tangent_aval(aval_of_value(a))) for a in outs[len(b):]]
+    return outs, list(x_dot) + aux
+
+
+def _solve_transpose(cts, *args, const_lengths, jaxprs):
+    """The cotangent of b: the transposed system solved for the cotangent of x."""
+    if jaxprs.transpose_solve is None:
+        raise TypeError("transpose_solve required for backwards mode automatic "
+                        "differentiation of custom_linear_solve")
+    (mv, vm, solve, tsolve), b = _split(args, const_lengths)
+    if any(is_undefined(c) for c in mv + vm + solve + tsolve):
+        raise NotImplementedError("custom_linear_solve: transposition with respect to the "
+                                  "constants of its functions")
+    n = len(b)
+    x_only = trace_body(lambda *a: _run(jaxprs.solve)(*a)[:n], jaxprs.solve.in_avals,
+                        "custom_linear_solve's solve")
+    swapped = LinearSolveJaxprs(jaxprs.vecmat, jaxprs.matvec, jaxprs.transpose_solve, x_only)
+    ct_x = [instantiate(c, tangent_aval(v.aval)) for c, v in zip(cts[:n], b)]
+    ct_b = P.custom_linear_solve_p.bind(*vm, *mv, *tsolve, *solve, *ct_x,
+                                        const_lengths=(len(vm), len(mv), len(tsolve), len(solve)),
+                                        jaxprs=swapped)
+    return [None] * (len(args) - n) + list(ct_b)
+
+
+def _solve_batch(vals, dims, *, const_lengths, jaxprs):
+    """Every function batched over the batched constants and a batched vector (b is
+    broadcast where only the constants are batched); all results batched."""
+    size = batch_size(vals, dims)
+    moved, in_dims = batched_first(vals, dims, size)
+    (mv_d, vm_d, s_d, ts_d), b_d = _split(in_dims, const_lengths)
+    (_, _, _, _), b = _split(moved, const_lengths)
+    n = len(b)
+    b = [x if d == 0 else move_axis(x, None, 0, size) for x, d in zip(b, b_d)]
+
+    def batched(closed, const_dims, name):
+        if closed is None:
+            return None
+        return batch_jaxpr(closed, size, const_dims + [0] * n, f"custom_linear_solve's {name}",
+                           [0] * len(closed.out_avals))
+
+    new = LinearSolveJaxprs(batched(jaxprs.matvec, mv_d, "matvec"), batched(jaxprs.vecmat, vm_d, "vecmat"),
+                            batched(jaxprs.solve, s_d, "solve"),
+                            batched(jaxprs.transpose_solve, ts_d, "transpose_solve"))
+    outs = P.custom_linear_solve_p.bind(*moved[:len(moved) - n], *b, const_lengths=const_lengths,
+                                        jaxprs=new)
+    return outs, [0] * len(outs)
+
+
+P.lowering_rules[P.custom_linear_solve_p] = _solve_lowering
+P.jvp_rules[P.custom_linear_solve_p] = _solve_jvp
+P.transpose_rules[P.custom_linear_solve_p] = _solve_transpose
+P.batch_rules[P.custom_linear_solve_p] = _solve_batch
 
 
 # `jax.lax` has them; they are built on the transformations above lax, so they join

@@ -417,7 +417,11 @@ def _solves(L, np_):
 
 
 def _solve_results(mod, linear, cube_root, a, b, xs):
+    # forward mode solves again; jacfwd of grad and vmap compose the primitive's rules
     return {"linear": linear(a, b), "linear_grad": mod.grad(linear, (0, 1))(a, b),
+            "linear_jvp": mod.jvp(linear, (a, b), (a * 0.5, b + 1.0)),
+            "linear_hessian": mod.jacfwd(mod.grad(linear, 1), 0)(a, b),
+            "linear_vmap": mod.vmap(linear, (None, 0))(a, mod.numpy.stack([b, 2 * b])),
             "roots": mod.vmap(cube_root)(xs), "root_grads": mod.vmap(mod.grad(cube_root))(xs),
             "root_jvp": mod.jvp(cube_root, (xs[1],), (xs[0],))}
 

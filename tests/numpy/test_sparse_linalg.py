@@ -130,9 +130,9 @@ def test_complex_systems_match_jax(platform, solver):
 @pytest.mark.parametrize("platform", ["cpu"], indirect=True)
 @pytest.mark.parametrize("solver", ["cg", pytest.param("bicgstab", marks=SLOW),
                                     pytest.param("gmres", marks=SLOW)])
-def test_reverse_mode_gradients_match_jax(platform, solver):
-    """Gradients (under jit) through the implicit, transposed solve, w.r.t. A and b, as
-    JAX's; forward mode raises in jaxwg (its custom_linear_solve is a custom_vjp)."""
+def test_gradients_match_jax(platform, solver):
+    """Gradients (under jit) through the implicit, transposed solve, w.r.t. A and b, and
+    forward-mode derivatives (solving again), as JAX's."""
     matrix = SPD if solver == "cg" else NONSYMMETRIC
     weights = np.arange(1.0, 4.0, dtype=np.float32)
 
@@ -142,9 +142,11 @@ def test_reverse_mode_gradients_match_jax(platform, solver):
     want = jax.grad(loss(jax_linalg, jax_numpy), argnums=(0, 1))(matrix, B)
     got = jaxwg.jit(jaxwg.grad(loss(linalg, jnp), argnums=(0, 1)))(jnp.asarray(matrix), jnp.asarray(B))
     _close(got, want, rtol=1e-3, atol=1e-5)
-    with pytest.raises(TypeError, match="forward-mode"):
-        jaxwg.jvp(lambda b: getattr(linalg, solver)(jnp.asarray(matrix), b)[0], (jnp.asarray(B),),
-                  (jnp.asarray(B),))
+    tangents = (0.1 * matrix, np.ones_like(B))
+    want = jax.jvp(lambda a, b: getattr(jax_linalg, solver)(a, b, tol=1e-6)[0], (matrix, B), tangents)
+    got = jaxwg.jvp(lambda a, b: getattr(linalg, solver)(a, b, tol=1e-6)[0],
+                    (jnp.asarray(matrix), jnp.asarray(B)), tuple(jnp.asarray(t) for t in tangents))
+    _close(got, want, rtol=1e-3, atol=1e-5)
 
 
 @pytest.mark.parametrize("platform", ["cpu"], indirect=True)
