@@ -156,11 +156,9 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool 
 
 
 def _check_matvec(matvec_jaxpr, b_avals) -> None:
-    got = [(a.shape, a.dtype) for a in matvec_jaxpr.out_avals]
-    if got != [(a.shape, a.dtype) for a in b_avals]:
-        raise ValueError(f"matvec() output shapes must match b, got "
-                         f"{[a.str_short() for a in matvec_jaxpr.out_avals]} for b of "
-                         f"{[a.str_short() for a in b_avals]}")
+    got, want = ([a.shape for a in avals] for avals in (matvec_jaxpr.out_avals, b_avals))
+    if got != want:
+        raise ValueError(f"matvec() output shapes must match b, got {got} and {want}")
 
 
 def _run(closed: ClosedJaxpr):

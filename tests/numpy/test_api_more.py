@@ -440,6 +440,9 @@ def test_custom_linear_solve_and_custom_root_match_jax():
     _raises_as_jax(lambda: jaxwg.grad(no_transpose(lax))(jnp.ones(2)),
                    lambda: jax.grad(no_transpose(jax.lax))(np.ones(2, np.float32)),
                    "transpose_solve required")
+    mismatched = lambda L, v: L.custom_linear_solve(lambda u: u[:1], v, lambda mv, u: u)  # noqa: E731
+    _raises_as_jax(lambda: mismatched(lax, jnp.ones(2)), lambda: mismatched(jax.lax, np.ones(2)),
+                   r"matvec\(\) output shapes must match b, got \[\(1,\)\] and \[\(2,\)\]")
 
 
 def test_pmap_on_one_device_matches_jax():
