@@ -222,6 +222,8 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
             offsets.append(offset)
         else:
             valid = _and(valid, lax.eq(offset, lax.full(full, 0, dt.int32)))
+    if valid is None:  # a rank-0 operand: every index vector lands on its one element
+        valid = lax.full(full, True, dt.bool_)
     vector = lax.concatenate([lax.reshape(i, full + (1,)) for i in [which] + offsets], n + 1)
     picked = len(offsets) + 1
     term = gather(flat_updates, vector, GatherDimensionNumbers(
@@ -420,7 +422,9 @@ _COMBINE = {"add": _combine_add, "mul": _combine_mul, "min": _combine_min, "max"
 def _scatter_fn(combine: str, verb: str):
     def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-        return _scatter(combine, operand, scatter_indices, updates, dimension_numbers, mode)
+        out = _scatter(combine, operand, scatter_indices, updates, dimension_numbers, mode)
+        op_aval = aval_of(operand)  # the result is typed as the operand, weak or not (JAX's)
+        return lax.convert_element_type(out, op_aval.dtype, op_aval.weak_type)
 
     fn.__name__ = fn.__qualname__ = "scatter" if combine == "set" else f"scatter_{combine}"
     fn.__doc__ = f"""`operand` with `updates` {verb} at the windows `scatter_indices` start

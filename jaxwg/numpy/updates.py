@@ -126,9 +126,10 @@ class IndexUpdateRef:
         [81.0, 3.0]
         """
         from . import ufuncs
+        from .creation import ones_like
 
         x = to_array(self.array)
-        exponents = IndexUpdateRef(lax.full_like(x, 1), self.index).multiply(values, **kwargs)
+        exponents = IndexUpdateRef(ones_like(x), self.index).multiply(values, **kwargs)  # x's weak type
         return ufuncs.power(x, exponents)
 
     def min(self, values, **kwargs):
@@ -162,13 +163,13 @@ class IndexUpdateRef:
         from .reductions import max as max_
 
         x = to_array(self.array)
-        dtype = aval_of(x).dtype
+        x_aval = aval_of(x)
         counts = IndexUpdateRef(lax.full_like(x, 0, dt.int32), self.index).add(1, **kwargs)
         most = max_(counts, initial=0)
 
         def step(carry):
             k, y = carry
-            applied = lax.convert_element_type(func(y), dtype)
+            applied = lax.convert_element_type(func(y), x_aval.dtype, x_aval.weak_type)
             return k + 1, lax.select(counts > k, applied, y)
 
         return lax.while_loop(lambda carry: carry[0] < most, step, (0, x))[1]

@@ -420,6 +420,19 @@ def test_at_updates_match_jax(run, index, op):
     _same(got, getattr(jax.numpy.asarray(x).at[index], op)(2.5))
 
 
+def test_at_updates_of_scalars_and_weak_arrays_match_jax(platform):
+    """A rank-0 array's `.at[()]` (which crashed) and a weakly typed operand's updates
+    (which came out strong) as JAX's: values, dtypes and weak types."""
+    for x, index in ((2.0, ()), (np.float32(2.0), ()), (np.int32(3), ()), ((2.0, 3.0), 1)):
+        ours = jnp.broadcast_to(x[0], (2,)) if isinstance(x, tuple) else jnp.asarray(x)
+        theirs = jax.numpy.broadcast_to(x[0], (2,)) if isinstance(x, tuple) else jax.numpy.asarray(x)
+        for op in ("set", "add", "multiply", "min", "max", "power", "apply"):
+            arg = (lambda v: v * 2) if op == "apply" else 3
+            got, want = getattr(ours.at[index], op)(arg), getattr(theirs.at[index], op)(arg)
+            _same(got, want)
+            assert got.weak_type == want.weak_type, (x, op)
+
+
 @pytest.mark.parametrize("position", range(len(UPDATE_INDICES)))
 def test_at_get_fill_and_apply_match_jax(platform, position):
     index = UPDATE_INDICES[position]
