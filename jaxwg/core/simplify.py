@@ -420,6 +420,10 @@ def _identities(node: AluExp) -> AluExp | None:
         # x ^ x = 0 (False), and x - x = 0 for integers (not floats: inf - inf is NaN):
         # folded here for the same reason as x & ~x (in float16, x * cast(b & (b ^ b))).
         return alu.const(node.dtype, 0)
+    if (op is Op.CMPLT or op is Op.CMPNE and not src[0].dtype.is_float) and src[0] is src[1]:
+        # x < x = False (for floats too, NaN included), and x != x = False for integers
+        # (not floats: NaN != NaN): folded for the same reason (x * cast(b < b)).
+        return alu.const(node.dtype, False)
     if op in (Op.NEG, Op.NOT) and src[0].op is op:
         return src[0].src[0]  # --x = x, ~~x = x
     if op is Op.WHERE:

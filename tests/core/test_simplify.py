@@ -216,6 +216,11 @@ TRUE, FALSE = alu.const(dt.bool_, True), alu.const(dt.bool_, False)
     (alu.binary(Op.XOR, x, x), alu.const(dt.int32, 0)),
     (x - x, alu.const(dt.int32, 0)),
     (f - f, f - f),  # inf - inf is NaN
+    # x < x is False, and integer x != x (not float: NaN != NaN)
+    (i.lt(i), FALSE),
+    (f.lt(f), FALSE),
+    (alu.compare(Op.CMPNE, x, x), FALSE),
+    (alu.compare(Op.CMPNE, f, f), alu.compare(Op.CMPNE, f, f)),
     # ranges decide comparisons
     (i.lt(24), TRUE),
     (i.lt(0), FALSE),

@@ -221,14 +221,16 @@ def test_a_product_with_a_contradicting_mask_keeps_nan_for_infinities(float_dtyp
 
 
 @pytest.mark.parametrize("float_dtype", [np.float16, np.float32])
-@pytest.mark.parametrize("zero", ["b & (b ^ b)", "i ^ i", "i - i"])
+@pytest.mark.parametrize("zero", ["b & (b ^ b)", "i ^ i", "i - i", "b & (b < b)", "i != i"])
 def test_a_product_with_an_integer_zero_keeps_nan_for_infinities(float_dtype, zero):
-    """`x ^ x` and integer `x - x` are 0 to a shader compiler, which then folds the product
-    with their cast to 0; jaxwg folds them first (a random expression tree drew
-    `x * cast<float16>(b & (b ^ b))` on lavapipe: 0.0 where inf * 0 is NaN)."""
+    """`x ^ x`, integer `x - x`, `x < x` and integer `x != x` are 0 to a shader compiler,
+    which then folds the product with their cast to 0; jaxwg folds them first (random
+    expression trees drew `x * cast<float16>(b & (b ^ b))` and `x * cast<float16>(b & (b <
+    b))` on lavapipe: 0.0 where inf * 0 is NaN)."""
     x = np.array([np.inf, -np.inf, np.nan, 2.0, -0.0], float_dtype)
     b = np.array([True, False, True, False, True])
     i = np.arange(5, dtype=np.int32) * 7
-    zeros = {"b & (b ^ b)": lambda b, i: b & (b ^ b), "i ^ i": lambda b, i: i ^ i, "i - i": lambda b, i: i - i}
+    zeros = {"b & (b ^ b)": lambda b, i: b & (b ^ b), "i ^ i": lambda b, i: i ^ i, "i - i": lambda b, i: i - i,
+             "b & (b < b)": lambda b, i: b & (b < b), "i != i": lambda b, i: i != i}
     got = jaxwg.jit(lambda x, b, i: x * zeros[zero](b, i).astype(x.dtype))(x, b, i)
     np.testing.assert_array_equal(np.asarray(got), x * np.zeros_like(x))
