@@ -83,7 +83,7 @@ def _assert_dtypes_as_jax(ours, theirs):
     assert [(np.dtype(x.dtype), x.shape) for x in ours] == [(np.dtype(x.dtype), x.shape) for x in theirs]
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
 @given(_SQUARE, st.integers(0, 2**31 - 1))
 def test_lu_functions_match_numpy(shapes, seed):
     """solve, inv, det, slogdet, matrix_power and trace."""
@@ -165,6 +165,7 @@ def test_eigh_matches_numpy(shapes, seed):
     np.testing.assert_array_equal(np.asarray(jnp.linalg.eigvalsh(a)), np.asarray(w))
 
 
+@pytest.mark.slow  # 7 s of the default run; test_linalg.py's eigh edges stay there
 def test_eigh_repeated_eigenvalues_and_triangles():
     rng = np.random.default_rng(5)
     q, _ = np.linalg.qr(_complex(rng, (5, 5)).astype(np.complex128))  # n as test_eigh's
@@ -181,7 +182,7 @@ def test_eigh_repeated_eigenvalues_and_triangles():
     assert np.asarray(w).tolist() == [2.0] and np.asarray(v).tolist() == [[1.0]]
 
 
-@settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
+@settings(max_examples=3, deadline=None)  # each example compiles its shapes' loops
 @given(_RECTANGULAR, st.integers(0, 2**31 - 1))
 def test_qr_and_svd_match_numpy(shapes, seed):
     """Q and R as LAPACK's (its phases: R's diagonal real), Q unitary, Q R = a; singular
@@ -287,6 +288,7 @@ def test_qr_signs_follow_signed_zeros_as_jax():
             np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=0, atol=4 * EPS)
 
 
+@pytest.mark.slow  # 13 s of the 15-minute default run; the real-valued ones stay there
 def test_full_rank_lstsq_cond_and_norms():
     rng = np.random.default_rng(7)
     a, b = _complex(rng, (5, 3)), _complex(rng, (5,))
