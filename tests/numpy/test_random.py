@@ -323,3 +323,20 @@ def test_multivariate_normal_and_orthogonal():
     # not the sign pattern of an unrandomized QR)
     entries = q[:, 0, 0] * 2
     assert abs(entries.mean()) < 6 / np.sqrt(500) and abs(entries.var() - 1) < 6 * np.sqrt(2 / 500)
+
+
+def test_streams_equal_vectors_jax_produced(platform):
+    """Streams of key 42 against literal vectors JAX 0.10 produced (CPU, default
+    threefry_partitionable), so a change to both JAX and jaxwg cannot hide."""
+    key = random.PRNGKey(42)
+    assert [int(v) for v in np.asarray(random.bits(key, (4,)))] == [
+        0x7D1C13A2, 0xAE0730D9, 0x9DC3F9F9, 0x8F9EC1D7]
+    assert np.asarray(random.randint(key, (4,), 0, 100)).tolist() == [44, 14, 71, 69]
+    assert [float(v) for v in np.asarray(random.uniform(key, (3,)))] == [
+        float.fromhex(h) for h in ("0x1.f47048p-2", "0x1.5c0e6p-1", "0x1.3b87fp-1")]
+    normal = np.asarray(random.normal(key, (3,)))
+    want = np.array([float.fromhex(h) for h in ("-0x1.cfbe2ap-6", "0x1.de57d0p-2", "0x1.2eccc2p-2")],
+                    np.float32)
+    np.testing.assert_array_max_ulp(normal, want, maxulp=2)  # computed as JAX's, within 2 ulp
+    assert [int(v) for v in np.asarray(random.key_data(random.split(random.key(42)))).ravel()] == [
+        0x6D3E048F, 0x1022172D, 0x03D7B32D, 0xADD083F4]
