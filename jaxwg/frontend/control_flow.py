@@ -6,10 +6,11 @@ a program (jit) holding a scan is still one dispatch list, and fusion may join s
 `cond` and `while` choose their path from values: their rules read the branch index, or
 the loop predicate, back from the device (one scalar each time) and lower the chosen
 body. A loop whose predicate and body hold no such control flow themselves runs them as
-programs compiled once (jit's), one dispatch list a step. `debug_callback` (`jaxwg.debug`) reads its operands back and calls its function on
-the host. That needs values, so a program holding them (`needs_values`) is run by
-evaluating its jaxpr equation by equation (`jit` does so) instead of as a fixed list,
-which also keeps the callbacks in program order and out of reach of dead-code removal.
+programs compiled once (jit's), one dispatch list a step. `debug_callback` (`jaxwg.debug`)
+reads its operands back and calls its function on the host. That needs values, so a
+program holding them (`needs_values`) is run by evaluating its jaxpr equation by equation
+(`jit` does so) instead of as a fixed list, which also keeps the callbacks in program
+order and out of reach of dead-code removal.
 
 >>> import jaxwg, jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -23,10 +24,10 @@ import functools
 
 import numpy as np
 
+from ..backend.lru import LruCache
 from ..core import dtypes as dt
 from . import primitives as P
 from .aval import ShapedArray
-from ..backend.lru import LruCache
 from .complex_lowering import lower, scalar_node, storage
 from .execute import realize
 from .lazy import CONST, GRAPH_LOCK, LazyNode

@@ -73,13 +73,15 @@ def ensure_compile_time_eval():
 
 
 def clear_caches() -> None:
-    """Empty the compiled-program and trace caches of every jitted function.
+    """Empty the compiled-program and trace caches of every jitted function (and the
+    programs of while loops' steps).
 
     >>> import jaxwg
     >>> jaxwg.clear_caches()
     """
-    from ..frontend import jit
+    from ..frontend import control_flow, jit
 
+    control_flow._STEP_PROGRAMS.clear()
     with jit._SHARED_CACHES_LOCK:
         for by_options in list(jit._SHARED_CACHES.values()):
             for caches in by_options.values():
