@@ -28,9 +28,9 @@ from ..backend.lru import LruCache
 from ..core import dtypes as dt
 from . import primitives as P
 from .aval import ShapedArray
-from .complex_lowering import lower, scalar_node, storage
+from .complex_lowering import lower, scalar_node
 from .execute import realize
-from .lazy import CONST, GRAPH_LOCK, LazyNode
+from .lazy import CONST, LazyNode
 
 
 def needs_values(jaxpr) -> bool:
@@ -93,7 +93,7 @@ def _compiled_step(device):
     """`_lower`'s counterpart running a jaxpr through its program on `device` (default:
     the default device): the argument nodes are realized, the results are buffers."""
     from .device import default_device
-    from .jit import lower_to_program
+    from .jit import lower_to_program, run_program
 
     device = device or default_device()
 
@@ -102,14 +102,7 @@ def _compiled_step(device):
         if program is None:
             program = lower_to_program(closed, device, "while_loop step")
             _STEP_PROGRAMS.put((closed, device), program)
-        with GRAPH_LOCK:
-            for node in args:
-                if node.device is None:  # scalars, pending constants: where the program runs
-                    node.device = device
-            realize(args)
-        buffers = program.run([node.buffer.slot for node in args])
-        return [LazyNode.from_buffer(buffer, *storage(aval), device)
-                for buffer, aval in zip(buffers, closed.out_avals)]
+        return run_program(program, args, closed.out_avals)
 
     return run
 

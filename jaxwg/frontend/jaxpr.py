@@ -330,6 +330,11 @@ def make_jaxpr(fun, static_argnums=()):
     return traced
 
 
+def jaxpr_as_fun(closed: ClosedJaxpr):
+    """`closed` as a function of its invars' values, evaluated by `eval_jaxpr`."""
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, args)
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, args):
     """Run a jaxpr by binding its primitives (in whatever trace is current)."""
     env: dict[int, object] = {}

@@ -276,6 +276,19 @@ def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
     return Program(device, arg_nodes, list(consts.values()), out_nodes, name)
 
 
+def run_program(program, nodes: list[LazyNode], out_avals) -> list[LazyNode]:
+    """`program` run on `nodes`, realized first (scalars and pending constants go where it
+    runs): a node over each output's new buffer."""
+    with GRAPH_LOCK:
+        for node in nodes:
+            if node.device is None:
+                node.device = program.device
+        realize(nodes)
+    buffers = program.run([node.buffer.slot for node in nodes])
+    return [LazyNode.from_buffer(buffer, *storage(aval), program.device)
+            for buffer, aval in zip(buffers, out_avals)]
+
+
 class Lowered:
     """What `jitted.lower(*args)` returns: the jaxpr and the kernels it compiles to."""
 
@@ -539,16 +552,8 @@ class Jitted:
         if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
             return self._stage(len(args), static, leaves, in_tree)
         entry = self._compiled(args, kwargs, static, leaves, in_tree)
-        program = entry.program
-        nodes = [_as_node(x) for x in leaves]
-        with GRAPH_LOCK:
-            for node in nodes:
-                if node.device is None:  # scalars, pending constants: where the program runs
-                    node.device = program.device
-            realize(nodes)
-        outs = program.run([n.buffer.slot for n in nodes])
-        results = [ArrayImpl(LazyNode.from_buffer(buf, *storage(aval), program.device), aval)
-                   for buf, aval in zip(outs, entry.closed.out_avals)]
+        outs = run_program(entry.program, [_as_node(x) for x in leaves], entry.closed.out_avals)
+        results = [ArrayImpl(node, aval) for node, aval in zip(outs, entry.closed.out_avals)]
         nan_checks.check_jitted(self._name, results, lambda: self._fun(*args, **kwargs))
         self._donate_inputs(args)
         return pytree.tree_unflatten(entry.out_tree, results)

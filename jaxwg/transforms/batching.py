@@ -160,21 +160,21 @@ def batch_fun(fun, size: int, in_dims, out_dims=None):
 def batch_jaxpr(closed, size: int, in_dims, what: str, out_dims=None):
     """`closed` over batches as a closed jaxpr (see `batch_fun`); it closes over concrete
     values only."""
-    from ..frontend.jaxpr import eval_jaxpr, trace_body
+    from ..frontend.jaxpr import jaxpr_as_fun, trace_body
 
-    fun = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs), size, in_dims, out_dims)
+    fun = batch_fun(jaxpr_as_fun(closed), size, in_dims, out_dims)
     return trace_body(fun, _batched_avals(closed.in_avals, in_dims, size), f"vmap of {what}")
 
 
 def batched_outputs(closed, size: int, in_dims) -> list[bool]:
     """Which outputs of `closed` depend on the batch when its inputs at `in_dims` are
     batched (traced for their batch dims only; nothing is computed)."""
-    from ..frontend.jaxpr import eval_jaxpr, trace_to_jaxpr
+    from ..frontend.jaxpr import jaxpr_as_fun, trace_to_jaxpr
 
     dims = []
 
     def outputs(*xs):
-        outs, got = vmap_flat(lambda *a: eval_jaxpr(closed.jaxpr, closed.consts, a), size, xs, in_dims,
+        outs, got = vmap_flat(jaxpr_as_fun(closed), size, xs, in_dims,
                               _running_axis_name())
         dims.extend(got)
         return outs

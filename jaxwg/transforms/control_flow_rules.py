@@ -26,7 +26,7 @@ import numpy as np
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
-from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, trace_body
+from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, jaxpr_as_fun, trace_body
 from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .batching import batch_jaxpr, batch_size, batched_first, batched_outputs, move_axis
 from .transpose import UndefinedPrimal, backward_pass, is_undefined
@@ -37,10 +37,6 @@ def _permuted(closed: ClosedJaxpr, in_order, out_order) -> ClosedJaxpr:
     j = closed.jaxpr
     return ClosedJaxpr(Jaxpr(j.constvars, [j.invars[i] for i in in_order], j.eqns,
                              [j.outvars[i] for i in out_order]), closed.consts)
-
-
-def _run(closed: ClosedJaxpr):
-    return lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, xs)
 
 
 # -- JVP --------------------------------------------------------------------------------------
@@ -56,7 +52,7 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzero: list[bool], what: str):
     def fn(*args):
         it = iter(args[n:])
         ts = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(avals, nonzero)]
-        p_out, t_out = jvp_flat(_run(closed), args[:n], ts)
+        p_out, t_out = jvp_flat(jaxpr_as_fun(closed), args[:n], ts)
         return p_out + [instantiate(t, tangent_aval(a))
                         for t, a, d in zip(t_out, closed.out_avals, out_diff) if d]
 
@@ -98,7 +94,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
              + list(range(k + m + kt, k + m + kt + sum(carry_nz))))
     body = _permuted(body, order, range(len(body.jaxpr.outvars)))
     t_avals = [tangent_aval(aval_of(c)) for c, nz in zip(carry, carry_nz) if nz]
-    cond = trace_body(lambda *xs: _run(cond_jaxpr)(*xs[:nc + m]), cond_jaxpr.in_avals + t_avals,
+    cond = trace_body(lambda *xs: jaxpr_as_fun(cond_jaxpr)(*xs[:nc + m]), cond_jaxpr.in_avals + t_avals,
                   "jvp of while_loop's cond")
     bc_t = [t for t, nz in zip(tangents[nc:nc + nb], bc_nz) if nz]
     outs = P.while_p.bind(*cc, *bc, *bc_t, *carry, *_carry_tangents(carry, tangents[nc + nb:]),

@@ -19,15 +19,11 @@ import functools
 
 from ..frontend import pytree
 from ..frontend.array import aval_of
-from ..frontend.jit import jit
+from ..frontend.jit import _index_tuple, jit
 from .api_extras import local_device_count
 from .batching import _flat_axes, vmap
 
 __all__ = ["pmap"]
-
-
-def _positions(argnums) -> tuple[int, ...]:
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
@@ -41,7 +37,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
     >>> jaxwg.pmap(lambda x, n: x * n, static_broadcasted_argnums=1)(jnp.ones((1, 2)), 3).tolist()
     [[3.0, 3.0]]
     """
-    static = _positions(static_broadcasted_argnums)
+    static = _index_tuple(static_broadcasted_argnums)
     available = len(devices) if devices is not None else local_device_count(backend)
 
     @functools.lru_cache(maxsize=None)

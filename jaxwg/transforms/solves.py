@@ -27,8 +27,8 @@ from typing import NamedTuple
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend import pytree
-from ..frontend.array import aval_of as aval_of_value
-from ..frontend.jaxpr import (ClosedJaxpr, eval_jaxpr, hoist_tracer_consts, trace_body,
+from ..frontend.array import aval_of
+from ..frontend.jaxpr import (ClosedJaxpr, hoist_tracer_consts, jaxpr_as_fun, trace_body,
                               trace_to_jaxpr)
 from .ad import Zero, instantiate, jvp, tangent_aval
 from .batching import batch_jaxpr, batch_size, batched_first, move_axis
@@ -123,8 +123,6 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool 
     >>> [round(v, 6) for v in jaxwg.jvp(x, (jnp.array([3.0, 4.0]),), (jnp.array([1.0, 0.0]),))[1].tolist()]
     [0.6, -0.2]
     """
-    from ..frontend.array import aval_of
-
     if transpose_solve is None and symmetric:
         transpose_solve = solve
     b_leaves, b_tree = pytree.tree_flatten(b)
@@ -133,7 +131,7 @@ def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric: bool 
     _check_matvec(matvec_jaxpr, b_avals)
 
     def matvec_of(consts):
-        return lambda v: pytree.tree_unflatten(b_tree, _run(matvec_jaxpr)(*consts, *pytree.tree_leaves(v)))
+        return lambda v: pytree.tree_unflatten(b_tree, jaxpr_as_fun(matvec_jaxpr)(*consts, *pytree.tree_leaves(v)))
 
     solve_jaxpr, solve_consts, solve_tree = _traced(lambda v: solve(matvec_of(matvec_consts), v),
                                                     b_tree, b_avals, "custom_linear_solve's solve")
@@ -159,10 +157,6 @@ def _check_matvec(matvec_jaxpr, b_avals) -> None:
     got, want = ([a.shape for a in avals] for avals in (matvec_jaxpr.out_avals, b_avals))
     if got != want:
         raise ValueError(f"matvec() output shapes must match b, got {got} and {want}")
-
-
-def _run(closed: ClosedJaxpr):
-    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, list(args))
 
 
 def _split(values, const_lengths):
@@ -191,14 +185,14 @@ def _solve_jvp(primals, tangents, *, const_lengths, jaxprs):
     (mv_consts, _, _, _), b = _split(primals, const_lengths)
     (mv_dots, _, _, _), b_dots = _split(tangents, const_lengths)
     x = outs[:len(b)]
-    rhs = [instantiate(t, tangent_aval(aval_of_value(v))) for t, v in zip(b_dots, b)]
+    rhs = [instantiate(t, tangent_aval(aval_of(v))) for t, v in zip(b_dots, b)]
     if not all(isinstance(t, Zero) for t in mv_dots):
-        dots = [instantiate(t, tangent_aval(aval_of_value(c))) for t, c in zip(mv_dots, mv_consts)]
-        _, da_x = jvp(lambda *c: _run(jaxprs.matvec)(*c, *x), tuple(mv_consts), tuple(dots))
+        dots = [instantiate(t, tangent_aval(aval_of(c))) for t, c in zip(mv_dots, mv_consts)]
+        _, da_x = jvp(lambda *c: jaxpr_as_fun(jaxprs.matvec)(*c, *x), tuple(mv_consts), tuple(dots))
         rhs = [r - d for r, d in zip(rhs, da_x)]
     x_dot = P.custom_linear_solve_p.bind(*primals[:len(primals) - len(b)], *rhs,
                                          const_lengths=const_lengths, jaxprs=jaxprs)[:len(b)]
-    aux = [Zero(tangent_aval(aval_of_value(a))) for a in outs[len(b):]]
+    aux = [Zero(tangent_aval(aval_of(a))) for a in outs[len(b):]]
     return outs, list(x_dot) + aux
 
 
@@ -212,7 +206,7 @@ def _solve_transpose(cts, *args, const_lengths, jaxprs):
         raise NotImplementedError("custom_linear_solve: transposition with respect to the "
                                   "constants of its functions")
     n = len(b)
-    x_only = trace_body(lambda *a: _run(jaxprs.solve)(*a)[:n], jaxprs.solve.in_avals,
+    x_only = trace_body(lambda *a: jaxpr_as_fun(jaxprs.solve)(*a)[:n], jaxprs.solve.in_avals,
                         "custom_linear_solve's solve")
     swapped = LinearSolveJaxprs(jaxprs.vecmat, jaxprs.matvec, jaxprs.transpose_solve, x_only)
     ct_x = [instantiate(c, tangent_aval(v.aval)) for c, v in zip(cts[:n], b)]
