@@ -234,3 +234,36 @@ def test_a_product_with_an_integer_zero_keeps_nan_for_infinities(float_dtype, ze
              "b & (b < b)": lambda b, i: b & (b < b), "i != i": lambda b, i: i != i}
     got = jaxwg.jit(lambda x, b, i: x * zeros[zero](b, i).astype(x.dtype))(x, b, i)
     np.testing.assert_array_equal(np.asarray(got), x * np.zeros_like(x))
+
+
+@pytest.mark.parametrize("square", [True, False], ids=["sum of squares", "sum"])
+def test_sums_of_outer_products_keep_ieee_terms(square):
+    """Each example's sum over an outer product x_a * d_b (squared: a per-example gradient
+    norm) has unrolled terms that share factors; they are added as opaque copies (of the
+    term, or of a square's operand) rather than through guarded adds. Overflowing
+    products, inf * 0 and NaN must still reach the sums as IEEE float32 terms give them."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((6, 64)).astype(np.float32)
+    d = rng.standard_normal((6, 32)).astype(np.float32)
+    x[1, 5] = np.inf                     # an infinite term
+    d[2, 7] = np.nan                     # a NaN term
+    x[3, 0], d[3, 0] = 1e20, 1e20        # a product past float32's range
+    x[4, 3], d[4, :] = 0.0, np.inf       # 0 * inf
+    x[5] *= 1e-12                        # squares below float32's range
+    d[5] *= 1e-12
+    with np.errstate(all="ignore"):
+        terms = x[:, :, None] * d[:, None, :]  # float32 terms, as the kernel's
+        terms = terms ** 2 if square else terms
+        want = terms.astype(np.float64).sum(axis=(1, 2))
+
+    def f(x, d):
+        t = x[:, :, None] * d[:, None, :]
+        return jnp.sum(t ** 2 if square else t, axis=(1, 2))
+    assert "opaque_f32(" in jaxwg.jit(f).lower(x, d).as_text(dialect="wgsl")
+    got = np.asarray(jaxwg.jit(f)(x, d)).astype(np.float64)
+    finite = np.isfinite(want)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
+    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)]), (got, want)
+    # float32 sums of 2048 terms: a few ulp of the sum of their magnitudes
+    scale = np.abs(terms).astype(np.float64).sum(axis=(1, 2))
+    np.testing.assert_array_less(np.abs(got[finite] - want[finite]), 1e-5 * scale[finite] + 1e-45)

@@ -200,6 +200,7 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
         group = traits.workgroup_size
         parts = max(2, min(-(-SPLIT_WORKGROUPS // outputs), length // (16 * group)),
                     -(-length // (group * MAX_THREAD_TERMS)))
+        parts = whole_step_parts(length, group * SPLIT_UNROLL, parts)
         first, second = split_reduction(kernel, parts, "contiguous")
         first_tuning = Tuning(workgroup_size=group, group=group, unroll=SPLIT_UNROLL)
     else:
@@ -210,6 +211,23 @@ def plan(kernel: Kernel, traits: AdapterTraits, split: bool = True) -> list[Pass
     (last,) = plan(second, traits, split=False)
     return [Pass(first, first_tuning, direct, writes_scratch=True),
             replace(last, inputs=direct + ("scratch",))]
+
+
+def whole_step_parts(length: int, step: int, parts: int) -> int:
+    """The count of slices nearest `parts` (at least `parts`, at most twice it) that
+    cuts a row of `length` terms into slices of whole steps of `step` terms, else
+    `parts`. A slice that ends inside a step masks every term of its steps with a
+    compare and a select: the per-example norms' rows of 784 x 512 terms in 8 slices
+    of 12.25 steps of 4096 (7 slices: 14 steps each).
+
+    >>> whole_step_parts(784 * 512, 4096, 8), whole_step_parts(1 << 20, 4096, 8)
+    (14, 8)
+    """
+    steps, rest = divmod(length, step)
+    if rest:
+        return parts
+    whole = [p for p in range(parts, 2 * parts + 1) if steps % p == 0]
+    return whole[0] if whole else parts
 
 
 def resized(tuning: Tuning, workgroup_size: int) -> Tuning | None:
