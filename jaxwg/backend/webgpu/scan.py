@@ -26,6 +26,7 @@ from __future__ import annotations
 from ...core.routine import CumulativeSum
 from .codegen import WGSL_TYPE
 from .routines import RoutinePlan, RoutineStep
+from .sort import SWIZZLE
 
 THREADS = 256
 PER = 8  # contiguous elements a thread scans
@@ -60,16 +61,16 @@ const BLOCK = {BLOCK}u;
 const LENGTH = {routine.length}u;
 const PER_ROW = {per_row}u;
 const BLOCKS = {routine.rows * per_row}u;
-var<workgroup> tile: array<T, BLOCK>;
+var<workgroup> tile: array<T, BLOCK>;  // indexed through `slot`
 var<workgroup> partial: array<T, THREADS>;
-
+{SWIZZLE}
 // The inclusive scan of `tile` in place; returns its total. Every thread calls it.
 fn scan_tile(t: u32) -> T {{
   let first = t * PER;
-  var run = tile[first];
+  var run = tile[slot(first)];
   for (var i = 1u; i < PER; i++) {{
-    run = run + tile[first + i];
-    tile[first + i] = run;
+    run = run + tile[slot(first + i)];
+    tile[slot(first + i)] = run;
   }}
   partial[t] = run;
   workgroupBarrier();
@@ -81,7 +82,7 @@ fn scan_tile(t: u32) -> T {{
     workgroupBarrier();
   }}
   let before = select(ZERO, partial[max(t, 1u) - 1u], t > 0u);
-  for (var i = 0u; i < PER; i++) {{ tile[first + i] = before + tile[first + i]; }}
+  for (var i = 0u; i < PER; i++) {{ tile[slot(first + i)] = before + tile[slot(first + i)]; }}
   let total = partial[THREADS - 1u];
   workgroupBarrier();
   return total;
@@ -134,14 +135,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   for (var chunk = 0u; chunk < PER_ROW; chunk += BLOCK) {
     for (var i = 0u; i < PER; i++) {
       let e = i * THREADS + t;
-      tile[e] = select(ZERO, sums[first + min(chunk + e, PER_ROW - 1u)], chunk + e < PER_ROW);
+      tile[slot(e)] = select(ZERO, sums[first + min(chunk + e, PER_ROW - 1u)], chunk + e < PER_ROW);
     }
     workgroupBarrier();
     let total = scan_tile(t);
     for (var i = 0u; i < PER; i++) {
       let e = i * THREADS + t;
       if (chunk + e < PER_ROW) {
-        sums[first + chunk + e] = carry + select(ZERO, tile[max(e, 1u) - 1u], e > 0u);
+        sums[first + chunk + e] = carry + select(ZERO, tile[slot(max(e, 1u) - 1u)], e > 0u);
       }
     }
     carry = carry + total;
@@ -154,7 +155,7 @@ _SCAN = _BLOCK_ENTRY + """  let start = at.x * LENGTH + at.y;
   let count = min(BLOCK, LENGTH - at.y);
   for (var i = 0u; i < PER; i++) {
     let e = i * THREADS + t;
-    tile[e] = select(ZERO, x[start + min(e, count - 1u)], e < count);
+    tile[slot(e)] = select(ZERO, x[start + min(e, count - 1u)], e < count);
   }
   workgroupBarrier();
   scan_tile(t);
@@ -162,7 +163,7 @@ _SCAN = _BLOCK_ENTRY + """  let start = at.x * LENGTH + at.y;
   if (PER_ROW > 1u) { offset = sums[g]; }
   for (var i = 0u; i < PER; i++) {
     let e = i * THREADS + t;
-    if (e < count) { out[start + e] = offset + tile[e]; }
+    if (e < count) { out[start + e] = offset + tile[slot(e)]; }
   }
 }
 """

@@ -41,6 +41,14 @@ MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower
 LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
 
+# Where word `i` of a block sits in workgroup memory: each run of 32 words permuted by
+# the run's number, so that the 32 threads of a warp that each take 8 neighbouring words
+# (the lowest levels of the network, a scan's per-thread runs) read 32 different banks
+# instead of 8-way conflicting ones. The layout stays the array's size.
+SWIZZLE = """
+fn slot(i: u32) -> u32 { return i ^ ((i >> 5u) & 31u); }
+"""
+
 
 def padded_length(routine: SortPermutation) -> int:
     return 1 << max(0, routine.length - 1).bit_length()
@@ -80,20 +88,24 @@ def plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
     return RoutinePlan(shaders, tuple(steps), (routine.keys + 1) * total * 4)
 
 
-def _levels(memory: str, plane_stride: str, planes: int, levels: int) -> str:
+def _levels(memory: str, plane_stride: str, planes: int, levels: int, swizzled: bool = False) -> str:
     """A WGSL function `levels<L>(q, span, k, base)` running L levels of the network on
     `memory` (planes `plane_stride` apart) for the thread's group q: the 2^L elements
     `first + i * span`, where `first` is q with L zero bits put in at `span`'s bit.
     They are read into registers `v<i>_<plane>`, compared as (keys, position) tuples
-    (no two tie) and written back in order."""
+    (no two tie) and written back in order. `swizzled`: `memory` is indexed through
+    `slot` (`SWIZZLE`)."""
     count = 1 << levels
     at = [f"{p}u * {plane_stride} + " if p else "" for p in range(planes)]
+    close = ")" if swizzled else ""
+    if swizzled:
+        at = [f"slot({a}" for a in at]
     body = ["let low = q & (span - 1u);",
             f"let first = ((q - low) << {levels}u) | low;",
             "let ascending = ((base + first) & (M - 1u) & k) == 0u;"]
     for i in range(count):
         body.append(f"let e{i} = first + {i}u * span;")
-        body += [f"var v{i}_{p} = {memory}[{at[p]}e{i}];" for p in range(planes)]
+        body += [f"var v{i}_{p} = {memory}[{at[p]}e{i}{close}];" for p in range(planes)]
     for level in reversed(range(levels)):
         for i in range(count):
             if i & (1 << level):
@@ -106,7 +118,7 @@ def _levels(memory: str, plane_stride: str, planes: int, levels: int) -> str:
             body += [f"  let t{p} = v{a}_{p}; v{a}_{p} = v{b}_{p}; v{b}_{p} = t{p};" for p in range(planes)]
             body.append("}")
     for i in range(count):
-        body += [f"{memory}[{at[p]}e{i}] = v{i}_{p};" for p in range(planes)]
+        body += [f"{memory}[{at[p]}e{i}{close}] = v{i}_{p};" for p in range(planes)]
     return (f"fn levels{levels}(q: u32, span: u32, k: u32, base: u32) {{\n"
             + "\n".join("  " + line for line in body) + "\n}\n")
 
@@ -129,7 +141,7 @@ const ROW_ELEMENTS = {routine.rows * routine.length}u;
 
 def _block_shader(routine: SortPermutation, m: int, block: int) -> str:
     planes = routine.keys + 1
-    functions = "".join(_levels("tile", "BLOCK", planes, n) for n in range(1, LEVELS + 1))
+    functions = "".join(_levels("tile", "BLOCK", planes, n, swizzled=True) for n in range(1, LEVELS + 1))
     rounds = "\n".join(
         f"      {'if' if n == LEVELS else '} else if'} (levels == {n}u) {{\n"
         f"        for (var q = lid.x; q < (BLOCK >> {n}u); q += {THREADS}u) {{ levels{n}(q, span, k, base); }}"
@@ -137,30 +149,30 @@ def _block_shader(routine: SortPermutation, m: int, block: int) -> str:
     return _common(routine, m) + f"""\
 const BLOCK = {block}u;
 var<workgroup> tile: array<u32, {block * planes}>;
-
+{SWIZZLE}
 {functions}
 fn load(e: u32, g: u32) {{
   if ((params.flags & {READ_INPUT}u) == 0u) {{
-    for (var p = 0u; p <= KEYS; p++) {{ tile[p * BLOCK + e] = work[p * TOTAL + g]; }}
+    for (var p = 0u; p <= KEYS; p++) {{ tile[slot(p * BLOCK + e)] = work[p * TOTAL + g]; }}
     return;
   }}
   let column = g % M;
   let real = g < TOTAL && column < LENGTH;
   let source = min((g / M) * LENGTH + column, ROW_ELEMENTS - 1u);
   for (var p = 0u; p < KEYS; p++) {{
-    tile[p * BLOCK + e] = select(0xFFFFFFFFu, keys_in[p * ROW_ELEMENTS + source], real);
+    tile[slot(p * BLOCK + e)] = select(0xFFFFFFFFu, keys_in[p * ROW_ELEMENTS + source], real);
   }}
-  tile[KEYS * BLOCK + e] = select(0xFFFFFFFFu, column, g < TOTAL);
+  tile[slot(KEYS * BLOCK + e)] = select(0xFFFFFFFFu, column, g < TOTAL);
 }}
 
 fn store(e: u32, g: u32) {{
   if (g >= TOTAL) {{ return; }}
   if ((params.flags & {WRITE_OUTPUT}u) == 0u) {{
-    for (var p = 0u; p <= KEYS; p++) {{ work[p * TOTAL + g] = tile[p * BLOCK + e]; }}
+    for (var p = 0u; p <= KEYS; p++) {{ work[p * TOTAL + g] = tile[slot(p * BLOCK + e)]; }}
     return;
   }}
   let column = g % M;
-  if (column < LENGTH) {{ out[(g / M) * LENGTH + column] = i32(tile[KEYS * BLOCK + e]); }}
+  if (column < LENGTH) {{ out[(g / M) * LENGTH + column] = i32(tile[slot(KEYS * BLOCK + e)]); }}
 }}
 
 @compute @workgroup_size({THREADS})
