@@ -43,6 +43,20 @@ def check_arraylike(name: str, *args) -> None:
                             f"{type(a)} at position {position}.")
 
 
+def ensure_arraylike(name: str, *args):
+    """`args` checked with `check_arraylike` (JAX's TypeError for lists and tuples, which
+    JAX does not read as arrays outside `jnp.array`) and made arrays: one array for one
+    argument, else a list.
+
+    >>> ensure_arraylike("sum", [1.0, 2.0])
+    Traceback (most recent call last):
+    TypeError: sum requires ndarray or scalar arguments, got <class 'list'> at position 0.
+    """
+    check_arraylike(name, *args)
+    arrays = [to_array(a) for a in args]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
 def result_dtype(*args):
     """(kernel dtype, weak) that JAX's promotion gives `args`."""
     np_dtype, weak = promotion.result_type_and_weak(

@@ -224,10 +224,8 @@ def full(shape, fill_value, dtype=None, *, device=None):
     >>> jnp.full((2,), 7)
     Array([7, 7], dtype=int32, weak_type=True)
     """
+    check_arraylike("full", fill_value)
     shape = _shape(shape)
-    if isinstance(fill_value, (list, tuple)):
-        raise TypeError(f"full requires ndarray or scalar arguments, got {type(fill_value)} "
-                        "at position 0.")
     if dtype is not None and avals.is_python_scalar(fill_value):
         # as JAX's lax.full converts it: an int wraps (full(2, 300, uint8) is 44), a float
         # saturates; arrays convert as asarray converts them
@@ -284,9 +282,7 @@ def _like(name: str, value):
 
 def _full_like(name: str, a, fill_value, dtype, shape):
     """JAX's `*_like`: `a`'s dtype and weak type unless `dtype` is given."""
-    if not (is_array(a) or avals.is_python_scalar(a) or isinstance(a, (np.ndarray, np.generic))):
-        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at "
-                        "position 0.")
+    check_arraylike(name, a, fill_value)
     ref = aval_of(a)
     target = ref.dtype if dtype is None else avals.canonical_dtype(dtype)
     out = full(ref.shape if shape is None else shape, fill_value, target)
@@ -376,11 +372,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    for name, v in (("start", start), ("stop", stop)):
-        if not (is_array(v) or avals.is_python_scalar(v) or isinstance(v, (np.ndarray,
-                                                                            np.generic))):
-            raise TypeError(f"linspace requires ndarray or scalar arguments, got {type(v)} "
-                            f"for {name}.")
+    check_arraylike("linspace", start, stop)
     if dtype is None:
         out_dtype = result_dtype(start, stop)[0]
         out_dtype = out_dtype if out_dtype.is_inexact else _float_dtype()

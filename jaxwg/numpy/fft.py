@@ -23,7 +23,7 @@ from .. import lax
 from ..frontend.array import aval_of
 from ..lax.fft import FftType
 from . import creation, manipulation, more_math, padding, structure
-from ._util import check_arraylike, to_array
+from ._util import check_arraylike, ensure_arraylike, to_array
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
@@ -157,7 +157,7 @@ def hfft(a, n=None, axis: int = -1, norm=None):
     [8.0, -2.0, 0.0, -2.0]
     """
     _one_axis("hfft", axis)
-    conj = more_math.conj(to_array(a))
+    conj = more_math.conj(ensure_arraylike("hfft", a))
     length = 2 * (aval_of(conj).shape[axis] - 1) if n is None else n
     return _transform("hfft", FftType.IRFFT, conj, None if n is None else [n], [axis], norm) * length
 
@@ -300,7 +300,6 @@ def rfftfreq(n: int, d=1.0, *, dtype=None, device=None):
 
 
 def _shifted(x, axes, sign: int):
-    x = to_array(x)
     shape = aval_of(x).shape
     if axes is None:
         axes = tuple(range(len(shape)))
@@ -317,7 +316,7 @@ def fftshift(x, axes=None):
     >>> jnp.fft.fftshift(jnp.arange(5)).tolist()
     [3, 4, 0, 1, 2]
     """
-    return _shifted(x, axes, 1)
+    return _shifted(ensure_arraylike("fftshift", x), axes, 1)
 
 
 def ifftshift(x, axes=None):
@@ -327,7 +326,7 @@ def ifftshift(x, axes=None):
     >>> jnp.fft.ifftshift(jnp.array([3, 4, 0, 1, 2])).tolist()
     [0, 1, 2, 3, 4]
     """
-    return _shifted(x, axes, -1)
+    return _shifted(ensure_arraylike("ifftshift", x), axes, -1)
 
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).

@@ -32,6 +32,7 @@ from ._util import (
     broadcast_shapes,
     canonicalize_axis,
     check_arraylike,
+    ensure_arraylike,
     is_array,
     promote,
     reject_out,
@@ -258,7 +259,7 @@ MAX_EMPTY_PIECES = 1 << 16
 
 
 def _split(name: str, ary, indices_or_sections, axis):
-    x = to_array(ary)
+    x = ensure_arraylike(name, ary)
     shape = aval_of(x).shape
     ax = axis_index(axis, len(shape))
     n = shape[ax]
@@ -330,6 +331,7 @@ def append(arr, values, axis=None):
     >>> jnp.append(jnp.array([[1, 2]]), jnp.array([3])).tolist()
     [1, 2, 3]
     """
+    check_arraylike("append", arr, values)
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([arr, values], axis=axis)

@@ -49,7 +49,7 @@ from .. import lax
 from .. import numpy as jnp  # this module is part of jaxwg.numpy, imported last
 from ..frontend.jit import jit
 from ..transforms.custom import custom_jvp
-from ._util import check_arraylike, promote
+from ._util import check_arraylike, ensure_arraylike, promote
 from .manipulation import matrix_transpose  # noqa: F401  (also jnp.linalg's)
 from .products import vecdot  # noqa: F401  (the same in both namespaces, as in JAX)
 from .ufuncs import abs_squared
@@ -163,8 +163,8 @@ def solve(a, b):
     >>> jnp.linalg.solve(jnp.array([[2.0, 0.0], [0.0, 4.0]]), jnp.array([2.0, 2.0])).tolist()
     [1.0, 0.5]
     """
+    check_arraylike("jnp.linalg.solve", a, b)
     a = _square("solve", a)
-    check_arraylike("jnp.linalg.solve", b)
     a, b = promote(a, b, to_inexact=True)
     n = a.shape[-1]
     if b.ndim == 1:
@@ -438,6 +438,7 @@ def eigvalsh(a, UPLO=None, *, symmetrize_input: bool = True):
     >>> [round(x, 5) for x in jnp.linalg.eigvalsh(jnp.array([[2.0, 0.0], [0.0, 1.0]])).tolist()]
     [1.0, 2.0]
     """
+    check_arraylike("jnp.linalg.eigvalsh", a)
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
@@ -727,6 +728,7 @@ def svdvals(x, /):
     >>> [round(v, 4) for v in jnp.linalg.svdvals(jnp.array([[0.0, 2.0], [1.0, 0.0]])).tolist()]
     [2.0, 1.0]
     """
+    check_arraylike("jnp.linalg.svdvals", x)
     return svd(x, compute_uv=False)
 
 
@@ -868,6 +870,7 @@ def multi_dot(arrays, *, precision=None):
     >>> jnp.linalg.multi_dot([jnp.ones(2), jnp.ones((2, 3)), jnp.ones(3)]).tolist()
     6.0
     """
+    check_arraylike("jnp.linalg.multi_dot", *arrays)
     arrays = [jnp.asarray(x) for x in arrays]
     if len(arrays) < 2:
         raise ValueError(f"multi_dot requires at least two arrays, got {len(arrays)}")
@@ -885,7 +888,7 @@ def tensorinv(a, ind: int = 2):
     >>> jnp.linalg.tensorinv(2 * jnp.eye(4).reshape(4, 2, 2), ind=1).shape
     (2, 2, 4)
     """
-    a = jnp.asarray(a)
+    a = ensure_arraylike("tensorinv", a)
     if ind <= 0:
         raise ValueError(f"ind must be a positive integer, got {ind}")
     rows, cols = a.shape[:ind], a.shape[ind:]
@@ -904,7 +907,7 @@ def tensorsolve(a, b, axes=None):
     >>> jnp.linalg.tensorsolve(2 * jnp.eye(4).reshape(2, 2, 4), jnp.ones((2, 2))).tolist()
     [0.5, 0.5, 0.5, 0.5]
     """
-    a, b = jnp.asarray(a), jnp.asarray(b)
+    a, b = ensure_arraylike("tensorsolve", a, b)
     if axes is not None:
         a = jnp.moveaxis(a, axes, tuple(range(a.ndim - len(axes), a.ndim)))
     out_shape = a.shape[b.ndim:]
@@ -949,6 +952,7 @@ def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
     >>> jnp.linalg.matmul(jnp.ones((2, 3)), jnp.ones(3)).tolist()
     [3.0, 3.0]
     """
+    check_arraylike("jnp.linalg.matmul", x1, x2)
     return jnp.matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
 
 
@@ -959,6 +963,7 @@ def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None)
     >>> float(jnp.linalg.tensordot(jnp.ones((2, 3)), jnp.ones((2, 3))))
     6.0
     """
+    check_arraylike("jnp.linalg.tensordot", x1, x2)
     return jnp.tensordot(x1, x2, axes=axes, precision=precision,
                          preferred_element_type=preferred_element_type)
 
@@ -970,7 +975,7 @@ def outer(x1, x2, /):
     >>> jnp.linalg.outer(jnp.array([1.0, 2.0]), jnp.array([3.0, 4.0])).tolist()
     [[3.0, 4.0], [6.0, 8.0]]
     """
-    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    x1, x2 = ensure_arraylike("jnp.linalg.outer", x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"Input arrays must be one-dimensional, but they are x1.ndim={x1.ndim} "
                          f"x2.ndim={x2.ndim}")
@@ -984,7 +989,7 @@ def cross(x1, x2, /, *, axis: int = -1):
     >>> jnp.linalg.cross(jnp.array([1.0, 0.0, 0.0]), jnp.array([0.0, 1.0, 0.0])).tolist()
     [0.0, 0.0, 1.0]
     """
-    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    x1, x2 = ensure_arraylike("jnp.linalg.cross", x1, x2)
     if x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
                          f"x1.shape[{axis}]={x1.shape[axis]} and x2.shape[{axis}]={x2.shape[axis]}")
@@ -998,6 +1003,7 @@ def diagonal(x, /, *, offset: int = 0):
     >>> jnp.linalg.diagonal(jnp.arange(4.0).reshape(2, 2)).tolist()
     [0.0, 3.0]
     """
+    check_arraylike("jnp.linalg.diagonal", x)
     return jnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
@@ -1008,6 +1014,7 @@ def trace(x, /, *, offset: int = 0, dtype=None):
     >>> float(jnp.linalg.trace(jnp.arange(4.0).reshape(2, 2)))
     3.0
     """
+    check_arraylike("jnp.linalg.trace", x)
     return jnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
@@ -1053,6 +1060,7 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
     >>> float(jnp.linalg.matrix_norm(jnp.array([[1.0, -2.0], [3.0, 4.0]]), ord=1))
     6.0
     """
+    check_arraylike("jnp.linalg.matrix_norm", x)
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 

@@ -32,6 +32,7 @@ from ._util import (
     canonicalize_axis,
     check_arraylike,
     concrete,
+    ensure_arraylike,
     slice_axis,
     static_value,
     to_array,
@@ -100,7 +101,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = newshape if shape is None else shape
     if key_data("reshape", [a]) is not None:  # typed keys reshape their key axes
         return a.reshape(shape, order=order)
-    x = to_array(a)
+    x = ensure_arraylike("reshape", a)
     aval = aval_of(x)
     new = _resolve_shape("reshape", shape, aval.size)
     if order == "F":
@@ -120,7 +121,8 @@ def ravel(a, order="C"):
     """
     if key_data("ravel", [a]) is not None:
         return a.ravel(order)
-    return reshape(a, (aval_of(to_array(a)).size,), order)
+    x = ensure_arraylike("ravel", a)
+    return reshape(x, (aval_of(x).size,), order)
 
 
 def transpose(a, axes=None):
@@ -132,7 +134,7 @@ def transpose(a, axes=None):
     """
     if key_data("transpose", [a]) is not None:
         return a.transpose(axes)
-    x = to_array(a)
+    x = ensure_arraylike("transpose", a)
     nd = aval_of(x).ndim
     if axes is None:
         perm = tuple(reversed(range(nd)))
@@ -150,6 +152,7 @@ def permute_dims(a, /, axes):
     >>> jnp.permute_dims(jnp.ones((2, 3)), (1, 0)).shape
     (3, 2)
     """
+    check_arraylike("permute_dims", a)
     return transpose(a, axes)
 
 
@@ -160,7 +163,7 @@ def matrix_transpose(x, /):
     >>> jnp.matrix_transpose(jnp.ones((5, 2, 3))).shape
     (5, 3, 2)
     """
-    x = to_array(x)
+    x = ensure_arraylike("matrix_transpose", x)
     nd = aval_of(x).ndim
     if nd < 2:
         raise ValueError(f"matrix_transpose requires at least 2 dimensions; got ndim={nd}")
@@ -176,7 +179,7 @@ def squeeze(a, axis=None):
     """
     if key_data("squeeze", [a]) is not None:
         return a.squeeze(axis)
-    x = to_array(a)
+    x = ensure_arraylike("squeeze", a)
     shape = aval_of(x).shape
     if axis is None:
         axes = tuple(i for i, n in enumerate(shape) if n == 1)
@@ -200,7 +203,7 @@ def expand_dims(a, axis):
     >>> jnp.expand_dims(jnp.ones(3), (0, 2)).shape
     (1, 3, 1)
     """
-    x = to_array(a)
+    x = ensure_arraylike("expand_dims", a)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     nd = aval_of(x).ndim + len(axes)
     axes = sorted(canonicalize_axis(ax, nd) for ax in axes)
@@ -217,7 +220,7 @@ def broadcast_to(array, shape):
     >>> jnp.broadcast_to(jnp.arange(3), (2, 3)).shape
     (2, 3)
     """
-    x = to_array(array)
+    x = ensure_arraylike("broadcast_to", array)
     shape = (operator.index(shape),) if not hasattr(shape, "__iter__") else tuple(shape)
     return broadcast_to_shape(x, shape)
 
@@ -230,6 +233,7 @@ def broadcast_arrays(*args):
     >>> [a.shape for a in jnp.broadcast_arrays(jnp.ones((2, 1)), jnp.ones(3))]
     [(2, 3), (2, 3)]
     """
+    check_arraylike("broadcast_arrays", *args)
     arrays = [to_array(a) for a in args]
     shape = broadcast_shapes(*[aval_of(a).shape for a in arrays])
     return [broadcast_to_shape(a, shape) for a in arrays]
@@ -242,7 +246,7 @@ def astype(x, dtype, /, *, copy=False, device=None):
     >>> jnp.astype(jnp.array([1.7, -1.7]), jnp.int32)
     Array([ 1, -1], dtype=int32)
     """
-    return lax.convert_element_type(to_array(x), avals.canonical_dtype(dtype))
+    return lax.convert_element_type(ensure_arraylike("astype", x), avals.canonical_dtype(dtype))
 
 
 def shape(a):
@@ -326,7 +330,7 @@ def moveaxis(a, source, destination):
     >>> jnp.moveaxis(jnp.ones((2, 3, 4)), (0, 1), (2, 0)).shape
     (3, 4, 2)
     """
-    x = to_array(a)
+    x = ensure_arraylike("moveaxis", a)
     nd = aval_of(x).ndim
     src = tuple(axis_index(s, nd) for s in _int_tuple(source))
     dst = tuple(axis_index(d, nd) for d in _int_tuple(destination))
@@ -366,7 +370,7 @@ def swapaxes(a, axis1, axis2):
     >>> jnp.swapaxes(jnp.ones((2, 3, 4)), 0, 2).shape
     (4, 3, 2)
     """
-    x = to_array(a)
+    x = ensure_arraylike("swapaxes", a)
     nd = aval_of(x).ndim
     i, j = axis_index(axis1, nd), axis_index(axis2, nd)
     perm = list(range(nd))
@@ -382,7 +386,7 @@ def rot90(m, k=1, axes=(0, 1)):
     >>> jnp.rot90(jnp.array([[1, 2], [3, 4]])).tolist()
     [[2, 4], [1, 3]]
     """
-    x = to_array(m)
+    x = ensure_arraylike("rot90", m)
     nd = aval_of(x).ndim
     if nd < 2:
         raise ValueError("rot90 requires its first argument to have ndim at least two, but "
@@ -410,7 +414,7 @@ def flip(m, axis=None):
     >>> jnp.flip(jnp.arange(6).reshape(2, 3), 1).tolist()
     [[2, 1, 0], [5, 4, 3]]
     """
-    x = to_array(m)
+    x = ensure_arraylike("flip", m)
     nd = aval_of(x).ndim
     dims = tuple(range(nd)) if axis is None else tuple(axis_index(a, nd) for a in _int_tuple(axis))
     return lax.rev(x, dims) if dims else x
@@ -424,6 +428,7 @@ def fliplr(m):
     >>> jnp.fliplr(jnp.array([[1, 2], [3, 4]])).tolist()
     [[2, 1], [4, 3]]
     """
+    check_arraylike("fliplr", m)
     return flip(m, 1)
 
 
@@ -435,6 +440,7 @@ def flipud(m):
     >>> jnp.flipud(jnp.array([[1, 2], [3, 4]])).tolist()
     [[3, 4], [1, 2]]
     """
+    check_arraylike("flipud", m)
     return flip(m, 0)
 
 
@@ -544,7 +550,7 @@ def tile(A, reps):
     >>> jnp.tile(jnp.array([1, 2]), (2, 2)).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
-    x = to_array(A)
+    x = ensure_arraylike("tile", A)
     try:
         reps = tuple(reps)
     except TypeError:
@@ -598,6 +604,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
     >>> jnp.repeat(jnp.array([[1, 2], [3, 4]]), jnp.array([1, 2]), axis=0).tolist()
     [[1, 2], [3, 4], [3, 4]]
     """
+    check_arraylike("repeat", a, repeats)
     x = to_array(a)
     if axis is None:
         x, axis = ravel(x), 0

@@ -22,7 +22,7 @@ from ..transforms.custom import custom_jvp
 from . import ufuncs
 from .creation import full_like, ones_like, zeros_like
 from ._util import (aval_of, axis_index, broadcast_shapes, broadcast_to_shape, check_arraylike,
-                    elementwise_operands, slice_axis, static_int, to_array)
+                    elementwise_operands, ensure_arraylike, slice_axis, static_int, to_array)
 from .manipulation import moveaxis
 from .reductions import all as _all, any as _any
 
@@ -96,7 +96,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     >>> jnp.nan_to_num(jnp.array([jnp.nan, jnp.inf, -1.0])).tolist()
     [0.0, 3.4028234663852886e+38, -1.0]
     """
-    x = to_array(x)
+    x = ensure_arraylike("nan_to_num", x)
     if not np.issubdtype(x.dtype, np.inexact):
         return x
     info = np.finfo(x.dtype)
@@ -131,6 +131,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     >>> jnp.allclose(jnp.ones(3), jnp.ones(3) + 1e-9).item()
     True
     """
+    check_arraylike("allclose", a, b)
     return _all(isclose(a, b, rtol, atol, equal_nan))
 
 

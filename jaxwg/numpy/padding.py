@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
-from ._util import aval_of, broadcast_to_shape, is_array, slice_axis, static_value, to_array
+from ._util import aval_of, broadcast_to_shape, ensure_arraylike, is_array, slice_axis, static_value
 from .manipulation import broadcast_to
 
 __all__ = ["pad"]
@@ -192,7 +192,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     >>> jnp.pad(x, 2, mode="edge").tolist(), jnp.pad(x, 2, mode="wrap").tolist()
     ([1, 1, 1, 2, 3, 3, 3], [2, 3, 1, 2, 3, 1, 2])
     """
-    x = to_array(array)
+    x = ensure_arraylike("pad", array)
     nd = aval_of(x).ndim
     widths = _pad_pairs(pad_width, nd, "pad_width")
     if callable(mode) or mode in _PAD_NOT_YET:

@@ -29,8 +29,9 @@ from ._util import (
     broadcast_to_shape,
     canonicalize_axes,
     canonicalize_axis,
+    check_arraylike,
+    ensure_arraylike,
     reject_out,
-    to_array,
 )
 from .ufuncs import abs_squared, isnan, subtract
 
@@ -80,9 +81,15 @@ def _sum_dtype(dtype: dt.DType, promote_integers: bool = False) -> dt.DType:
     return dtype
 
 
+def _where(name: str, where):
+    """A `where` mask checked as an array-like for `name` (None stays)."""
+    return None if where is None else ensure_arraylike(name, where)
+
+
 def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool: bool,
                promote_integers: bool = False):
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
+    where = _where(name, where)
     aval = aval_of(x)
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = avals.canonical_dtype(dtype) if dtype is not None else (
@@ -100,7 +107,7 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
                          "where mask one has to specify 'initial'")
     op = _BOOL_NAME[name] if compute.is_bool else name
     if where is not None:
-        mask = broadcast_to_shape(to_array(where), aval.shape)
+        mask = broadcast_to_shape(where, aval.shape)
         x = lax.select(mask, x, lax.full_like(x, _identity(op, compute)))
     out = _PRIMS[op](x, axes)
     if initial is not None:
@@ -171,12 +178,13 @@ amax, amin = max, min
 
 
 def _bool_reduction(name: str, a, axis, keepdims, where):
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
+    where = _where(name, where)
     aval = aval_of(x)
     x = x if aval.dtype.is_bool else lax.ne(x, lax.full_like(x, 0))
     axes = canonicalize_axes(axis, aval.ndim)
     if where is not None:
-        mask = broadcast_to_shape(to_array(where), aval.shape)
+        mask = broadcast_to_shape(where, aval.shape)
         x = lax.select(mask, x, lax.full_like(x, name == "all"))
     out = (lax.reduce_and if name == "all" else lax.reduce_or)(x, axes)
     return _keep(out, aval.shape, axes, keepdims)
@@ -207,7 +215,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 def _count(aval, axes, where):
     if where is None:
         return math.prod(aval.shape[i] for i in axes)
-    mask = broadcast_to_shape(to_array(where), aval.shape)
+    mask = broadcast_to_shape(where, aval.shape)
     return lax.reduce_sum(lax.convert_element_type(mask, dt.int32), axes)
 
 
@@ -225,7 +233,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     Array(1.5, dtype=float32)
     """
     reject_out("mean", out)
-    x = to_array(a)
+    x = ensure_arraylike("mean", a)
+    where = _where("mean", where)
     aval = aval_of(x)
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = _mean_dtype(aval.dtype, dtype)
@@ -248,7 +257,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     reject_out("var", out)
     if correction is not None:
         ddof = correction
-    x = to_array(a)
+    x = ensure_arraylike("var", a)
+    where = _where("var", where)
     aval = aval_of(x)
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = _mean_dtype(aval.dtype, dtype)
@@ -280,13 +290,14 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     Array(1., dtype=float32)
     """
     reject_out("std", out)
+    check_arraylike("std", a)
     if dtype is not None and not avals.canonical_dtype(dtype).is_float:
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
 
 
 def _arg(name: str, a, axis, keepdims):
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
     aval = aval_of(x)
     if axis is None:
         if aval.size == 0:
@@ -330,7 +341,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     >>> jnp.count_nonzero(jnp.array([0, 1, 2]))
     Array(2, dtype=int32)
     """
-    x = to_array(a)
+    x = ensure_arraylike("count_nonzero", a)
     nonzero = lax.ne(x, lax.full_like(x, 0)) if not aval_of(x).dtype.is_bool else x
     return sum(nonzero, axis=axis, keepdims=keepdims)
 
@@ -343,6 +354,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     Array(3, dtype=int32)
     """
     reject_out("ptp", out)
+    check_arraylike("ptp", a)
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
@@ -354,16 +366,17 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     Array(3., dtype=float32)
     """
     reject_out("nansum", out)
-    x = to_array(a)
+    x = ensure_arraylike("nansum", a)
     if aval_of(x).dtype.is_inexact:
         x = lax.select(isnan(x), lax.full_like(x, 0), x)
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
-def _nan_reduction(reduce, a, axis, keepdims, identity, nan_if_all_nan: bool, **kw):
+def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool,
+                   **kw):
     """`reduce` of `a` with NaNs (complex: a NaN part) replaced by `identity`; NaN where
     a slice is all NaN when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
     if not aval_of(x).dtype.is_inexact:
         return reduce(x, axis, keepdims=keepdims, **kw)
     nan = isnan(x)
@@ -379,7 +392,7 @@ def _not_nan(x, where):
     if not aval_of(x).dtype.is_inexact:
         return where
     keep = ~isnan(x)
-    return keep if where is None else keep & to_array(where)
+    return keep if where is None else keep & where
 
 
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -390,7 +403,7 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     3.0
     """
     reject_out("nanmax", out)
-    return _nan_reduction(max, a, axis, keepdims, float("-inf"), True,
+    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True,
                           initial=initial, where=where)
 
 
@@ -402,7 +415,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     1.0
     """
     reject_out("nanmin", out)
-    return _nan_reduction(min, a, axis, keepdims, float("inf"), True,
+    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True,
                           initial=initial, where=where)
 
 
@@ -414,7 +427,7 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     6.0
     """
     reject_out("nanprod", out)
-    return _nan_reduction(prod, a, axis, keepdims, 1, False, dtype=dtype,
+    return _nan_reduction("nanprod", prod, a, axis, keepdims, 1, False, dtype=dtype,
                           initial=initial, where=where)
 
 
@@ -426,8 +439,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     2.0
     """
     reject_out("nanmean", out)
-    x = to_array(a)
-    return mean(x, axis, dtype, keepdims=keepdims, where=_not_nan(x, where))
+    x = ensure_arraylike("nanmean", a)
+    return mean(x, axis, dtype, keepdims=keepdims, where=_not_nan(x, _where("nanmean", where)))
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -438,8 +451,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     1.0
     """
     reject_out("nanvar", out)
-    x = to_array(a)
-    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims, where=_not_nan(x, where))
+    x = ensure_arraylike("nanvar", a)
+    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims,
+               where=_not_nan(x, _where("nanvar", where)))
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -450,20 +464,20 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     1.0
     """
     reject_out("nanstd", out)
+    check_arraylike("nanstd", a)
     return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where))
 
 
 # -- cumulative ----------------------------------------------------------------------------
 
 
-def _cumulative(name: str, a, axis, dtype, nan_identity=None, promote_integers=False):
+def _cumulative(name: str, x, axis, dtype, nan_identity=None, promote_integers=False):
     """The running `name` ("sum" or "prod") along `axis` (all elements, flattened, when
     None); bools accumulate in the default int, and with `promote_integers` so do small
     integers (unsigned ones in the default unsigned int), as in JAX; with `nan_identity`,
     NaNs count as it (the nancum* functions)."""
     from ..lax import cumulative
 
-    x = to_array(a)
     if axis is None:
         x = lax.reshape(x, (aval_of(x).size,))
         axis = 0
@@ -486,7 +500,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     [1, 3, 6, 10]
     """
     reject_out("cumsum", out)
-    return _cumulative("sum", a, axis, dtype)
+    return _cumulative("sum", ensure_arraylike("cumsum", a), axis, dtype)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
@@ -497,7 +511,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     [1.0, 2.0, 6.0]
     """
     reject_out("cumprod", out)
-    return _cumulative("prod", a, axis, dtype)
+    return _cumulative("prod", ensure_arraylike("cumprod", a), axis, dtype)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -508,7 +522,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     [1.0, 1.0, 4.0]
     """
     reject_out("nancumsum", out)
-    return _cumulative("sum", a, axis, dtype, nan_identity=0)
+    return _cumulative("sum", ensure_arraylike("nancumsum", a), axis, dtype, nan_identity=0)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
@@ -519,11 +533,11 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     [2.0, 2.0, 6.0]
     """
     reject_out("nancumprod", out)
-    return _cumulative("prod", a, axis, dtype, nan_identity=1)
+    return _cumulative("prod", ensure_arraylike("nancumprod", a), axis, dtype, nan_identity=1)
 
 
 def _cumulative_with_initial(name: str, x, axis, dtype, include_initial: bool):
-    x = to_array(x)
+    x = ensure_arraylike(f"cumulative_{name}", x)
     ndim = aval_of(x).ndim
     if ndim == 0:
         what = "sum" if name == "sum" else "product"

@@ -661,6 +661,7 @@ def tril_indices(n, k=0, m=None):
 
 
 def _matrix_shape(name: str, arr):
+    check_arraylike(name, arr)
     shape = arr.shape if hasattr(arr, "shape") else aval_of(to_array(arr)).shape
     if len(shape) != 2:
         raise ValueError(f"{name}: Only 2-D inputs are accepted, got shape {tuple(shape)}")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import lax
 from ..lax.sorting import order_keys
-from ._util import aval_of, canonicalize_axis, check_arraylike, slice_axis, to_array
+from ._util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, slice_axis, to_array
 
 __all__ = ["argpartition", "argsort", "lexsort", "partition", "sort"]
 
@@ -25,7 +25,7 @@ def _prepare(name, a, axis, kind, order):
                         "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError(f"'order' argument to {name} is not supported.")
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
     if axis is None:
         x = lax.reshape(x, (x.size,))
         axis = 0
@@ -87,7 +87,7 @@ def lexsort(keys, axis=-1):
 def _partition_order(name, a, kth, axis):
     """`a`, `axis` and `kth` checked, and the order keys JAX's partitions use: top_k's
     total order (NaN last, -0.0 before 0.0)."""
-    x = to_array(a)
+    x = ensure_arraylike(name, a)
     if aval_of(x).dtype.is_bool:
         raise TypeError(f"{name} does not accept dtype bool (as JAX: it negates the values)")
     axis = canonicalize_axis(axis, aval_of(x).ndim)

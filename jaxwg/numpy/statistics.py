@@ -183,6 +183,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     2.0
     """
     _reject_out_and_overwrite("quantile", out, overwrite_input)
+    check_arraylike("percentile", a, q)
     return quantile(a, _percent(q), axis, method=method, keepdims=keepdims)
 
 
@@ -195,6 +196,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
     2.0
     """
     _reject_out_and_overwrite("nanquantile", out, overwrite_input)
+    check_arraylike("nanpercentile", a, q)
     return nanquantile(a, _percent(q), axis, method=method, keepdims=keepdims)
 
 
@@ -207,6 +209,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     [2.0]
     """
     _reject_out_and_overwrite("quantile", out, overwrite_input)
+    check_arraylike("median", a)
     return quantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
 
 
@@ -218,6 +221,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     [1.5, 4.0]
     """
     _reject_out_and_overwrite("nanquantile", out, overwrite_input)
+    check_arraylike("nanmedian", a)
     return nanquantile(a, 0.5, axis=axis, method="midpoint", keepdims=keepdims)
 
 
@@ -237,6 +241,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         count = x.size if axis is None else np.prod([x.shape[i] for i in np.atleast_1d(axis)])
         avg = total / float(count)  # weakly typed: float16 stays float16, as JAX
         return (avg, lax.full_like(avg, float(count))) if returned else avg
+    check_arraylike("average", a, weights)
     x, w = promote(to_array(a), to_array(weights), to_inexact=True)
     if w.shape != x.shape:
         w = _weights_along(w, x.shape, axis)
@@ -271,6 +276,7 @@ def searchsorted(a, v, side="left", sorter=None, *, method=None):
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'")
     if method not in (None, "scan", "scan_unrolled", "sort", "compare_all"):
         raise ValueError(f"{method!r} is an invalid value for keyword 'method'")
+    check_arraylike("searchsorted", a, v, *([] if sorter is None else [sorter]))
     a, v = to_array(a), to_array(v)
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")

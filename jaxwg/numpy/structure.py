@@ -14,7 +14,7 @@ from .. import lax
 from . import ufuncs
 from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
-from ._util import canonicalize_axis, to_array
+from ._util import canonicalize_axis, check_arraylike, ensure_arraylike, to_array
 from .joining import concatenate, stack
 from .products import diagonal
 from .manipulation import expand_dims, moveaxis, ravel, reshape
@@ -32,7 +32,7 @@ def roll(a, shift, axis=None):
     >>> jnp.roll(jnp.array([[1, 2], [3, 4]]), 1, axis=1).tolist()
     [[2, 1], [4, 3]]
     """
-    x = to_array(a)
+    x = ensure_arraylike("roll", a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), x.shape)
     if isinstance(shift, Tracer):
@@ -68,9 +68,10 @@ def _roll_traced(x, shift, axis):
 
 
 def _triangle(m, k: int, lower: bool):
-    x = to_array(m)
+    name = "tril" if lower else "triu"
+    x = ensure_arraylike(name, m)
     if x.ndim < 2:
-        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least two "
+        raise ValueError(f"{name} requires an array of at least two "
                          f"dimensions, got shape {x.shape}")
     rows, cols = x.shape[-2:]
     r = lax.broadcasted_iota(np.int32, (rows, cols), 0)
@@ -106,7 +107,7 @@ def diag(v, k=0):
     >>> jnp.diag(jnp.array([1, 2])).tolist(), jnp.diag(jnp.arange(9).reshape(3, 3), 1).tolist()
     ([[1, 0], [0, 2]], [1, 5])
     """
-    x = to_array(v)
+    x = ensure_arraylike("diag", v)
     if x.ndim == 2:
         return diagonal(x, offset=k)
     if x.ndim != 1:
@@ -127,7 +128,7 @@ def diagflat(v, k=0):
     >>> jnp.diagflat(jnp.array([[1, 2]])).tolist()
     [[1, 0], [0, 2]]
     """
-    return diag(ravel(to_array(v)), k)
+    return diag(ravel(ensure_arraylike("diagflat", v)), k)
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
@@ -139,6 +140,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
+    check_arraylike("meshgrid", *xi)
     arrays = [ravel(to_array(x)) for x in xi]
     shape = [a.shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) >= 2:
@@ -178,7 +180,7 @@ def kron(a, b):
     >>> jnp.kron(jnp.array([1, 2]), jnp.array([1, 10])).tolist()
     [1, 10, 2, 20]
     """
-    a, b = to_array(a), to_array(b)
+    a, b = ensure_arraylike("kron", a, b)
     nd = max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (nd - a.ndim) + a.shape)
     b = reshape(b, (1,) * (nd - b.ndim) + b.shape)
@@ -198,8 +200,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """
     if axis is not None:
         axisa = axisb = axisc = axis
-    a = moveaxis(to_array(a), axisa, -1)
-    b = moveaxis(to_array(b), axisb, -1)
+    a, b = ensure_arraylike("cross", a, b)
+    a = moveaxis(a, axisa, -1)
+    b = moveaxis(b, axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("Dimension must be either 2 or 3 for cross product")
 
@@ -221,13 +224,13 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     >>> jnp.diff(jnp.array([1, 4, 9, 16]), n=2).tolist()
     [2, 2]
     """
-    x = to_array(a)
+    x = ensure_arraylike("diff", a)
     axis = canonicalize_axis(axis, x.ndim)
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         shaped = []
         for p in parts:
-            p = to_array(p)
+            p = ensure_arraylike("diff", p)
             if p.ndim == 0:
                 shape = list(x.shape)
                 shape[axis] = 1
@@ -252,12 +255,12 @@ def ediff1d(ary, to_end=None, to_begin=None):
     >>> jnp.ediff1d(jnp.array([1, 2, 4]), to_begin=0).tolist()
     [0, 1, 2]
     """
-    x = ravel(to_array(ary))
+    x = ravel(ensure_arraylike("ediff1d", ary))
     out = diff(x) if x.shape[0] else x
-    parts = [ravel(to_array(to_begin)).astype(out.dtype)] if to_begin is not None else []
+    parts = [ravel(ensure_arraylike("ediff1d", to_begin)).astype(out.dtype)] if to_begin is not None else []
     parts.append(out)
     if to_end is not None:
-        parts.append(ravel(to_array(to_end)).astype(out.dtype))
+        parts.append(ravel(ensure_arraylike("ediff1d", to_end)).astype(out.dtype))
     return concatenate(parts) if len(parts) > 1 else out
 
 
@@ -268,7 +271,7 @@ def vander(x, N=None, increasing=False):
     >>> jnp.vander(jnp.array([1, 2, 3]), 3).tolist()
     [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
     """
-    x = to_array(x)
+    x = ensure_arraylike("vander", x)
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array")
     n = x.shape[0] if N is None else int(N)
@@ -285,7 +288,7 @@ def unstack(x, /, *, axis=0):
     >>> [a.tolist() for a in jnp.unstack(jnp.arange(4).reshape(2, 2))]
     [[0, 1], [2, 3]]
     """
-    x = to_array(x)
+    x = ensure_arraylike("unstack", x)
     if x.ndim == 0:
         raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
                          "passed.")

@@ -23,7 +23,8 @@ from ..core import dtypes as dt
 from ..frontend import aval as avals
 from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
-from ._util import aval_of, broadcast_shapes, elementwise_operands, reject_out, to_array
+from ._util import (aval_of, broadcast_shapes, check_arraylike, elementwise_operands, ensure_arraylike,
+                    reject_out, to_array)
 from ._util import broadcast_to_shape as _broadcast_to
 
 
@@ -196,8 +197,9 @@ def rint(x, /):
     >>> jnp.rint(jnp.array([0.5, 1.5, -2.5])).tolist(), jnp.rint(jnp.arange(2)).dtype
     ([0.0, 2.0, -2.0], dtype('float32'))
     """
+    x = ensure_arraylike("rint", x)
     if not aval_of(x).dtype.is_float:  # as JAX: a strongly typed float, nothing to round
-        return lax.convert_element_type(to_array(x), avals.canonical_dtype("float64"))
+        return lax.convert_element_type(x, avals.canonical_dtype("float64"))
     (x,) = elementwise_operands("rint", x)
     return lax.round(x, 1)
 
@@ -438,6 +440,7 @@ def divmod(x1, x2, /):
     >>> [v.tolist() for v in jnp.divmod(jnp.array([-7]), 2)]
     [[-4], [1]]
     """
+    check_arraylike("divmod", x1, x2)
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
@@ -735,10 +738,12 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
                             f"{'y' if x is None else 'x'} alone")
         from .selection import nonzero  # selection imports this module
 
+        check_arraylike("where", condition)
         return nonzero(condition, size=size, fill_value=fill_value)
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
+    check_arraylike("where", condition, x, y)
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)
@@ -760,7 +765,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     arr = a if arr is None else arr
     min = a_min if min is None else min
     max = a_max if max is None else max
-    out = to_array(arr)
+    out = ensure_arraylike("clip", arr)
     if any(v is not None and _kind(to_array(v)).is_complex for v in (out, min, max)):
         raise ValueError("clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped; take "
