@@ -516,6 +516,54 @@ def _shift_right_logical(x: AluExp, y: AluExp) -> AluExp:
     return _select(in_range, alu.bitcast(x.dtype, shifted), _c(x, 0))
 
 
+# -- nextafter ------------------------------------------------------------------------------
+# float32 and float16 step their bits (float16's through a 32-bit word's low half), as
+# XLA's NextAfter does: exact, subnormals included, on platforms that flush them too.
+# float64 has no 64-bit integer here: its neighbours come from arithmetic (Rump, Zimmermann,
+# Boldo and Melquiond, "Computing predecessor and successor in rounding to nearest", 2009),
+# exact in IEEE arithmetic that keeps subnormals.
+
+
+def _nextafter_bits(x: AluExp, y: AluExp) -> AluExp:
+    """One step of x's bits toward y's: the magnitude shrinks where it is larger than
+    y's or the signs differ; from zero, the smallest subnormal with y's sign."""
+    top = 1 << (x.dtype.bits - 1)
+    sign, rest = alu.const(dt.uint32, top), alu.const(dt.uint32, top - 1)
+    one, zero = alu.const(dt.uint32, 1), alu.const(dt.uint32, 0)
+    bx, by = alu.bitcast(dt.uint32, x), alu.bitcast(dt.uint32, y)
+    x_sign, y_sign = alu.binary(Op.AND, bx, sign), alu.binary(Op.AND, by, sign)
+    x_magnitude = alu.binary(Op.AND, bx, rest)
+    shrinks = alu.binary(Op.AND, by, rest).lt(x_magnitude) | x_sign.ne(y_sign)
+    stepped = _select(shrinks, bx - one, bx + one)
+    from_zero = alu.binary(Op.OR, y_sign, one)
+    return alu.bitcast(x.dtype, _select(_eq(x_magnitude, zero), from_zero, stepped))
+
+
+def _successor_f64(c: AluExp) -> AluExp:
+    """The next float64 above finite c: c + phi |c| (phi = u (1 + 2u), u = 2^-53) rounds
+    to it where |c| >= 2^-969; below 2^-1021 it is c plus the smallest subnormal; between,
+    c is scaled by 2^53 first (exactly), so phi |C| does not lose bits to underflow."""
+    phi = _c(c, 2.0 ** -53 + 2.0 ** -105)
+    a = alu.unary(Op.ABS, c)
+    scaled = c * _c(c, 2.0 ** 53)
+    middle = (scaled + phi * alu.unary(Op.ABS, scaled)) * _c(c, 2.0 ** -53)
+    low = _select(a.lt(_c(c, 2.0 ** -1021)), c + _c(c, 2.0 ** -1074), middle)
+    return _select(a.lt(_c(c, 2.0 ** -969)), low, c + phi * a)
+
+
+def _nextafter_f64(x: AluExp, y: AluExp) -> AluExp:
+    out = _select(x.lt(y), _successor_f64(x), -_successor_f64(-x))
+    out = _select(is_finite_value(x), out, _copysign_of(_c(x, 1.7976931348623157e308), x))
+    # a step to zero keeps x's sign, as a step of the bits does
+    return _select(_eq(out, _c(x, 0)), _select(sign_bit(x), _c(x, -0.0), _c(x, 0.0)), out)
+
+
+def _nextafter(x: AluExp, y: AluExp) -> AluExp:
+    out = _nextafter_f64(x, y) if x.dtype is dt.float64 else _nextafter_bits(x, y)
+    out = _select(_eq(x, y), y, out)
+    return _select(x.ne(x) | y.ne(y), _c(x, math.nan), out)
+
+
 def _logical(op: Op):
     def rule(x: AluExp, y: AluExp) -> AluExp:
         return alu.binary(op, x, y)
@@ -588,6 +636,8 @@ ELEMENT_RULES = {
     P.max_p: _logical(Op.MAX),
     P.min_p: _logical(Op.MIN),
     P.atan2_p: _logical(Op.ATAN2),
+    P.nextafter_p: _nextafter,
+    P.fma_p: alu.fma,
     P.and_p: _logical(Op.AND),
     P.or_p: _logical(Op.OR),
     P.xor_p: _logical(Op.XOR),

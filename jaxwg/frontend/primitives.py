@@ -213,6 +213,7 @@ pow_p = _binary("pow", "float")
 max_p = _binary("max", "any")
 min_p = _binary("min", "any")
 atan2_p = _binary("atan2", "float")
+nextafter_p = _binary("nextafter", "float")
 and_p = _binary("and", "int_or_bool")
 or_p = _binary("or", "int_or_bool")
 xor_p = _binary("xor", "int_or_bool")
@@ -225,6 +226,9 @@ lt_p = _binary("lt", "any", dt.bool_)
 le_p = _binary("le", "any", dt.bool_)
 gt_p = _binary("gt", "any", dt.bool_)
 ge_p = _binary("ge", "any", dt.bool_)
+# a * b + c rounded once: XLA's CPU backend contracts multiply-adds into it, and the
+# functions whose bits follow XLA's (lgamma) use it where XLA's does.
+fma_p = _elementwise("fma", "float")
 
 
 # -- complex numbers -------------------------------------------------------------------------

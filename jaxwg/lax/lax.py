@@ -114,6 +114,18 @@ min = _binary(P.min_p)
 atan2 = _binary(P.atan2_p)
 
 
+def nextafter(x1, x2):
+    """The next representable value after `x1` toward `x2` (`x2` where they are equal),
+    elementwise. Like JAX's, it has no derivative rule.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.nextafter(jnp.float32(1), jnp.float32(2)).item()
+    1.0000001192092896
+    """
+    return bind(P.nextafter_p, *_scalars_like([x1, x2]))
+
+
 def complex(x, y):
     """The complex number `x + i y` (float32 parts make complex64, float64 complex128).
 

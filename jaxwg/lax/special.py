@@ -29,7 +29,9 @@ import math
 import numpy as np
 
 from ..core import dtypes as dt
+from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.trace import bind
 from . import lax
 from ..transforms.custom import SymbolicZero, custom_jvp
 from .control_flow import while_loop
@@ -132,6 +134,11 @@ def _lanczos_sum_derivative(z):
     return total
 
 
+def _fma(a, b, c):
+    """a * b + c rounded once."""
+    return bind(P.fma_p, a, b, c)
+
+
 def _log_abs_sin_pi(x):
     """log|sin(pi x)|, exactly -inf at integers: sin's argument is pi times the distance
     from |x| to the nearest integer (at most pi / 2), so it neither grows nor loses the
@@ -145,9 +152,12 @@ def _log_abs_sin_pi(x):
 def _lgamma(x):
     reflect, z, x_reflected = _reflected(x)
     t, log_t = _lanczos_t(z)
-    # (z + 1/2) log t - t, written so that it does not overflow before the subtraction
-    log_gamma = lax.add(lax.mul(lax.sub(lax.add(z, 0.5), lax.div(t, log_t)), log_t),
-                        lax.add(lax.log(_lanczos_sum(z)), 0.5 * math.log(2 * math.pi)))
+    # log sqrt(2 pi) + (z + 1/2) log t - t + log A(z), the middle written so that it does
+    # not overflow before the subtraction, and its product and first sum fused as XLA's
+    # CPU backend contracts them (which makes lgamma(2) exactly 0, as JAX's)
+    middle = lax.sub(lax.add(z, 0.5), lax.div(t, log_t))
+    log_gamma = lax.add(_fma(middle, log_t, lax.full_like(z, 0.5 * math.log(2 * math.pi))),
+                        lax.log(_lanczos_sum(z)))
     # Gamma(x) Gamma(1 - x) = pi / sin(pi x); at the poles log|sin| is -inf and wins
     log_sin = _log_abs_sin_pi(x_reflected)
     reflection = lax.select(lax.is_finite(log_sin),

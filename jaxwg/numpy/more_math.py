@@ -184,7 +184,8 @@ def modf(x, /, out=None):
 # subnormals included, as JAX's algorithms give them in IEEE arithmetic (XLA's CPU backend
 # flushes subnormals, NumPy and the WebGPU software adapter do not). float16 goes through
 # float32, where its values (subnormals too) are normal and every step is exact: jaxwg has
-# no 16-bit integer type to hold its bits. float64 would need 64-bit integers.
+# no 16-bit integer type to hold its bits. float64 would need 64-bit integers (nextafter
+# and spacing are `lax.nextafter`'s, which steps float64 by arithmetic).
 
 _F32_EXPONENT_BITS = 0x7F800000
 _F32_MANTISSA_BITS = 23
@@ -283,52 +284,15 @@ def _ldexp_f32_jvp(primals, tangents):
     return _ldexp_f32(x, n), t * _ldexp_f32(ones_like(x), n)
 
 
-def _nextafter_f32(x, y):
-    """XLA's NextAfter on the bits: one step of the magnitude's integer toward `y`."""
-    x_bits, y_bits = _f32_bits(x), _f32_bits(y)
-    sign = ~0x7FFFFFFF
-    x_sign, y_sign = x_bits & sign, y_bits & sign
-    x_magnitude, y_magnitude = x_bits & 0x7FFFFFFF, y_bits & 0x7FFFFFFF
-    shrinks = (x_magnitude > y_magnitude) | (x_sign != y_sign)
-    stepped = x_bits + ufuncs.where(shrinks, -1, 1)
-    from_zero = y_sign | 1  # the smallest subnormal, with y's sign
-    out = ufuncs.where(x_magnitude == 0, from_zero, stepped)
-    out = ufuncs.where(x == y, y_bits, out)
-    out = ufuncs.where(ufuncs.isnan(x) | ufuncs.isnan(y), 0x7FC00000, out)
-    return _f32_from_bits(out)
-
-
-def _nextafter_f16_in_f32(x, y):
-    """float16's next value after `x` toward `y`, both float16 values held in float32:
-    x plus or minus float16's ulp at |x| (halved below a power of two), exact in float32."""
-    info = np.finfo(np.float16)
-    mantissa, exponent = _frexp_f32(ufuncs.abs(x))
-    lowest_normal_exponent = info.minexp + 1  # 2^-14 is 0.5 * 2^-13
-    away_ulp = _pow2_f32(ufuncs.maximum(exponent, lowest_normal_exponent) - (info.nmant + 1))
-    toward_zero_ulp = ufuncs.where((mantissa == 0.5) & (exponent > lowest_normal_exponent),
-                                   away_ulp * 0.5, away_ulp)
-    shrinks = (x > y) == (x > 0)
-    # On the magnitude, then signed: a step to zero keeps x's sign, as a step of the bits does.
-    stepped = copysign(ufuncs.abs(x) + ufuncs.where(shrinks, -toward_zero_ulp, away_ulp), x)
-    out = ufuncs.where(ufuncs.isinf(x), ufuncs.sign(x) * np.float32(info.max), stepped)
-    smallest = np.float32(info.smallest_subnormal)
-    out = ufuncs.where(x == 0, ufuncs.where(ufuncs.signbit(y), -smallest, smallest), out)
-    out = ufuncs.where(x == y, y, out)
-    return ufuncs.where(ufuncs.isnan(x) | ufuncs.isnan(y), np.float32(np.nan), out)
-
-
 def nextafter(x, y, /):
-    """The next representable value after `x` toward `y` (`y` where they are equal).
+    """The next representable value after `x` toward `y` (`y` where they are equal):
+    `lax.nextafter` after promotion and broadcasting.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nextafter(jnp.array([1.0, 0.0]), jnp.array([2.0, -1.0])).tolist()
     [1.0000001192092896, -1.401298464324817e-45]
     """
-    a, b = elementwise_operands("nextafter", x, y, to_inexact=True)
-    a32, dtype = _bits_operand("nextafter", a)
-    b32 = lax.convert_element_type(b, np.float32)
-    step = _nextafter_f16_in_f32 if dtype == np.float16 else _nextafter_f32
-    return lax.convert_element_type(step(a32, b32), dtype, aval_of(a).weak_type)
+    return lax.nextafter(*elementwise_operands("nextafter", x, y, to_inexact=True, rank_only=True))
 
 
 def spacing(x, /):

@@ -229,6 +229,8 @@ defjvp(P.min_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
 defjvp(P.atan2_p,
        lambda g, ans, x, y: lax.mul(g, lax.div(y, lax.add(lax.mul(x, x), lax.mul(y, y)))),
        lambda g, ans, x, y: lax.mul(g, lax.div(lax.neg(x), lax.add(lax.mul(x, x), lax.mul(y, y)))))
+defjvp(P.fma_p, lambda g, ans, a, b, c: lax.mul(g, b), lambda g, ans, a, b, c: lax.mul(a, g),
+       lambda g, ans, a, b, c: g)
 defjvp(P.clamp_p,
        lambda g, ans, lo, x, hi: lax.select(lax.bitwise_and(lax.gt(lo, x), lax.lt(lo, hi)),
                                             _broadcast_to(g, aval_of(x)), lax.full_like(x, 0)),

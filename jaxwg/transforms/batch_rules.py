@@ -175,9 +175,9 @@ def _plus1(axes) -> tuple:
 _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     *P.UNARY_FLOAT, *P.COMPARISONS, P.neg_p, P.sign_p, P.abs_p, P.not_p, P.is_finite_p,
     P.square_p, P.integer_pow_p, P.add_p, P.sub_p, P.mul_p, P.div_p, P.rem_p, P.pow_p, P.max_p,
-    P.min_p, P.atan2_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p,
-    P.shift_right_logical_p, P.convert_element_type_p, P.copy_p, P.stop_gradient_p, P.name_p,
-    P.reduce_precision_p, P.real_p, P.imag_p, P.conj_p, P.complex_p)]
+    P.min_p, P.atan2_p, P.nextafter_p, P.fma_p, P.and_p, P.or_p, P.xor_p, P.shift_left_p,
+    P.shift_right_arithmetic_p, P.shift_right_logical_p, P.convert_element_type_p, P.copy_p,
+    P.stop_gradient_p, P.name_p, P.reduce_precision_p, P.real_p, P.imag_p, P.conj_p, P.complex_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
 for _p in (P.select_n_p, P.clamp_p, P.add_any_p, P.threefry2x32_p):
