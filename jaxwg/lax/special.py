@@ -317,18 +317,24 @@ def _lower_and_upper(a, x):
     return p, q
 
 
-def _with_limits(a, x, value, where_p_is_0, where_p_is_1):
-    """`value` (P or Q) with the limits filled in: P = 0 at x = 0 and for a = inf, P = 1
-    at x = inf and for a = 0 (as SciPy; JAX's values there depend on which of its
-    expansions a point falls in), NaN for NaNs, negatives and a = x = 0."""
-    value = lax.select(lax.bitwise_or(lax.eq(x, 0.0), lax.eq(a, math.inf)),
-                       lax.full_like(value, where_p_is_0), value)
-    value = lax.select(lax.bitwise_or(lax.eq(x, math.inf), lax.eq(a, 0.0)),
-                       lax.full_like(value, where_p_is_1), value)
+def _with_limits(a, x, value, lower: bool):
+    """`value` (P if `lower`, else Q) with JAX's values off the finite positive quadrant,
+    where its expansions meet 0 * inf or inf - inf: P = 0 at x = 0, P = 1 at x = inf; for
+    a = 0, P = 1 where x >= 1 and NaN below (Q = 0 for any x > 0); for a = inf, P = 0
+    where x < 1 and NaN for finite x >= 1; NaN for NaNs, negatives and a = x = 0."""
+    p_is_0 = lax.bitwise_or(lax.eq(x, 0.0), lax.bitwise_and(lax.eq(a, math.inf), lax.lt(x, 1.0)))
+    p_is_1 = lax.bitwise_or(lax.eq(x, math.inf), lax.bitwise_and(lax.eq(a, 0.0), lax.ge(x, 1.0)))
+    if not lower:
+        p_is_1 = lax.bitwise_or(p_is_1, lax.eq(a, 0.0))
+    value = lax.select(p_is_0, lax.full_like(value, 0.0 if lower else 1.0), value)
+    value = lax.select(p_is_1, lax.full_like(value, 1.0 if lower else 0.0), value)
     bad = lax.bitwise_or(lax.bitwise_or(lax.lt(a, 0.0), lax.lt(x, 0.0)),
                          lax.bitwise_or(lax.ne(a, a), lax.ne(x, x)))
     bad = lax.bitwise_or(bad, lax.bitwise_and(lax.eq(a, 0.0), lax.eq(x, 0.0)))
-    return lax.select(bad, lax.full_like(value, math.nan), value)
+    no_limit = lax.bitwise_and(lax.eq(a, math.inf), lax.bitwise_and(lax.ge(x, 1.0), lax.lt(x, math.inf)))
+    if lower:
+        no_limit = lax.bitwise_or(no_limit, lax.bitwise_and(lax.eq(a, 0.0), lax.lt(x, 1.0)))
+    return lax.select(lax.bitwise_or(bad, no_limit), lax.full_like(value, math.nan), value)
 
 
 def igamma(a, x):
@@ -360,12 +366,12 @@ def igammac(a, x):
 # density and dP/da `igamma_grad_a`; Q = 1 - P has their negatives.
 @custom_jvp
 def _igamma(a, x):
-    return _with_limits(a, x, _lower_and_upper(a, x)[0], 0.0, 1.0)
+    return _with_limits(a, x, _lower_and_upper(a, x)[0], lower=True)
 
 
 @custom_jvp
 def _igammac(a, x):
-    return _with_limits(a, x, _lower_and_upper(a, x)[1], 1.0, 0.0)
+    return _with_limits(a, x, _lower_and_upper(a, x)[1], lower=False)
 
 
 def _incomplete_gamma_jvp(function, sign: float):
