@@ -1051,9 +1051,9 @@ def _poisson_rejection(key, lam):
 @_takes_keys
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) samples: Knuth's counting method for lam < 10, transformed rejection
-    (PTRS) above, as JAX's algorithm; -1 where lam is negative or NaN, as JAX, and the
-    dtype's largest value where it is infinite (JAX gives that or 0, by which method its
-    batch took).
+    (PTRS) above, as JAX's algorithm; as JAX's, 0 where lam is 0, -1 (in the dtype) where
+    it is negative or NaN, and the dtype's largest value where it is infinite or the
+    sample is past it.
 
     >>> from jaxwg import random
     >>> x = random.poisson(random.PRNGKey(0), 3.0, (20000,))
@@ -1069,8 +1069,9 @@ def poisson(key, lam, shape=None, dtype=None):
     # Each method sees harmless stand-ins elsewhere, so that no NaN keeps a loop going
     counted = _poisson_knuth(k_small, jnp.where(small, lam, 0.0))
     rejected = _poisson_rejection(k_large, jnp.where(large & (lam < np.inf), lam, 1e4))
-    out = jnp.where(small, counted, rejected.astype(np.int32))
-    out = jnp.where(lam >= 0, out, -1).astype(dtype)
+    # float to integer saturates, so huge samples are the dtype's largest value
+    out = jnp.where(small, counted.astype(dtype), rejected.astype(dtype))
+    out = jnp.where(lam >= 0, out, jnp.asarray(-1).astype(dtype))
     return jnp.where(lam == np.inf, np.iinfo(dtype).max, out)
 
 

@@ -260,10 +260,25 @@ def test_rejection_samplers_edges():
     _exact(random.gamma(key, jnp.asarray(a)), jax.random.gamma(jax.random.PRNGKey(4), a))
     lam = np.array([-1.0, np.nan, 0.0, np.inf], np.float32)
     _exact(random.poisson(key, jnp.asarray(lam)), jax.random.poisson(jax.random.PRNGKey(4), lam))
-    # infinite lam saturates in a batch that also takes the rejection method (JAX: 0)
-    assert random.poisson(key, jnp.array([np.inf, 50.0]))[0] == np.iinfo(np.int32).max
+    # infinite lam saturates in a batch that also takes the rejection method, as JAX's
+    lam = np.array([np.inf, 50.0], np.float32)
+    assert int(random.poisson(key, lam)[0]) == int(jax.random.poisson(jax.random.PRNGKey(4), lam)[0])
     assert float(random.loggamma(key, 1e-30)) < -1e29  # where the sample underflows to 0
     assert random.t(key, jnp.ones((2, 3))).shape == (2, 3)  # the shape of df by default
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
+def test_poisson_edges_in_both_dtypes_are_jaxs(platform, dtype):
+    # 0 at lam = 0, -1 in the dtype for negative or NaN lam, the largest value for inf and
+    # for samples past it (uint32 holds those of 3e9, int32 saturates)
+    lam = np.array([np.inf, -np.inf, -1.0, np.nan, 0.0, 5e9, 1e12, 1e-30], np.float32)
+    key = random.PRNGKey(4)
+    got = random.poisson(key, jnp.asarray(lam), dtype=dtype)
+    want = jax.random.poisson(jax.random.PRNGKey(4), lam, dtype=dtype)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    big = int(random.poisson(key, np.float32(3e9), dtype=dtype))
+    assert (big == np.iinfo(np.int32).max) if dtype == np.int32 else (abs(big - 3e9) < 1e6)
 
 
 # The samplers' while_loop bodies hold uint32 literals: replayed as bare Python ints they
