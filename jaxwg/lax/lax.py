@@ -19,6 +19,7 @@ import numpy as np
 
 from ..frontend import aval as avals
 from ..frontend import primitives as P
+from ..frontend.array import asarray_for_bind as _asarray_for_bind
 from ..frontend.array import aval_of as _aval_of
 from ..frontend.array import scalar as _scalar
 from ..frontend.trace import bind
@@ -601,22 +602,42 @@ def full(shape, fill_value, dtype=None):
     """
     shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
     value = fill_value if dtype is None else convert_element_type(fill_value, dtype)
-    if avals.is_python_scalar(value):
-        value = _scalar(value)
+    if avals.is_python_scalar(value) or isinstance(value, (np.ndarray, np.generic)):
+        value = _asarray_for_bind(value)  # an Array even where no broadcast is bound, as JAX's
     return broadcast(value, shape)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
-    """`fill_value` in the shape and dtype of `x` (unless given).
+    """`fill_value` in the shape and dtype of `x` (unless given); weakly typed, as JAX's,
+    when `x` is and no `dtype` is given.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
     >>> lax.full_like(jnp.arange(2), 5).tolist()
     [5, 5]
+    >>> lax.full_like(1.0, 2), lax.full_like(1.0, 2, jnp.float32)
+    (Array(2., dtype=float32, weak_type=True), Array(2., dtype=float32))
     """
     aval = _aval_of(x)
-    return full(aval.shape if shape is None else shape, fill_value,
-                aval.dtype if dtype is None else dtype)
+    weak_type = dtype is None and aval.weak_type
+    value = convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak_type)
+    return full(aval.shape if shape is None else shape, value)
+
+
+def _strong_full_like(x, fill_value):
+    """`full_like(x, fill_value)`, strongly typed even where `x` is weakly typed: the
+    constants JAX's own rules build from NumPy values (`np.zeros((), dtype)`,
+    `asarray(v, dtype=dtype)`), which keep a result that mixes them with a weakly typed
+    `x` strongly typed."""
+    return full_like(x, fill_value, _aval_of(x).dtype)
+
+
+def _const_like(x, fill_value):
+    """`full_like(x, fill_value)` typed as JAX's internal constants (`lax._const`): weakly
+    only where `x` is a weakly typed scalar, so that a weakly typed `x` of rank 1 or more
+    gets a strongly typed result where JAX's rules mix the two."""
+    aval = _aval_of(x)
+    return full_like(x, fill_value, None if aval.ndim == 0 else aval.dtype)
 
 
 def threefry2x32(k0, k1, x0, x1):

@@ -60,7 +60,8 @@ def _bin_sums(index, weights, length: int):
     hit = lax.eq(lax.broadcast_in_dim(index, grid, (1,)),
                  lax.broadcasted_iota(np.int32, grid, 0))
     terms = lax.broadcast_in_dim(weights, grid, (1,))
-    return lax.reduce_sum(lax.select(hit, terms, lax.full_like(terms, 0)), (1,))
+    zeros = lax.full(grid, 0, aval_of(weights).dtype)  # strongly typed, as the scatter's
+    return lax.reduce_sum(lax.select(hit, terms, zeros), (1,))
 
 
 def bincount(x, weights=None, minlength=0, *, length=None):

@@ -16,11 +16,12 @@ import math
 import numpy as np
 
 from .. import lax
+from ..lax.lax import _const_like, _strong_full_like
 from ..lax.special import _i0e
 from ..transforms.ad import jvp
 from ..transforms.custom import custom_jvp
 from . import ufuncs
-from .creation import full_like, ones_like, zeros_like
+from .creation import _float_dtype, full_like, ones_like, zeros_like
 from ._util import (aval_of, axis_index, broadcast_shapes, broadcast_to_shape, check_arraylike,
                     elementwise_operands, ensure_arraylike, slice_axis, static_int, to_array)
 from .manipulation import moveaxis
@@ -102,9 +103,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = ufuncs.where(ufuncs.isnan(x), lax.full_like(x, nan), x)
-    out = ufuncs.where(x == np.inf, lax.full_like(x, posinf), out)
-    return ufuncs.where(x == -np.inf, lax.full_like(x, neginf), out)
+    # JAX's replacements are asarray(value, dtype=x.dtype): strongly typed, as the result
+    out = ufuncs.where(ufuncs.isnan(x), _strong_full_like(x, nan), x)
+    out = ufuncs.where(x == np.inf, _strong_full_like(x, posinf), out)
+    return ufuncs.where(x == -np.inf, _strong_full_like(x, neginf), out)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -308,8 +310,9 @@ def spacing(x, /):
         return nextafter(x, lax.full_like(x, np.inf)) - x
     away = copysign(lax.full_like(x, np.inf), x)
     out = nextafter(x, away) - x
-    # A platform that flushes subnormals steps 0 to 0; JAX answers the smallest subnormal.
-    smallest = copysign(lax.full_like(x, np.finfo(x.dtype).smallest_subnormal), x)
+    # A platform that flushes subnormals steps 0 to 0; JAX answers the smallest subnormal
+    # (a NumPy scalar there, so the result is strongly typed).
+    smallest = copysign(_strong_full_like(x, np.finfo(x.dtype).smallest_subnormal), x)
     return ufuncs.where(out == 0, smallest, out)
 
 
@@ -341,7 +344,7 @@ def sinc(x, /):
     (x,) = elementwise_operands("sinc", x, to_inexact=True)
     at_zero = x == 0
     pi_x = x * np.pi
-    safe_pi_x = ufuncs.where(at_zero, lax.full_like(x, 1), pi_x)
+    safe_pi_x = ufuncs.where(at_zero, _const_like(x, 1), pi_x)  # JAX's constant
     return ufuncs.where(at_zero, _sinc_taylor(0, pi_x), ufuncs.sin(safe_pi_x) / safe_pi_x)
 
 
@@ -460,13 +463,13 @@ def angle(z, deg=False):
     1.570796
     """
     z = _operand("angle", z)
-    if iscomplexobj(z):
-        re, im = lax.real(z), lax.imag(z)
-    else:
-        (re,) = elementwise_operands("angle", z, to_inexact=True)
-        im = lax.full_like(re, 0)
-    out = ufuncs.arctan2(im, re)
-    return out * (180 / np.pi) if deg else out
+    re, im = real(z), imag(z)
+    # as JAX's: integers, and real scalars (float16 too), in the default float dtype
+    if not aval_of(re).dtype.is_inexact or (not iscomplexobj(z) and z.ndim == 0):
+        re = lax.convert_element_type(re, _float_dtype())
+        im = lax.convert_element_type(im, _float_dtype())
+    out = lax.atan2(im, re)
+    return degrees(out) if deg else out
 
 
 def _imaginary_test(name: str, x, compare):
@@ -536,7 +539,7 @@ def rad2deg(x, /):
     [0.0, 180.0]
     """
     (x,) = elementwise_operands("rad2deg", x, to_inexact=True)
-    return x * (180 / np.pi)
+    return x * _const_like(x, 180 / np.pi)  # JAX's constant
 
 
 def radians(x, /):

@@ -181,7 +181,9 @@ def _bool_reduction(name: str, a, axis, keepdims, where):
     x = ensure_arraylike(name, a)
     where = _where(name, where)
     aval = aval_of(x)
-    x = x if aval.dtype.is_bool else lax.ne(x, lax.full_like(x, 0))
+    # JAX casts to bool, which strips a weak type
+    x = lax.convert_element_type(x if aval.dtype.is_bool else lax.ne(x, lax.full_like(x, 0)),
+                                 np.bool_)
     axes = canonicalize_axes(axis, aval.ndim)
     if where is not None:
         mask = broadcast_to_shape(where, aval.shape)

@@ -14,6 +14,7 @@ from .. import lax
 from . import ufuncs
 from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
+from .creation import array
 from ._util import canonicalize_axis, check_arraylike, ensure_arraylike, to_array
 from .joining import concatenate, stack
 from .products import diagonal
@@ -211,10 +212,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
     if a.shape[-1] == 2 and b.shape[-1] == 2:
         return comp(a, 0) * comp(b, 1) - comp(a, 1) * comp(b, 0)
-    c = stack([comp(a, 1) * comp(b, 2) - comp(a, 2) * comp(b, 1),
+    # `array` of the components, as JAX's: strongly typed even where they are weak
+    c = array([comp(a, 1) * comp(b, 2) - comp(a, 2) * comp(b, 1),
                comp(a, 2) * comp(b, 0) - comp(a, 0) * comp(b, 2),
-               comp(a, 0) * comp(b, 1) - comp(a, 1) * comp(b, 0)], axis=-1)
-    return moveaxis(c, -1, axisc)
+               comp(a, 0) * comp(b, 1) - comp(a, 1) * comp(b, 0)])
+    return moveaxis(c, 0, axisc)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):

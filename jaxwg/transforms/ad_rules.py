@@ -34,6 +34,7 @@ from ..frontend.jaxpr import call_staged, eval_jaxpr
 from ..frontend.trace import bind
 from ..lax import slicing
 from ..lax.fft import fft_p, fft_transpose
+from ..lax.lax import _strong_full_like
 from ..lax.sorting import inverse_permutation_transpose, is_permutation
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .custom import custom_jvp
@@ -207,7 +208,9 @@ defjvp(P.rem_p, lambda g, ans, x, y: g,
 
 
 def _pow_jacobian_x(g, ans, x, y):
-    # y * x ** (y - 1), and 0 where y == 0 (x ** 0 is 1 everywhere).
+    # y * x ** (y - 1), and 0 where y == 0 (x ** 0 is 1 everywhere); strongly typed, as
+    # JAX's rule converts y (and x) to their dtype first.
+    y = lax.convert_element_type(y, aval_of(y).dtype)
     jac = lax.mul(_replace_zero(y), lax.pow(x, lax.sub(y, 1)))
     return lax.mul(g, lax.select(lax.eq(y, _like(y, 0)), lax.full_like(jac, 0), jac))
 
@@ -324,9 +327,10 @@ P.transpose_rules[P.mul_p] = _mul_transpose
 P.transpose_rules[P.div_p] = _div_transpose
 deflinear(P.neg_p, lambda ct, x: [lax.neg(ct)])
 # The complex parts' transposes, as JAX's (unconjugated: cotangents of complex values
-# pair with tangents by the real bilinear form re(ct * t)).
-deflinear(P.real_p, lambda ct, x: [lax.complex(ct, lax.full_like(ct, 0))])
-deflinear(P.imag_p, lambda ct, x: [lax.complex(lax.full_like(ct, 0), lax.neg(ct))])
+# pair with tangents by the real bilinear form re(ct * t); its zero parts are NumPy
+# zeros, strongly typed).
+deflinear(P.real_p, lambda ct, x: [lax.complex(ct, _strong_full_like(ct, 0))])
+deflinear(P.imag_p, lambda ct, x: [lax.complex(_strong_full_like(ct, 0), lax.neg(ct))])
 deflinear(P.complex_p, lambda ct, x, y: [_sum_to(lax.real(ct), x.aval), _sum_to(lax.imag(lax.neg(ct)), y.aval)])
 deflinear(P.conj_p, lambda ct, x, *, input_dtype: [
     lax.conj(ct) if input_dtype.is_complex else lax.real(ct)])
@@ -527,7 +531,10 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     square = lax.broadcast_in_dim(xs, outer + (n, n), tuple(range(len(outer))) + (len(outer) + 1,))
     eye = lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0), lax.broadcasted_iota(np.int32, (n, n), 1))
     eye = lax.broadcast_in_dim(eye, outer + (n, n), (len(outer), len(outer) + 1))
-    others = lax.reduce_prod(lax.select(eye, lax.full_like(square, 1), square), (len(outer) + 1,))
+    # strongly typed ones, as those JAX pads its product tree with (its tangent of a weak x
+    # is strong unless no padding was needed)
+    ones = _strong_full_like(square, 1)
+    others = lax.reduce_prod(lax.select(eye, ones, square), (len(outer) + 1,))
     return ans, lax.reduce_sum(lax.mul(gs, others), (len(outer),))
 
 

@@ -217,6 +217,40 @@ def test_full_and_likes_match_jax(platform):
     assert not mismatches, "\n".join(mismatches)
 
 
+
+# `lax.full_like`'s `x`: a Python scalar, a weakly typed array (`lax.full` of a Python
+# scalar; of a bool, strong), a strongly typed array of a dtype, or NumPy data.
+@st.composite
+def full_like_cases(draw):
+    kind = draw(st.sampled_from(["python", "weak", "strong", "numpy"]))
+    value = draw(st.one_of(st.booleans(), st.integers(-3, 3), st.sampled_from([0.5, -0.0, 1j])))
+    shape = draw(st.sampled_from([(), (2,), (0, 3)]))
+    dtype = draw(st.sampled_from([np.bool_, np.int32, np.uint32, np.float16, np.float32]))
+    make_x = {"python": lambda lax: value,
+              "weak": lambda lax: lax.full(shape, value),
+              "strong": lambda lax: lax.full(shape, 1, dtype),
+              "numpy": lambda lax: np.full(shape, 1, dtype)}[kind]
+    fill = draw(st.one_of(st.booleans(), st.integers(-3, 300),
+                          st.sampled_from([2.5, -0.0, np.inf, np.float32(1.5), np.int32(7)])))
+    like = draw(st.sampled_from([None, np.int32, np.uint32, np.float16, np.float32, bool]))
+    new_shape = draw(st.sampled_from([None, (), (3,)]))
+    return make_x, fill, like, new_shape
+
+
+@given(full_like_cases())
+def test_lax_full_like_weak_type_matches_jax(run, case):
+    """Weakly typed exactly where JAX's is: `x` weak and no `dtype` given."""
+    import jax
+
+    make_x, fill, dtype, shape = case
+    if dtype is not None and not supports(run.platform, dtype):
+        return
+    ours = outcome(lambda: run(lambda x: jaxwg.lax.full_like(x, fill, dtype, shape),
+                               make_x(jaxwg.lax)))
+    theirs = outcome(lambda: jax.lax.full_like(make_x(jax.lax), fill, dtype, shape))
+    assert same(ours, theirs), f"{describe(ours)} != JAX {describe(theirs)}"
+
+
 def test_full_values(run):
     got = run(lambda: (jnp.full((2, 3), 7), jnp.full(3, -0.0), jnp.full((2, 2), jnp.arange(2)),
                        jnp.full((), np.nan, jnp.float32), jnp.full((2,), 2 ** 32 - 1, jnp.uint32),
