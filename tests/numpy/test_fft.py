@@ -83,7 +83,7 @@ def _values(shape, data, dtype):
 
 @pytest.mark.slow_on_cpu
 @pytest.mark.parametrize("name", COMPLEX_NAMES + REAL_NAMES + HERMITIAN_NAMES)
-@settings(max_examples=6)  # 14 functions on 2 platforms, eagerly and jitted: each shape compiles
+@settings(max_examples=4)  # 14 functions on 2 platforms, eagerly and jitted: each shape compiles
 @given(data=st.data())
 def test_transforms_match_jax(run, name, data):
     shape = data.draw(hnp.array_shapes(min_dims=1 if name in ONE_AXIS else 2, max_dims=3, max_side=9))

@@ -154,7 +154,7 @@ def _check_eigh(a, w, v, what=""):
     _assert_within(_h(v) @ v, eye, C * n * eps, f"{what} v^H v = I")
 
 
-@settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
+@settings(max_examples=3, deadline=None)  # each example compiles its shapes' loops
 @given(_HERMITIAN, st.integers(0, 2**31 - 1))
 def test_eigh_matches_numpy(shapes, seed):
     batch, n = shapes
