@@ -27,6 +27,15 @@ from .codegen import UnsupportedError
 
 PARAM_WORDS = 4
 
+# A WGSL `slot(i)`: where word `i` of a block sits in a routine's workgroup memory. Each
+# run of 32 words is permuted by the run's number, so that the 32 threads of a warp that
+# each take 8 neighbouring words (the sort network's lowest levels, the scan's per-thread
+# runs) read 32 different banks instead of 8-way conflicting ones. The layout keeps the
+# array's size.
+SWIZZLE = """
+fn slot(i: u32) -> u32 { return i ^ ((i >> 5u) & 31u); }
+"""
+
 
 @dataclass(frozen=True)
 class RoutineStep:

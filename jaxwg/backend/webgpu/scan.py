@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from ...core.routine import CumulativeSum
 from .codegen import WGSL_TYPE
-from .routines import RoutinePlan, RoutineStep
-from .sort import SWIZZLE
+from .routines import SWIZZLE, RoutinePlan, RoutineStep
 
 THREADS = 256
 PER = 8  # contiguous elements a thread scans

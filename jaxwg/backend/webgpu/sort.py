@@ -34,20 +34,12 @@ Rows of at most `block` elements take one pass; 2^20 elements with one key, 28.
 from __future__ import annotations
 
 from ...core.routine import SortPermutation
-from .routines import RoutinePlan, RoutineStep
+from .routines import SWIZZLE, RoutinePlan, RoutineStep
 
 THREADS = 256
 MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
 LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
-
-# Where word `i` of a block sits in workgroup memory: each run of 32 words permuted by
-# the run's number, so that the 32 threads of a warp that each take 8 neighbouring words
-# (the lowest levels of the network, a scan's per-thread runs) read 32 different banks
-# instead of 8-way conflicting ones. The layout stays the array's size.
-SWIZZLE = """
-fn slot(i: u32) -> u32 { return i ^ ((i >> 5u) & 31u); }
-"""
 
 
 def padded_length(routine: SortPermutation) -> int:
@@ -94,18 +86,20 @@ def _levels(memory: str, plane_stride: str, planes: int, levels: int, swizzled: 
     `first + i * span`, where `first` is q with L zero bits put in at `span`'s bit.
     They are read into registers `v<i>_<plane>`, compared as (keys, position) tuples
     (no two tie) and written back in order. `swizzled`: `memory` is indexed through
-    `slot` (`SWIZZLE`)."""
+    `slot` (routines.SWIZZLE)."""
     count = 1 << levels
     at = [f"{p}u * {plane_stride} + " if p else "" for p in range(planes)]
-    close = ")" if swizzled else ""
-    if swizzled:
-        at = [f"slot({a}" for a in at]
+
+    def word(p: int, i: int) -> str:  # element i's word of plane p
+        index = f"{at[p]}e{i}"
+        return f"{memory}[slot({index})]" if swizzled else f"{memory}[{index}]"
+
     body = ["let low = q & (span - 1u);",
             f"let first = ((q - low) << {levels}u) | low;",
             "let ascending = ((base + first) & (M - 1u) & k) == 0u;"]
     for i in range(count):
         body.append(f"let e{i} = first + {i}u * span;")
-        body += [f"var v{i}_{p} = {memory}[{at[p]}e{i}{close}];" for p in range(planes)]
+        body += [f"var v{i}_{p} = {word(p, i)};" for p in range(planes)]
     for level in reversed(range(levels)):
         for i in range(count):
             if i & (1 << level):
@@ -118,7 +112,7 @@ def _levels(memory: str, plane_stride: str, planes: int, levels: int, swizzled: 
             body += [f"  let t{p} = v{a}_{p}; v{a}_{p} = v{b}_{p}; v{b}_{p} = t{p};" for p in range(planes)]
             body.append("}")
     for i in range(count):
-        body += [f"{memory}[{at[p]}e{i}{close}] = v{i}_{p};" for p in range(planes)]
+        body += [f"{word(p, i)} = v{i}_{p};" for p in range(planes)]
     return (f"fn levels{levels}(q: u32, span: u32, k: u32, base: u32) {{\n"
             + "\n".join("  " + line for line in body) + "\n}\n")
 
