@@ -208,12 +208,14 @@ class JaxprTrace(Trace):
             return tracer
         array = value if isinstance(value, ArrayImpl) else asarray_for_bind(value)
         tracer = builder.new_tracer(self, array.aval)
-        value = const_value(array.node)
-        if value is not None:
-            builder.literals[id(tracer)] = Literal(value, array.aval)
+        known = const_value(array.node)
+        if known is not None:
+            builder.literals[id(tracer)] = Literal(known, array.aval)
         else:
             builder.add_const(tracer, array)
         # Keep `value` alive with its tracer so the id stays unique during the trace.
+        # (Keyed by the value lifted, not its constant: a uint32 array holding 0 must
+        # not answer for the Python int 0, a weak int32.)
         builder.const_tracers[id(value)] = (tracer, value)
         return tracer
 

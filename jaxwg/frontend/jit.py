@@ -592,6 +592,43 @@ class Jitted:
         return functools.partial(self, obj)
 
 
+class _StagedOnly(Jitted):
+    """What `staged_jit` returns: a `Jitted` that compiles no program of its own."""
+
+    def __call__(self, *args, **kwargs):
+        if len(_dynamic) == 1 or config.jax_disable_jit:
+            return self._fun(*args, **kwargs)
+        static, leaves, in_tree = self._flatten(args, kwargs)
+        return self._stage(len(args), static, leaves, in_tree)
+
+
+def staged_jit(fun=None, *, static_argnums=None, static_argnames=None):
+    """`jit` for library functions that JAX wraps in one (`jnp.where`'s `_where`,
+    `jnp.clip`, `nn.relu`, ...): inside a trace (`make_jaxpr`, an enclosing `jit`, a
+    transformation that traces to a jaxpr) a call is one `jit` equation named after the
+    function, with JAX's static arguments, so jaxprs print as JAX's. An eager call runs
+    the function op by op, as without the wrapper: its lazy nodes fuse with the
+    caller's instead of running as a program of their own. Programs lower called
+    jaxprs in place, so inside `jit` the kernels are the same as without it.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> double = staged_jit(lambda x: x * 2)
+    >>> double(jnp.ones(2))
+    Array([2., 2.], dtype=float32)
+    >>> print(jaxwg.make_jaxpr(double)(jnp.ones(2)))  # doctest: +NORMALIZE_WHITESPACE
+    { lambda ; a:f32[2]. let
+        b:f32[2] = jit[
+          name=<lambda>
+          jaxpr={ lambda ; a:f32[2]. let b:f32[2] = mul a 2.0:f32[] in (b,) }
+        ] a
+      in (b,) }
+    """
+    if fun is None:
+        return functools.partial(staged_jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
+    return _StagedOnly(fun, static_argnums, static_argnames, None)
+
+
 @contextlib.contextmanager
 def disable_jit(disable: bool = True):
     """Within the block, jitted functions run op by op in this thread, as plain Python

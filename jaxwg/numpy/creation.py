@@ -15,6 +15,7 @@ Array([[0., 1., 0.],
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 
@@ -26,6 +27,7 @@ from ..frontend import aval as avals
 from ..core import dtypes as dt
 from ..frontend.array import ArrayImpl, from_numpy, scalar
 from ..frontend.device import Device, get_device
+from ..frontend.jit import staged_jit
 from ..frontend.trace import Tracer
 from . import ufuncs
 from ..lax.keys import key_data
@@ -370,6 +372,16 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]]
     """
     num = operator.index(num)
+    return _linspace(start, stop, num, endpoint, retstep, dtype, operator.index(axis),
+                     device=device)
+
+
+@functools.partial(staged_jit, static_argnames=("num", "endpoint", "retstep", "dtype", "axis",
+                                                "device"))
+def _linspace(start, stop, num: int, endpoint: bool, retstep: bool, dtype, axis: int, *,
+              device):
+    """`linspace` with `start` and `stop` as its only arguments: one `jit` equation in a
+    jaxpr, as JAX's `_linspace`."""
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     check_arraylike("linspace", start, stop)
@@ -389,19 +401,20 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     out_shape = bounds[:axis] + [num] + bounds[axis:]
     bounds_1 = bounds[:axis] + [1] + bounds[axis:]
     div = (num - 1) if endpoint else num
-
-    def spread(x, n):  # x (of shape `bounds`) repeated n times along `axis`
-        return lax.broadcast_in_dim(x, bounds[:axis] + [n] + bounds[axis:],
-                                    [d for d in range(len(bounds) + 1) if d != axis])
-
     if num > 1:
+        # As JAX's: t = i / div in the real dtype, then start (1 - t) + stop t with the
+        # bounds reshaped to size 1 along `axis`.
         delta = lax.div(lax.sub(stop_a, start_a), lax.full((), div, computation))
-        t = lax.div(lax.broadcasted_iota(computation, bounds[:axis] + [div] + bounds[axis:], axis),
-                    lax.full((), div, computation))
-        one_minus_t = lax.sub(lax.full((), 1, computation), t)
-        out = lax.add(lax.mul(spread(start_a, div), one_minus_t), lax.mul(spread(stop_a, div), t))
+        real = dt.PART.get(computation, computation)
+        t_shape = [1] * len(bounds_1)
+        t_shape[axis] = div
+        t = lax.div(lax.reshape(lax.iota(real, div), t_shape), lax.full((), div, real))
+        t = lax.convert_element_type(t, computation)
+        start_1 = lax.reshape(start_a, bounds_1)
+        out = lax.add(lax.mul(start_1, lax.sub(lax.full((), 1, computation), t)),
+                      lax.mul(lax.reshape(stop_a, bounds_1), t))
         if endpoint:
-            out = lax.concatenate([out, lax.reshape(stop_a, bounds_1)], axis)
+            out = lax.concatenate([out, lax.expand_dims(stop_a, (axis,))], axis)
     elif num == 1:
         delta = lax.sub(stop_a, start_a) if not endpoint else lax.full(bounds, np.nan, computation)
         out = lax.reshape(start_a, bounds_1)

@@ -12,10 +12,13 @@ padded array costs index arithmetic in whatever kernel reads it; only
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
+from ..frontend.jit import staged_jit
 from ._util import aval_of, broadcast_to_shape, ensure_arraylike, is_array, slice_axis, static_value
 from .manipulation import broadcast_to
 
@@ -203,12 +206,22 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    if nd == 0:
-        return x
     if any(lo < 0 or hi < 0 for lo, hi in widths):
         raise ValueError("index can't contain negative values")
+    constant_values = kwargs.get("constant_values", 0)
+    if isinstance(constant_values, (list, tuple)):  # one leaf, not a tree of scalars
+        constant_values = np.asarray(constant_values)
+    return _pad(x, widths, mode, constant_values, kwargs.get("reflect_type", "even"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2, 4))
+def _pad(x, widths, mode: str, constant_values, reflect_type: str):
+    """`pad` past its argument checks; one `jit` equation in a jaxpr, as JAX's `_pad`
+    (`constant_values` is its argument, the rest static)."""
+    if aval_of(x).ndim == 0:
+        return x
     if mode == "constant":
-        return _pad_constant(x, widths, kwargs.get("constant_values", 0))
+        return _pad_constant(x, widths, constant_values)
     if mode == "empty":
         return _pad_constant(x, widths, 0)
     for n, pair in zip(aval_of(x).shape, widths):
@@ -216,7 +229,6 @@ def pad(array, pad_width, mode="constant", **kwargs):
             _check_no_padding(pair, mode)
     if mode == "edge":
         return _pad_edge(x, widths)
-    reflect_type = kwargs.get("reflect_type", "even")
     if reflect_type not in ("even", "odd"):
         raise ValueError(f"jnp.pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
     dtype = aval_of(x).dtype

@@ -21,6 +21,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes as dt
 from ..frontend import aval as avals
+from ..frontend.jit import staged_jit
 from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
 from ._util import (aval_of, broadcast_shapes, check_arraylike, elementwise_operands, ensure_arraylike,
@@ -744,6 +745,12 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
     check_arraylike("where", condition, x, y)
+    return _where(condition, x, y)
+
+
+@staged_jit
+def _where(condition, x, y):
+    """The three-term `where`, one `jit` equation in a jaxpr as JAX's `_where`."""
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)
@@ -755,25 +762,26 @@ def _broadcast(*xs):
     return broadcast_shapes(*[aval_of(x).shape for x in xs])
 
 
-def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+@staged_jit
+def clip(arr=None, /, min=None, max=None):
     """`arr` limited to `[min, max]` (either bound may be None).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.clip(jnp.arange(5), 1, 3).tolist()
     [1, 1, 2, 3, 3]
     """
-    arr = a if arr is None else arr
-    min = a_min if min is None else min
-    max = a_max if max is None else max
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
     out = ensure_arraylike("clip", arr)
     if any(v is not None and _kind(to_array(v)).is_complex for v in (out, min, max)):
         raise ValueError("clip received a complex value either through the input or the min/max "
                          "keywords. Complex values have no ordering and cannot be clipped; take "
                          "the real or imaginary parts (jnp.real, jnp.imag) first.")
+    # The bound first, as JAX's: jaxprs print its operands in this order.
     if min is not None:
-        out = maximum(out, min)
+        out = maximum(min, out)
     if max is not None:
-        out = minimum(out, max)
+        out = minimum(max, out)
     return out
 
 
