@@ -1,13 +1,17 @@
 """Sorting on the device: `lax.sort` (several operands, `num_keys`), `sort_key_val` and
 `top_k`.
 
-Each key operand becomes one or more uint32 *order keys* (`order_keys`): floats by
-JAX's order (-0 as 0, NaN last) as total-order integers, float64 as four keys. The
-`sort_permutation` primitive (the backend's sort routine: a bitonic network in
-workgroup memory on WebGPU) finds the stable permutation that sorts each row by them,
-and every operand is gathered through it (`permute`). Differentiation goes through
-the gather, whose transpose for a permutation is the gather of the inverse
-permutation; batching moves the batch axis in front of the sorted one.
+`lax.sort` binds one `sort` primitive (`sort_p`, with JAX's params `dimension`,
+`is_stable` and `num_keys`), so jaxprs print as JAX's. Its lowering is a jaxpr of the
+primitives the backend has (`_sorted_by_keys`), traced once per signature and lowered
+in place: each key operand becomes one or more uint32 *order keys* (`order_keys`):
+floats by JAX's order (-0 as 0, NaN last) as total-order integers, float64 as four
+keys, complex numbers as their parts'. The `sort_permutation` primitive (the backend's
+sort routine: a bitonic network in workgroup memory on WebGPU) finds the stable
+permutation that sorts each row by them, and every operand is gathered through it
+(`permute`). The JVP is JAX's: an iota sorted along, whose result gathers the tangents
+(`permute`, whose transpose is the gather of the inverse permutation); batching moves
+the sorted dimension past the batch axis.
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -24,9 +28,12 @@ import numpy as np
 from ..core import dtypes as dt
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import GatherDimensionNumbers, GatherScatterMode
-from ..frontend.jit import jit
-from ..frontend.trace import bind
+from ..frontend.jaxpr import trace_body
+from ..frontend.jit import jit, lower_jaxpr
+from ..frontend.lazy import IOTA
+from ..frontend.trace import Tracer, _dynamic, bind
 from . import lax
 from .slicing import gather
 
@@ -143,15 +150,16 @@ def sort_permutation(*keys):
     return bind(P.sort_permutation_p, *keys)
 
 
-def _last_axis_take(rank: int) -> GatherDimensionNumbers:
-    batch = tuple(range(rank - 1))
-    return GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(rank - 1,),
-                                  start_index_map=(rank - 1,), operand_batching_dims=batch,
-                                  start_indices_batching_dims=batch)
+def _take_along(rank: int, axis: int) -> GatherDimensionNumbers:
+    """A gather's dimension numbers that take one element along `axis` for each index,
+    every other axis a batch axis (JAX's sort JVP takes its tangents so)."""
+    batch = tuple(d for d in range(rank) if d != axis)
+    return GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+                                  operand_batching_dims=batch, start_indices_batching_dims=batch)
 
 
-def permute(x, perm):
-    """`x[..., perm[..., i]]` for a permutation `perm` of each last-axis row: a gather
+def permute(x, perm, axis: int = -1):
+    """`x` taken along `axis` at `perm`, a permutation of each row along `axis`: a gather
     that promises unique indices, so that its transpose is the gather of the inverse
     permutation (`inverse_permutation_transpose`), not a scatter.
 
@@ -160,28 +168,39 @@ def permute(x, perm):
     [30, 10, 20]
     """
     rank = aval_of(x).ndim
-    return gather(x, lax.expand_dims(perm, (rank,)), _last_axis_take(rank), (1,) * rank,
+    return gather(x, lax.expand_dims(perm, (rank,)), _take_along(rank, axis % rank), (1,) * rank,
                   unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
-def is_permutation(operand_shape, indices_shape, dimension_numbers, unique_indices: bool) -> bool:
-    """Whether a gather with these parameters is `permute`: unique in-bounds indices
-    taking every element of each last-axis row once."""
+def permutation_axis(operand_shape, indices_shape, dimension_numbers, unique_indices: bool):
+    """The axis along which a gather with these parameters is `permute` (unique in-bounds
+    indices taking every element of each row once), or None where it is not one."""
     rank = len(operand_shape)
-    return (unique_indices and rank > 0 and tuple(indices_shape) == tuple(operand_shape) + (1,)
-            and dimension_numbers == _last_axis_take(rank))
+    if not (unique_indices and rank > 0 and tuple(indices_shape) == tuple(operand_shape) + (1,)
+            and len(dimension_numbers.collapsed_slice_dims) == 1):
+        return None
+    axis = dimension_numbers.collapsed_slice_dims[0]
+    return axis if dimension_numbers == _take_along(rank, axis) else None
 
 
-def inverse_permutation_transpose(ct, indices):
-    """The transpose of `permute(x, perm)` at cotangent `ct`: `ct` permuted by the inverse
-    of `perm` (which sorting `perm` gives)."""
+def _along_last(x, axis: int, fn):
+    """`fn` (of rows along the last axis) applied to the rows of `x` along `axis`."""
+    rank = aval_of(x).ndim
+    to_last = [d for d in range(rank) if d != axis] + [axis]
+    return lax.transpose(fn(lax.transpose(x, to_last)), [int(i) for i in np.argsort(to_last)])
+
+
+def inverse_permutation_transpose(ct, indices, axis: int):
+    """The transpose of `permute(x, perm, axis)` at cotangent `ct`: `ct` permuted by the
+    inverse of `perm` (which sorting `perm` gives)."""
     perm = lax.squeeze(indices, (aval_of(indices).ndim - 1,))
-    return permute(ct, sort_permutation(unsigned_key(perm)))
+    inverse = _along_last(perm, axis, lambda rows: sort_permutation(unsigned_key(rows)))
+    return permute(ct, inverse, axis)
 
 
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
     """`operand` (an array, or a sequence sorted together by its first `num_keys`)
-    sorted along `dimension`, NaNs last; always stable.
+    sorted along `dimension`, NaNs last; always stable. One `sort` primitive, as JAX's.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -189,40 +208,81 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     >>> keys.tolist(), vals.tolist()
     ([0, 1, 2, 2], [3, 1, 0, 2])
     """
-    single = not isinstance(operand, (tuple, list))
-    operands = [operand] if single else list(operand)
-    if not 1 <= num_keys <= len(operands):
-        raise ValueError(f"sort: num_keys={num_keys} must be in [1, {len(operands)}]")
-    shape = aval_of(operands[0]).shape
-    if any(aval_of(o).shape != shape for o in operands):
-        raise TypeError("sort: all operands must have the same shape, got "
-                        + ", ".join(str(aval_of(o).shape) for o in operands))
-    if not shape:
-        raise TypeError("sort: operand must have at least one dimension")
-    axis = dimension % len(shape)
-    if any(aval_of(k).dtype.is_complex for k in operands[:num_keys]):
-        # Complex keys order lexicographically: by real part, then imaginary part.
-        keys = [part(k) for k in operands[:num_keys]
-                for part in ((lax.real, lax.imag) if aval_of(k).dtype.is_complex else (lambda v: v,))]
-        out = sort((*keys, *operands), dimension, is_stable, num_keys=len(keys))[len(keys):]
-        return out[0] if single else tuple(out)
-    if shape[axis] <= 1 or 0 in shape:  # already sorted
-        return operands[0] if single else tuple(operands)
-    # One traced program per signature: eager sorts replay it instead of growing the
-    # lazy graph step by step.
-    out = _sorted(*operands, axis=axis, num_keys=num_keys)
-    return out[0] if single else tuple(out)
+    several = isinstance(operand, (tuple, list))
+    operands = tuple(operand) if several else (operand,)
+    if several and not operands:
+        raise TypeError("Sort requires at least one operand")
+    if several and not 1 <= num_keys <= len(operands):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operands)}")
+    if not several and num_keys != 1:
+        raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
+    params = {"dimension": _canonical_dimension(dimension, aval_of(operands[0]).ndim),
+              "is_stable": is_stable, "num_keys": num_keys}
+    if len(_dynamic) == 1 and not any(isinstance(o, Tracer) for o in operands):
+        outs = _eager_sort(*operands, **params)
+    else:
+        outs = bind(sort_p, *operands, **params)
+    return tuple(outs) if several else outs[0]
 
 
-@functools.partial(jit, static_argnames=("axis", "num_keys"))
-def _sorted(*operands, axis: int, num_keys: int):
+@functools.partial(jit, static_argnames=("dimension", "is_stable", "num_keys"))
+def _eager_sort(*operands, **params):
+    """An eager sort as one program per signature (its kernels replayed), not lowered
+    afresh into the lazy graph at each call."""
+    return bind(sort_p, *operands, **params)
+
+
+def _canonical_dimension(dimension: int, ndim: int) -> int:
+    if not -ndim <= dimension < ndim:
+        raise ValueError(f"axis {dimension} is out of bounds for array of dimension {ndim}")
+    return int(dimension) % ndim
+
+
+def _sort_abstract_eval(*avals, dimension, is_stable, num_keys):
+    if any(a.shape != avals[0].shape for a in avals[1:]):
+        shapes = " ".join(str(a.shape) for a in avals)
+        raise TypeError(f"Arguments to sort must have equal shapes, got: {shapes}")
+    return list(avals)
+
+
+# The operands sorted along `dimension` by their first `num_keys` (lexicographically),
+# as JAX's `sort_p`; lowered through `_sorted_by_keys`.
+sort_p = P._declare("sort", _sort_abstract_eval, multiple_results=True)
+
+
+def _sorted_by_keys(*operands, dimension: int, num_keys: int, iotas: tuple) -> list:
+    """What `sort` computes, in primitives the backend has: with `dimension` moved last,
+    the keys' order keys, the sort routine's permutation of their rows, and each operand
+    gathered through it; an operand that `iotas` marks as an iota along `dimension` (an
+    argsort's, the JVP's) sorts to the permutation itself."""
     rank = aval_of(operands[0]).ndim
-    to_last = [d for d in range(rank) if d != axis] + [axis]
+    to_last = [d for d in range(rank) if d != dimension] + [dimension]
     moved = [lax.transpose(o, to_last) for o in operands]
-    keys = [unsigned_key(k) for o in moved[:num_keys] for k in order_keys(o)]
-    perm = sort_permutation(*keys)
+    perm = sort_permutation(*[unsigned_key(k) for o in moved[:num_keys] for k in order_keys(o)])
     back = [int(i) for i in np.argsort(to_last)]
-    return [lax.transpose(permute(o, perm), back) for o in moved]
+    return [lax.transpose(lax.convert_element_type(perm, aval_of(o).dtype) if iota else permute(o, perm), back)
+            for o, iota in zip(moved, iotas)]
+
+
+@functools.lru_cache(maxsize=256)
+def _traced_sort(avals: tuple, dimension: int, num_keys: int, iotas: tuple):
+    return trace_body(lambda *ops: _sorted_by_keys(*ops, dimension=dimension, num_keys=num_keys,
+                                                   iotas=iotas), avals, "sort")
+
+
+def _sort_lowering(out_avals, *nodes, dimension, is_stable, num_keys):
+    # Lowered in place (as a called jaxpr), so its kernels fuse with their neighbours;
+    # complex operands arrive as pairs of parts and the traced jaxpr takes them so.
+    shape = out_avals[0].shape
+    if shape[dimension] <= 1 or 0 in shape:  # already sorted
+        return list(nodes)
+    iotas = tuple(i >= num_keys and node.kind == IOTA and node.arg.axis == dimension
+                  for i, node in enumerate(nodes))
+    return lower_jaxpr(_traced_sort(tuple(out_avals), dimension, num_keys, iotas), list(nodes))
+
+
+P.lowering_rules[sort_p] = _sort_lowering
+STORAGE_RULES.add(sort_p)
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):

@@ -10,9 +10,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import lax
+from ..frontend.jit import jit
 from ..lax.sorting import order_keys
 from ._util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, slice_axis, to_array
 
@@ -32,6 +35,7 @@ def _prepare(name, a, axis, kind, order):
     return x, canonicalize_axis(axis, x.ndim)
 
 
+@functools.partial(jit, static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """`a` sorted along `axis` (flattened when None), NaNs last; `descending` reverses.
 
@@ -44,6 +48,7 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax.rev(out, (axis,)) if descending else out
 
 
+@functools.partial(jit, static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """Indices that sort `a` along `axis` (int32); equal elements keep their order, also
     with `descending` (as JAX).
@@ -60,6 +65,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False)
     return lax.rev(out, (axis,)) if descending else out
 
 
+@functools.partial(jit, static_argnames=("axis",))
 def lexsort(keys, axis=-1):
     """Indices that sort by several keys (int32): by the last key, ties by the one
     before it, and so on; entries equal in every key keep their order. `keys` is a

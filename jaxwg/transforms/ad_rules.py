@@ -35,7 +35,7 @@ from ..frontend.trace import bind
 from ..lax import slicing
 from ..lax.fft import fft_p, fft_transpose
 from ..lax.lax import _strong_full_like
-from ..lax.sorting import inverse_permutation_transpose, is_permutation
+from ..lax.sorting import inverse_permutation_transpose, permutation_axis, permute, sort_p
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .custom import custom_jvp
 from .transpose import backward_pass, is_undefined
@@ -414,8 +414,9 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, m
     Out-of-bounds starts that PROMISE_IN_BOUNDS clamped on the way in are dropped on the
     way back, as JAX's derivatives of `x[i]` do. A permutation (`sorting.permute`: a
     sort's outputs) goes back through the inverse permutation instead."""
-    if is_permutation(operand.aval.shape, aval_of(indices).shape, dimension_numbers, unique_indices):
-        return [inverse_permutation_transpose(ct, indices), None]
+    axis = permutation_axis(operand.aval.shape, aval_of(indices).shape, dimension_numbers, unique_indices)
+    if axis is not None:
+        return [inverse_permutation_transpose(ct, indices, axis), None]
     d = dimension_numbers
     dnums = lax.ScatterDimensionNumbers(
         update_window_dims=d.offset_dims, inserted_window_dims=d.collapsed_slice_dims,
@@ -770,3 +771,19 @@ slicing.FLOAT_EXTREMUM["fn"] = _float_extremum
 
 
 deflinear(fft_p, fft_transpose)
+
+
+# -- sorting -----------------------------------------------------------------------------------
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    """JAX's: an iota sorted along with the operands says where each output came from,
+    and each tangent is taken from there (a permutation: its transpose is the gather
+    of the inverse permutation, not a scatter)."""
+    shape = aval_of(primals[0]).shape
+    *outs, perm = sort_p.bind(*primals, lax.broadcasted_iota(np.uint32, shape, dimension),
+                              dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    return outs, [t if isinstance(t, Zero) else permute(t, perm, dimension) for t in tangents]
+
+
+P.jvp_rules[sort_p] = _sort_jvp

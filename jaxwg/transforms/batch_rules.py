@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import lax
 from ..lax.fft import fft, fft_p
+from ..lax.sorting import sort_p
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.aval import ShapedArray
@@ -145,6 +146,19 @@ def _sort_permutation_rule(vals, dims):
 
 
 P.batch_rules[P.sort_permutation_p] = _sort_permutation_rule
+
+
+def _sort_rule(vals, dims, *, dimension, **params):
+    """JAX's: every operand batched where the first batched one is (unbatched ones
+    broadcast there), the sorted dimension past it."""
+    size = batch_size(vals, dims)
+    bdim = next(d for d in dims if d is not None)
+    moved = [move_axis(v, d, bdim, size) for v, d in zip(vals, dims)]
+    outs = sort_p.bind(*moved, dimension=dimension + (bdim <= dimension), **params)
+    return outs, [bdim] * len(outs)
+
+
+P.batch_rules[sort_p] = _sort_rule
 
 
 def _scatter_flat_rule(prim, vals, dims):

@@ -2,6 +2,9 @@
 dtypes, NaN, -0.0 and inf, ties (stability), descending, axes, several operands,
 gradients and vmap, and a length that is not a power of two past 100000."""
 
+import re
+import types
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,6 +14,10 @@ import jaxwg.numpy as jnp
 from jaxwg import lax
 
 from .helpers import jax, jax_numpy
+
+# lax.sort with the array constructors beside it, for one error check against both
+_Lax = types.SimpleNamespace(sort=lax.sort, ones=jnp.ones, float32=jnp.float32)
+_JaxLax = types.SimpleNamespace(sort=jax.lax.sort, ones=jax_numpy.ones, float32=jax_numpy.float32)
 
 
 def _values(rng, shape, dtype):
@@ -84,8 +91,14 @@ def test_errors():
         jnp.sort(jnp.ones(3), kind="quicksort")
     with pytest.raises(ValueError, match="top_k: k=4"):
         lax.top_k(jnp.ones(3), 4)
-    with pytest.raises(TypeError, match="same shape"):
-        lax.sort((jnp.ones(3), jnp.ones(4)))
+    # lax.sort's errors are JAX's
+    for bad in (lambda m: m.sort((m.ones(3), m.ones(4))), lambda m: m.sort(()),
+                lambda m: m.sort(m.ones(3), num_keys=2), lambda m: m.sort((m.ones(3),), num_keys=2),
+                lambda m: m.sort(m.ones(3), dimension=1), lambda m: m.sort(m.float32(1))):
+        with pytest.raises(Exception) as want:
+            bad(_JaxLax)
+        with pytest.raises(want.type, match=re.escape(str(want.value))):
+            bad(_Lax)
 
 
 @settings(max_examples=5, deadline=None, derandomize=True)  # the same examples on both platforms
