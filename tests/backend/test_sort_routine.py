@@ -1,14 +1,16 @@
 """The sort routine (core/routine.py, backend/webgpu/sort.py) against NumPy's stable
 lexsort, on both backends: rows shorter and longer than one workgroup block, lengths
 that are not powers of two, several keys with many ties (stability), and the edges of
-the key range (0 and 0xFFFFFFFF, which is also the padding's key)."""
+the key range (0 and 0xFFFFFFFF, which is also the padding's key). The radix sort
+(radix_sort.py), which takes only long rows, is compiled and run on short ones too."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxwg.backend.webgpu import sort
+from jaxwg.backend.webgpu import radix_sort, sort
+from jaxwg.backend.webgpu.routines import compile_routine
 from jaxwg.core.routine import SortPermutation
 
 from .helpers import assert_equal_values, run_kernel
@@ -19,6 +21,14 @@ def run_sort(backend, keys: np.ndarray) -> np.ndarray:
     count, rows, length = keys.shape
     out = run_kernel(backend, SortPermutation(rows, length, count), [keys.astype(np.uint32).ravel()])
     return out.reshape(rows, length)
+
+
+def run_radix_sort(webgpu, keys: np.ndarray) -> np.ndarray:
+    """`run_sort` through the radix sort's plan, whatever the rows' length."""
+    count, rows, length = keys.shape
+    routine = SortPermutation(rows, length, count)
+    exe = compile_routine(webgpu.device, routine, radix_sort.plan(routine))
+    return run_kernel(webgpu, routine, [keys.astype(np.uint32).ravel()], executable=exe).reshape(rows, length)
 
 
 def expected(keys: np.ndarray) -> np.ndarray:
@@ -56,12 +66,51 @@ def test_plan_counts_passes():
     # 1..9 levels past the block, three levels a pass; a block pass each for the rest
     big = SortPermutation(1, 1 << 20, 1)
     assert sort.block_size(big, 32768) == 2048
-    shaders = [s.shader for s in sort.plan(big, 32768).steps]
+    shaders = [s.shader for s in sort.bitonic_plan(big, 32768).steps]
     assert shaders.count("block") == 10
     levels = [c for past in range(1, 10) for c in [3] * (past // 3) + [past % 3] * (past % 3 > 0)]
     assert [s for s in shaders if s != "block"] == [f"merge{c}" for c in levels]
     assert sort.block_size(SortPermutation(1, 10, 7), 16384) == 512  # 8 planes
     assert len(sort.plan(SortPermutation(4, 2048, 1), 32768).steps) == 1
+
+
+def test_long_rows_take_the_radix_sort():
+    # from RADIX_FROM blocks a row (padded); three dispatches per 8-bit digit
+    block = sort.block_size(SortPermutation(1, 1, 1), 16384)
+    long, short = (SortPermutation(3, n, 1) for n in (sort.RADIX_FROM * block, sort.RADIX_FROM * block // 2))
+    assert [s.shader for s in sort.plan(long, 16384).steps] == ["count", "scan", "scatter"] * 4
+    assert "block" in [s.shader for s in sort.plan(short, 16384).steps]
+    assert len(sort.plan(SortPermutation(1, 1 << 20, 2), 16384).steps) == 24
+    assert len(sort.bitonic_plan(SortPermutation(1, 1 << 20, 2), 16384).steps) == 33
+    # a radix sort whose scratch would not bind everywhere leaves the rows to the network
+    assert sort.plan(SortPermutation(1, 1 << 24, 1), 16384).steps[0].shader == "block"
+
+
+@settings(max_examples=6)
+@given(rows=st.integers(1, 3), length=st.integers(1, 5000), count=st.integers(1, 3),
+       high=st.sampled_from([2, 300, 2 ** 32]), seed=st.integers(0, 2 ** 31))
+def test_radix_sort_matches_a_stable_lexsort(webgpu, rows, length, count, high, seed):
+    rng = np.random.default_rng(seed)
+    keys = rng.integers(0, high, (count, rows, length), dtype=np.uint64).astype(np.uint32)
+    assert_equal_values(run_radix_sort(webgpu, keys), expected(keys), f"{count} keys, {rows}x{length}")
+
+
+def test_radix_sort_edges(webgpu):
+    # every byte 0x00 or 0xFF (0 and 0xFFFFFFFF among them), ties in 3 keys over rows of
+    # 2 blocks and a bit (not a multiple of the block), and equal keys (stability)
+    rng = np.random.default_rng(7)
+    patterns = np.array([sum(0xFF << (8 * b) for b in range(4) if i >> b & 1) for i in range(16)], np.uint32)
+    keys = rng.choice(patterns, (3, 2, 2 * radix_sort.BLOCK + 3))
+    assert_equal_values(run_radix_sort(webgpu, keys), expected(keys), "byte patterns")
+    equal = np.full((2, 1, 3000), 0xFFFFFFFF, np.uint32)
+    assert_equal_values(run_radix_sort(webgpu, equal), expected(equal), "equal keys")
+
+
+@pytest.mark.slow
+def test_radix_sort_of_a_million(webgpu):
+    keys = np.random.default_rng(0).integers(0, 2 ** 32, (1, 1, 1 << 20), dtype=np.uint64).astype(np.uint32)
+    assert sort.plan(SortPermutation(1, 1 << 20, 1), 16384).steps[0].shader == "count"
+    assert_equal_values(run_sort(webgpu, keys), expected(keys), "2^20 x 1")
 
 
 def test_a_sort_past_one_binding_is_refused_by_name(webgpu):

@@ -1,4 +1,5 @@
-"""The sort routine's shaders and plan: a bitonic sorting network over rows.
+"""The sort routine's shaders and plan: a bitonic sorting network over rows, or a
+radix sort (radix_sort.py) for rows of RADIX_FROM blocks or more.
 
 `SortPermutation` sorts `rows` rows of `length` elements by `keys` uint32 keys. Each
 row is padded to m, a power of two, with elements whose keys are all 0xFFFFFFFF; an
@@ -23,23 +24,32 @@ passes over memory, and the barriers in workgroup memory, by up to three.
   buffer.
 
 Rows of at most `block` elements take one pass; 2^20 elements with one key, 28.
+Each pass reads and writes `keys + 1` planes. The radix sort moves about 5 planes a
+digit (its count pass reads the keys, its scatter reads the keys and the columns and
+writes both), 20 a key in 12 dispatches. Rows of RADIX_FROM = 8 blocks take the
+network 7 passes, 28 planes with one key (42 with two, against 40), and every
+doubling of the rows adds passes: from there the radix sort moves less.
 
 >>> from jaxwg.core.routine import SortPermutation
 >>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), 16384).steps]
 ['block']
->>> len(plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
+>>> len(bitonic_plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
 28
+>>> len(plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
+12
 """
 
 from __future__ import annotations
 
-from ...core.routine import SortPermutation
+from ...core.routine import SortPermutation, binds_anywhere
+from . import radix_sort
 from .routines import SWIZZLE, RoutinePlan, RoutineStep
 
 THREADS = 256
 MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
 LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
+RADIX_FROM = 8  # blocks in a padded row from which the radix sort takes it
 
 
 def padded_length(routine: SortPermutation) -> int:
@@ -56,7 +66,17 @@ def block_size(routine: SortPermutation, workgroup_bytes: int) -> int:
 
 
 def plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
-    """The passes sorting `routine`'s rows, given the adapter's workgroup memory."""
+    """The passes sorting `routine`'s rows, given the adapter's workgroup memory: the
+    radix sort's for rows of RADIX_FROM blocks or more, where its scratch (about 1.5
+    times the network's with one key) binds on every device."""
+    long = padded_length(routine) >= RADIX_FROM * block_size(routine, workgroup_bytes)
+    if long and binds_anywhere(radix_sort.scratch_words(routine)):
+        return radix_sort.plan(routine)
+    return bitonic_plan(routine, workgroup_bytes)
+
+
+def bitonic_plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
+    """The sorting network's passes."""
     m = padded_length(routine)
     total = routine.rows * m
     block = block_size(routine, workgroup_bytes)
