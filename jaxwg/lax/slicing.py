@@ -37,7 +37,7 @@ from ..core.routine import ScatterAdd, binds_anywhere
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
-                               scatter_abstract_eval)
+                               default_fill, scatter_abstract_eval)
 from ..frontend.trace import bind
 from . import lax
 from .keys import moves_keys
@@ -62,8 +62,14 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
     >>> lax.gather(jnp.arange(6.).reshape(3, 2), jnp.array([[2], [0]]), dnums, (1, 2)).tolist()
     [[4.0, 5.0], [0.0, 1.0]]
     """
+    mode = GatherScatterMode.from_any(mode)
+    if mode is not GatherScatterMode.FILL_OR_DROP:
+        fill_value = None  # as JAX's: only FILL_OR_DROP fills; its param says with what
+    elif fill_value is None:
+        dtype = aval_of(operand).dtype
+        fill_value = float("nan") if dtype.is_inexact else default_fill(dtype)
     return bind(P.gather_p, operand, start_indices, dimension_numbers=dimension_numbers,
-                slice_sizes=tuple(int(s) for s in slice_sizes), mode=GatherScatterMode.from_any(mode),
+                slice_sizes=tuple(int(s) for s in slice_sizes), mode=mode,
                 fill_value=fill_value, indices_are_sorted=bool(indices_are_sorted),
                 unique_indices=bool(unique_indices))
 

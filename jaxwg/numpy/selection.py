@@ -27,6 +27,7 @@ Elementwise choices: `select`, `piecewise`. Index arithmetic: `diag_indices`,
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 
@@ -36,6 +37,7 @@ from .. import lax
 from ..core import dtypes as dt
 from ..errors import TracerBoolConversionError
 from ..frontend.gather import GatherScatterMode
+from ..frontend.jit import staged_jit
 from ..lax.sorting import lex_less
 from . import ufuncs
 from ..lax.keys import moves_keys
@@ -161,6 +163,15 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     """
     reject_out("take", out)
     check_arraylike("take", a, indices)
+    return _take(a, indices, None if axis is None else operator.index(axis), mode,
+                 unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                 fill_value=fill_value)
+
+
+@functools.partial(staged_jit, static_argnames=("axis", "mode", "unique_indices",
+                                                "indices_are_sorted", "fill_value"))
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
+    """`take` past its argument checks: one `jit` equation in a jaxpr, as JAX's `_take`."""
     x, indices = to_array(a), to_array(indices)
     if axis is None:
         x, axis = ravel(x), 0
@@ -170,7 +181,9 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise ValueError(f"take: indices must have an integer type, got {aval_of(indices).dtype}")
     n = aval_of(x).shape[axis]
     if mode is None or mode == "fill":
-        indices, gather_mode = _wrap_negative(indices, n), GatherScatterMode.FILL_OR_DROP
+        # Negative indices count from the end, through `where` as in JAX's `_take`.
+        indices = ufuncs._where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices)
+        gather_mode = GatherScatterMode.FILL_OR_DROP
     elif mode == "raise":  # JAX has no way to report an index error from a compiled program
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
