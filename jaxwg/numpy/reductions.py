@@ -248,43 +248,92 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
 
 
+_COMPLEX_VAR_REAL_DTYPE = (
+    "jax.numpy.var does not yet support real dtype parameters when computing the variance "
+    "of an array of complex values. The semantics of numpy.var seem unclear in this case. "
+    "Please comment on https://github.com/jax-ml/jax/issues/2283 if this behavior is "
+    "important to you.")
+
+
+def _var_dtypes(a_dtype: dt.DType, dtype) -> tuple[dt.DType, dt.DType]:
+    """(computation, result) dtypes of a variance, as JAX's `_var_promote_types`: a given
+    `dtype` is both (a real one is refused for complex input); else integers give the
+    default float, and complex input computes in complex for a real result. float16
+    computes in float32."""
+    if dtype is not None:
+        compute = result = avals.canonical_dtype(dtype)
+        if a_dtype.is_complex and not result.is_complex:
+            raise ValueError(_COMPLEX_VAR_REAL_DTYPE)
+    elif a_dtype.is_inexact:
+        compute, result = a_dtype, dt.PART.get(a_dtype, a_dtype)
+    else:
+        compute = result = avals.canonical_dtype("float64")
+    return (dt.float32 if compute is dt.float16 else compute), result
+
+
+def _ddof(ddof, correction):
+    """The degrees of freedom from `ddof` or its Array API name `correction` (not both:
+    JAX takes only a plain int 0 as an unset `ddof`)."""
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def _nan_unless_positive(normalizer, x):
+    """`x`, NaN where `normalizer` (N - ddof) is <= 0; an integer `x` becomes a weak float
+    to hold it, as in JAX's `where(normalizer > 0, x, nan)`."""
+    if not aval_of(x).dtype.is_inexact:
+        x = lax.convert_element_type(x, avals.canonical_dtype("float64"), True)
+    a = aval_of(x)
+    nan = lax.convert_element_type(lax.full_like(x, math.nan), a.dtype, a.weak_type)
+    return lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), x, nan)
+
+
+def _squared_deviations(name: str, x, axes, dtype, where, a_mean, skip_nan: bool):
+    """(sum of |x - a_mean|^2 over `axes`, N, result dtype) of a variance, counting the
+    elements in `where` (and with `skip_nan`, not NaN in the computation dtype: an integer
+    `dtype` makes NaN 0 first, as in JAX); `a_mean` is computed likewise when None."""
+    compute, out_dtype = _var_dtypes(aval_of(x).dtype, dtype)
+    x = lax.convert_element_type(x, compute)
+    if skip_nan:
+        where = _not_nan(x, where)
+    if a_mean is None:
+        a_mean = mean(x, axis=axes, dtype=compute, keepdims=True, where=where)
+    else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
+        a_mean = lax.convert_element_type(ensure_arraylike(name, a_mean), compute)
+    squares = abs_squared(lax.sub(x, a_mean))  # |z - mean|^2: real for complex z
+    return sum(squares, axis=axes, where=where), _count(aval_of(x), axes, where), out_dtype
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
-    """Variance over `axis`: mean of squared deviations, divided by `N - ddof`.
+        mean=None, correction=None):
+    """Variance over `axis`: mean of squared deviations, divided by `N - ddof`
+    (`correction` is another name for `ddof`; `mean`, a precomputed mean that broadcasts
+    against `a`, e.g. from `keepdims=True`).
 
     >>> import jaxwg.numpy as jnp
-    >>> jnp.var(jnp.array([1.0, 2.0, 3.0, 4.0]))
-    Array(1.25, dtype=float32)
+    >>> x = jnp.array([1.0, 2.0, 3.0, 4.0])
+    >>> jnp.var(x), jnp.var(x, mean=jnp.mean(x, keepdims=True), correction=1)
+    (Array(1.25, dtype=float32), Array(1.6666666, dtype=float32))
     """
     reject_out("var", out)
-    if correction is not None:
-        ddof = correction
+    ddof = _ddof(ddof, correction)
     x = ensure_arraylike("var", a)
-    where = _where("var", where)
-    aval = aval_of(x)
-    axes = canonicalize_axes(axis, aval.ndim)
-    out_dtype = _mean_dtype(aval.dtype, dtype)
-    compute = dt.float32 if out_dtype is dt.float16 else out_dtype
-    x = lax.convert_element_type(x, compute)
-    centered = subtract(x, mean(x, axis=axes, dtype=compute, keepdims=True, where=where))
-    squares = abs_squared(centered)
-    if compute.is_complex:  # |z - mean|^2: a real variance, as JAX's
-        compute = out_dtype = dt.PART[compute]
-    total = sum(squares, axis=axes, where=where)
-    count = lax.convert_element_type(_count(aval, axes, where), compute)
-    normalizer = lax.sub(count, lax.convert_element_type(ddof, compute))
+    shape = aval_of(x).shape
+    axes = canonicalize_axes(axis, len(shape))
+    total, count, out_dtype = _squared_deviations("var", x, axes, dtype, _where("var", where),
+                                                  mean, skip_nan=False)
+    compute = aval_of(total).dtype
+    normalizer = lax.sub(lax.convert_element_type(count, compute),
+                         lax.convert_element_type(ddof, compute))
     result = lax.convert_element_type(lax.div(total, normalizer), out_dtype)
-    # As JAX: NaN where N - ddof <= 0 (which makes an integer `dtype`'s result a weak float).
-    if not out_dtype.is_float:
-        result = lax.convert_element_type(result, avals.canonical_dtype("float64"), True)
-    r = aval_of(result)
-    nan = lax.convert_element_type(lax.full_like(result, math.nan), r.dtype, r.weak_type)
-    result = lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, nan)
-    return _keep(result, aval.shape, axes, keepdims)
+    return _keep(_nan_unless_positive(normalizer, result), shape, axes, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
     """Standard deviation: `sqrt(var(...))`.
 
     >>> import jaxwg.numpy as jnp
@@ -292,10 +341,12 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     Array(1., dtype=float32)
     """
     reject_out("std", out)
+    ddof = _ddof(ddof, correction)
     check_arraylike("std", a)
-    if dtype is not None and not avals.canonical_dtype(dtype).is_float:
-        raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
-    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, correction=correction))
+    if dtype is not None and not avals.canonical_dtype(dtype).is_inexact:
+        raise ValueError("dtype argument to jnp.std must be inexact; got "
+                         f"{avals.canonical_dtype(dtype)}")
+    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean))
 
 
 def _arg(name: str, a, axis, keepdims):
@@ -445,8 +496,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return mean(x, axis, dtype, keepdims=keepdims, where=_not_nan(x, _where("nanmean", where)))
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """Variance over `axis` of the elements that are not NaN.
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
+    """Variance over `axis` of the elements that are not NaN (`mean`: a precomputed mean,
+    as in `var`).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nanvar(jnp.array([1.0, jnp.nan, 3.0])).item()
@@ -454,11 +507,22 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     reject_out("nanvar", out)
     x = ensure_arraylike("nanvar", a)
-    return var(x, axis, dtype, ddof=ddof, keepdims=keepdims,
-               where=_not_nan(x, _where("nanvar", where)))
+    shape = aval_of(x).shape
+    axes = canonicalize_axes(axis, len(shape))
+    total, count, out_dtype = _squared_deviations("nanvar", x, axes, dtype,
+                                                  _where("nanvar", where), mean, skip_nan=True)
+    # As JAX's nanvar, unlike var: N - ddof is promoted as usual (1.5 stays 1.5), and the
+    # NaN for N - ddof <= 0 goes in before the division (an integer sum becomes a weak
+    # float for it) and the cast to the result dtype (an integer one reads it as 0).
+    normalizer = subtract(count, ddof)
+    total = _nan_unless_positive(normalizer, total)
+    t = aval_of(total)
+    result = lax.div(total, lax.convert_element_type(normalizer, t.dtype, t.weak_type))
+    return _keep(lax.convert_element_type(result, out_dtype), shape, axes, keepdims)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
+           mean=None):
     """Standard deviation over `axis` of the elements that are not NaN.
 
     >>> import jaxwg.numpy as jnp
@@ -467,7 +531,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     reject_out("nanstd", out)
     check_arraylike("nanstd", a)
-    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where))
+    return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where, mean))
 
 
 # -- cumulative ----------------------------------------------------------------------------

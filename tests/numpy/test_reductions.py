@@ -500,3 +500,76 @@ def test_float_initials_of_integer_reductions_saturate_as_jax(fn, initial):
         got = getattr(jnp, fn)(jnp.asarray(x), initial=initial)
     want = getattr(jax_numpy, fn)(x, initial=initial)
     assert_array(got, np.asarray(want))
+
+
+# -- var and std: `mean=`, `correction=`, dtypes, against JAX --------------------------------
+
+
+def _outcome(fn, mod, *args, **kw):
+    """What `fn` of module `mod` gives: (dtype, weak type, shape, values) or the error's
+    type and message (first line: JAX's jit errors add advice below it)."""
+    args = [mod.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    kw = {k: (mod.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = getattr(mod, fn)(*args, **kw)
+    except Exception as e:  # noqa: BLE001 - the exception is compared
+        message = str(e).splitlines()[0]
+        # a primitive's dtype check words its message its own way: the type is compared
+        return type(e).__name__, "" if " does not accept dtype " in message else message
+    return np.dtype(out.dtype), bool(out.weak_type), np.asarray(out)
+
+
+def _assert_same_outcome(fn, *args, rtol=2e-6, **kw):
+    ours, theirs = _outcome(fn, jnp, *args, **kw), _outcome(fn, jax_numpy, *args, **kw)
+    where = f"{fn}({', '.join(map(repr, args))}, **{kw})"
+    assert ours[:2] == theirs[:2], f"{where}: {ours[:2]} != JAX {theirs[:2]}"
+    if len(ours) == 3:
+        np.testing.assert_allclose(ours[2], theirs[2], rtol=rtol, atol=1e-6, err_msg=where)
+
+
+_VAR_INPUTS = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "bool": np.bool_,
+               "c64": np.complex64}
+
+
+@given(fn=st.sampled_from(["var", "std", "nanvar", "nanstd"]),
+       kind=st.sampled_from(sorted(_VAR_INPUTS)), data=st.data())
+def test_var_and_std_match_jax(fn, kind, data):
+    """Every keyword of var/std/nanvar/nanstd at once: a precomputed `mean` (kept dims, a
+    scalar, or a rank JAX refuses), `ddof` and `correction` (both: an error), `dtype`
+    (complex input with a real one: an error), `where`, and NaN for N - ddof <= 0."""
+    shape = (3, 4)
+    x = rng_for("var", kind).normal(size=shape) * 3
+    if kind == "c64":
+        x = x + 1j * rng_for("var-imag").normal(size=shape)
+    x = x.astype(_VAR_INPUTS[kind])
+    if kind in ("f32", "c64") and data.draw(st.booleans(), label="nan"):
+        x[1, 2] = np.nan
+    axis = data.draw(st.sampled_from([None, 0, 1, -1]), label="axis")
+    kw = {"axis": axis, "keepdims": data.draw(st.booleans(), label="keepdims")}
+    ddof = data.draw(st.sampled_from([0, 1, 3, 4, 1.5]), label="ddof")
+    if fn in ("var", "std") and data.draw(st.booleans(), label="as correction"):
+        kw["correction"] = ddof
+        if data.draw(st.booleans(), label="ddof too"):
+            kw["ddof"] = data.draw(st.sampled_from([0, 0.0, 1, False]), label="ddof")
+    else:
+        kw["ddof"] = ddof
+    kw["dtype"] = data.draw(st.sampled_from([None, np.float32, np.int32, np.complex64,
+                                             np.float16]), label="dtype")
+    if data.draw(st.booleans(), label="where"):
+        kw["where"] = np.array([[True, False, True, True]] * 2 + [[False] * 4])
+    mean = data.draw(st.sampled_from(["none", "keepdims", "scalar", "reduced"]), label="mean")
+    if mean != "none":
+        m = x.mean(axis=axis, keepdims=mean == "keepdims") if mean != "scalar" else 0.5
+        kw["mean"] = np.asarray(m, x.dtype if kind != "bool" else np.float32)
+    _assert_same_outcome(fn, x, rtol=2e-3 if np.float16 in (x.dtype, kw["dtype"]) else 2e-6,
+                         **kw)
+
+
+def test_var_mean_must_be_arraylike():
+    x = np.arange(4.0, dtype=np.float32)
+    for fn in ("var", "std", "nanvar", "nanstd"):
+        _assert_same_outcome(fn, x, mean=[1.0, 2.0, 3.0, 4.0])
+        _assert_same_outcome(fn, x, mean=1.5)
+        _assert_same_outcome(fn, x, mean=np.float32(1.5))
