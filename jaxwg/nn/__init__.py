@@ -1,8 +1,9 @@
 """`jaxwg.nn`: activation functions, softmax and friends, one-hot encoding, attention,
 and `jaxwg.nn.initializers`, with the formulas and the derivatives of `jax.nn`.
 
-`relu` and `relu6` have JAX's derivative at their kinks (zero: custom JVPs), and
-`softmax`'s derivative is JAX's custom rule, y (g - <y, g>).
+`relu` and `relu6` have JAX's derivative at their kinks (zero: custom JVPs). The
+functions JAX wraps in `jit` (`relu`, `log_softmax`, `one_hot`'s `_one_hot`, ...) are
+one `jit` equation in a jaxpr, as JAX's (`jaxwg.frontend.jit.staged_jit`).
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import nn
@@ -12,11 +13,16 @@ and `jaxwg.nn.initializers`, with the formulas and the derivatives of `jax.nn`.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from ..numpy._util import promote
+from ..frontend import aval as avals
+from ..frontend.jit import staged_jit
+from ..numpy._util import canonicalize_axes, canonicalize_axis, promote
 from ..transforms.custom import custom_jvp
 from . import initializers
 from .more_activations import (identity, log1mexp, logmeanexp, soft_sign, sparse_plus,
@@ -30,6 +36,7 @@ __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid"
 
 
 @custom_jvp
+@staged_jit
 def relu(x):
     """max(x, 0), with derivative 0 at 0 (as JAX).
 
@@ -209,8 +216,8 @@ def glu(x, axis: int = -1):
 
 def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = False, where=None):
     """log(sum(b exp(a))) along `axis` over the elements `where` allows, shifted by the
-    (non-differentiated) maximum. With `return_sign`, the log of the sum's magnitude and
-    its sign; else a negative sum gives NaN, as JAX.
+    (non-differentiated) maximum, as JAX's. With `return_sign`, the log of the sum's
+    magnitude and its sign; else a negative sum gives NaN, as JAX.
 
     >>> import jaxwg.numpy as jnp
     >>> round(logsumexp(jnp.array([0.0, 0.0])).item(), 6)
@@ -222,48 +229,36 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
         a = jnp.where(where, a, 0)
     if b is not None:
         a, b = promote(a, b, to_inexact=True)
+        rank = max(jnp.ndim(a), jnp.ndim(b))  # as JAX promotes: ranks too
+        a, b = lax.broadcast_to_rank(a, rank), lax.broadcast_to_rank(b, rank)
         a = jnp.where(b != 0, a, -np.inf)
     else:
         (a,) = promote(a, to_inexact=True)
-    amax = jnp.max(a, axis=axis, keepdims=True, where=where, initial=-np.inf)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0))
-    exp_a = jnp.exp(a - amax)
+    dims = canonicalize_axes(axis, jnp.ndim(a))
+    is_complex = jnp.iscomplexobj(a)
+    amax = jnp.max(jnp.real(a) if is_complex else a, axis=dims, keepdims=keepdims, where=where,
+                   initial=-np.inf)
+    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))
+    amax_with_dims = amax if keepdims else lax.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a, amax_with_dims.astype(a.dtype)))
     if b is not None:
-        exp_a = exp_a * b
-    total = jnp.sum(exp_a, axis=axis, keepdims=True, where=where)
-    out, sign = jnp.log(jnp.abs(total)) + amax, jnp.sign(total)
-    if not keepdims:
-        out, sign = jnp.squeeze(out, axis=axis), jnp.squeeze(sign, axis=axis)
+        exp_a = lax.mul(exp_a, b)
+    total = jnp.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(total)
+    if return_sign or not is_complex:
+        total = jnp.abs(total)
+    out = lax.add(lax.log(total), amax.astype(total.dtype))
     if return_sign:
         return out, sign
-    return out if b is None else jnp.where(sign < 0, np.nan, out)
-
-
-def _softmax_plain(x, axis, where):
-    x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
-    x_safe = x if where is None else jnp.where(where, x, -np.inf)
-    unnormalized = jnp.exp(x_safe - x_max)
-    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
-    return result if where is None else jnp.where(where, result, 0)
-
-
-def _softmax_rule(axis, where):
-    @custom_jvp
-    def softmax_of(x):
-        return _softmax_plain(x, axis, where)
-
-    @softmax_of.defjvp
-    def softmax_jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        y = _softmax_plain(x, axis, where)
-        return y, y * (t - jnp.sum(y * t, axis, where=where, keepdims=True))
-
-    return softmax_of
+    if b is not None and not is_complex:
+        out = jnp.where(sign < 0, jnp.array(np.nan, dtype=out.dtype), out)
+    return out
 
 
 def softmax(x, axis=-1, where=None):
     """exp(x) / sum(exp(x)) along `axis` over the elements `where` allows (0 elsewhere),
-    with JAX's derivative rule.
+    the maximum subtracted first and not differentiated: JAX's default
+    (`jax_softmax_custom_jvp` off).
 
     >>> import jaxwg.numpy as jnp
     >>> softmax(jnp.array([0.0, 0.0])).tolist()
@@ -271,10 +266,14 @@ def softmax(x, axis=-1, where=None):
     >>> softmax(jnp.array([0.0, 0.0, 5.0]), where=jnp.array([True, True, False])).tolist()
     [0.5, 0.5, 0.0]
     """
-    axis = tuple(axis) if isinstance(axis, (tuple, list)) else axis
-    return _softmax_rule(axis, where)(jnp.asarray(x))
+    x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, -np.inf)
+    unnormalized = jnp.exp(x_safe - lax.stop_gradient(x_max))
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
 
 
+@functools.partial(staged_jit, static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis` (the maximum not differentiated) over the elements
     `where` allows (-inf elsewhere), as JAX.
@@ -306,17 +305,26 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
     return (x - mean) * lax.rsqrt(variance + epsilon)
 
 
-def one_hot(x, num_classes: int, *, dtype=jnp.float32, axis=-1):
-    """`x` (integers) as one-hot vectors of `num_classes` along `axis`.
+def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
+    """`x` (integers) as one-hot vectors of `num_classes` along `axis`, in `dtype`
+    (default: the default float).
 
     >>> import jaxwg.numpy as jnp
     >>> one_hot(jnp.array([0, 2]), 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    x = jnp.asarray(x)
-    axis = axis % (x.ndim + 1)
-    classes = lax.broadcasted_iota(x.dtype, x.shape[:axis] + (num_classes,) + x.shape[axis:], axis)
-    return (jnp.expand_dims(x, axis) == classes).astype(dtype)
+    dtype = avals.canonical_dtype("float64") if dtype is None else dtype
+    return _one_hot(jnp.asarray(x), operator.index(num_classes), dtype=dtype, axis=axis)
+
+
+@functools.partial(staged_jit, static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, num_classes: int, *, dtype, axis):
+    """`one_hot` of an array: one `jit` equation in a jaxpr, as JAX's `_one_hot`."""
+    axis = canonicalize_axis(axis, x.ndim + 1)
+    x_1 = lax.expand_dims(x, (axis,))
+    shape = [1] * x.ndim
+    shape.insert(axis, num_classes)
+    return (x_1 == lax.broadcasted_iota(x.dtype, shape, axis)).astype(dtype)
 
 
 def _ensure_4d(t):

@@ -110,9 +110,9 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
         mask = broadcast_to_shape(where, aval.shape)
         x = lax.select(mask, x, lax.full_like(x, _identity(op, compute)))
     out = _PRIMS[op](x, axes)
-    if initial is not None:
-        out = _COMBINE[op](out, lax.convert_element_type(_initial_value(initial, compute),
-                                                         compute))
+    if initial is not None:  # combined initial first, as JAX's (jaxprs print this order)
+        out = _COMBINE[op](lax.convert_element_type(_initial_value(initial, compute), compute),
+                           out)
     out = lax.convert_element_type(out, out_dtype)
     return _keep(out, aval.shape, axes, keepdims)
 

@@ -45,7 +45,8 @@ def test_softmax_family_and_glu_match_jax(platform):
     g = jaxwg.grad(lambda v: jnp.sum(nn.softmax(v) * w))(jnp.asarray(x))
     gj = jax.grad(lambda v: (jax.nn.softmax(v) * w).sum())(x)
     np.testing.assert_allclose(np.asarray(g), np.asarray(gj), rtol=1e-5, atol=1e-7)
-    assert "custom_jvp_call" in str(jaxwg.make_jaxpr(nn.softmax)(jnp.asarray(x)))
+    # JAX's default softmax (jax_softmax_custom_jvp off): the maximum under stop_gradient
+    assert "stop_gradient" in str(jaxwg.make_jaxpr(nn.softmax)(jnp.asarray(x)))
 
 
 def test_one_hot_and_standardize_match_jax():
