@@ -9,15 +9,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jaxwg.backend.webgpu import scan
+from jaxwg.backend.webgpu.routines import compile_routine
 from jaxwg.core import dtypes as dt
 from jaxwg.core.routine import CumulativeSum
 
 from .helpers import assert_equal_values, run_kernel
 
 
-def run_scan(backend, x: np.ndarray) -> np.ndarray:
+def run_scan(backend, x: np.ndarray, subgroups: bool | None = None) -> np.ndarray:
+    """The routine on `x`'s rows; `subgroups` (WebGPU) forces the plan with or without
+    subgroup operations, else the backend picks by its adapter."""
     rows, length = x.shape
-    return run_kernel(backend, CumulativeSum(dt.from_numpy(x.dtype), rows, length), [x]).reshape(rows, length)
+    routine = CumulativeSum(dt.from_numpy(x.dtype), rows, length)
+    exe = None
+    if subgroups is not None:
+        limit = backend.device.limits["max-compute-workgroup-storage-size"]
+        exe = compile_routine(backend.device, routine, scan.plan(routine, limit, subgroups=subgroups))
+    return run_kernel(backend, routine, [x], executable=exe).reshape(rows, length)
 
 
 @settings(max_examples=20)
@@ -36,6 +44,20 @@ def test_block_and_chunk_edges(backend, length):
     # past BLOCK * BLOCK elements the offsets pass scans its totals in two chunks
     x = (np.arange(length) % 5 - 2).astype(np.int32)[None]
     assert_equal_values(run_scan(backend, x), np.cumsum(x, axis=1, dtype=np.int32))
+
+
+@pytest.mark.parametrize("subgroups", [False, True])
+def test_sums_across_threads_with_and_without_subgroups(webgpu, subgroups):
+    """Both ways of summing across a workgroup's threads (subgroup operations, or
+    workgroup memory alone), on rows of one block, of many, and of more blocks than the
+    offsets pass scans at once (two chunks)."""
+    if subgroups and "subgroup" not in webgpu.device.features:
+        pytest.skip(f"{webgpu.describe()} has no subgroup operations")
+    rng = np.random.default_rng(7)
+    for dtype, shape in (("int32", (3, 100)), ("float32", (3, 3 * scan.BLOCK + 5)),
+                         ("uint32", (2, 2 * scan.BLOCK)), ("int32", (1, scan.BLOCK * scan.BLOCK + 7))):
+        x = rng.integers(-8, 8, shape).astype(dtype)
+        assert_equal_values(run_scan(webgpu, x, subgroups), np.cumsum(x, axis=1, dtype=dtype))
 
 
 def test_float_sums_of_millions_stay_within_a_bound(backend):

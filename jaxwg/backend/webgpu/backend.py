@@ -261,7 +261,9 @@ class WebGPUBackend(Backend):
         """A routine's passes (each routine module's `plan`), compiled; every buffer it
         binds must fit one binding."""
         self._check_dtypes(routine)
-        plan = _ROUTINE_PLANS[type(routine)](routine, self.device.limits["max-compute-workgroup-storage-size"])
+        limit = self.device.limits["max-compute-workgroup-storage-size"]
+        plan = (scan.plan(routine, limit, subgroups="subgroup" in self.device.features)
+                if isinstance(routine, CumulativeSum) else _ROUTINE_PLANS[type(routine)](routine, limit))
         sizes = [n * self._itemsize(d) for n, d in zip(routine.input_sizes(), routine.input_dtypes())]
         largest = max([plan.scratch_bytes, routine.size * self._itemsize(routine.dtype), *sizes])
         if largest > self.window_bytes:

@@ -7,11 +7,17 @@ of BLOCK elements, one workgroup each:
 2. **offsets**: one workgroup per row scans its blocks' totals, BLOCK at a time,
    into each block's *exclusive* prefix (the sum of the blocks before it);
 3. **scan**: each block is loaded into workgroup memory and scanned there
-   (`scan_tile`: every thread runs through PER contiguous elements, then a
-   Hillis-Steele scan of the THREADS thread totals), plus its block's prefix.
+   (`scan_tile`: every thread runs through PER contiguous elements, then the
+   THREADS thread totals are scanned), plus its block's prefix.
 
 A row of one block takes the third pass alone. The data is read twice and written
 once; the totals are 1/BLOCK of it.
+
+Across threads, sums go through subgroup operations where the adapter has them
+(`subgroups`): a subgroup's lanes scan or add their values in registers, and only
+the THREADS / subgroup-size subgroup totals meet in workgroup memory, behind one
+barrier. Without them, the thread totals take a Hillis-Steele scan (16 barriers) and
+a tree (8). On an H100 the subgroup passes took XX.
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import CumulativeSum
@@ -32,20 +38,25 @@ PER = 8  # contiguous elements a thread scans
 BLOCK = THREADS * PER  # 8 KiB of float32 in workgroup memory
 
 
-def plan(routine: CumulativeSum, workgroup_bytes: int) -> RoutinePlan:
+def plan(routine: CumulativeSum, workgroup_bytes: int, subgroups: bool = False) -> RoutinePlan:
+    """The passes of `routine`; `subgroups`: the adapter has subgroup operations (which
+    take every dtype of `CumulativeSum.DTYPES`)."""
     per_row = -(-routine.length // BLOCK)
     blocks = routine.rows * per_row
-    code = _common(routine, per_row)
+    code = _common(routine, per_row, subgroups)
+    entry = _ENTRY.format(extra=", @builtin(subgroup_size) size: u32" if subgroups else "",
+                          enter="sg_size = size;" if subgroups else "")
     scan = RoutineStep("scan", (), blocks)
     if per_row == 1:
-        return RoutinePlan({"scan": code + _SCAN}, (scan,), 4)
-    shaders = {"totals": code + _TOTALS, "offsets": code + _OFFSETS, "scan": code + _SCAN}
+        return RoutinePlan({"scan": code + entry + _scan()}, (scan,), 4)
+    shaders = {"totals": code + entry + _totals(), "offsets": code + entry + _OFFSETS, "scan": code + entry + _scan()}
     steps = (RoutineStep("totals", (), blocks), RoutineStep("offsets", (), routine.rows), scan)
     return RoutinePlan(shaders, steps, blocks * routine.dtype.itemsize)
 
 
-def _common(routine: CumulativeSum, per_row: int) -> str:
-    """Bindings, sizes and `scan_tile`, which every pass's shader shares."""
+def _common(routine: CumulativeSum, per_row: int, subgroups: bool) -> str:
+    """Bindings, sizes and the sums across threads (`scan_threads`, `add_threads`,
+    `scan_tile`), which every pass's shader shares."""
     element = WGSL_TYPE[routine.dtype]
     return f"""\
 @group(0) @binding(0) var<storage, read> x: array<{element}>;
@@ -63,6 +74,7 @@ const BLOCKS = {routine.rows * per_row}u;
 var<workgroup> tile: array<T, BLOCK>;  // indexed through `slot`
 var<workgroup> partial: array<T, THREADS>;
 {SWIZZLE}
+{_SUBGROUP_SUMS if subgroups else _WORKGROUP_SUMS}
 // The inclusive scan of `tile` in place; returns its total. Every thread calls it.
 fn scan_tile(t: u32) -> T {{
   let first = t * PER;
@@ -71,20 +83,11 @@ fn scan_tile(t: u32) -> T {{
     run = run + tile[slot(first + i)];
     tile[slot(first + i)] = run;
   }}
-  partial[t] = run;
-  workgroupBarrier();
-  for (var d = 1u; d < THREADS; d <<= 1u) {{
-    var v = partial[t];
-    if (t >= d) {{ v = partial[t - d] + v; }}
-    workgroupBarrier();
-    partial[t] = v;
-    workgroupBarrier();
-  }}
-  let before = select(ZERO, partial[max(t, 1u) - 1u], t > 0u);
+  let scanned = scan_threads(t, run);
+  let before = scanned.x;
   for (var i = 0u; i < PER; i++) {{ tile[slot(first + i)] = before + tile[slot(first + i)]; }}
-  let total = partial[THREADS - 1u];
   workgroupBarrier();
-  return total;
+  return scanned.y;
 }}
 
 // The block of workgroup `wid`: its row and its first element's place in the row.
@@ -95,41 +98,103 @@ fn block_of(wid: vec3<u32>, groups: vec3<u32>) -> vec2<u32> {{
 """
 
 
-# The start of the passes with one workgroup per block: `g` the block, `t` the thread,
-# `at` the block's row and first column.
-_BLOCK_ENTRY = """
-@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let g = wid.x + wid.y * groups.x;
-  if (g >= BLOCKS) { return; }
-  let t = lid.x;
-  let at = block_of(wid, groups);
+# scan_threads(t, v): (the sum of v over the threads before t, the sum over all), and
+# add_threads(t, v): the sum over all; every thread calls them, and may then reuse
+# `partial`. Subgroups are runs of consecutive local indices (as on every adapter jaxwg
+# has met).
+_SUBGROUP_SUMS = """\
+var<private> sg_size: u32;  // set by the entry point
+// Each subgroup's `total` (as its last lane holds it) into `partial`; their count.
+fn subgroup_totals(t: u32, total: T) -> u32 {
+  if (t % sg_size == sg_size - 1u) { partial[t / sg_size] = total; }
+  workgroupBarrier();
+  return THREADS / sg_size;
+}
+fn scan_threads(t: u32, v: T) -> vec2<T> {
+  let before_lane = subgroupExclusiveAdd(v);
+  let count = subgroup_totals(t, before_lane + v);
+  var before = ZERO;
+  var all = ZERO;
+  for (var s = 0u; s < count; s++) {
+    let p = partial[s];
+    if (s == t / sg_size) { before = all; }
+    all = all + p;
+  }
+  workgroupBarrier();
+  return vec2<T>(before + before_lane, all);
+}
+fn add_threads(t: u32, v: T) -> T {
+  let count = subgroup_totals(t, subgroupAdd(v));
+  var all = ZERO;
+  for (var s = 0u; s < count; s++) { all = all + partial[s]; }
+  workgroupBarrier();
+  return all;
+}
 """
 
-_TOTALS = _BLOCK_ENTRY + """  var sum = ZERO;
-  for (var i = 0u; i < PER; i++) {
-    let column = at.y + i * THREADS + t;
-    if (column < LENGTH) { sum = sum + x[at.x * LENGTH + column]; }
+_WORKGROUP_SUMS = """\
+fn scan_threads(t: u32, v: T) -> vec2<T> {
+  partial[t] = v;
+  workgroupBarrier();
+  for (var d = 1u; d < THREADS; d <<= 1u) {
+    var w = partial[t];
+    if (t >= d) { w = partial[t - d] + w; }
+    workgroupBarrier();
+    partial[t] = w;
+    workgroupBarrier();
   }
-  partial[t] = sum;
+  let before = select(ZERO, partial[max(t, 1u) - 1u], t > 0u);
+  let all = partial[THREADS - 1u];
+  workgroupBarrier();
+  return vec2<T>(before, all);
+}
+fn add_threads(t: u32, v: T) -> T {
+  partial[t] = v;
   workgroupBarrier();
   for (var d = THREADS / 2u; d > 0u; d >>= 1u) {
     if (t < d) { partial[t] = partial[t] + partial[t + d]; }
     workgroupBarrier();
   }
-  if (t == 0u) { sums[g] = partial[0]; }
+  let all = partial[0];
+  workgroupBarrier();
+  return all;
 }
 """
 
-_OFFSETS = """
+
+# Every pass's entry point: `t` the thread, `g` the workgroup's number.
+_ENTRY = """
 @compute @workgroup_size(THREADS)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let row = wid.x + wid.y * groups.x;
-  if (row * PER_ROW >= BLOCKS) { return; }
+        @builtin(num_workgroups) groups: vec3<u32>{extra}) {{
+  {enter}
   let t = lid.x;
-  let first = row * PER_ROW;
+  let g = wid.x + wid.y * groups.x;
+"""
+
+def _unrolled(line: str) -> str:
+    """`line` once for each of a thread's PER elements, `{i}` its number: written out,
+    so that the thread's loads are all in flight at once rather than one loop trip's."""
+    return "".join("  " + line.replace("{i}", str(i)) + "\n" for i in range(PER))
+
+
+# The passes with one workgroup per block: `at` is the block's row and first column.
+def _totals() -> str:
+    return ("""  if (g >= BLOCKS) { return; }
+  let at = block_of(wid, groups);
+  let row = at.x * LENGTH;
+  var sum = ZERO;
+""" + _unrolled("let c{i} = at.y + {i}u * THREADS + t; "
+                "sum = sum + select(ZERO, x[row + min(c{i}, LENGTH - 1u)], c{i} < LENGTH);") + """\
+  let total = add_threads(t, sum);
+  if (t == 0u) { sums[g] = total; }
+}
+""")
+
+
+# One workgroup per row (`g`).
+_OFFSETS = """  if (g * PER_ROW >= BLOCKS) { return; }
+  let first = g * PER_ROW;
   var carry = ZERO;
   for (var chunk = 0u; chunk < PER_ROW; chunk += BLOCK) {
     for (var i = 0u; i < PER; i++) {
@@ -150,19 +215,19 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 """
 
-_SCAN = _BLOCK_ENTRY + """  let start = at.x * LENGTH + at.y;
+
+def _scan() -> str:
+    """The block's elements into registers (and its offset, read at the same time),
+    then into workgroup memory."""
+    return ("""  if (g >= BLOCKS) { return; }
+  let at = block_of(wid, groups);
+  let start = at.x * LENGTH + at.y;
   let count = min(BLOCK, LENGTH - at.y);
-  for (var i = 0u; i < PER; i++) {
-    let e = i * THREADS + t;
-    tile[slot(e)] = select(ZERO, x[start + min(e, count - 1u)], e < count);
-  }
-  workgroupBarrier();
-  scan_tile(t);
+""" + _unrolled("let v{i} = x[start + min({i}u * THREADS + t, count - 1u)];") + """\
   var offset = ZERO;
   if (PER_ROW > 1u) { offset = sums[g]; }
-  for (var i = 0u; i < PER; i++) {
-    let e = i * THREADS + t;
-    if (e < count) { out[start + e] = offset + tile[slot(e)]; }
-  }
-}
-"""
+""" + _unrolled("tile[slot({i}u * THREADS + t)] = select(ZERO, v{i}, {i}u * THREADS + t < count);") + """\
+  workgroupBarrier();
+  scan_tile(t);
+""" + _unrolled("if ({i}u * THREADS + t < count) { out[start + {i}u * THREADS + t] = offset + tile[slot({i}u * THREADS + t)]; }")
+            + "}\n")
