@@ -62,6 +62,10 @@ def scratch_words(routine: SortPermutation) -> int:
     return 3 * routine.rows * routine.length + routine.rows * table
 
 
+def dispatches(routine: SortPermutation) -> int:
+    return 3 * DIGIT_PASSES * routine.keys
+
+
 def plan(routine: SortPermutation) -> RoutinePlan:
     """Four digit passes per key plane, from the last plane to key 0."""
     per_row = _blocks_per_row(routine.length)
@@ -108,7 +112,7 @@ const NEXT_PLANE = {NEXT_PLANE}u;
 const LAST = {LAST}u;
 const SECOND = {SECOND}u;
 var<workgroup> tile: array<u32, BLOCK>;  // indexed through `slot`
-var<workgroup> partial: array<u32, THREADS>;
+var<workgroup> partial: array<u32, 2 * THREADS>;  // two halves: `scan_threads`
 {SWIZZLE}
 fn flag(f: u32) -> bool {{ return (params.shift_flags & f) != 0u; }}
 fn digit_of(key: u32) -> u32 {{ return (key >> (params.shift_flags & 31u)) & (RADIX - 1u); }}
@@ -128,18 +132,20 @@ fn count_at(g: u32, digit: u32) -> u32 {{
   return counts_at() + ((g / per_row) * RADIX + digit) * per_row + g % per_row;
 }}
 
-// The exclusive scan of one value per thread, and the total of all (every thread calls it).
+// The exclusive scan of one value per thread, and the total of all (every thread calls it):
+// Hillis-Steele, each step reading one half of `partial` and writing the other.
 fn scan_threads(t: u32, value: u32) -> vec2<u32> {{
+  var read = 0u;
   partial[t] = value;
-  workgroupBarrier();
   for (var d = 1u; d < THREADS; d <<= 1u) {{
-    var v = partial[t];
-    if (t >= d) {{ v = partial[t - d] + v; }}
     workgroupBarrier();
-    partial[t] = v;
-    workgroupBarrier();
+    var v = partial[read + t];
+    if (t >= d) {{ v += partial[read + t - d]; }}
+    read = THREADS - read;
+    partial[read + t] = v;
   }}
-  let result = vec2<u32>(partial[t] - value, partial[THREADS - 1u]);
+  workgroupBarrier();
+  let result = vec2<u32>(partial[read + t] - value, partial[read + THREADS - 1u]);
   workgroupBarrier();
   return result;
 }}

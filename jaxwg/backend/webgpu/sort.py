@@ -24,11 +24,15 @@ passes over memory, and the barriers in workgroup memory, by up to three.
   buffer.
 
 Rows of at most `block` elements take one pass; 2^20 elements with one key, 28.
-Each pass reads and writes `keys + 1` planes. The radix sort moves about 5 planes a
-digit (its count pass reads the keys, its scatter reads the keys and the columns and
-writes both), 20 a key in 12 dispatches. Rows of RADIX_FROM = 8 blocks take the
-network 7 passes, 28 planes with one key (42 with two, against 40), and every
-doubling of the rows adds passes: from there the radix sort moves less.
+
+Each pass reads and writes `keys + 1` planes. The radix sort (radix_sort.py) takes
+12 dispatches a key, and moves about 20 planes a key (5 a digit: its count pass reads
+the keys, its scatter reads the keys and the columns and writes both). Where a few
+blocks make a row, each dispatch's fixed cost decides (about 18 µs on an H100, more
+than the work below 2^16 elements); the radix sort takes a row where the network
+would make RADIX_FROM times its dispatches or more (with one key from 2^18 elements,
+20 passes; with two from 2^21 or 2^22, by the block), since from there the network also
+moves more planes.
 
 >>> from jaxwg.core.routine import SortPermutation
 >>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), 16384).steps]
@@ -49,7 +53,7 @@ THREADS = 256
 MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
 LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
-RADIX_FROM = 8  # blocks in a padded row from which the radix sort takes it
+RADIX_FROM = 1.5  # network passes per radix sort dispatch from which the radix sort sorts
 
 
 def padded_length(routine: SortPermutation) -> int:
@@ -67,12 +71,13 @@ def block_size(routine: SortPermutation, workgroup_bytes: int) -> int:
 
 def plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
     """The passes sorting `routine`'s rows, given the adapter's workgroup memory: the
-    radix sort's for rows of RADIX_FROM blocks or more, where its scratch (about 1.5
-    times the network's with one key) binds on every device."""
-    long = padded_length(routine) >= RADIX_FROM * block_size(routine, workgroup_bytes)
+    radix sort's where the network would make RADIX_FROM times its dispatches or more,
+    and its scratch (about 1.5 times the network's with one key) binds on every device."""
+    network = bitonic_plan(routine, workgroup_bytes)
+    long = len(network.steps) >= RADIX_FROM * radix_sort.dispatches(routine)
     if long and binds_anywhere(radix_sort.scratch_words(routine)):
         return radix_sort.plan(routine)
-    return bitonic_plan(routine, workgroup_bytes)
+    return network
 
 
 def bitonic_plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
