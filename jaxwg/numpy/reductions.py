@@ -15,6 +15,7 @@ its elementwise producers and consumers: `jnp.sum(jnp.exp(x) * 2) / n` is one ke
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -23,6 +24,7 @@ from ..core.alu_eval import cast_array
 
 from .. import lax
 from ..frontend import aval as avals
+from ..frontend.jit import staged_jit
 from ..core import dtypes as dt
 from ._util import (
     aval_of,
@@ -558,6 +560,7 @@ def _cumulative(name: str, x, axis, dtype, nan_identity=None, promote_integers=F
     return getattr(cumulative, "cum" + name)(x, axis)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype"))  # as JAX's
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sum along `axis` (flattened when None).
 
@@ -569,6 +572,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("sum", ensure_arraylike("cumsum", a), axis, dtype)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype"))  # as JAX's
 def cumprod(a, axis=None, dtype=None, out=None):
     """Running product along `axis` (flattened when None).
 
@@ -580,6 +584,7 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("prod", ensure_arraylike("cumprod", a), axis, dtype)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype"))  # as JAX's
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Running sum along `axis`, NaNs counted as zero.
 
@@ -591,6 +596,7 @@ def nancumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("sum", ensure_arraylike("nancumsum", a), axis, dtype, nan_identity=0)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype"))  # as JAX's
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Running product along `axis`, NaNs counted as one.
 
