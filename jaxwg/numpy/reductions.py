@@ -84,8 +84,21 @@ def _sum_dtype(dtype: dt.DType, promote_integers: bool = False) -> dt.DType:
 
 
 def _where(name: str, where):
-    """A `where` mask checked as an array-like for `name` (None stays)."""
-    return None if where is None else ensure_arraylike(name, where)
+    """A `where` mask checked as JAX's `check_where` does for `name`: an array-like of
+    bools (None stays).
+
+    >>> _where("sum", np.array([1, 0]))
+    Traceback (most recent call last):
+    ValueError: jnp.sum: where must be None or a boolean array; got where.dtype=dtype('int32').
+    """
+    if where is None:
+        return None
+    where = ensure_arraylike(name, where)
+    dtype = aval_of(where).dtype
+    if not dtype.is_bool:
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got "
+                         f"where.dtype={dtype.np!r}.")
+    return where
 
 
 def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool: bool,
@@ -345,6 +358,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     reject_out("std", out)
     ddof = _ddof(ddof, correction)
     check_arraylike("std", a)
+    where = _where("std", where)
     if dtype is not None and not avals.canonical_dtype(dtype).is_inexact:
         raise ValueError("dtype argument to jnp.std must be inexact; got "
                          f"{avals.canonical_dtype(dtype)}")
@@ -422,16 +436,18 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     """
     reject_out("nansum", out)
     x = ensure_arraylike("nansum", a)
+    where = _where("nansum", where)
     if aval_of(x).dtype.is_inexact:
         x = lax.select(isnan(x), lax.full_like(x, 0), x)
     return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
 
 
 def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool,
-                   **kw):
-    """`reduce` of `a` with NaNs (complex: a NaN part) replaced by `identity`; NaN where
-    a slice is all NaN when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
+                   where, **kw):
+    """`reduce` of `a` over `where` with NaNs (complex: a NaN part) replaced by `identity`;
+    NaN where a slice is all NaN when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
     x = ensure_arraylike(name, a)
+    kw["where"] = _where(name, where)
     if not aval_of(x).dtype.is_inexact:
         return reduce(x, axis, keepdims=keepdims, **kw)
     nan = isnan(x)
@@ -458,8 +474,8 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     3.0
     """
     reject_out("nanmax", out)
-    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True,
-                          initial=initial, where=where)
+    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True, where,
+                          initial=initial)
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -470,8 +486,8 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     1.0
     """
     reject_out("nanmin", out)
-    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True,
-                          initial=initial, where=where)
+    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True, where,
+                          initial=initial)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
@@ -482,8 +498,8 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     6.0
     """
     reject_out("nanprod", out)
-    return _nan_reduction("nanprod", prod, a, axis, keepdims, 1, False, dtype=dtype,
-                          initial=initial, where=where)
+    return _nan_reduction("nanprod", prod, a, axis, keepdims, 1, False, where, dtype=dtype,
+                          initial=initial)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
@@ -533,6 +549,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     reject_out("nanstd", out)
     check_arraylike("nanstd", a)
+    where = _where("nanstd", where)
     return lax.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where, mean))
 
 

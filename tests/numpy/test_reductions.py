@@ -573,3 +573,19 @@ def test_var_mean_must_be_arraylike():
         _assert_same_outcome(fn, x, mean=[1.0, 2.0, 3.0, 4.0])
         _assert_same_outcome(fn, x, mean=1.5)
         _assert_same_outcome(fn, x, mean=np.float32(1.5))
+
+
+_WHERE_NAMES = ["sum", "prod", "max", "min", "amax", "all", "any", "mean", "var", "std",
+                "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"]
+
+
+@pytest.mark.parametrize("name", _WHERE_NAMES)
+def test_where_must_be_boolean_as_jax(name):
+    """A `where` of ints or floats (even a Python 1) is JAX's ValueError naming the
+    function; a list, its TypeError under the function's own name (nanstd, not nanvar);
+    a Python bool is a mask."""
+    kw = {"initial": 0} if name in ("max", "min", "amax", "nanmax", "nanmin") else {}
+    for x in (np.arange(3.0, dtype=np.float32), np.arange(3, dtype=np.int32)):
+        for where in (np.array([1, 0, 1]), np.array([1.0, 0.0, 1.0]), 1, [True, False, True],
+                      True, np.array([True, False, True])):
+            _assert_same_outcome(name, x, where=where, **kw)
