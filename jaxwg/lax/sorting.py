@@ -11,7 +11,9 @@ sort routine: a bitonic network in workgroup memory on WebGPU) finds the stable
 permutation that sorts each row by them, and every operand is gathered through it
 (`permute`). The JVP is JAX's: an iota sorted along, whose result gathers the tangents
 (`permute`, whose transpose is the gather of the inverse permutation); batching moves
-the sorted dimension past the batch axis.
+the sorted dimension past the batch axis. `lax.top_k` binds JAX's `top_k` primitive
+likewise, lowered through a sort by descending total-order keys (`_largest`). Eager
+calls of either run as one program per signature (`_bind_as_program`).
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -28,6 +30,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.aval import ShapedArray
 from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import GatherDimensionNumbers, GatherScatterMode
 from ..frontend.jaxpr import trace_body
@@ -150,7 +153,7 @@ def sort_permutation(*keys):
     return bind(P.sort_permutation_p, *keys)
 
 
-def _take_along(rank: int, axis: int) -> GatherDimensionNumbers:
+def take_along(rank: int, axis: int) -> GatherDimensionNumbers:
     """A gather's dimension numbers that take one element along `axis` for each index,
     every other axis a batch axis (JAX's sort JVP takes its tangents so)."""
     batch = tuple(d for d in range(rank) if d != axis)
@@ -168,7 +171,7 @@ def permute(x, perm, axis: int = -1):
     [30, 10, 20]
     """
     rank = aval_of(x).ndim
-    return gather(x, lax.expand_dims(perm, (rank,)), _take_along(rank, axis % rank), (1,) * rank,
+    return gather(x, lax.expand_dims(perm, (rank,)), take_along(rank, axis % rank), (1,) * rank,
                   unique_indices=True, mode=GatherScatterMode.PROMISE_IN_BOUNDS)
 
 
@@ -180,7 +183,7 @@ def permutation_axis(operand_shape, indices_shape, dimension_numbers, unique_ind
             and len(dimension_numbers.collapsed_slice_dims) == 1):
         return None
     axis = dimension_numbers.collapsed_slice_dims[0]
-    return axis if dimension_numbers == _take_along(rank, axis) else None
+    return axis if dimension_numbers == take_along(rank, axis) else None
 
 
 def _along_last(x, axis: int, fn):
@@ -218,18 +221,22 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
         raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
     params = {"dimension": _canonical_dimension(dimension, aval_of(operands[0]).ndim),
               "is_stable": is_stable, "num_keys": num_keys}
-    if len(_dynamic) == 1 and not any(isinstance(o, Tracer) for o in operands):
-        outs = _eager_sort(*operands, **params)
-    else:
-        outs = bind(sort_p, *operands, **params)
+    outs = _bind_as_program(sort_p, operands, params)
     return tuple(outs) if several else outs[0]
 
 
-@functools.partial(jit, static_argnames=("dimension", "is_stable", "num_keys"))
-def _eager_sort(*operands, **params):
-    """An eager sort as one program per signature (its kernels replayed), not lowered
-    afresh into the lazy graph at each call."""
-    return bind(sort_p, *operands, **params)
+def _bind_as_program(prim, operands, params) -> list:
+    """`prim` bound to `operands`; eagerly as one program per signature (its kernels
+    replayed), not lowered afresh into the lazy graph at each call. Traced, the
+    primitive itself, as JAX's."""
+    if len(_dynamic) == 1 and not any(isinstance(o, Tracer) for o in operands):
+        return _program(*operands, prim=prim, params=tuple(sorted(params.items())))
+    return bind(prim, *operands, **params)
+
+
+@functools.partial(jit, static_argnames=("prim", "params"))
+def _program(*operands, prim, params):
+    return bind(prim, *operands, **dict(params))
 
 
 def _canonical_dimension(dimension: int, ndim: int) -> int:
@@ -260,8 +267,9 @@ def _sorted_by_keys(*operands, dimension: int, num_keys: int, iotas: tuple) -> l
     moved = [lax.transpose(o, to_last) for o in operands]
     perm = sort_permutation(*[unsigned_key(k) for o in moved[:num_keys] for k in order_keys(o)])
     back = [int(i) for i in np.argsort(to_last)]
-    return [lax.transpose(lax.convert_element_type(perm, aval_of(o).dtype) if iota else permute(o, perm), back)
-            for o, iota in zip(moved, iotas)]
+    permuted = [lax.convert_element_type(perm, aval_of(o).dtype) if iota else permute(o, perm)
+               for o, iota in zip(moved, iotas)]
+    return [lax.transpose(o, back) for o in permuted]
 
 
 @functools.lru_cache(maxsize=256)
@@ -296,9 +304,10 @@ def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
     return sort((keys, values), dimension, is_stable, num_keys=1)
 
 
-def top_k(operand, k: int, *, axis: int = -1):
+def top_k(operand, k: int, *, axis: int = -1) -> list:
     """The `k` largest entries along `axis`, largest first (in total order: NaN largest,
-    0 before -0; ties by position), and their int32 indices.
+    0 before -0; ties by position), and their int32 indices: one `top_k` primitive, as
+    JAX's.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -306,18 +315,52 @@ def top_k(operand, k: int, *, axis: int = -1):
     >>> values.tolist(), indices.tolist()
     ([5.0, 5.0], [1, 3])
     """
-    shape = aval_of(operand).shape
-    if aval_of(operand).dtype.is_complex:
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    axis = _canonical_dimension(axis, aval_of(operand).ndim)
+    return _bind_as_program(top_k_p, (operand,), {"k": k, "axis": axis})
+
+
+def _top_k_abstract_eval(operand, *, k, axis):
+    if operand.dtype.is_complex:
         raise ValueError("top_k is not compatible with complex inputs.")
-    if not -len(shape) <= axis < len(shape):
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
-    axis = axis % len(shape)
-    if not 0 <= k <= shape[axis]:
-        raise ValueError(f"top_k: k={k} must be in [0, {shape[axis]}] for axis of size "
-                         f"{shape[axis]}")
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    if not operand.shape:
+        raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
+    if not 0 <= axis < operand.ndim:
+        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={operand.shape}")
+    shape = list(operand.shape)
+    if shape[axis] < k:
+        raise ValueError("k argument to top_k must be no larger than size along axis; got "
+                         f"k={k} with shape={shape} and axis={axis}")
+    shape[axis] = k
+    return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, dt.int32)]
+
+
+# The `k` largest entries along `axis` and their indices, as JAX's `top_k_p`; lowered
+# through `_largest`.
+top_k_p = P._declare("top_k", _top_k_abstract_eval, multiple_results=True)
+
+
+def _largest(operand, *, k: int, axis: int) -> list:
+    """What `top_k` computes: a sort by the descending total order keys, carrying the
+    operand and its positions, cut after `k`."""
+    shape = aval_of(operand).shape
     index = lax.broadcasted_iota(np.int32, shape, axis)
-    descending = [lax.bitwise_not(k) for k in order_keys(operand, equal_zeros=False)]
+    descending = [lax.bitwise_not(key) for key in order_keys(operand, equal_zeros=False)]
     *_, values, indices = sort((*descending, operand, index), axis, num_keys=len(descending))
-    start, stop = [0] * len(shape), list(shape)
-    stop[axis] = k
-    return lax.slice(values, start, stop), lax.slice(indices, start, stop)
+    return [lax.slice_in_dim(values, 0, k, axis=axis), lax.slice_in_dim(indices, 0, k, axis=axis)]
+
+
+@functools.lru_cache(maxsize=256)
+def _traced_top_k(aval: ShapedArray, k: int, axis: int):
+    return trace_body(lambda x: _largest(x, k=k, axis=axis), [aval], "top_k")
+
+
+def _top_k_lowering(out_avals, x, *, k, axis):
+    return lower_jaxpr(_traced_top_k(ShapedArray(x.shape, x.dtype), k, axis), [x])
+
+
+P.lowering_rules[top_k_p] = _top_k_lowering

@@ -35,7 +35,8 @@ from ..frontend.trace import bind
 from ..lax import slicing
 from ..lax.fft import fft_p, fft_transpose
 from ..lax.lax import _strong_full_like
-from ..lax.sorting import inverse_permutation_transpose, permutation_axis, permute, sort_p
+from ..lax.sorting import (inverse_permutation_transpose, permutation_axis, permute, sort_p, take_along,
+                           top_k_p)
 from .ad import Zero, add_tangents, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .custom import custom_jvp
 from .transpose import backward_pass, is_undefined
@@ -787,3 +788,19 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
 
 
 P.jvp_rules[sort_p] = _sort_jvp
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    """JAX's: each tangent taken where its value came from."""
+    values, indices = top_k_p.bind(*primals, k=k, axis=axis)
+    (t,) = tangents
+    shape = aval_of(indices).shape
+    if isinstance(t, Zero):
+        taken = Zero(tangent_aval(aval_of(values)))
+    else:
+        taken = lax.gather(t, lax.reshape(indices, (*shape, 1)), take_along(len(shape), axis),
+                           (1,) * len(shape), mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return [values, indices], [taken, Zero(tangent_aval(aval_of(indices)))]
+
+
+P.jvp_rules[top_k_p] = _top_k_jvp

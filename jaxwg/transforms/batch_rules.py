@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import lax
 from ..lax.fft import fft, fft_p
-from ..lax.sorting import sort_p
+from ..lax.sorting import sort_p, top_k_p
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.aval import ShapedArray
@@ -159,6 +159,15 @@ def _sort_rule(vals, dims, *, dimension, **params):
 
 
 P.batch_rules[sort_p] = _sort_rule
+
+
+def _top_k_rule(vals, dims, *, k, axis):
+    """JAX's: the batch axis stays where it is, `axis` past it."""
+    (x,), (d,) = vals, dims
+    return top_k_p.bind(x, k=k, axis=axis + (d <= axis)), [d, d]
+
+
+P.batch_rules[top_k_p] = _top_k_rule
 
 
 def _scatter_flat_rule(prim, vals, dims):

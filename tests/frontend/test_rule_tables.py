@@ -21,7 +21,7 @@ NOT_LINEAR = {
     "bitcast_convert_type", "clamp", "iota", "empty2", "reduce_prod", "reduce_max", "reduce_min",
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin", "axis_index",
     "name",  # its JVP rule leaves the tangent unnamed
-    "threefry2x32", "sort_permutation", "sort", "scatter_max_flat",
+    "threefry2x32", "sort_permutation", "sort", "top_k", "scatter_max_flat",
     # calls whose JVP rules replace them with the user's rules (the custom functions)
     "custom_jvp_call", "custom_vjp_call",
     # reverse mode through a while loop is JAX's error too (partial_eval.py says so)

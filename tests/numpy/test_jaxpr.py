@@ -139,8 +139,8 @@ _F23 = np.ones((2, 3), np.float32)
 
 # Transformed functions (of the top module, its lax and numpy), printed exactly as JAX
 # prints them: layout, names, params and literals. Programs left out trace to other
-# equations than JAX's (the printing is alike): JAX wraps sort, cumsum, pad and where
-# in jit calls.
+# equations than JAX's (the printing is alike): JAX wraps cumsum, pad and where in jit
+# calls.
 TRANSFORM_CASES = {
     "grad": (lambda j, L, m: j.grad(_sum_sin_times_x(m)), [_F3]),
     "vmap": (lambda j, L, m: j.vmap(lambda x: m.sin(x) + 1.0), [_F23]),
@@ -305,6 +305,28 @@ TRANSFORM_CASES.update({
                                  [np.ones((2, 3, 4), np.float32)]),
     "vmap_of_slices_at_axis_1": (lambda j, L, m: j.vmap(lambda x: L.rev(x[1:, ::2].T, (0,)), in_axes=1),
                                  [np.ones((2, 3, 4), np.float32)]),
+})
+
+
+# Sorting: JAX's sort and top_k primitives, and jnp's sorts as JAX's jit calls.
+TRANSFORM_CASES.update({
+    "lax_sort_along_0": (lambda j, L, m: lambda x: L.sort(x, dimension=0), [_F23]),
+    "lax_sort_of_three_by_two_keys": (lambda j, L, m: lambda x, y: L.sort((x, y, x), num_keys=2),
+                                      [_F3, np.ones(3, np.int32)]),
+    "sort_key_val": (lambda j, L, m: lambda x, y: L.sort_key_val(x, y, 0), [_F23, np.ones((2, 3), np.int32)]),
+    "top_k": (lambda j, L, m: lambda x: L.top_k(x, 2), [_F23]),
+    "sort": (lambda j, L, m: m.sort, [_F3]),
+    "sort_flattened_descending": (lambda j, L, m: lambda x: m.sort(x, axis=None, descending=True), [_F23]),
+    "sort_of_complex": (lambda j, L, m: m.sort, [np.ones(3, np.complex64)]),
+    "argsort_along_0": (lambda j, L, m: lambda x: m.argsort(x, axis=0), [_F23]),
+    "argsort_descending": (lambda j, L, m: lambda x: m.argsort(x, descending=True), [_F3]),
+    "lexsort": (lambda j, L, m: lambda x, y: m.lexsort((x, y)), [_F3, np.ones(3, np.int32)]),
+    "vmap_of_sort": (lambda j, L, m: j.vmap(m.sort), [_F23]),
+    "vmap_of_sort_at_axis_1": (lambda j, L, m: j.vmap(lambda x: L.sort(x, dimension=0), in_axes=1), [_F23]),
+    "vmap_of_sort_key_val_of_unbatched": (lambda j, L, m: j.vmap(L.sort_key_val, in_axes=(1, None)),
+                                          [_F23, np.ones(2, np.float32)]),
+    "vmap_of_top_k_at_axis_1": (lambda j, L, m: j.vmap(lambda x: L.top_k(x, 1), in_axes=1), [_F23]),
+    "jvp_of_top_k": (lambda j, L, m: lambda x: j.jvp(lambda y: L.top_k(y, 2)[0], (x,), (x,)), [_F23]),
 })
 
 
