@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from ._util import (
     broadcast_shapes,
     broadcast_to_shape,
     canonicalize_axis,
+    canonicalize_axes,
     check_arraylike,
     concrete,
     ensure_arraylike,
@@ -249,24 +251,42 @@ def astype(x, dtype, /, *, copy=False, device=None):
     return lax.convert_element_type(ensure_arraylike("astype", x), avals.canonical_dtype(dtype))
 
 
+def _warn_unless_arraylike(name: str, a) -> None:
+    """JAX's DeprecationWarning (naming the caller's line) when `shape`, `ndim` or `size`
+    reads a list, tuple or other non-array, which they still do as NumPy does."""
+    if np.isscalar(a):  # strings too: JAX's array-likes include NumPy's scalars
+        return
+    try:
+        check_arraylike(name, a)
+    except TypeError as e:
+        warnings.warn(f"{e} In a future JAX release this will be an error.",
+                      DeprecationWarning, stacklevel=3)
+
+
 def shape(a):
-    """The shape of `a`.
+    """The shape of `a` (its `shape` attribute, else NumPy's reading of it).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.shape(jnp.ones((2, 3)))
     (2, 3)
     """
-    return aval_of(a).shape if not isinstance(a, (list, tuple)) else to_array(a).shape
+    if hasattr(a, "shape"):
+        return a.shape
+    _warn_unless_arraylike("shape", a)
+    return np.shape(a)
 
 
 def ndim(a):
-    """The number of axes of `a`.
+    """The number of axes of `a` (its `ndim` attribute, else NumPy's reading of it).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.ndim(1.0)
     0
     """
-    return len(shape(a))
+    if hasattr(a, "ndim"):
+        return a.ndim
+    _warn_unless_arraylike("ndim", a)
+    return np.ndim(a)
 
 
 def isscalar(element) -> bool:
@@ -286,16 +306,17 @@ def isscalar(element) -> bool:
 
 
 def size(a, axis=None):
-    """The number of elements of `a` (along `axis` if given).
+    """The number of elements of `a` (along `axis`, an int or a sequence, if given).
 
     >>> import jaxwg.numpy as jnp
-    >>> jnp.size(jnp.ones((2, 3)))
-    6
+    >>> jnp.size(jnp.ones((2, 3))), jnp.size(jnp.ones((2, 3)), axis=(0, 1))
+    (6, 6)
     """
+    _warn_unless_arraylike("size", a)
+    if axis is None and hasattr(a, "size"):
+        return a.size
     s = shape(a)
-    return math.prod(s) if axis is None else s[axis]
-
-
+    return math.prod(s[i] for i in canonicalize_axes(axis, len(s)))
 
 
 def _int_tuple(value) -> tuple[int, ...]:

@@ -6,6 +6,7 @@ repeats and the like are static.
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -615,3 +616,30 @@ def test_bad_input_raises_like_jax(platform, name, fn, error):
         fn(jnp)
     with pytest.raises(error):
         fn(jax_numpy)
+
+
+def _shape_outcome(mod, name, a, **kw):
+    """(result or error, warnings as (category, message)) of `mod.name(a, **kw)`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = getattr(mod, name)(a, **kw)
+        except Exception as e:  # noqa: BLE001 - the exception is compared
+            out = (type(e).__name__, str(e))
+    return out, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("name", ["shape", "ndim", "size"])
+def test_shape_ndim_size_of_lists_warn_as_jax(name):
+    """JAX reads lists, tuples and None as NumPy does, with a DeprecationWarning (size's
+    from size and then shape); arrays and scalars, strings included, read silently."""
+    inputs = [[1, 2, 3], (1, 2), [[1, 2], [3, 4]], [], None, [np.ones(2), np.ones(2)],
+              [1, [2, 3]], 3, 2.5, "ab", np.ones((2, 3)), np.float32(1)]
+    for a in inputs:
+        for kw in ({}, {"axis": 0}, {"axis": (-1,)}) if name == "size" else ({},):
+            ours, theirs = _shape_outcome(jnp, name, a, **kw), _shape_outcome(jax_numpy, name, a,
+                                                                              **kw)
+            assert ours == theirs, (a, kw)
+    assert jnp.shape(jnp.ones((2, 3))) == (2, 3) and jnp.size(jnp.ones((2, 3)), axis=[1]) == 3
+    with pytest.raises(ValueError):  # JAX: "repeated axis: (0, 0)"
+        jnp.size(jnp.ones(3), axis=(0, -1))
