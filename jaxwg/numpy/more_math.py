@@ -91,15 +91,21 @@ def logaddexp2(x1, x2, /):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    """NaN as `nan`, infinities as `posinf`/`neginf` (default: the dtype's extremes).
+    """NaN as `nan`, infinities as `posinf`/`neginf` (default: the dtype's extremes); for
+    complex input, in the real and imaginary parts separately, as JAX's.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nan_to_num(jnp.array([jnp.nan, jnp.inf, -1.0])).tolist()
     [0.0, 3.4028234663852886e+38, -1.0]
+    >>> jnp.nan_to_num(jnp.array([complex(jnp.inf, jnp.nan)]), posinf=9.0).tolist()
+    [(9+0j)]
     """
     x = ensure_arraylike("nan_to_num", x)
     if not np.issubdtype(x.dtype, np.inexact):
         return x
+    if np.issubdtype(x.dtype, np.complexfloating):
+        return lax.complex(*(nan_to_num(part, nan=nan, posinf=posinf, neginf=neginf)
+                             for part in (lax.real(x), lax.imag(x))))
     info = np.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf

@@ -36,6 +36,13 @@ def test_nan_to_num_and_closeness_match_jax(platform):
     _same(jnp.nan_to_num(jnp.asarray(SPECIAL)), jax_numpy.nan_to_num(SPECIAL))
     _same(jnp.nan_to_num(jnp.asarray(SPECIAL), nan=7.0, posinf=1.0, neginf=-1.0),
           jax_numpy.nan_to_num(SPECIAL, nan=7.0, posinf=1.0, neginf=-1.0))
+    # complex: each part on its own (an inf real part beside a NaN imaginary one, too)
+    z = (SPECIAL[:, None] + 1j * SPECIAL[None, ::3]).astype(np.complex64)
+    for kw in ({}, {"nan": 7.0, "posinf": 1.0, "neginf": -1.0}):
+        got, want = jnp.nan_to_num(jnp.asarray(z), **kw), jax_numpy.nan_to_num(z, **kw)
+        assert got.dtype == want.dtype
+        _same(jnp.real(got), jax_numpy.real(want))
+        _same(jnp.imag(got), jax_numpy.imag(want))
     near = SPECIAL * np.float32(1 + 1e-7)
     for equal_nan in (False, True):
         _same(jnp.isclose(jnp.asarray(SPECIAL), jnp.asarray(near), equal_nan=equal_nan),
