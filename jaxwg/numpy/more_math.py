@@ -312,6 +312,8 @@ def spacing(x, /):
     [1.1920928955078125e-07, -1.401298464324817e-45]
     """
     (x,) = elementwise_operands("spacing", x, to_inexact=True)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
     if x.dtype == np.float16:
         return nextafter(x, lax.full_like(x, np.inf)) - x
     away = copysign(lax.full_like(x, np.inf), x)

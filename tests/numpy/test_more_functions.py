@@ -243,6 +243,12 @@ def test_bit_functions_reject_what_jax_rejects():
         jnp.ldexp(jnp.ones(2), [1, 2])
     with pytest.raises(TypeError, match="nextafter"):
         jnp.nextafter(jnp.ones(2), jnp.ones(3))
+    for z in (1j, np.complex64(1 + 2j), np.array([1 + 2j])):  # JAX's ValueError, word for word
+        with pytest.raises(ValueError) as ours:
+            jnp.spacing(z)
+        with pytest.raises(ValueError) as theirs:
+            jax_numpy.spacing(z)
+        assert str(ours.value) == str(theirs.value)
 
 
 def test_bit_functions_run_under_jit_and_vmap(platform):
