@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import errors
+from ..core.alu_eval import cast_array
 from . import primitives as P
 from . import pytree
 from .array import scalar
@@ -221,7 +222,25 @@ class JaxprTrace(Trace):
 
     lift = pure
 
+    def _folded_convert(self, tracer, *, new_dtype, weak_type):
+        """A strong conversion of a literal is a literal of the new type, as JAX folds
+        it (its constant-folding rule for `convert_element_type`): `jnp.sum(2.0)` sums
+        `2.0:f32[]`. Non-finite floats to integers stay conversions, as in JAX."""
+        literal = self.builder.literals.get(id(tracer))
+        if literal is None or weak_type:
+            return None
+        value = np.asarray(literal.val)
+        if new_dtype.is_int and value.dtype.kind in "fc" and not np.isfinite(value):
+            return None
+        if value.dtype.kind == "c" and not new_dtype.is_complex:
+            value = value.real
+        return self.pure(scalar(cast_array(value, new_dtype).item(), new_dtype, False))
+
     def process_primitive(self, primitive, tracers, params):
+        if primitive is P.convert_element_type_p:
+            folded = self._folded_convert(tracers[0], **params)
+            if folded is not None:
+                return folded
         avals_in = [t.aval for t in tracers]
         out = P.abstract_eval_rules[primitive](*avals_in, **params)
         outs = out if primitive.multiple_results else [out]
