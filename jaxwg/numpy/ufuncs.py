@@ -754,8 +754,9 @@ def _where(condition, x, y):
     cond = _to_bool(condition)
     a, b = elementwise_operands("where", x, y)
     shape = _broadcast(cond, a, b)
-    return lax.select(_broadcast_to(cond, shape), _broadcast_to(a, shape),
-                      _broadcast_to(b, shape))
+    if aval_of(cond).ndim:  # a scalar condition selects whole arrays, unbroadcast (as JAX)
+        cond = _broadcast_to(cond, shape)
+    return lax.select(cond, _broadcast_to(a, shape), _broadcast_to(b, shape))
 
 
 def _broadcast(*xs):

@@ -438,3 +438,58 @@ def test_inner_jit_names_match_jax(name):
     names = [re.findall(r"\bname=(\S+)", str(m.make_jaxpr(INNER_CALLS[name](m, _documented))(x)))
              for m in (jaxwg, jax)]
     assert names[0] == names[1] != []
+
+
+# Library functions JAX wraps in `jit` (its `_where`, `clip`, `_pad`, ...): one `jit`
+# equation each, named and with arguments as JAX's (`staged_jit`); others as JAX traces them.
+def _nn(j):
+    return j.nn
+
+
+F23 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+LIBRARY_CASES = {
+    "where": (lambda j, m: lambda x: m.where(x > 0, x, 0.0), [F23]),
+    "where_scalar_condition": (lambda j, m: lambda x: m.where(True, x, 1), [F23]),
+    "clip": (lambda j, m: lambda x: m.clip(x, 0.0, 1.0), [F23]),
+    "clip_max_only": (lambda j, m: lambda x: m.clip(x, max=np.float32(0.5)), [F23]),
+    "pad": (lambda j, m: lambda x: m.pad(x, 1), [F23]),
+    "cumsum": (lambda j, m: lambda x: m.cumsum(x, axis=1), [F23]),
+    "cumsum_flat": (lambda j, m: m.cumsum, [F23]),
+    "linspace_no_endpoint": (lambda j, m: lambda: m.linspace(0.0, 2.0, 4, endpoint=False), []),
+    "take": (lambda j, m: lambda x: m.take(x, np.array([0, -1]), axis=1), [F23]),
+    "linspace": (lambda j, m: lambda: m.linspace(0.0, 1.0, 5), []),
+    "sum_of_python_scalar": (lambda j, m: lambda: m.sum(2.0), []),
+    "softmax": (lambda j, m: lambda x: _nn(j).softmax(x), [F23]),
+    "log_softmax": (lambda j, m: lambda x: _nn(j).log_softmax(x, axis=0), [F23]),
+    "logsumexp": (lambda j, m: lambda x: _nn(j).logsumexp(x), [F23]),
+    "logsumexp_keepdims": (lambda j, m: lambda x: _nn(j).logsumexp(x, axis=1, keepdims=True),
+                           [F23]),
+    "relu": (lambda j, m: lambda x: _nn(j).relu(x), [F23]),
+    "grad_relu": (lambda j, m: j.grad(lambda x: m.sum(_nn(j).relu(x))), [F23]),
+    "vmap_clip": (lambda j, m: j.vmap(lambda x: m.clip(x, -0.5, 0.5)), [F23]),
+    "one_hot": (lambda j, m: lambda x: _nn(j).one_hot(x, 3), [np.array([0, 2], np.int32)]),
+    "one_hot_axis0": (lambda j, m: lambda x: _nn(j).one_hot(x, 3, axis=0),
+                      [np.array([0, 2], np.int32)]),
+}
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(LIBRARY_CASES))
+def test_library_functions_print_as_in_jax(name):
+    make, args = LIBRARY_CASES[name]
+    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
+                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+
+
+def test_staged_library_calls_run_op_by_op_when_eager():
+    """An eager `where` or `clip` compiles no program of its own: it fuses with its
+    neighbours into one kernel, as before it was wrapped."""
+    from jaxwg.frontend.execute import counters
+
+    x = jnp.asarray(F23)
+    programs, kernels = counters["compiled_programs"], counters["kernels"]
+    y = jnp.clip(jnp.where(x > 0, x, 0.0), 0.1, 0.5) * 2
+    y.block_until_ready()
+    assert counters["compiled_programs"] == programs
+    assert counters["kernels"] - kernels == 1
+    np.testing.assert_allclose(np.asarray(y), np.clip(np.where(F23 > 0, F23, 0), 0.1, 0.5) * 2)
