@@ -24,8 +24,9 @@ from ..frontend import aval as avals
 from ..frontend.jit import staged_jit
 from ..frontend.trace import Tracer
 from ..lax.keys import moves_keys
-from ._util import (aval_of, broadcast_shapes, check_arraylike, elementwise_operands, ensure_arraylike,
-                    reject_out, to_array)
+from ..lax.lax import _const_like
+from ._util import (aval_of, broadcast_shapes, check_arraylike, concrete, elementwise_operands,
+                    ensure_arraylike, reject_out, to_array)
 from ._util import broadcast_to_shape as _broadcast_to
 
 
@@ -206,41 +207,42 @@ def rint(x, /):
 
 
 def round(a, decimals: int = 0, out=None):
-    """Round to `decimals` digits, halves to even (as NumPy).
+    """Round to `decimals` digits, halves to even (as NumPy); complex numbers part by part.
+    As JAX: integers take no negative `decimals`, and a `decimals` beyond the dtype's
+    range leaves floats as they are.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.round(jnp.array([0.5, 1.5, 2.5])).tolist(), jnp.round(jnp.array([2.25]), 1).tolist()
     ([0.0, 2.0, 2.0], [2.200000047683716])
     """
+    decimals = operator.index(concrete(decimals, "The 'decimals' argument of jnp.round must "
+                                                 "be static."))
     reject_out("round", out)
     (a,) = elementwise_operands("round", a)
     kind = _kind(a)
-    decimals = int(decimals)
-    if kind.is_bool:
-        raise ValueError("round does not accept dtype bool: data type bool is not inexact")
-    if not kind.is_float:
-        return a if decimals >= 0 else _round_int(a, decimals)
+    if kind.is_bool:  # JAX meets NumPy's finfo(bool) error
+        raise ValueError(f"data type {np.bool_} not inexact")
+    if not kind.is_inexact:
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+    if decimals > np.log10(np.finfo(kind.np).max):  # 10**decimals would overflow: a no-op
+        return a
+    if kind.is_complex:
+        return lax.complex(_round_float(lax.real(a), decimals), _round_float(lax.imag(a), decimals))
+    return _round_float(a, decimals)
+
+
+def _round_float(a, decimals: int):
+    """Real floats rounded to `decimals` digits as JAX does: scale, round half to even,
+    unscale; float16 does it in float32."""
+    kind = _kind(a)
     if decimals == 0:
         return lax.round(a, 1)
-    # As JAX: scale, round, unscale; float16 does it in float32.
     x = lax.convert_element_type(a, dt.float32) if kind is dt.float16 else a
-    factor = lax.full((), 10.0 ** decimals, _kind(x))
+    factor = _const_like(x, 10.0 ** decimals)  # JAX's lax._const: weak beside a weak scalar
     rounded = lax.div(lax.round(lax.mul(x, factor), 1), factor)
     return lax.convert_element_type(rounded, kind, _weak(a)) if kind is dt.float16 else rounded
-
-
-def _round_int(a, decimals: int):
-    """Integers rounded to a multiple of 10**-decimals, halves to even (as NumPy)."""
-    kind = _kind(a)
-    if 10 ** (-decimals) > dt.bounds(kind)[1]:
-        return lax.full_like(a, 0)
-    f = 10 ** (-decimals)
-    q = floor_divide(a, f)
-    r = lax.sub(a, lax.mul(q, f))  # 0 <= r < f
-    half = f // 2  # f is even
-    up = lax.bitwise_or(lax.gt(r, half),
-                        lax.bitwise_and(lax.eq(r, half), lax.ne(lax.bitwise_and(q, 1), 0)))
-    return lax.mul(lax.select(up, lax.add(q, 1), q), f)
 
 
 around = round

@@ -586,15 +586,40 @@ def test_round_decimals(run, dtype):
         assert_array(got, want, rtol=1e-6 if dtype == F32 else RTOL16)
 
 
-@pytest.mark.parametrize("dtype", [I32, U32])
-def test_round_integers_negative_decimals(run, dtype):
-    """Integers round to multiples of 10**-decimals, halves to even, as NumPy."""
-    x = np.array([0, 5, 15, 25, 35, 44, 45, 46, 149, 150, 250, 251, 12345, 99999], dtype)
-    if dtype == I32:
-        x = np.concatenate([x, -x[1:]])
-    for decimals in (0, 2, -1, -2, -3, -12):
-        got = run(jnp.round, jnp.asarray(x), decimals=decimals)
-        assert_array(got, np.round(x, decimals))
+def test_round_edges_match_jax(run):
+    """Complex numbers round part by part; a `decimals` past the dtype's range leaves floats
+    as they are (float16's range is 10**4.8); Python floats stay weak."""
+    z = np.array([1.25 + 2.35j, -0.5 - 1.5j, 2.675 + np.inf * 1j], np.complex64)
+    for decimals in (0, 1, -1, 40):
+        got, want = run(jnp.round, jnp.asarray(z), decimals=decimals), jax_numpy.round(z, decimals)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    x = np.array([1.5, 1234.5678, -2.5], np.float32)  # 10**39 overflows float32: x itself
+    np.testing.assert_array_equal(np.asarray(run(jnp.round, jnp.asarray(x), decimals=39)),
+                                  np.asarray(jax_numpy.round(x, 39)))
+    h = np.array([1.2345, -0.0037], np.float16)
+    np.testing.assert_array_equal(np.asarray(jnp.round(jnp.asarray(h), 5)),
+                                  np.asarray(jax_numpy.round(h, 5)))
+    for value, decimals in ((2.25, 1), (2.5, 0), (1j, 0), (3, 1)):
+        got, want = jnp.round(value, decimals), jax_numpy.round(value, decimals)
+        assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+
+
+def test_round_rejects_what_jax_rejects():
+    """Integers take no negative `decimals` (JAX's NotImplementedError), bools none at all,
+    and `decimals` must be a static integer."""
+    for x, decimals in ((np.array([15, 25], np.int32), -1), (np.uint32(7), -2), (5, -1),
+                        (np.array([True]), 0), (np.float32(1.5), 1.5)):
+        errors = []
+        for mod in (jnp, jax_numpy):
+            with pytest.raises(Exception) as e:
+                mod.round(x, decimals)
+            errors.append((type(e.value), str(e.value)))
+        assert errors[0] == errors[1]
+    ints = np.array([15, -25], np.int32)
+    assert_array(jnp.round(jnp.asarray(ints), 2), ints)
+    with pytest.raises(jaxwg.errors.ConcretizationTypeError, match="decimals"):
+        jaxwg.jit(jnp.round)(jnp.ones(2), 1)
 
 
 def test_integer_power_edge_cases(run):
