@@ -22,9 +22,11 @@ import math
 import operator
 from collections.abc import Sequence
 
+import numpy as np
 
 from ..core import dtypes as dt
 from ..frontend.array import aval_of
+from ..frontend.trace import Tracer
 from ..frontend.pytree import tree_flatten, tree_unflatten
 from . import lax
 
@@ -222,6 +224,29 @@ def _masked(computation):
     return combine
 
 
+def _weak_as(outs, weak: bool):
+    """`outs` with weak type `weak` (a no-op where they have it)."""
+    return [lax.convert_element_type(o, aval_of(o).dtype, weak) for o in outs]
+
+
+# The identity for which JAX's reduce_window hands a computation to a primitive of its own
+# (reduce_window_sum, _max, _min), as a function of the init value's dtype.
+_WINDOW_IDENTITIES = {lax.add: lambda dtype: 0, lax.max: lambda dtype: dt.bounds(dtype)[0],
+                      lax.min: lambda dtype: dt.bounds(dtype)[1]}
+
+
+def _window_weak_type(computation, inits, operands) -> bool:
+    """The weak type of reduce_window's result, as JAX's: the operand's where JAX uses a
+    primitive of its own (one operand; add, max or min; a concrete scalar init that is
+    the identity in its own dtype), else strong (its generic reduce_window's rule)."""
+    identity = _WINDOW_IDENTITIES.get(computation)
+    if identity is None or len(inits) != 1 or isinstance(inits[0], Tracer):
+        return False
+    init = aval_of(inits[0])
+    return (aval_of(operands[0]).weak_type and init.shape == ()
+            and bool(np.asarray(inits[0]) == identity(init.dtype)))
+
+
 def reduce(operands, init_values, computation, dimensions):
     """Reduce `operands` (an array or a pytree of arrays of one shape) over
     `dimensions` with `computation`, starting from `init_values`, as `jax.lax.reduce`.
@@ -248,7 +273,9 @@ def reduce(operands, init_values, computation, dimensions):
         raise ValueError(f"reduce: dimensions {tuple(dimensions)} are not distinct axes of "
                          f"an operand of rank {ndim}")
     out = _reduce_flat(flat, _as_scalars("reduce", inits, flat), computation, axes)
-    return tree_unflatten(tree, out)
+    # as JAX's: weakly typed where the operands and the init values all are
+    weak = all(aval_of(x).weak_type for x in flat + inits)
+    return tree_unflatten(tree, _weak_as(out, weak))
 
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides=None,
@@ -284,6 +311,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     if len(padding) != ndim:
         raise ValueError(f"{name}: padding {padding} must have one pair per axis of the "
                          f"operand of shape {shape}")
+    weak = _window_weak_type(computation, inits, flat)
     inits = _as_scalars(name, inits, flat)
     config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base)]
     axes = tuple(range(ndim))
@@ -296,4 +324,4 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     valid = patches(lax.full(shape, True, dt.bool_), lax.full((), False, dt.bool_))
     out = _reduce_flat([patches(x, init) for x, init in zip(flat, inits)], inits, computation,
                        list(range(ndim, 2 * ndim)), valid)
-    return tree_unflatten(tree, out)
+    return tree_unflatten(tree, _weak_as(out, weak))

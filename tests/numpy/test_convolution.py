@@ -191,6 +191,30 @@ def test_max_pool_gradient_and_integer_pooling_match_jax():
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
+@pytest.mark.parametrize("name", ["add", "mul", "max", "min", "custom"])
+def test_reduce_and_reduce_window_weak_types_match_jax(name):
+    """JAX's reduce is weak where the operand and the init are; its reduce_window only
+    where it uses a primitive of its own (add, max, min from a concrete identity), which
+    keeps the operand's weak type (its generic reduce_window's result is strong)."""
+    for init in (0.0, 1.0, -np.inf, np.inf, np.float32(0), 0):
+        outcomes = []
+        for lib in (jaxwg, jax):
+            computation = (lambda a, b: a + b) if name == "custom" else getattr(lib.lax, name)
+
+            def both(s, lib=lib, computation=computation, init=init):
+                x = lib.numpy.broadcast_to(s, (5,))  # weakly typed
+                return (lib.lax.reduce(x, init, computation, (0,)),
+                        lib.lax.reduce_window(x, init, computation, (2,), (1,), "SAME"))
+
+            try:
+                outs = lib.jit(both)(2.0)
+                outcomes.append([(str(o.dtype), o.weak_type) for o in outs])
+            except TypeError:  # JAX's init dtype check (an int init): ours converts
+                outcomes.append(None)
+        if outcomes[1] is not None:
+            assert outcomes[0] == outcomes[1], (name, init)
+
+
 def test_reduce_with_custom_and_variadic_computations_matches_jax(run):
     x = np.random.default_rng(6).standard_normal((3, 5, 4)).astype(np.float32)
     got = run(lambda v: lax.reduce(v, 0.0, lambda a, b: a + b, (0, 2)), jnp.asarray(x))
