@@ -17,7 +17,9 @@ Across threads, sums go through subgroup operations where the adapter has them
 (`subgroups`): a subgroup's lanes scan or add their values in registers, and only
 the THREADS / subgroup-size subgroup totals meet in workgroup memory, behind one
 barrier. Without them, the thread totals take a Hillis-Steele scan (16 barriers) and
-a tree (8). On an H100 the subgroup passes took XX.
+a tree (8). What counted more on an H100 (16M float32, µs a call, back to back): each
+thread's loads written out (`_unrolled`) instead of a loop, 175 -> 108; subgroups then
+105 (the totals pass 43 -> 24 µs, the scan pass 109 -> 56).
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import CumulativeSum
