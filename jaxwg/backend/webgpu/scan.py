@@ -51,7 +51,7 @@ def plan(routine: CumulativeSum, workgroup_bytes: int, subgroups: bool = False) 
     scan = RoutineStep("scan", (), blocks)
     if per_row == 1:
         return RoutinePlan({"scan": code + entry + _scan()}, (scan,), 4)
-    shaders = {"totals": code + entry + _totals(), "offsets": code + entry + _OFFSETS, "scan": code + entry + _scan()}
+    shaders = {"totals": code + entry + _totals(), "offsets": code + entry + _offsets(), "scan": code + entry + _scan()}
     steps = (RoutineStep("totals", (), blocks), RoutineStep("offsets", (), routine.rows), scan)
     return RoutinePlan(shaders, steps, blocks * routine.dtype.itemsize)
 
@@ -195,14 +195,14 @@ def _totals() -> str:
 
 
 # One workgroup per row (`g`).
-_OFFSETS = """  if (g * PER_ROW >= BLOCKS) { return; }
+def _offsets() -> str:
+    return ("""  if (g * PER_ROW >= BLOCKS) { return; }
   let first = g * PER_ROW;
   var carry = ZERO;
   for (var chunk = 0u; chunk < PER_ROW; chunk += BLOCK) {
-    for (var i = 0u; i < PER; i++) {
-      let e = i * THREADS + t;
-      tile[slot(e)] = select(ZERO, sums[first + min(chunk + e, PER_ROW - 1u)], chunk + e < PER_ROW);
-    }
+""" + _unrolled("  let v{i} = sums[first + min(chunk + {i}u * THREADS + t, PER_ROW - 1u)];")
+            + _unrolled("  tile[slot({i}u * THREADS + t)] = select(ZERO, v{i}, chunk + {i}u * THREADS + t < PER_ROW);")
+            + """\
     workgroupBarrier();
     let total = scan_tile(t);
     for (var i = 0u; i < PER; i++) {
@@ -215,7 +215,7 @@ _OFFSETS = """  if (g * PER_ROW >= BLOCKS) { return; }
     workgroupBarrier();
   }
 }
-"""
+""")
 
 
 def _scan() -> str:
