@@ -30,9 +30,10 @@ Each pass reads and writes `keys + 1` planes. The radix sort (radix_sort.py) tak
 the keys, its scatter reads the keys and the columns and writes both). Where a few
 blocks make a row, each dispatch's fixed cost decides (about 18 µs on an H100, more
 than the work below 2^16 elements); the radix sort takes a row where the network
-would make RADIX_FROM times its dispatches or more (with one key from 2^18 elements,
-20 passes; with two from 2^21 or 2^22, by the block), since from there the network also
-moves more planes.
+would make RADIX_FROM times its dispatches or more: with one key from 2^17 elements
+(16 passes), with two from 2^19 or 2^20 (by the block). On an H100, 2^16 elements
+with one key took the network 208 µs and the radix sort 200, 2^20 425 and 254 (JAX:
+111), 2^24 7520 and 1670; with two keys, 2^18 255 and 317, 2^20 539 and 416.
 
 >>> from jaxwg.core.routine import SortPermutation
 >>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), 16384).steps]
@@ -53,7 +54,7 @@ THREADS = 256
 MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
 LEVELS = 3  # network levels per pass over memory: 8 elements in registers per thread
 READ_INPUT, WRITE_OUTPUT = 1, 2
-RADIX_FROM = 1.5  # network passes per radix sort dispatch from which the radix sort sorts
+RADIX_FROM = 1.1  # network passes per radix sort dispatch from which the radix sort sorts
 
 
 def padded_length(routine: SortPermutation) -> int:
