@@ -28,8 +28,8 @@ key plane writes the next plane's key in place of the current one, read at the
 element's column in the input. The scratch holds the keys twice, the columns once,
 then the count table and the groups' totals.
 
-Workgroup memory: the tile of BLOCK words and 2 * RADIX words (10 KiB), whatever
-the adapter's limit; no subgroup operations, so every adapter runs the same shaders.
+Workgroup memory: the tile of BLOCK words and 3 * 256 more (11 KiB), whatever the
+adapter's limit; no subgroup operations, so every adapter runs the same shaders.
 Indices are u32 throughout (no f32 arithmetic, exact past 2^24 elements).
 
 >>> from jaxwg.core.routine import SortPermutation
