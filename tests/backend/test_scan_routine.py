@@ -3,6 +3,8 @@ on both backends: rows of one block and of many (the totals and offsets passes),
 and chunk edges, integer wrap-around, float sums of millions of values held to a bound,
 and more blocks than one grid dimension holds."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,8 +25,8 @@ def run_scan(backend, x: np.ndarray, subgroups: bool | None = None) -> np.ndarra
     routine = CumulativeSum(dt.from_numpy(x.dtype), rows, length)
     exe = None
     if subgroups is not None:
-        limit = backend.device.limits["max-compute-workgroup-storage-size"]
-        exe = compile_routine(backend.device, routine, scan.plan(routine, limit, subgroups=subgroups))
+        traits = dataclasses.replace(backend.traits, subgroups=subgroups)
+        exe = compile_routine(backend.device, routine, scan.plan(routine, traits))
     return run_kernel(backend, routine, [x], executable=exe).reshape(rows, length)
 
 

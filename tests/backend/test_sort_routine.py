@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from jaxwg.backend.webgpu import radix_sort, sort
 from jaxwg.backend.webgpu.routines import compile_routine
+from jaxwg.backend.webgpu.tuner import AdapterTraits
 from jaxwg.core.routine import SortPermutation
 
 from .helpers import assert_equal_values, run_kernel
@@ -71,19 +72,21 @@ def test_plan_counts_passes():
     levels = [c for past in range(1, 10) for c in [3] * (past // 3) + [past % 3] * (past % 3 > 0)]
     assert [s for s in shaders if s != "block"] == [f"merge{c}" for c in levels]
     assert sort.block_size(SortPermutation(1, 10, 7), 16384) == 512  # 8 planes
-    assert len(sort.plan(SortPermutation(4, 2048, 1), 32768).steps) == 1
+    assert len(sort.plan(SortPermutation(4, 2048, 1), AdapterTraits(False, workgroup_bytes=32768)).steps) == 1
 
 
 def test_long_rows_take_the_radix_sort():
     # where the network makes RADIX_FROM times the radix sort's dispatches (three per
-    # 8-bit digit) or more, and the radix sort's scratch binds everywhere
-    def shaders(rows, length, keys=1):
-        return [s.shader for s in sort.plan(SortPermutation(rows, length, keys), 16384).steps]
+    # 8-bit digit) or more, and the radix sort's scratch fits one of the adapter's bindings
+    def shaders(rows, length, keys=1, binding=1 << 27):
+        traits = AdapterTraits(False, max_binding_bytes=binding)
+        return [s.shader for s in sort.plan(SortPermutation(rows, length, keys), traits).steps]
     assert shaders(3, 1 << 17) == ["count", "scan", "scatter"] * 4
     assert len(sort.bitonic_plan(SortPermutation(3, 1 << 16, 1), 16384).steps) < sort.RADIX_FROM * 12
     assert "block" in shaders(3, 1 << 16)
     assert len(shaders(1, 1 << 19, 2)) == 24 and "block" in shaders(1, 1 << 18, 2)
     assert "block" in shaders(1, 1 << 24)  # 3 * 2^26 bytes of scratch
+    assert "block" not in shaders(1, 1 << 24, binding=1 << 30)
 
 
 @settings(max_examples=6)
@@ -109,7 +112,7 @@ def test_radix_sort_edges(webgpu):
 @pytest.mark.slow
 def test_radix_sort_of_a_million(webgpu):
     keys = np.random.default_rng(0).integers(0, 2 ** 32, (1, 1, 1 << 20), dtype=np.uint64).astype(np.uint32)
-    assert sort.plan(SortPermutation(1, 1 << 20, 1), 16384).steps[0].shader == "count"
+    assert sort.plan(SortPermutation(1, 1 << 20, 1), AdapterTraits(False)).steps[0].shader == "count"
     assert_equal_values(run_sort(webgpu, keys), expected(keys), "2^20 x 1")
 
 

@@ -153,7 +153,8 @@ class WebGPUBackend(Backend):
         align = max(self.device.binding_alignment, 16)
         self.window_bytes = self.device.max_binding_bytes // align * align
         self.traits = AdapterTraits(self.device.is_software, self.window_bytes,
-                                    self.device.limits["max-compute-workgroup-storage-size"])
+                                    self.device.limits["max-compute-workgroup-storage-size"],
+                                    "subgroup" in self.device.features)
         self.autotune = autotune.enabled(self.device.is_software)  # measure product tiles (autotune.py)
         self.tuning_cache = autotune.default_cache()
         self.merges_dispatches = merge.enabled(self.device.is_software)  # in jit programs (merge.py)
@@ -261,9 +262,7 @@ class WebGPUBackend(Backend):
         """A routine's passes (each routine module's `plan`), compiled; every buffer it
         binds must fit one binding."""
         self._check_dtypes(routine)
-        limit = self.device.limits["max-compute-workgroup-storage-size"]
-        plan = (scan.plan(routine, limit, subgroups="subgroup" in self.device.features)
-                if isinstance(routine, CumulativeSum) else _ROUTINE_PLANS[type(routine)](routine, limit))
+        plan = _ROUTINE_PLANS[type(routine)](routine, self.traits)
         sizes = [n * self._itemsize(d) for n, d in zip(routine.input_sizes(), routine.input_dtypes())]
         largest = max([plan.scratch_bytes, routine.size * self._itemsize(routine.dtype), *sizes])
         if largest > self.window_bytes:

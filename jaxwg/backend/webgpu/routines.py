@@ -1,8 +1,9 @@
 """Running routines (`jaxwg.core.routine`) on the device: their passes, bindings and
 per-pass parameters.
 
-A routine's plan (`RoutinePlan`, made by its module: `sort.plan`) names its shaders
-and the passes that run them, in order. Every shader of a routine has one layout:
+A routine's plan (`RoutinePlan`, made by its module's `plan(routine, traits)`, e.g.
+`sort.plan`, for an adapter's `tuner.AdapterTraits`: its workgroup memory, binding size
+and subgroup operations) names its shaders and the passes that run them, in order. Every shader of a routine has one layout:
 the inputs (read-only storage), a scratch buffer and the output (read-write), and a
 `params` uniform of four u32 words. All passes' parameters sit in one uniform
 buffer made at `prepare`, one per alignment stride (`params_window`), each pass's

@@ -23,9 +23,10 @@ thread's loads written out (`_unrolled`) instead of a loop, 175 -> 108; subgroup
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import CumulativeSum
->>> [s.shader for s in plan(CumulativeSum(dt.float32, 3, 5000), 16384).steps]
+>>> from jaxwg.backend.webgpu.tuner import AdapterTraits
+>>> [s.shader for s in plan(CumulativeSum(dt.float32, 3, 5000), AdapterTraits(False)).steps]
 ['totals', 'offsets', 'scan']
->>> [s.shader for s in plan(CumulativeSum(dt.int32, 8, 100), 16384).steps]
+>>> [s.shader for s in plan(CumulativeSum(dt.int32, 8, 100), AdapterTraits(False)).steps]
 ['scan']
 """
 
@@ -34,15 +35,17 @@ from __future__ import annotations
 from ...core.routine import CumulativeSum
 from .codegen import WGSL_TYPE
 from .routines import SWIZZLE, RoutinePlan, RoutineStep
+from .tuner import AdapterTraits
 
 THREADS = 256
 PER = 8  # contiguous elements a thread scans
 BLOCK = THREADS * PER  # 8 KiB of float32 in workgroup memory
 
 
-def plan(routine: CumulativeSum, workgroup_bytes: int, subgroups: bool = False) -> RoutinePlan:
-    """The passes of `routine`; `subgroups`: the adapter has subgroup operations (which
-    take every dtype of `CumulativeSum.DTYPES`)."""
+def plan(routine: CumulativeSum, traits: AdapterTraits) -> RoutinePlan:
+    """The passes of `routine` on an adapter with `traits`: with subgroup operations
+    where it has them (they take every dtype of `CumulativeSum.DTYPES`)."""
+    subgroups = traits.subgroups
     per_row = -(-routine.length // BLOCK)
     blocks = routine.rows * per_row
     code = _common(routine, per_row, subgroups)

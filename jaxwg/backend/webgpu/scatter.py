@@ -11,7 +11,8 @@ whatever order the threads win.
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import ScatterAdd
->>> [s.shader for s in plan(ScatterAdd(dt.float32, 10, 3), 16384).steps]
+>>> from jaxwg.backend.webgpu.tuner import AdapterTraits
+>>> [s.shader for s in plan(ScatterAdd(dt.float32, 10, 3), AdapterTraits(False)).steps]
 ['copy', 'add']
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 from ...core import dtypes as dt
 from ...core.routine import ScatterAdd
 from .routines import RoutinePlan, RoutineStep
+from .tuner import AdapterTraits
 
 THREADS = 256
 
@@ -43,7 +45,7 @@ _ATOMIC = {("max", dt.int32): "i32"}
 assert set(_COMBINE) == {(c, d) for c, dtypes in ScatterAdd.COMBINE_DTYPES.items() for d in dtypes}
 
 
-def plan(routine: ScatterAdd, workgroup_bytes: int) -> RoutinePlan:
+def plan(routine: ScatterAdd, traits: AdapterTraits) -> RoutinePlan:
     """A copy pass over the operand, then a pass over the updates that combines each in."""
     key = (routine.combine, routine.dtype)
     steps = (RoutineStep("copy", (), -(-routine.size // THREADS)),

@@ -36,19 +36,21 @@ with one key took the network 208 µs and the radix sort 200, 2^20 425 and 254 (
 111), 2^24 7520 and 1670; with two keys, 2^18 255 and 317, 2^20 539 and 416.
 
 >>> from jaxwg.core.routine import SortPermutation
->>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), 16384).steps]
+>>> from jaxwg.backend.webgpu.tuner import AdapterTraits
+>>> [s.shader for s in plan(SortPermutation(rows=2, length=1000, keys=1), AdapterTraits(False)).steps]
 ['block']
 >>> len(bitonic_plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
 28
->>> len(plan(SortPermutation(rows=1, length=1 << 20, keys=1), 16384).steps)
+>>> len(plan(SortPermutation(rows=1, length=1 << 20, keys=1), AdapterTraits(False)).steps)
 12
 """
 
 from __future__ import annotations
 
-from ...core.routine import SortPermutation, binds_anywhere
+from ...core.routine import SortPermutation
 from . import radix_sort
 from .routines import SWIZZLE, RoutinePlan, RoutineStep
+from .tuner import AdapterTraits
 
 THREADS = 256
 MAX_BLOCK = 2048  # 16 KiB of workgroup memory for one key (4096 measured slower on an H200)
@@ -70,13 +72,14 @@ def block_size(routine: SortPermutation, workgroup_bytes: int) -> int:
     return block
 
 
-def plan(routine: SortPermutation, workgroup_bytes: int) -> RoutinePlan:
-    """The passes sorting `routine`'s rows, given the adapter's workgroup memory: the
-    radix sort's where the network would make RADIX_FROM times its dispatches or more,
-    and its scratch (about 1.5 times the network's with one key) binds on every device."""
-    network = bitonic_plan(routine, workgroup_bytes)
+def plan(routine: SortPermutation, traits: AdapterTraits) -> RoutinePlan:
+    """The passes sorting `routine`'s rows on an adapter with `traits`: the radix sort's
+    where the network would make RADIX_FROM times its dispatches or more, and its
+    scratch (about 1.5 times the network's with one key) fits one of the adapter's
+    bindings."""
+    network = bitonic_plan(routine, traits.workgroup_bytes)
     long = len(network.steps) >= RADIX_FROM * radix_sort.dispatches(routine)
-    if long and binds_anywhere(radix_sort.scratch_words(routine)):
+    if long and 4 * radix_sort.scratch_words(routine) <= traits.max_binding_bytes:
         return radix_sort.plan(routine)
     return network
 

@@ -50,6 +50,7 @@ class AdapterTraits:
     is_software: bool
     max_binding_bytes: int = 1 << 27  # WebGPU's default maxStorageBufferBindingSize
     workgroup_bytes: int = 16384  # WebGPU's default maxComputeWorkgroupStorageSize
+    subgroups: bool = False  # the "subgroup" feature: routines sum across threads with it
 
     @property
     def parallelism(self) -> int:
