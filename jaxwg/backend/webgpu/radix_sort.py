@@ -182,19 +182,23 @@ fn block_of(g: u32) -> vec3<u32> {{
 fn group(wid: vec3<u32>, groups: vec3<u32>) -> u32 {{ return wid.x + wid.y * groups.x; }}
 """
 
-# Each block's count of every digit, through workgroup atomics; a thread adds up its own
-# elements' runs of one digit first (one atomic for a block of equal keys).
-_COUNT = """
-var<workgroup> histogram: array<atomic<u32>, RADIX>;
-
-@compute @workgroup_size(THREADS)
+# The start of the passes with one workgroup per block: `g` the block, `t` the thread,
+# `at` the block's row, first column and element count (`block_of`).
+_BLOCK_ENTRY = """@compute @workgroup_size(THREADS)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
         @builtin(num_workgroups) groups: vec3<u32>) {
   let g = group(wid, groups);
   if (g >= params.rows * blocks_per_row()) { return; }
   let t = lid.x;
   let at = block_of(g);
-  for (var d = t; d < RADIX; d += THREADS) { atomicStore(&histogram[d], 0u); }
+"""
+
+# Each block's count of every digit, through workgroup atomics; a thread adds up its own
+# elements' runs of one digit first (one atomic for a block of equal keys).
+_COUNT = """
+var<workgroup> histogram: array<atomic<u32>, RADIX>;
+
+""" + _BLOCK_ENTRY + """  for (var d = t; d < RADIX; d += THREADS) { atomicStore(&histogram[d], 0u); }
   workgroupBarrier();
   var digit = 0u;
   var run = 0u;
@@ -275,14 +279,7 @@ def _rank() -> str:
 _SCATTER = _rank() + """
 var<workgroup> starts: array<u32, RADIX>;  // a digit's place in the row, less its place in the block
 
-@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let g = group(wid, groups);
-  if (g >= params.rows * blocks_per_row()) { return; }
-  let t = lid.x;
-  let at = block_of(g);
-  let first = at.x * params.length + at.y;  // the block's first element
+""" + _BLOCK_ENTRY + """  let first = at.x * params.length + at.y;  // the block's first element
   for (var i = 0u; i < PER; i++) {
     let e = i * THREADS + t;
     var digit = RADIX - 1u;
