@@ -2,7 +2,10 @@
 `scatter_add` (`_mul`, `_min`, `_max`), `dynamic_slice`, `dynamic_index_in_dim`,
 `dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
 
-`gather` is a primitive, fused into the kernels that read it. `scatter_add` of the
+`gather` is a primitive, fused into the kernels that read it. Each scatter is one
+primitive too, as JAX's (`scatter-add`, `scatter-mul`, `scatter-min`, `scatter-max`,
+`scatter`, with JAX's params), lowered in place through what `_scatter` builds, traced
+once per signature (`_traced_scatter`). `scatter_add` of the
 dtypes the scatter routine adds (`core.routine.ScatterAdd.COMBINE_DTYPES`), on arrays that
 any device binds whole (`binds_anywhere`), computes each
 update element's flat position in the operand and runs the routine
@@ -30,14 +33,19 @@ work is (operand size) x (number of index vectors).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ..core import dtypes as dt
 from ..core.routine import ScatterAdd, binds_anywhere
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.aval import ShapedArray
+from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                default_fill, scatter_abstract_eval)
+from ..frontend.jaxpr import trace_body, trace_to_jaxpr
+from ..frontend.jit import lower_jaxpr
 from ..frontend.trace import bind
 from . import lax
 from .keys import moves_keys
@@ -425,16 +433,53 @@ _COMBINE = {"add": _combine_add, "mul": _combine_mul, "min": _combine_min, "max"
             "set": _combine_set}
 
 
+# Each scatter primitive's `combine` (how `_scatter` merges an update in) and JAX's name.
+_SCATTERS = {"add": "scatter-add", "mul": "scatter-mul", "min": "scatter-min", "max": "scatter-max",
+             "set": "scatter"}
+# JAX's `update_jaxpr`: the scalar function that merges an update in (none for a set).
+_UPDATE_FNS = {"add": lax.add, "mul": lax.mul, "min": lax.min, "max": lax.max}
+
+
+@functools.lru_cache(maxsize=None)
+def _update_jaxpr(combine: str, dtype: dt.DType):
+    """JAX's `update_jaxpr` param: `combine` on two scalars of `dtype`, one jaxpr per
+    pair (so repeated scatters share it, and print it once, as JAX's)."""
+    fn = _UPDATE_FNS[combine]
+    if dtype.is_bool:  # JAX's update functions of booleans: or, and
+        fn = {"add": lax.bitwise_or, "mul": lax.bitwise_and}.get(combine, fn)
+    scalar = ShapedArray((), dtype)
+    return trace_to_jaxpr(lambda a, b: [fn(a, b)], [scalar, scalar], "update_jaxpr").jaxpr
+
+
 def _scatter_fn(combine: str, verb: str):
+    prim = P._declare(_SCATTERS[combine], scatter_abstract_eval)
+
     def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-        out = _scatter(combine, operand, scatter_indices, updates, dimension_numbers, mode)
-        op_aval = aval_of(operand)  # the result is typed as the operand, weak or not (JAX's)
-        return lax.convert_element_type(out, op_aval.dtype, op_aval.weak_type)
+        dtype = aval_of(operand).dtype
+        return bind(prim, operand, scatter_indices, updates, dimension_numbers=dimension_numbers,
+                    indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
+                    mode=GatherScatterMode.from_any(mode),
+                    update_jaxpr=None if combine == "set" else _update_jaxpr(combine, dtype),
+                    update_consts=())
 
-    fn.__name__ = fn.__qualname__ = "scatter" if combine == "set" else f"scatter_{combine}"
+    def lowering(out_aval, operand, indices, updates, *, dimension_numbers, mode, **_):
+        # Lowered in place (as a called jaxpr), so its kernels fuse with their
+        # neighbours; complex operands arrive as pairs of parts and the traced jaxpr
+        # takes them so.
+        update_shape = updates.shape[:-1] if out_aval.dtype.is_complex else updates.shape
+        avals = (ShapedArray(out_aval.shape, out_aval.dtype), ShapedArray(indices.shape, indices.dtype),
+                 ShapedArray(update_shape, out_aval.dtype))
+        closed = _traced_scatter(combine, avals, dimension_numbers, mode, DENSE_SCATTER_TERMS)
+        return lower_jaxpr(closed, [operand, indices, updates])[0]
+
+    P.lowering_rules[prim] = lowering
+    STORAGE_RULES.add(prim)
+    fn.__name__ = fn.__qualname__ = prim.name.replace("-", "_")
+    fn.primitive = prim
     fn.__doc__ = f"""`operand` with `updates` {verb} at the windows `scatter_indices` start
-    (XLA's scatter; out-of-bounds windows are dropped unless `mode` is "clip").
+    (XLA's scatter; out-of-bounds windows are dropped unless `mode` is "clip"): one
+    `{prim.name}` primitive, as JAX's.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -446,6 +491,14 @@ def _scatter_fn(combine: str, verb: str):
     return fn
 
 
+@functools.lru_cache(maxsize=256)
+def _traced_scatter(combine: str, avals: tuple, dimension_numbers, mode, dense_terms: int):
+    """`_scatter` traced once per signature (`dense_terms`: `DENSE_SCATTER_TERMS` when
+    traced, which tests lower)."""
+    return trace_body(lambda *args: [_scatter(combine, *args, dimension_numbers, mode)], avals,
+                      _SCATTERS[combine])
+
+
 scatter_add = _scatter_fn("add", "added")
 scatter_mul = _scatter_fn("mul", "multiplied in")
 scatter_min = _scatter_fn("min", "combined by minimum")
@@ -455,6 +508,9 @@ for _fn, _result in ((scatter_add, "[1.0, 6.0, 1.0, 5.0]"), (scatter_mul, "[1.0,
                      (scatter_min, "[1.0, 1.0, 1.0, 1.0]"), (scatter_max, "[1.0, 3.0, 1.0, 4.0]"),
                      (scatter, "[1.0, 3.0, 1.0, 4.0]")):
     _fn.__doc__ = _fn.__doc__.replace("{result}", _result)
+# The primitives, as JAX's `scatter_add_p` and so on.
+scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p = (
+    f.primitive for f in (scatter_add, scatter_mul, scatter_min, scatter_max, scatter))
 
 
 @moves_keys(0, 1)

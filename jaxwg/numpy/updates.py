@@ -1,10 +1,12 @@
 """Functional updates: `x.at[index].set(v)`, `.add`, `.subtract`, `.multiply`, `.divide`,
 `.power`, `.min`, `.max`, `.apply`, `.get`, as JAX's `Array.at`.
 
-The index is any index `x[index]` takes. Its element coordinates come from indexing
-an iota of each axis the same way (so slices, `None`, `...`, integers and integer or
-boolean arrays all work alike), and one scatter (`lax.scatter_*`) writes the values,
-broadcast to the indexed shape. Out-of-bounds indices are dropped by updates (JAX's
+The index is any index `x[index]` takes, and one scatter (`lax.scatter_*`) writes the
+values, broadcast to the indexed shape. Static integers among whole slices, or one
+signed integer array among them, become JAX's scatter operands (`_folded`: integers as
+constants, the slices as window axes), so jaxprs print as JAX's; for any other index
+the element coordinates come from indexing an iota of each axis the same way (so
+slices, `None`, `...`, integers and integer or boolean arrays all work alike). Out-of-bounds indices are dropped by updates (JAX's
 default `mode="drop"`) and clamped by `get` unless `mode="fill"`; repeated indices
 all contribute to `add`, `multiply`, `min`, `max`, `power` and `apply`, and the last one
 wins for `set`.
@@ -16,6 +18,8 @@ wins for `set`.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .. import lax
 from ..core import dtypes as dt
@@ -91,7 +95,7 @@ class IndexUpdateRef:
         >>> jnp.ones(2).at[0].subtract(3.0).tolist()
         [-2.0, 1.0]
         """
-        return self._scatter(lax.scatter_add, lax.neg(self._values(values)), **kwargs)
+        return self._scatter(lax.scatter_add, values, lax.neg, **kwargs)
 
     def multiply(self, values, **kwargs):
         """Multiply by `values`.
@@ -114,8 +118,7 @@ class IndexUpdateRef:
         """
         if not aval_of(self.array).dtype.is_inexact:
             raise TypeError(f"at[].divide needs a float or complex array, got {aval_of(self.array).dtype}")
-        values = self._values(values)
-        return self._scatter(lax.scatter_mul, lax.div(lax.full_like(values, 1), values), **kwargs)
+        return self._scatter(lax.scatter_mul, values, lambda v: lax.div(lax.full_like(v, 1), v), **kwargs)
 
     def power(self, values, **kwargs):
         """Raise to `values`; repeated indices raise repeatedly, as in JAX: the exponents
@@ -174,24 +177,95 @@ class IndexUpdateRef:
 
         return lax.while_loop(lambda carry: carry[0] < most, step, (0, x))[1]
 
-    def _values(self, values):
-        """`values` in the array's dtype, broadcast to the indexed shape."""
+    def _scatter(self, scatter, values, prepare=None, *, indices_are_sorted=False, unique_indices=False,
+                 mode=None):
+        """`scatter` of `values` (in the array's dtype, broadcast to the indexed shape,
+        then `prepare`d) at the index: JAX's operands where `_folded` finds them, else
+        every element's coordinates (`_coordinates`)."""
         from .manipulation import broadcast_to
 
-        target = aval_of(indexing.getitem(self.array, self.index)).shape
-        return broadcast_to(to_array(values).astype(aval_of(self.array).dtype.np), target)
-
-    def _scatter(self, scatter, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         if mode not in (None, "drop", "fill", "clip", "promise_in_bounds"):
             raise ValueError(f"at[]: unknown mode {mode!r}")
         x = to_array(self.array)
-        values = self._values(values)
-        coords, _ = _coordinates(x, self.index, clamp=mode in ("clip", "promise_in_bounds"))
-        ndim = aval_of(x).ndim
-        dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=tuple(range(ndim)),
-                                            scatter_dims_to_operand_dims=tuple(range(ndim)))
-        return scatter(x, coords, values, dnums, mode="clip" if mode in ("clip", "promise_in_bounds")
-                       else "fill")
+        folded = _folded(x, self.index)
+        if folded is None:
+            clamp = mode in ("clip", "promise_in_bounds")
+            indices, _ = _coordinates(x, self.index, clamp=clamp)
+            ndim = aval_of(x).ndim
+            dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=tuple(range(ndim)),
+                                                scatter_dims_to_operand_dims=tuple(range(ndim)))
+            shape, static, mode = aval_of(indices).shape[:-1], False, "clip" if clamp else "fill"
+        else:
+            indices, dnums, shape, static = folded
+        values = broadcast_to(to_array(values).astype(aval_of(x).dtype.np), shape)
+        values = values if prepare is None else prepare(values)
+        return scatter(x, indices, values, dnums, indices_are_sorted=static or indices_are_sorted,
+                       unique_indices=static or unique_indices, mode=mode)
+
+
+def _folded(x, index):
+    """JAX's scatter operands for the indices it folds (`jax.numpy`'s index_to_gather):
+    static integers among whole slices (each integer normalized and put in the index
+    vector as a constant; unique and sorted), or one signed integer array among whole
+    slices (its negative entries counted from the end). (indices, dimension numbers,
+    shape of the updates, whether the indices are static), or None for other indices."""
+    shape = aval_of(x).shape
+    items = list(index) if isinstance(index, tuple) else [index]
+    ellipses = [k for k, item in enumerate(items) if item is Ellipsis]
+    if len(ellipses) > 1:
+        return None
+    if ellipses:
+        items[ellipses[0]:ellipses[0] + 1] = [slice(None)] * (len(shape) - len(items) + 1)
+    if len(items) > len(shape) or 0 in shape:
+        return None
+    items += [slice(None)] * (len(shape) - len(items))
+    whole = [isinstance(i, slice) and i == slice(None) for i in items]
+    ints = [_static_int(i) for i in items]
+    arrays = [k for k, i in enumerate(items) if not whole[k] and ints[k] is None]
+    window = [k for k in range(len(shape)) if whole[k]]
+    if not arrays and len(window) < len(shape):
+        positions = [k for k in range(len(shape)) if not whole[k]]
+        parts = [lax.full((1,), ints[k] + shape[k] if ints[k] < 0 else ints[k], dt.int32) for k in positions]
+        indices = parts[0] if len(parts) == 1 else lax.concatenate(parts, 0)
+        dnums = lax.ScatterDimensionNumbers(update_window_dims=tuple(range(len(window))),
+                                            inserted_window_dims=tuple(positions),
+                                            scatter_dims_to_operand_dims=tuple(positions))
+        return indices, dnums, tuple(shape[k] for k in window), True
+    if len(arrays) != 1 or len(window) != len(shape) - 1:
+        return None
+    (p,) = arrays
+    array = _signed_int32(items[p])
+    if array is None:
+        return None
+    size = np.int32(shape[p])
+    negative = array < 0 if isinstance(array, np.ndarray) else lax.lt(array, np.int32(0))
+    array = lax.select(negative, lax.add(array, size), array)
+    batch = aval_of(array).shape
+    indices = lax.broadcast_in_dim(array, batch + (1,), tuple(range(len(batch))))
+    dnums = lax.ScatterDimensionNumbers(
+        update_window_dims=tuple(range(p)) + tuple(range(p + len(batch), len(batch) + len(window))),
+        inserted_window_dims=(p,), scatter_dims_to_operand_dims=(p,))
+    return indices, dnums, shape[:p] + batch + shape[p + 1:], False
+
+
+def _static_int(item):
+    """`item` as a Python int if it is a static integer index (not a boolean), else None."""
+    if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+        return None
+    return int(item)
+
+
+def _signed_int32(item):
+    """An index array of rank 1 or more as int32 (a NumPy array stays one: JAX
+    normalizes its entries while tracing), or None if it is not one of signed integers."""
+    if isinstance(item, (list, tuple)) or not hasattr(item, "dtype") or not np.ndim(item):
+        return None
+    dtype = np.dtype(getattr(item.dtype, "np", item.dtype))
+    if dtype.kind != "i":
+        return None
+    if isinstance(item, np.ndarray):
+        return item.astype(np.int32)
+    return item if dtype == np.int32 else None
 
 
 def _coordinates(x, index, clamp: bool = False):

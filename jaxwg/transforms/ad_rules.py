@@ -10,8 +10,9 @@ tangent may be a symbolic `Zero`. Most rules are declared through three shapes:
 * `defzero(prim)`: the output does not vary (integer results, rounding, stop_gradient).
 
 Derivatives follow JAX's (`jax._src.lax.lax`): `max` splits ties evenly between its
-operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs` is
-`sign(x) * g`. Transpose rules `(ct, *inputs, **params)` return one cotangent per input
+operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs`'s
+tangent is `g` where x >= 0 and `-g` elsewhere; rules are written with JAX's operations
+in JAX's order, so that jaxprs print and round as JAX's. Transpose rules `(ct, *inputs, **params)` return one cotangent per input
 (None for inputs that are not linear, given as values; linear ones are
 `UndefinedPrimal`s).
 
@@ -22,6 +23,7 @@ operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -159,7 +161,7 @@ defjvp(P.square_p, lambda g, ans, x: lax.mul(g, lax.mul(x, 2)))
 
 def _abs_jacobian(g, ans, x):
     if not aval_of(x).dtype.is_complex:
-        return lax.mul(g, lax.sign(x))
+        return lax.select(lax.ge(x, lax.full_like(x, 0, shape=())), g, lax.neg(g))
     # d|z| = re(conj(z) dz) / |z|, as JAX's (0 where z is 0).
     scale = _replace_zero(lax.convert_element_type(ans, aval_of(x).dtype))
     return lax.real(lax.mul(g, lax.div(lax.conj(x), scale)))
@@ -202,7 +204,7 @@ _sum_jvp(P.add_p, lambda t: t)
 _sum_jvp(P.sub_p, lax.neg)
 defjvp(P.mul_p, lambda g, ans, x, y: lax.mul(g, y), lambda g, ans, x, y: lax.mul(x, g))
 defjvp(P.div_p, lambda g, ans, x, y: lax.div(g, y),
-       lambda g, ans, x, y: lax.neg(lax.mul(g, lax.div(ans, y))))
+       lambda g, ans, x, y: lax.mul(lax.mul(lax.neg(g), x), lax.integer_pow(y, -2)))
 defjvp(P.rem_p, lambda g, ans, x, y: g,
        lambda g, ans, x, y: lax.neg(lax.mul(g, lax.mul(lax.sign(lax.div(x, y)),
                                                        lax.floor(lax.abs(lax.div(x, y)))))))
@@ -221,9 +223,10 @@ defjvp(P.pow_p, _pow_jacobian_x,
 
 
 def _balanced_eq(x, z, y):
-    """1 where x == z != y, 1/2 where x == z == y (a tie), else 0."""
-    one, half, zero = _like(z, 1), _like(z, 0.5), _like(z, 0)
-    return lax.select(lax.eq(x, z), lax.select(lax.eq(y, z), half, one), zero)
+    """1 where x == z != y, 1/2 where x == z == y (a tie), else 0; written as JAX's, a
+    quotient of two selects, so that it prints and rounds as JAX's."""
+    chosen = lax.select(lax.eq(x, z), lax.full_like(z, 1), lax.full_like(z, 0))
+    return lax.div(chosen, lax.select(lax.eq(y, z), lax.full_like(z, 2), lax.full_like(z, 1)))
 
 
 defjvp(P.max_p, lambda g, ans, x, y: lax.mul(g, _balanced_eq(x, ans, y)),
@@ -451,11 +454,118 @@ def _scatter_add_flat_transpose(ct, operand, targets, updates):
     return [ct if is_undefined(operand) else None, None, ct_updates]
 
 
+def _scatter_inverse_gather(x, indices, updates_shape, dimension_numbers, **params):
+    """The gather that reads back, from `x`, what a scatter with these parameters wrote
+    (JAX's transposes and JVPs of scatters take it)."""
+    d = dimension_numbers
+    take = lax.GatherDimensionNumbers(
+        offset_dims=d.update_window_dims, collapsed_slice_dims=d.inserted_window_dims,
+        start_index_map=d.scatter_dims_to_operand_dims, operand_batching_dims=d.operand_batching_dims,
+        start_indices_batching_dims=d.scatter_indices_batching_dims)
+    windows = iter(d.update_window_dims)
+    sizes = [1 if a in d.inserted_window_dims or a in d.operand_batching_dims else updates_shape[next(windows)]
+             for a in range(aval_of(x).ndim)]
+    return lax.gather(x, indices, take, sizes, **params)
+
+
+def _scatter_add_jvp(primals, tangents, **params):
+    """JAX's: linear in the operand and the updates."""
+    operand, indices, updates = primals
+    ans = slicing.scatter_add_p.bind(operand, indices, updates, **params)
+    g_operand, _, g_updates = tangents
+    if isinstance(g_operand, Zero) and isinstance(g_updates, Zero):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    return ans, slicing.scatter_add_p.bind(instantiate(g_operand, tangent_aval(aval_of(operand))), indices,
+                                           instantiate(g_updates, tangent_aval(aval_of(updates))), **params)
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, mode, **params):
+    """JAX's: the operand's cotangent is `ct`; each update's is `ct` where it landed (0
+    where it was dropped)."""
+    ct_updates = None
+    if is_undefined(updates):
+        ct_updates = _scatter_inverse_gather(ct, indices, updates.aval.shape, dimension_numbers,
+                                             mode=mode, fill_value=0)
+    return [ct if is_undefined(operand) else None, None, ct_updates]
+
+
+def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, unique_indices, mode,
+                 update_jaxpr, update_consts):
+    """JAX's: with unique indices, the tangents scattered alike. Otherwise the winning
+    update of each position is found by scattering update numbers (from 1) and reading
+    them back; the operand where nothing landed and the winning updates are then
+    scatter-added, values and tangents alike (so no transpose of a set is needed)."""
+    operand, indices, updates = primals
+    g_operand, _, g_updates = tangents
+    params = dict(dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                  unique_indices=unique_indices, mode=mode)
+    g_operand = instantiate(g_operand, tangent_aval(aval_of(operand)))
+    g_updates = instantiate(g_updates, tangent_aval(aval_of(updates)))
+    if unique_indices:
+        return (slicing.scatter(operand, indices, updates, **params),
+                slicing.scatter(g_operand, indices, g_updates, **params))
+    shape = aval_of(updates).shape
+    ids_shape = [1 if a in dimension_numbers.update_window_dims else n for a, n in enumerate(shape)]
+    ids = lax.broadcast_in_dim(lax.reshape(lax.iota(np.uint32, math.prod(ids_shape)), ids_shape),
+                               shape, tuple(range(len(shape))))
+    ids = lax.add(ids, lax.full(shape, 1, np.uint32))
+    scattered = slicing.scatter(lax.full(aval_of(operand).shape, 0, np.uint32), indices, ids, **params)
+    gathered = _scatter_inverse_gather(scattered, indices, shape, dimension_numbers,
+                                       mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+    def untouched(x):  # where no update landed (in JAX's order of equations)
+        return lax.select(lax.eq(scattered, lax.full_like(scattered, 0)), x, lax.full_like(x, 0))
+
+    def won(x):  # the updates that landed last
+        return lax.select(lax.eq(ids, gathered), x, lax.full_like(x, 0))
+
+    masked = [untouched(operand), won(updates), untouched(g_operand), won(g_updates)]
+    return (slicing.scatter_add(masked[0], indices, masked[1], **params),
+            slicing.scatter_add(masked[2], indices, masked[3], **params))
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                       unique_indices, mode, update_jaxpr, update_consts):
+    """JAX's, for unique indices (the JVP's only set): zeros written into `ct` where the
+    updates went for the operand, `ct` read back there for the updates."""
+    if not unique_indices:
+        raise NotImplementedError("scatter transpose is only implemented where unique_indices=True")
+    ct_operand = ct_updates = None
+    if is_undefined(operand):
+        shape = (updates.aval if is_undefined(updates) else aval_of(updates)).shape
+        ct_operand = slicing.scatter(ct, indices, lax.full(shape, 0, aval_of(ct).dtype), dimension_numbers,
+                                     indices_are_sorted=indices_are_sorted, unique_indices=True, mode=mode)
+    if is_undefined(updates):
+        ct_updates = _scatter_inverse_gather(ct, indices, updates.aval.shape, dimension_numbers,
+                                             mode=mode, fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
+def _scatter_composite_jvp(combine: str, primals, tangents, *, dimension_numbers, mode, **params):
+    """The derivative of what the scatter computes (`slicing._scatter`): products at
+    repeated indices too (JAX's needs unique ones), maxima and minima as JAX's."""
+    aval = aval_of(primals[0])
+
+    def scatter(*args):  # typed as the operand, weak or not, as the primitive's result
+        out = slicing._scatter(combine, *args, dimension_numbers, mode)
+        return [lax.convert_element_type(out, aval.dtype, aval.weak_type)]
+
+    (ans,), (tangent,) = jvp_flat(scatter, primals, tangents)
+    return ans, tangent
+
+
 deflinear(P.cumsum_p, lambda ct, x, *, axis, reverse: [
     P.cumsum_p.bind(ct, axis=axis, reverse=not reverse)])
 P.jvp_rules[P.scatter_add_flat_p] = _scatter_add_flat_jvp
 P.transpose_rules[P.scatter_add_flat_p] = _scatter_add_flat_transpose
 P.jvp_rules[P.gather_p] = _gather_jvp
+P.jvp_rules[slicing.scatter_add_p] = _scatter_add_jvp
+P.transpose_rules[slicing.scatter_add_p] = _scatter_add_transpose
+P.jvp_rules[slicing.scatter_p] = _scatter_jvp
+P.transpose_rules[slicing.scatter_p] = _scatter_transpose
+for _combine, _p in (("mul", slicing.scatter_mul_p), ("min", slicing.scatter_min_p),
+                     ("max", slicing.scatter_max_p)):
+    P.jvp_rules[_p] = functools.partial(_scatter_composite_jvp, _combine)
 P.transpose_rules[P.gather_p] = _gather_transpose
 deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)
 deflinear(P.reshape_p, _reshape_transpose)
@@ -497,14 +607,16 @@ deflinear(P.reduce_sum_p, _reduce_sum_transpose)
 
 
 def _reduce_chooser_jvp(prim):
-    """max/min: the tangent at the chosen elements, averaged over ties (as JAX)."""
+    """max/min: the tangent at the chosen elements, averaged over ties (as JAX). As JAX's,
+    the answer is compared in its keepdims shape, through `eq`'s broadcasting of axes of
+    size 1."""
     def rule(primals, tangents, *, axes):
         (x,), (g,) = primals, tangents
         ans = prim.bind(x, axes=axes)
         if isinstance(g, Zero) or not is_differentiable(aval_of(ans)):
             return ans, Zero(tangent_aval(aval_of(ans)))
-        shape = aval_of(x).shape
-        location = lax.eq(x, lax.broadcast_in_dim(ans, shape, _kept_axes(len(shape), axes)))
+        kept_shape = tuple(1 if a in axes else d for a, d in enumerate(aval_of(x).shape))
+        location = lax.eq(x, lax.reshape(ans, kept_shape))
         weights = lax.convert_element_type(location, aval_of(g).dtype)
         counts = lax.reduce_sum(weights, axes)
         return ans, lax.div(lax.reduce_sum(lax.mul(g, weights), axes), counts)

@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from .. import lax
+from ..lax import slicing
 from ..lax.fft import fft, fft_p
 from ..lax.sorting import sort_p, top_k_p
 from ..frontend import primitives as P
@@ -189,6 +190,35 @@ def _scatter_flat_rule(prim, vals, dims):
 
 for _p in (P.scatter_add_flat_p, P.scatter_max_flat_p):
     P.batch_rules[_p] = functools.partial(_scatter_flat_rule, _p)
+
+
+def _scatter_rule(prim, vals, dims, *, dimension_numbers, **params):
+    """JAX's: the operand and the updates batched in front (broadcast if unbatched);
+    unbatched indices make the batch one more window axis, batched ones a batching
+    axis of the operand and the indices."""
+    (operand, indices, updates), (do, di, du) = vals, dims
+    size = batch_size(vals, dims)
+    operand, updates = move_axis(operand, do, 0, size), move_axis(updates, du, 0, size)
+    d = dimension_numbers
+    shifted = dict(inserted_window_dims=_plus1(d.inserted_window_dims),
+                   scatter_dims_to_operand_dims=_plus1(d.scatter_dims_to_operand_dims))
+    if di is None:
+        d = lax.ScatterDimensionNumbers(update_window_dims=(0,) + _plus1(d.update_window_dims),
+                                        operand_batching_dims=_plus1(d.operand_batching_dims),
+                                        scatter_indices_batching_dims=d.scatter_indices_batching_dims,
+                                        **shifted)
+    else:
+        indices = move_axis(indices, di, 0, size)
+        d = lax.ScatterDimensionNumbers(update_window_dims=_plus1(d.update_window_dims),
+                                        operand_batching_dims=(0,) + _plus1(d.operand_batching_dims),
+                                        scatter_indices_batching_dims=(0,) + _plus1(d.scatter_indices_batching_dims),
+                                        **shifted)
+    return prim.bind(operand, indices, updates, dimension_numbers=d, **params), 0
+
+
+for _p in (slicing.scatter_add_p, slicing.scatter_mul_p, slicing.scatter_min_p, slicing.scatter_max_p,
+           slicing.scatter_p):
+    P.batch_rules[_p] = functools.partial(_scatter_rule, _p)
 
 
 def _plus1(axes) -> tuple:

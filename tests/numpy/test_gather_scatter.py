@@ -565,3 +565,52 @@ def test_multiply_with_empty_update_windows_at_scale_returns_the_operand():
                                      scatter_dims_to_operand_dims=(0,))
     out = lax.scatter_mul(jnp.asarray(x), jnp.zeros((40, 1), jnp.int32), jnp.zeros((40, 0), jnp.float32), dn)
     np.testing.assert_array_equal(np.asarray(out), x)
+
+
+# Indices the `.at[]` updates fold as JAX does (a static integer, a NumPy array with
+# repeats, negative and past the end) and one they index an iota for (a slice).
+_UPDATE_INDICES = {"int": -2, "array": np.array([3, -1, 3, 7]), "slice": slice(1, None, 2)}
+
+
+@pytest.mark.parametrize("op, where", [("set", "int"), ("set", "array"), ("add", "array"), ("add", "slice"),
+                                       ("multiply", "int"), ("min", "array"), ("max", "slice")])
+def test_index_update_rules_match_jax(op, where):
+    """The scatter primitives' JVP, transpose (grad) and batching rules, through `.at[]`
+    updates, against JAX: values, JVPs and gradients of operand and updates (scatter_mul
+    at repeated indices differentiates here; JAX raises), and vmap of each."""
+    index = _UPDATE_INDICES[where]
+    x = np.array([0.5, -1.0, 2.0, 0.25, 3.0], np.float32)
+    v = np.linspace(-1.5, 2.0, {"int": 1, "array": 4, "slice": 2}[where]).astype(np.float32)
+    v = v[0] if where == "int" else v
+
+    def f(m):
+        return lambda x, v: getattr(m.asarray(x).at[index], op)(m.sin(v))
+
+    ours, theirs = f(jnp), f(jax.numpy)
+    _same(ours(x, v), theirs(x, v))
+    if op != "multiply" or where != "array":
+        _same(jaxwg.jvp(ours, (x, v), (x * 2, v))[1], jax.jvp(theirs, (x, v), (x * 2, v))[1])
+        for got, want in zip(jaxwg.grad(lambda x, v: jnp.sum(ours(x, v) ** 2), argnums=(0, 1))(x, v),
+                             jax.grad(lambda x, v: jax.numpy.sum(theirs(x, v) ** 2), argnums=(0, 1))(x, v)):
+            _same(got, want)
+    xs, vs = np.stack([x, -x, x * 3]), np.stack([v, v * 2, -v])
+    for axes, a, b in (((0, None), xs, v), ((None, 0), x, vs), ((0, 0), xs, vs)):
+        _same(jaxwg.vmap(ours, in_axes=axes)(a, b), jax.vmap(theirs, in_axes=axes)(a, b))
+
+
+def test_scatter_rules_with_batched_indices_match_jax():
+    """vmap over the indices of `lax.scatter_add` and `lax.scatter` (batching dims), and
+    the gradient of a gather (a scatter-add) under it."""
+    x = np.arange(6, dtype=np.float32)
+    idx = np.array([[[1], [4], [1]], [[0], [0], [5]]], np.int32)
+    v = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    for name in ("scatter_add", "scatter"):
+        def f(lx, name=name):
+            d = lx.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                           scatter_dims_to_operand_dims=(0,))
+            return lambda x, i, v: getattr(lx, name)(x, i, v, d)
+        _same(jaxwg.vmap(f(lax), in_axes=(None, 0, 0))(x, idx, v),
+              jax.vmap(f(jax.lax), in_axes=(None, 0, 0))(x, idx, v))
+    g = (lambda m: lambda x, i: m.sum(m.asarray(x)[i[:, 0]] ** 2))
+    _same(jaxwg.vmap(jaxwg.grad(g(jnp)), in_axes=(None, 0))(x, idx),
+          jax.vmap(jax.grad(g(jax.numpy)), in_axes=(None, 0))(x, idx))

@@ -466,6 +466,10 @@ LIBRARY_CASES = {
                            [F23]),
     "relu": (lambda j, m: lambda x: _nn(j).relu(x), [F23]),
     "grad_relu": (lambda j, m: j.grad(lambda x: m.sum(_nn(j).relu(x))), [F23]),
+    "grad_softmax": (lambda j, m: j.grad(lambda x: m.sum(_nn(j).softmax(x)[0])), [F23]),
+    "grad_logsumexp": (lambda j, m: j.grad(lambda x: _nn(j).logsumexp(x)), [F23]),
+    "grad_of_div_and_maximum": (lambda j, m: j.grad(lambda x, y: m.sum(m.maximum(x, y) / y),
+                                                    argnums=(0, 1)), [F23, F23]),
     "vmap_clip": (lambda j, m: j.vmap(lambda x: m.clip(x, -0.5, 0.5)), [F23]),
     "one_hot": (lambda j, m: lambda x: _nn(j).one_hot(x, 3), [np.array([0, 2], np.int32)]),
     "one_hot_axis0": (lambda j, m: lambda x: _nn(j).one_hot(x, 3, axis=0),
@@ -477,6 +481,39 @@ LIBRARY_CASES = {
 @pytest.mark.parametrize("name", sorted(LIBRARY_CASES))
 def test_library_functions_print_as_in_jax(name):
     make, args = LIBRARY_CASES[name]
+    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
+                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+
+
+_I32 = np.array([2, 0], np.int32)
+# `.at[]` updates and their transformations: one scatter primitive each, with the index
+# folded as JAX folds it (static integers as constants, NumPy arrays normalized while
+# tracing).
+UPDATE_CASES = {
+    "set_int": (lambda j, m: lambda x: x.at[1].set(2.0), [_F3]),
+    "add_numpy_array": (lambda j, m: lambda x: x.at[np.array([0, 1])].add(2.0), [_F3]),
+    "set_ints_2d": (lambda j, m: lambda x: x.at[1, -1].set(2.0), [F23]),
+    "set_column": (lambda j, m: lambda x: x.at[:, 1].set(2.0), [F23]),
+    "add_rows": (lambda j, m: lambda x: x.at[..., np.array([[0, 2]])].add(1.0), [F23]),
+    "two_adds_share_update_jaxpr": (lambda j, m: lambda x: x.at[0].add(1.0).at[1].add(2.0), [_F3]),
+    "multiply_min_max": (lambda j, m: lambda x: x.at[0].multiply(3.0).at[1].min(0.0).at[2].max(1.0),
+                         [_F3]),
+    "traced_index": (lambda j, m: lambda x, i: x.at[i].set(x[0], mode="clip"), [_F3, _I32]),
+    "jvp_set_repeated": (lambda j, m: lambda x, t: j.jvp(lambda y: y.at[np.array([1, 1])].set(y[0]), (x,), (t,)),
+                         [_F3, _F3]),
+    "grad_set": (lambda j, m: j.grad(lambda x: m.sum(x.at[1].set(x[0] * 2.0))), [_F3]),
+    "grad_add": (lambda j, m: j.grad(lambda x, v: m.sum(x.at[_I32].add(v) ** 2), argnums=1),
+                 [_F3, np.ones(2, np.float32)]),
+    "vmap_add": (lambda j, m: j.vmap(lambda x: x.at[1].add(2.0)), [F23]),
+    "vmap_batched_index": (lambda j, m: j.vmap(lambda x, i: x.at[i].add(2.0), in_axes=(None, 0)),
+                           [_F3, np.array([[0], [2]], np.int32)]),
+}
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(UPDATE_CASES))
+def test_index_updates_print_as_in_jax(name):
+    make, args = UPDATE_CASES[name]
     assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
                          str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
 
