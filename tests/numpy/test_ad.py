@@ -301,3 +301,26 @@ def test_grad_of_a_weakly_typed_input_is_weak_as_jax():
     for x in (2.0, np.float32(2.0)):
         got, want = jaxwg.grad(jnp.sin)(x), jax.grad(jax_numpy.sin)(x)
         assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+
+
+def _quotients_and_choices(m, a, b):
+    """A loss through div, max, min and reduce_max/min, whose gradients round as the
+    rules' formulas do."""
+    q = a / b * a + m.maximum(a, b) * a + m.minimum(a, b) * b
+    return m.sum(q) + m.sum(m.max(a * b, axis=1) ** 2) + m.sum(m.min(a, axis=0) * 1.7)
+
+
+def test_div_max_min_gradients_round_as_jax(platform):
+    """The JVP rules are JAX's formulas (div's -g x / y**2, the balanced select quotient
+    of max/min), so float32 gradients are JAX's bit for bit, ties, zeros
+    and signed zeros included."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 4, 5)).astype(np.float32)
+    a[0, :2] = 3.0            # a tie inside a row's maximum
+    b[1, 1] = a[1, 1]         # a tie between maximum's operands
+    a[2, 0], b[2, 1] = 0.0, -0.0
+    loss = jaxwg.grad(lambda a, b: _quotients_and_choices(jnp, a, b), argnums=(0, 1))
+    want = jax.grad(lambda a, b: _quotients_and_choices(jax_numpy, a, b), argnums=(0, 1))(a, b)
+    for f in (loss, jaxwg.jit(loss)):
+        for got, w in zip(f(jnp.asarray(a), jnp.asarray(b)), want):
+            np.testing.assert_array_equal(np.asarray(got).view(np.int32), np.asarray(w).view(np.int32))
