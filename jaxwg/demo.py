@@ -74,11 +74,14 @@ def _train(step, w, features, labels, steps):
 
 
 def _logistic_loss(w, features, labels):
-    """Binary cross-entropy of logits, in the stable form max(z, 0) - y z + log(1 + e^-|z|)."""
+    """Binary cross-entropy of logits, log(1 + e^z) - y z, through `logaddexp` (stable, and
+    smooth at z = 0, where training starts: the form max(z, 0) + log(1 + e^-|z|) has kinks
+    there, whose derivatives by JAX's rules, 1/2 for the max and 1 for |z|, do not add
+    up to the sigmoid's 1/2)."""
     import jaxwg.numpy as jnp
 
     z = features @ w
-    return jnp.mean(jnp.maximum(z, 0) - labels * z + jnp.log1p(jnp.exp(-jnp.abs(z))))
+    return jnp.mean(jnp.logaddexp(0.0, z) - labels * z)
 
 
 def _logistic_step_numpy(w, features, labels):
