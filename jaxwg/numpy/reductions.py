@@ -36,11 +36,16 @@ from ._util import (
     reject_out,
 )
 from .ufuncs import abs_squared, isnan, subtract
+from .ufuncs import where as where_
 
 
 def _keep(out, shape, axes, keepdims: bool):
     if keepdims:
         out = lax.expand_dims(out, sorted(axes))  # JAX's broadcast_in_dim
+    return _constant_if_empty(out)
+
+
+def _constant_if_empty(out):
     aval = aval_of(out)
     if aval.size == 0:  # nothing to compute: an empty constant (no kernel)
         from .creation import empty_constant
@@ -229,11 +234,14 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     return _bool_reduction("any", a, axis, keepdims, where)
 
 
-def _count(aval, axes, where):
+def _count(aval, axes, where, keepdims: bool = False):
+    """The number of elements reduced over `axes` (those in `where`): a Python int, or an
+    int32 array with the reduced axes kept where `keepdims`."""
     if where is None:
         return math.prod(aval.shape[i] for i in axes)
     mask = broadcast_to_shape(where, aval.shape)
-    return lax.reduce_sum(lax.convert_element_type(mask, dt.int32), axes)
+    return _keep(lax.reduce_sum(lax.convert_element_type(mask, dt.int32), axes), aval.shape, axes,
+                 keepdims)
 
 
 def _mean_dtype(aval_dtype: dt.DType, dtype):
@@ -256,11 +264,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = _mean_dtype(aval.dtype, dtype)
     compute = dt.float32 if out_dtype is dt.float16 else out_dtype
-    total = sum(lax.convert_element_type(x, compute), axis=axes, where=where)
-    count = _count(aval, axes, where)
-    count = lax.convert_element_type(count, compute)
-    result = lax.div(total, count)
-    return _keep(lax.convert_element_type(result, out_dtype), aval.shape, axes, keepdims)
+    # As JAX's: the sum with its axes kept (where `keepdims`), divided by the count.
+    total = sum(lax.convert_element_type(x, compute), axis=axes, keepdims=keepdims, where=where)
+    count = lax.convert_element_type(_count(aval, axes, where, keepdims), compute)
+    return _constant_if_empty(lax.convert_element_type(lax.div(total, count), out_dtype))
 
 
 _COMPLEX_VAR_REAL_DTYPE = (
@@ -306,18 +313,17 @@ def _nan_unless_positive(normalizer, x):
     return lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), x, nan)
 
 
-def _squared_deviations(name: str, x, axes, dtype, where, a_mean, skip_nan: bool):
-    """(sum of |x - a_mean|^2 over `axes`, N, result dtype) of a variance, counting the
-    elements in `where` (and with `skip_nan`, not NaN in the computation dtype: an integer
-    `dtype` makes NaN 0 first, as in JAX); `a_mean` is computed likewise when None."""
+def _nan_squared_deviations(x, axes, dtype, where, a_mean):
+    """(sum of |x - a_mean|^2 over `axes`, N, result dtype) of `nanvar`, counting the
+    elements in `where` that are not NaN in the computation dtype (an integer `dtype`
+    makes NaN 0 first, as in JAX); `a_mean` is computed likewise when None."""
     compute, out_dtype = _var_dtypes(aval_of(x).dtype, dtype)
     x = lax.convert_element_type(x, compute)
-    if skip_nan:
-        where = _not_nan(x, where)
+    where = _not_nan(x, where)
     if a_mean is None:
         a_mean = mean(x, axis=axes, dtype=compute, keepdims=True, where=where)
     else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
-        a_mean = lax.convert_element_type(ensure_arraylike(name, a_mean), compute)
+        a_mean = lax.convert_element_type(ensure_arraylike("nanvar", a_mean), compute)
     squares = abs_squared(lax.sub(x, a_mean))  # |z - mean|^2: real for complex z
     return sum(squares, axis=axes, where=where), _count(aval_of(x), axes, where), out_dtype
 
@@ -334,17 +340,34 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     (Array(1.25, dtype=float32), Array(1.6666666, dtype=float32))
     """
     reject_out("var", out)
-    ddof = _ddof(ddof, correction)
+    correction = _ddof(ddof, correction)
     x = ensure_arraylike("var", a)
-    shape = aval_of(x).shape
-    axes = canonicalize_axes(axis, len(shape))
-    total, count, out_dtype = _squared_deviations("var", x, axes, dtype, _where("var", where),
-                                                  mean, skip_nan=False)
-    compute = aval_of(total).dtype
-    normalizer = lax.sub(lax.convert_element_type(count, compute),
-                         lax.convert_element_type(ddof, compute))
+    axes = canonicalize_axes(axis, aval_of(x).ndim)
+    return _var(x, axis=axes, dtype=dtype, correction=correction, keepdims=keepdims,
+                where=_where("var", where), a_mean=mean)
+
+
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, *, axis, dtype, correction, keepdims, where, a_mean):
+    """JAX's `_var`, one `jit` equation with the correction as an argument: the squares of
+    `a - a_mean` summed, over N - correction, NaN where that is not positive."""
+    compute, out_dtype = _var_dtypes(aval_of(a).dtype, dtype)
+    a = lax.convert_element_type(a, compute)
+    if a_mean is None:
+        a_mean = mean(a, axis=axis, dtype=compute, keepdims=True, where=where)
+    else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
+        a_mean = lax.convert_element_type(ensure_arraylike("var", a_mean), compute)
+    centered = lax.sub(a, a_mean)
+    if compute.is_complex:  # |z - mean|^2, real
+        centered = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute = aval_of(centered).dtype
+    else:
+        centered = lax.square(centered)
+    count = lax.convert_element_type(_count(aval_of(a), axis, where, keepdims), compute)
+    normalizer = lax.sub(count, lax.convert_element_type(correction, compute))
+    total = sum(centered, axis=axis, dtype=compute, keepdims=keepdims, where=where)
     result = lax.convert_element_type(lax.div(total, normalizer), out_dtype)
-    return _keep(_nan_unless_positive(normalizer, result), shape, axes, keepdims)
+    return _constant_if_empty(where_(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, np.nan))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -356,13 +379,22 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     Array(1., dtype=float32)
     """
     reject_out("std", out)
-    ddof = _ddof(ddof, correction)
-    check_arraylike("std", a)
+    correction = _ddof(ddof, correction)
+    x = ensure_arraylike("std", a)
     where = _where("std", where)
     if dtype is not None and not avals.canonical_dtype(dtype).is_inexact:
         raise ValueError("dtype argument to jnp.std must be inexact; got "
                          f"{avals.canonical_dtype(dtype)}")
-    return lax.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean))
+    axes = canonicalize_axes(axis, aval_of(x).ndim)
+    return _std(x, axis=axes, dtype=dtype, correction=correction, keepdims=keepdims, where=where,
+                mean=mean)
+
+
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, *, axis, dtype, correction, keepdims, where, mean):
+    """JAX's `_std`: one `jit` equation around `_var`'s."""
+    return lax.sqrt(var(a, axis, dtype, None, keepdims=keepdims, where=where, mean=mean,
+                        correction=correction))
 
 
 def _arg(name: str, a, axis, keepdims):
@@ -527,8 +559,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     x = ensure_arraylike("nanvar", a)
     shape = aval_of(x).shape
     axes = canonicalize_axes(axis, len(shape))
-    total, count, out_dtype = _squared_deviations("nanvar", x, axes, dtype,
-                                                  _where("nanvar", where), mean, skip_nan=True)
+    total, count, out_dtype = _nan_squared_deviations(x, axes, dtype, _where("nanvar", where), mean)
     # As JAX's nanvar, unlike var: N - ddof is promoted as usual (1.5 stays 1.5), and the
     # NaN for N - ddof <= 0 goes in before the division (an integer sum becomes a weak
     # float for it) and the cast to the result dtype (an integer one reads it as 0).
