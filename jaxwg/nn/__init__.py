@@ -73,14 +73,14 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
+@staged_jit
 def softplus(x):
-    """log(1 + exp(x)), computed as max(x, 0) + log1p(exp(-|x|)).
+    """log(1 + exp(x)), as JAX's: `logaddexp(x, 0)` (and its derivative, the sigmoid).
 
     >>> round(softplus(0.0).item(), 6)
     0.693147
     """
-    x = jnp.asarray(x, dtype=jnp.result_type(x, jnp.float32))
-    return jnp.maximum(x, 0) + jnp.log1p(jnp.exp(-jnp.abs(x)))
+    return jnp.logaddexp(x, 0)
 
 
 def log_sigmoid(x):

@@ -68,6 +68,44 @@ def _logaddexp(a, b, log1p_exp):
                         ufuncs.maximum(a, b) + log1p_exp(-ufuncs.abs(delta)))
 
 
+def _replace_inf(x):
+    """`x` with +inf (of its real part) read as 0, as in JAX's logaddexp derivative."""
+    real = lax.real(x) if aval_of(x).dtype.is_complex else x
+    return lax.select(lax.eq(real, np.array(np.inf, aval_of(real).dtype.np)), zeros_like(x), x)
+
+
+def _real_logaddexp(name: str, exp, log_scale: float):
+    """log_b(b^x1 + b^x2) of real floats for the base b whose `exp` is given (`log_scale`
+    = 1 / ln b), as JAX's `lax.other.logaddexp`/`logaddexp2`: its operations in its
+    order, and its custom JVP, each tangent times b^(x - out) with +inf read as 0, so the
+    derivative is smooth where the formula's max and |x1 - x2| have kinks (x1 == x2)."""
+    def log1p_exp(d):
+        out = lax.log1p(exp(d))
+        return out if log_scale == 1 else lax.mul(_const_like(out, log_scale), out)
+
+    def primal(x1, x2):
+        amax = lax.max(x1, x2)
+        delta = lax.sub(x1, x2)
+        return lax.select(lax.ne(delta, delta), lax.add(x1, x2),  # NaNs, or infinities of one sign
+                          lax.add(amax, log1p_exp(lax.neg(lax.abs(delta)))))
+
+    def jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = f(x1, x2)
+        return out, lax.add(lax.mul(t1, exp(lax.sub(_replace_inf(x1), _replace_inf(out)))),
+                            lax.mul(t2, exp(lax.sub(_replace_inf(x2), _replace_inf(out)))))
+
+    primal.__name__ = primal.__qualname__ = name  # as JAX's jaxprs name them
+    jvp.__name__ = jvp.__qualname__ = f"_{name}_jvp"
+    f = custom_jvp(primal)
+    f.defjvp(jvp)
+    return f
+
+
+_real_logaddexp_e = _real_logaddexp("logaddexp", lax.exp, 1.0)
+_real_logaddexp_2 = _real_logaddexp("logaddexp2", lax.exp2, 1 / np.log(2))
+
+
 def logaddexp(x1, x2, /):
     """log(exp(x1) + exp(x2)) without overflow.
 
@@ -76,7 +114,9 @@ def logaddexp(x1, x2, /):
     1000.693
     """
     a, b = elementwise_operands("logaddexp", x1, x2, to_inexact=True)
-    return _logaddexp(a, b, lambda d: ufuncs.log1p(ufuncs.exp(d)))
+    if aval_of(a).dtype.is_complex:
+        return _logaddexp(a, b, lambda d: ufuncs.log1p(ufuncs.exp(d)))
+    return _real_logaddexp_e(a, b)
 
 
 def logaddexp2(x1, x2, /):
@@ -87,7 +127,9 @@ def logaddexp2(x1, x2, /):
     4.0
     """
     a, b = elementwise_operands("logaddexp2", x1, x2, to_inexact=True)
-    return _logaddexp(a, b, lambda d: ufuncs.log1p(ufuncs.exp2(d)) / np.log(2))
+    if aval_of(a).dtype.is_complex:
+        return _logaddexp(a, b, lambda d: ufuncs.log1p(ufuncs.exp2(d)) / np.log(2))
+    return _real_logaddexp_2(a, b)
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

@@ -10,9 +10,9 @@ tangent may be a symbolic `Zero`. Most rules are declared through three shapes:
 * `defzero(prim)`: the output does not vary (integer results, rounding, stop_gradient).
 
 Derivatives follow JAX's (`jax._src.lax.lax`): `max` splits ties evenly between its
-operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs` is
-`sign(x) * g`. Most rules are written with JAX's operations in JAX's order, so that
-jaxprs print and round as JAX's. Transpose rules `(ct, *inputs, **params)` return one
+operands, `pow`'s derivative in its exponent treats 0 ** y as having log 1, `abs`'s
+tangent is `g` where x >= 0 and `-g` elsewhere. Most rules are written with JAX's
+operations in JAX's order, so that jaxprs print and round as JAX's. Transpose rules `(ct, *inputs, **params)` return one
 cotangent per input (None for inputs that are not linear, given as values; linear ones
 are `UndefinedPrimal`s).
 
@@ -160,8 +160,8 @@ defjvp(P.square_p, lambda g, ans, x: lax.mul(g, lax.mul(x, 2)))
 
 
 def _abs_jacobian(g, ans, x):
-    if not aval_of(x).dtype.is_complex:
-        return lax.mul(g, lax.sign(x))
+    if not aval_of(x).dtype.is_complex:  # JAX's: g where x >= 0 (so 1 at 0), else -g
+        return lax.select(lax.ge(x, _like(x, 0)), g, lax.neg(g))
     # d|z| = re(conj(z) dz) / |z|, as JAX's (0 where z is 0).
     scale = _replace_zero(lax.convert_element_type(ans, aval_of(x).dtype))
     return lax.real(lax.mul(g, lax.div(lax.conj(x), scale)))
