@@ -276,3 +276,23 @@ def test_programs_with_routines_record_at_once(device):
                 np.testing.assert_allclose(float(total), x.sum(dtype=np.float64), rtol=1e-4, atol=1e-3)
     finally:
         backend.merges_dispatches = before
+
+
+def test_programs_of_no_dispatches_hold_nothing_past_the_call(device):
+    """A program that dispatches nothing (its outputs are its arguments: an identity, a
+    sort of an empty array) still holds its arguments for the call; with no submit to
+    come, a synchronize lets them go. Each call used to keep its uploaded argument."""
+    backend = device.backend
+    passthrough = jaxwg.jit(lambda x, y: (x, y))
+    args = (np.ones(3, np.float32), np.array([], np.float32))
+
+    def live_after(calls):
+        for _ in range(calls):
+            jaxwg.block_until_ready(passthrough(*args))
+            jaxwg.block_until_ready(jnp.sort(args[1]))
+        gc.collect()
+        backend.synchronize()
+        return backend.memory_stats()["live_slots"]
+
+    before = live_after(2)
+    assert live_after(20) == before

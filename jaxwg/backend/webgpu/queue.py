@@ -207,6 +207,10 @@ class DispatchQueue:
         caller waits for it: the first dispatch after a wait does not pay for them
         (23 µs on the H200; docs/performance.md)."""
         if self._pending == 0:  # nothing recorded; a pass opened in advance stays open
+            # Holds taken for no work (a replayed program of no dispatches) protect
+            # nothing: release them now, not at a submit that may never come.
+            held, self._held, self._kept, self._held_bytes = self._held, [], [], 0
+            self._slots.release_holds(held)
             if then is not None:
                 encoder = self._encoding.encoder()
                 then(encoder)
