@@ -275,6 +275,7 @@ def test_rank_deficient_svd_pinv_rank_and_cond():
                                np.linalg.svd(b.astype(np.float64), compute_uv=False), atol=1e-6)
 
 
+@pytest.mark.slow  # 10 s on lavapipe
 @needs_jax
 def test_hermitian_svd_pinv_and_rank_match_jax():
     """hermitian=True goes through eigh, as JAX's: singular values |w| in JAX's order

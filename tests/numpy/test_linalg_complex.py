@@ -390,7 +390,7 @@ def _svd_function(m):
     return f
 
 
-@pytest.mark.parametrize("name", ["eigh", "svd"])
+@pytest.mark.parametrize("name", ["eigh", pytest.param("svd", marks=pytest.mark.slow)])  # svd: 10 s
 def test_eigh_and_svd_gradients_match_jax(name):
     """The complex JVP rules (conjugate transposes, real dw and ds) against JAX's, on
     functions that do not depend on the vectors' phases. Gradients are as well

@@ -54,7 +54,8 @@ def plan(routine: CumulativeSum, traits: AdapterTraits) -> RoutinePlan:
     scan = RoutineStep("scan", (), blocks)
     if per_row == 1:
         return RoutinePlan({"scan": code + entry + _scan()}, (scan,), 4)
-    shaders = {"totals": code + entry + _totals(), "offsets": code + entry + _offsets(), "scan": code + entry + _scan()}
+    shaders = {name: code + entry + body() for name, body in
+               (("totals", _totals), ("offsets", _offsets), ("scan", _scan))}
     steps = (RoutineStep("totals", (), blocks), RoutineStep("offsets", (), routine.rows), scan)
     return RoutinePlan(shaders, steps, blocks * routine.dtype.itemsize)
 
@@ -203,8 +204,9 @@ def _offsets() -> str:
   let first = g * PER_ROW;
   var carry = ZERO;
   for (var chunk = 0u; chunk < PER_ROW; chunk += BLOCK) {
-""" + _unrolled("  let v{i} = sums[first + min(chunk + {i}u * THREADS + t, PER_ROW - 1u)];")
-            + _unrolled("  tile[slot({i}u * THREADS + t)] = select(ZERO, v{i}, chunk + {i}u * THREADS + t < PER_ROW);")
+""" + _unrolled("  let e{i} = {i}u * THREADS + t;")
+            + _unrolled("  let v{i} = sums[first + min(chunk + e{i}, PER_ROW - 1u)];")
+            + _unrolled("  tile[slot(e{i})] = select(ZERO, v{i}, chunk + e{i} < PER_ROW);")
             + """\
     workgroupBarrier();
     let total = scan_tile(t);
@@ -228,11 +230,12 @@ def _scan() -> str:
   let at = block_of(wid, groups);
   let start = at.x * LENGTH + at.y;
   let count = min(BLOCK, LENGTH - at.y);
-""" + _unrolled("let v{i} = x[start + min({i}u * THREADS + t, count - 1u)];") + """\
+""" + _unrolled("let e{i} = {i}u * THREADS + t;")
+            + _unrolled("let v{i} = x[start + min(e{i}, count - 1u)];") + """\
   var offset = ZERO;
   if (PER_ROW > 1u) { offset = sums[g]; }
-""" + _unrolled("tile[slot({i}u * THREADS + t)] = select(ZERO, v{i}, {i}u * THREADS + t < count);") + """\
+""" + _unrolled("tile[slot(e{i})] = select(ZERO, v{i}, e{i} < count);") + """\
   workgroupBarrier();
   scan_tile(t);
-""" + _unrolled("if ({i}u * THREADS + t < count) { out[start + {i}u * THREADS + t] = offset + tile[slot({i}u * THREADS + t)]; }")
+""" + _unrolled("if (e{i} < count) { out[start + e{i}] = offset + tile[slot(e{i})]; }")
             + "}\n")
