@@ -4,6 +4,8 @@ that are not powers of two, several keys with many ties (stability), and the edg
 the key range (0 and 0xFFFFFFFF, which is also the padding's key). The radix sort
 (radix_sort.py), which takes only long rows, is compiled and run on short ones too."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -24,11 +26,14 @@ def run_sort(backend, keys: np.ndarray) -> np.ndarray:
     return out.reshape(rows, length)
 
 
-def run_radix_sort(webgpu, keys: np.ndarray) -> np.ndarray:
-    """`run_sort` through the radix sort's plan, whatever the rows' length."""
+def run_radix_sort(webgpu, keys: np.ndarray, subgroups: bool | None = None) -> np.ndarray:
+    """`run_sort` through the radix sort's plan, whatever the rows' length; `subgroups`
+    forces its sums across threads with or without subgroup operations, else the
+    adapter's traits pick."""
     count, rows, length = keys.shape
     routine = SortPermutation(rows, length, count)
-    exe = compile_routine(webgpu.device, routine, radix_sort.plan(routine))
+    traits = webgpu.traits if subgroups is None else dataclasses.replace(webgpu.traits, subgroups=subgroups)
+    exe = compile_routine(webgpu.device, routine, radix_sort.plan(routine, traits))
     return run_kernel(webgpu, routine, [keys.astype(np.uint32).ravel()], executable=exe).reshape(rows, length)
 
 
@@ -107,6 +112,22 @@ def test_radix_sort_edges(webgpu):
     assert_equal_values(run_radix_sort(webgpu, keys), expected(keys), "byte patterns")
     equal = np.full((2, 1, 3000), 0xFFFFFFFF, np.uint32)
     assert_equal_values(run_radix_sort(webgpu, equal), expected(equal), "equal keys")
+
+
+@pytest.mark.parametrize("subgroups", [False, True])
+def test_radix_sort_with_and_without_subgroups(webgpu, subgroups):
+    """Both ways of summing across a workgroup's threads (subgroup operations, or
+    workgroup memory alone), on odd lengths, rows of several blocks, two key planes (8
+    digit passes) with many ties (stability), and rows of 9 blocks, whose digit offsets
+    are scanned in two groups of 128 digits."""
+    if subgroups and "subgroup" not in webgpu.device.features:
+        pytest.skip(f"{webgpu.describe()} has no subgroup operations")
+    rng = np.random.default_rng(11)
+    for count, rows, length, high in ((1, 1, 5, 2 ** 32), (2, 3, 2 * radix_sort.BLOCK + 3, 300),
+                                      (1, 2, 9 * radix_sort.BLOCK + 1, 2 ** 32)):
+        keys = rng.integers(0, high, (count, rows, length), dtype=np.uint64).astype(np.uint32)
+        assert_equal_values(run_radix_sort(webgpu, keys, subgroups), expected(keys),
+                            f"{count} keys, {rows}x{length}")
 
 
 @pytest.mark.slow

@@ -28,12 +28,14 @@ key plane writes the next plane's key in place of the current one, read at the
 element's column in the input. The scratch holds the keys twice, the columns once,
 then the count table and the groups' totals.
 
-Workgroup memory: the tile of BLOCK words and 3 * 256 more (11 KiB), whatever the
-adapter's limit; no subgroup operations, so every adapter runs the same shaders.
-Indices are u32 throughout (no f32 arithmetic, exact past 2^24 elements).
+Workgroup memory: the tile of BLOCK words and at most 3 * 256 more (11 KiB), whatever
+the adapter's limit. Sums across a workgroup's threads (`scan_threads`) are the scan
+routine's (`routines.thread_sums`): with subgroup operations where the adapter has
+them. Indices are u32 throughout (no f32 arithmetic, exact past 2^24 elements).
 
 >>> from jaxwg.core.routine import SortPermutation
->>> steps = plan(SortPermutation(rows=1, length=1 << 20, keys=1)).steps
+>>> from jaxwg.backend.webgpu.tuner import AdapterTraits
+>>> steps = plan(SortPermutation(rows=1, length=1 << 20, keys=1), AdapterTraits(False)).steps
 >>> len(steps), [s.shader for s in steps[:3]]
 (12, ['count', 'scan', 'scatter'])
 """
@@ -41,7 +43,8 @@ Indices are u32 throughout (no f32 arithmetic, exact past 2^24 elements).
 from __future__ import annotations
 
 from ...core.routine import SortPermutation
-from .routines import SWIZZLE, RoutinePlan, RoutineStep
+from .routines import SWIZZLE, RoutinePlan, RoutineStep, entry_point, thread_sums
+from .tuner import AdapterTraits
 
 THREADS = 256
 PER = 8  # elements a thread ranks, and counters it scans (8 words of two 16-bit halves)
@@ -66,8 +69,9 @@ def dispatches(routine: SortPermutation) -> int:
     return 3 * DIGIT_PASSES * routine.keys
 
 
-def plan(routine: SortPermutation) -> RoutinePlan:
-    """Four digit passes per key plane, from the last plane to key 0."""
+def plan(routine: SortPermutation, traits: AdapterTraits) -> RoutinePlan:
+    """Four digit passes per key plane, from the last plane to key 0, on an adapter with
+    `traits` (its subgroup operations)."""
     per_row = _blocks_per_row(routine.length)
     blocks = routine.rows * per_row
     scans = routine.rows * RADIX // _digits_per_scan(per_row)
@@ -81,7 +85,7 @@ def plan(routine: SortPermutation) -> RoutinePlan:
             params = (8 * digit | flags, plane, routine.rows, routine.length)
             steps += [RoutineStep("count", params, blocks), RoutineStep("scan", params, scans),
                       RoutineStep("scatter", params, blocks)]
-    return RoutinePlan(SHADERS, tuple(steps), 4 * scratch_words(routine))
+    return RoutinePlan(_SHADERS[traits.subgroups], tuple(steps), 4 * scratch_words(routine))
 
 
 def _blocks_per_row(length: int) -> int:
@@ -95,9 +99,10 @@ def _digits_per_scan(per_row: int) -> int:
     return min(RADIX, 1 << (max(1, BLOCK // per_row).bit_length() - 1))
 
 
-# Bindings, the sizes and the scratch layout (from the parameters, so that every sort
-# runs the same shaders), and what every pass's shader shares.
-_COMMON = f"""
+def _common(subgroups: bool) -> str:
+    """Bindings, the sizes and the scratch layout (from the parameters, so that every
+    sort runs the same shaders), and what every pass's shader shares."""
+    return f"""
 struct Params {{ shift_flags: u32, plane: u32, rows: u32, length: u32 }}
 @group(0) @binding(0) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(1) var<storage, read_write> work: array<u32>;
@@ -112,7 +117,6 @@ const NEXT_PLANE = {NEXT_PLANE}u;
 const LAST = {LAST}u;
 const SECOND = {SECOND}u;
 var<workgroup> tile: array<u32, BLOCK>;  // indexed through `slot`
-var<workgroup> partial: array<u32, 2 * THREADS>;  // two halves: `scan_threads`
 {SWIZZLE}
 fn flag(f: u32) -> bool {{ return (params.shift_flags & f) != 0u; }}
 fn digit_of(key: u32) -> u32 {{ return (key >> (params.shift_flags & 31u)) & (RADIX - 1u); }}
@@ -132,24 +136,7 @@ fn count_at(g: u32, digit: u32) -> u32 {{
   return counts_at() + ((g / per_row) * RADIX + digit) * per_row + g % per_row;
 }}
 
-// The exclusive scan of one value per thread, and the total of all (every thread calls it):
-// Hillis-Steele, each step reading one half of `partial` and writing the other.
-fn scan_threads(t: u32, value: u32) -> vec2<u32> {{
-  var read = 0u;
-  partial[t] = value;
-  for (var d = 1u; d < THREADS; d <<= 1u) {{
-    workgroupBarrier();
-    var v = partial[read + t];
-    if (t >= d) {{ v += partial[read + t - d]; }}
-    read = THREADS - read;
-    partial[read + t] = v;
-  }}
-  workgroupBarrier();
-  let result = vec2<u32>(partial[read + t] - value, partial[read + THREADS - 1u]);
-  workgroupBarrier();
-  return result;
-}}
-
+{thread_sums("u32", subgroups)}
 // The exclusive scan of `tile` in place, PER words a thread; returns the total.
 fn scan_tile(t: u32) -> u32 {{
   var run = 0u;
@@ -178,27 +165,20 @@ fn block_of(g: u32) -> vec3<u32> {{
   let start = (g % blocks_per_row()) * BLOCK;
   return vec3<u32>(row, start, min(BLOCK, params.length - start));
 }}
-
-fn group(wid: vec3<u32>, groups: vec3<u32>) -> u32 {{ return wid.x + wid.y * groups.x; }}
 """
 
-# The start of the passes with one workgroup per block: `g` the block, `t` the thread,
-# `at` the block's row, first column and element count (`block_of`).
-_BLOCK_ENTRY = """@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let g = group(wid, groups);
-  if (g >= params.rows * blocks_per_row()) { return; }
-  let t = lid.x;
+# A pass is its own declarations and the body of its `main` (after `entry_point`'s `t`,
+# the thread, and `g`, the workgroup). The passes with one workgroup per block (`g`)
+# start with `at`, its row, first column and element count (`block_of`).
+_BLOCK_START = """  if (g >= params.rows * blocks_per_row()) { return; }
   let at = block_of(g);
 """
 
 # Each block's count of every digit, through workgroup atomics; a thread adds up its own
 # elements' runs of one digit first (one atomic for a block of equal keys).
-_COUNT = """
+_COUNT = ("""
 var<workgroup> histogram: array<atomic<u32>, RADIX>;
-
-""" + _BLOCK_ENTRY + """  for (var d = t; d < RADIX; d += THREADS) { atomicStore(&histogram[d], 0u); }
+""", _BLOCK_START + """  for (var d = t; d < RADIX; d += THREADS) { atomicStore(&histogram[d], 0u); }
   workgroupBarrier();
   var digit = 0u;
   var run = 0u;
@@ -217,17 +197,11 @@ var<workgroup> histogram: array<atomic<u32>, RADIX>;
     work[count_at(g, d)] = atomicLoad(&histogram[d]);
   }
 }
-"""
+""")
 
 # One workgroup per (row, group of digits): the group's counts, in (digit, block) order and
 # BLOCK at a time, become exclusive offsets from the group's start; their sum is its total.
-_SCAN = """
-@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>) {
-  let g = group(wid, groups);
-  if (g >= params.rows * (RADIX / digits_per_scan())) { return; }
-  let t = lid.x;
+_SCAN = ("", """  if (g >= params.rows * (RADIX / digits_per_scan())) { return; }
   let count = digits_per_scan() * blocks_per_row();
   let first = counts_at() + g * count;
   var carry = 0u;
@@ -247,7 +221,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   }
   if (t == 0u) { work[totals_at() + g] = carry; }
 }
-"""
+""")
 
 def _rank() -> str:
     """A WGSL function `rank(t, bits)` sorting the words of `tile` stably by their 4 bits
@@ -276,10 +250,9 @@ def _rank() -> str:
 # Each block's elements in the order of their digits (stable), written to their places.
 # `tile` holds a word per element, its digit << 16 | its index in the block; padding past
 # the block's elements takes the largest digit, so it sorts after every element.
-_SCATTER = _rank() + """
+_SCATTER = (_rank() + """
 var<workgroup> starts: array<u32, RADIX>;  // a digit's place in the row, less its place in the block
-
-""" + _BLOCK_ENTRY + """  let first = at.x * params.length + at.y;  // the block's first element
+""", _BLOCK_START + """  let first = at.x * params.length + at.y;  // the block's first element
   for (var i = 0u; i < PER; i++) {
     let e = i * THREADS + t;
     var digit = RADIX - 1u;
@@ -323,6 +296,15 @@ var<workgroup> starts: array<u32, RADIX>;  // a digit's place in the row, less i
     }
   }
 }
-"""
+""")
 
-SHADERS = {"count": _COMMON + _COUNT, "scan": _COMMON + _SCAN, "scatter": _COMMON + _SCATTER}
+
+def _shaders(subgroups: bool) -> dict[str, str]:
+    """Every pass's shader, summing across threads with subgroup operations or without."""
+    common = _common(subgroups)
+    main = entry_point(subgroups)
+    passes = {"count": _COUNT, "scan": _SCAN, "scatter": _SCATTER}
+    return {name: common + declarations + main + body for name, (declarations, body) in passes.items()}
+
+
+_SHADERS = {subgroups: _shaders(subgroups) for subgroups in (False, True)}

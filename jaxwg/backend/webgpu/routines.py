@@ -1,5 +1,6 @@
 """Running routines (`jaxwg.core.routine`) on the device: their passes, bindings and
-per-pass parameters.
+per-pass parameters, and the WGSL pieces that several routines' shaders share
+(`SWIZZLE`, `entry_point`, `thread_sums`).
 
 A routine's plan (`RoutinePlan`, made by its module's `plan(routine, traits)`, e.g.
 `sort.plan`, for an adapter's `tuner.AdapterTraits`: its workgroup memory, binding size
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from string import Template
 
 import numpy as np
 import wgpu
@@ -36,6 +38,107 @@ PARAM_WORDS = 4
 SWIZZLE = """
 fn slot(i: u32) -> u32 { return i ^ ((i >> 5u) & 31u); }
 """
+
+
+def entry_point(subgroups: bool) -> str:
+    """The start of a routine shader's `main`, THREADS threads a workgroup (a constant the
+    shader declares): `t` is the thread, `g` the workgroup's number (the grid folds into
+    two dimensions past 65535 workgroups), and with `subgroups` it sets the subgroup size
+    that `thread_sums` reads."""
+    size = ", @builtin(subgroup_size) size: u32" if subgroups else ""
+    return f"""
+@compute @workgroup_size(THREADS)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>{size}) {{
+""" + ("  sg_size = size;\n" if subgroups else "") + """\
+  let t = lid.x;
+  let g = wid.x + wid.y * groups.x;
+"""
+
+
+def thread_sums(element: str, subgroups: bool, add: bool = False) -> str:
+    """WGSL summing one value of WGSL type `element` a thread across a workgroup of
+    THREADS threads: `scan_threads(t, v)`, (the sum of v over the threads before t, the
+    sum over all), and with `add` `add_threads(t, v)`, the sum over all. Every thread
+    calls them, in uniform control flow (they wait at barriers); they keep their
+    partial sums in a workgroup array `partial` of their own. With `subgroups` (and
+    `entry_point(True)`'s `sg_size`) a subgroup's lanes scan or add in registers and
+    only the subgroups' totals meet in workgroup memory, behind one barrier; without,
+    the threads take a Hillis-Steele scan or a tree (a barrier a step, 8 at 256 threads).
+
+    >>> "fn scan_threads(t: u32, v: u32) -> vec2<u32>" in thread_sums("u32", False)
+    True
+    """
+    scan, add_threads = _SUBGROUP_SUMS if subgroups else _WORKGROUP_SUMS
+    return Template(scan + (add_threads if add else "")).substitute(T=element)
+
+
+# Subgroups are runs of consecutive local indices (as on every adapter jaxwg has met).
+_SUBGROUP_SUMS = ("""\
+var<workgroup> partial: array<$T, THREADS>;  // the subgroups' totals
+var<private> sg_size: u32;  // set by the entry point
+// Each subgroup's `total` (as its last lane holds it) into `partial`; their count.
+fn subgroup_totals(t: u32, total: $T) -> u32 {
+  if (t % sg_size == sg_size - 1u) { partial[t / sg_size] = total; }
+  workgroupBarrier();
+  return THREADS / sg_size;
+}
+fn scan_threads(t: u32, v: $T) -> vec2<$T> {
+  let before_lane = subgroupExclusiveAdd(v);
+  let count = subgroup_totals(t, before_lane + v);
+  var before = $T(0);
+  var all = $T(0);
+  for (var s = 0u; s < count; s++) {
+    let p = partial[s];
+    if (s == t / sg_size) { before = all; }
+    all = all + p;
+  }
+  workgroupBarrier();
+  return vec2<$T>(before + before_lane, all);
+}
+""", """\
+fn add_threads(t: u32, v: $T) -> $T {
+  let count = subgroup_totals(t, subgroupAdd(v));
+  var all = $T(0);
+  for (var s = 0u; s < count; s++) { all = all + partial[s]; }
+  workgroupBarrier();
+  return all;
+}
+""")
+
+# The scan reads `before` from the thread before's inclusive sum rather than subtracting
+# v from its own: float sums do not undo exactly.
+_WORKGROUP_SUMS = ("""\
+var<workgroup> partial: array<$T, 2 * THREADS>;  // two halves: each scan step reads one, writes the other
+fn scan_threads(t: u32, v: $T) -> vec2<$T> {
+  var read = 0u;
+  partial[t] = v;
+  for (var d = 1u; d < THREADS; d <<= 1u) {
+    workgroupBarrier();
+    var w = partial[read + t];
+    if (t >= d) { w = partial[read + t - d] + w; }
+    read = THREADS - read;
+    partial[read + t] = w;
+  }
+  workgroupBarrier();
+  let before = select($T(0), partial[read + max(t, 1u) - 1u], t > 0u);
+  let all = partial[read + THREADS - 1u];
+  workgroupBarrier();
+  return vec2<$T>(before, all);
+}
+""", """\
+fn add_threads(t: u32, v: $T) -> $T {
+  partial[t] = v;
+  workgroupBarrier();
+  for (var d = THREADS / 2u; d > 0u; d >>= 1u) {
+    if (t < d) { partial[t] = partial[t] + partial[t + d]; }
+    workgroupBarrier();
+  }
+  let all = partial[0];
+  workgroupBarrier();
+  return all;
+}
+""")
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,11 @@ once; the totals are 1/BLOCK of it.
 Across threads, sums go through subgroup operations where the adapter has them
 (`subgroups`): a subgroup's lanes scan or add their values in registers, and only
 the THREADS / subgroup-size subgroup totals meet in workgroup memory, behind one
-barrier. Without them, the thread totals take a Hillis-Steele scan (16 barriers) and
-a tree (8). What counted more on an H100 (16M float32, µs a call, back to back): each
-thread's loads written out (`_unrolled`) instead of a loop, 175 -> 108; subgroups then
-105 (the totals pass 43 -> 24 µs, the scan pass 109 -> 56).
+barrier. Without them, the thread totals take a Hillis-Steele scan or a tree in
+workgroup memory (8 barriers each). Both ways are `routines.thread_sums`, which the
+radix sort shares. What counted more on an H100 (16M float32, µs a call, back to
+back): each thread's loads written out (`_unrolled`) instead of a loop, 175 -> 108;
+subgroups then 105 (the totals pass 43 -> 24 µs, the scan pass 109 -> 56).
 
 >>> from jaxwg.core import dtypes as dt
 >>> from jaxwg.core.routine import CumulativeSum
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 from ...core.routine import CumulativeSum
 from .codegen import WGSL_TYPE
-from .routines import SWIZZLE, RoutinePlan, RoutineStep
+from .routines import SWIZZLE, RoutinePlan, RoutineStep, entry_point, thread_sums
 from .tuner import AdapterTraits
 
 THREADS = 256
@@ -49,8 +50,7 @@ def plan(routine: CumulativeSum, traits: AdapterTraits) -> RoutinePlan:
     per_row = -(-routine.length // BLOCK)
     blocks = routine.rows * per_row
     code = _common(routine, per_row, subgroups)
-    entry = _ENTRY.format(extra=", @builtin(subgroup_size) size: u32" if subgroups else "",
-                          enter="sg_size = size;" if subgroups else "")
+    entry = entry_point(subgroups)
     scan = RoutineStep("scan", (), blocks)
     if per_row == 1:
         return RoutinePlan({"scan": code + entry + _scan()}, (scan,), 4)
@@ -61,8 +61,8 @@ def plan(routine: CumulativeSum, traits: AdapterTraits) -> RoutinePlan:
 
 
 def _common(routine: CumulativeSum, per_row: int, subgroups: bool) -> str:
-    """Bindings, sizes and the sums across threads (`scan_threads`, `add_threads`,
-    `scan_tile`), which every pass's shader shares."""
+    """Bindings, sizes and the sums across threads (`routines.thread_sums`, `scan_tile`),
+    which every pass's shader shares."""
     element = WGSL_TYPE[routine.dtype]
     return f"""\
 @group(0) @binding(0) var<storage, read> x: array<{element}>;
@@ -78,9 +78,8 @@ const LENGTH = {routine.length}u;
 const PER_ROW = {per_row}u;
 const BLOCKS = {routine.rows * per_row}u;
 var<workgroup> tile: array<T, BLOCK>;  // indexed through `slot`
-var<workgroup> partial: array<T, THREADS>;
 {SWIZZLE}
-{_SUBGROUP_SUMS if subgroups else _WORKGROUP_SUMS}
+{thread_sums(element, subgroups, add=True)}
 // The inclusive scan of `tile` in place; returns its total. Every thread calls it.
 fn scan_tile(t: u32) -> T {{
   let first = t * PER;
@@ -103,80 +102,6 @@ fn block_of(wid: vec3<u32>, groups: vec3<u32>) -> vec2<u32> {{
 }}
 """
 
-
-# scan_threads(t, v): (the sum of v over the threads before t, the sum over all), and
-# add_threads(t, v): the sum over all; every thread calls them, and may then reuse
-# `partial`. Subgroups are runs of consecutive local indices (as on every adapter jaxwg
-# has met).
-_SUBGROUP_SUMS = """\
-var<private> sg_size: u32;  // set by the entry point
-// Each subgroup's `total` (as its last lane holds it) into `partial`; their count.
-fn subgroup_totals(t: u32, total: T) -> u32 {
-  if (t % sg_size == sg_size - 1u) { partial[t / sg_size] = total; }
-  workgroupBarrier();
-  return THREADS / sg_size;
-}
-fn scan_threads(t: u32, v: T) -> vec2<T> {
-  let before_lane = subgroupExclusiveAdd(v);
-  let count = subgroup_totals(t, before_lane + v);
-  var before = ZERO;
-  var all = ZERO;
-  for (var s = 0u; s < count; s++) {
-    let p = partial[s];
-    if (s == t / sg_size) { before = all; }
-    all = all + p;
-  }
-  workgroupBarrier();
-  return vec2<T>(before + before_lane, all);
-}
-fn add_threads(t: u32, v: T) -> T {
-  let count = subgroup_totals(t, subgroupAdd(v));
-  var all = ZERO;
-  for (var s = 0u; s < count; s++) { all = all + partial[s]; }
-  workgroupBarrier();
-  return all;
-}
-"""
-
-_WORKGROUP_SUMS = """\
-fn scan_threads(t: u32, v: T) -> vec2<T> {
-  partial[t] = v;
-  workgroupBarrier();
-  for (var d = 1u; d < THREADS; d <<= 1u) {
-    var w = partial[t];
-    if (t >= d) { w = partial[t - d] + w; }
-    workgroupBarrier();
-    partial[t] = w;
-    workgroupBarrier();
-  }
-  let before = select(ZERO, partial[max(t, 1u) - 1u], t > 0u);
-  let all = partial[THREADS - 1u];
-  workgroupBarrier();
-  return vec2<T>(before, all);
-}
-fn add_threads(t: u32, v: T) -> T {
-  partial[t] = v;
-  workgroupBarrier();
-  for (var d = THREADS / 2u; d > 0u; d >>= 1u) {
-    if (t < d) { partial[t] = partial[t] + partial[t + d]; }
-    workgroupBarrier();
-  }
-  let all = partial[0];
-  workgroupBarrier();
-  return all;
-}
-"""
-
-
-# Every pass's entry point: `t` the thread, `g` the workgroup's number.
-_ENTRY = """
-@compute @workgroup_size(THREADS)
-fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-        @builtin(num_workgroups) groups: vec3<u32>{extra}) {{
-  {enter}
-  let t = lid.x;
-  let g = wid.x + wid.y * groups.x;
-"""
 
 def _unrolled(line: str) -> str:
     """`line` once for each of a thread's PER elements, `{i}` its number: written out,

@@ -80,7 +80,7 @@ def plan(routine: SortPermutation, traits: AdapterTraits) -> RoutinePlan:
     network = bitonic_plan(routine, traits.workgroup_bytes)
     long = len(network.steps) >= RADIX_FROM * radix_sort.dispatches(routine)
     if long and 4 * radix_sort.scratch_words(routine) <= traits.max_binding_bytes:
-        return radix_sort.plan(routine)
+        return radix_sort.plan(routine, traits)
     return network
 
 
