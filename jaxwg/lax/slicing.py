@@ -441,9 +441,11 @@ _UPDATE_FNS = {"add": lax.add, "mul": lax.mul, "min": lax.min, "max": lax.max}
 
 
 @functools.lru_cache(maxsize=None)
-def _update_jaxpr(combine: str, dtype: dt.DType):
+def _update_jaxpr(combine: str, dtype: dt.DType, backward: bool = False):
     """JAX's `update_jaxpr` param: `combine` on two scalars of `dtype`, one jaxpr per
-    pair (so repeated scatters share it, and print it once, as JAX's)."""
+    pair (so repeated scatters share it, and print it once, as JAX's). `backward`: for
+    a transpose rule's scatter; JAX's cache of these is keyed on the mesh context as
+    well, which its backward pass sets, so those scatters share one of their own."""
     fn = _UPDATE_FNS[combine]
     if dtype.is_bool:  # JAX's update functions of booleans: or, and
         fn = {"add": lax.bitwise_or, "mul": lax.bitwise_and}.get(combine, fn)

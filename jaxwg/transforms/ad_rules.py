@@ -541,9 +541,39 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, indi
     return [ct_operand, None, ct_updates]
 
 
+def _scatter_mul_jacobian_updates(g, ans, x, indices, y, *, dimension_numbers, indices_are_sorted,
+                                  unique_indices, mode, **_):
+    """JAX's: `x` times the updates' tangents scattered into zeros. Only right where no
+    two updates land on one element, so (as JAX) only `unique_indices=True` has it."""
+    if not unique_indices:
+        raise NotImplementedError("scatter_mul gradients are only implemented if `unique_indices=True`")
+    return lax.mul(x, slicing.scatter_add(_strong_full_like(x, 0), indices, g, dimension_numbers,
+                                          indices_are_sorted=indices_are_sorted,
+                                          unique_indices=unique_indices, mode=mode))
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, *, dimension_numbers, indices_are_sorted,
+                           unique_indices, mode, update_jaxpr, update_consts):
+    """JAX's: the operand's cotangent is `ct` times the updates where they landed (the
+    JVP's first term); the updates' (unique indices only) is `ct` times the operand,
+    read back where each landed."""
+    ct_operand = ct_updates = None
+    if is_undefined(operand):  # with a backward pass's own update_jaxpr (`_update_jaxpr`)
+        ct_operand = slicing.scatter_mul_p.bind(
+            ct, indices, updates, dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+            unique_indices=unique_indices, mode=mode, update_consts=(),
+            update_jaxpr=slicing._update_jaxpr("mul", aval_of(ct).dtype, True))
+    if is_undefined(updates):
+        if not unique_indices:
+            raise NotImplementedError("scatter_mul gradients are only implemented if `unique_indices=True`")
+        ct_updates = _scatter_inverse_gather(lax.mul(ct, operand), indices, updates.aval.shape,
+                                             dimension_numbers, mode=mode, fill_value=0)
+    return [ct_operand, None, ct_updates]
+
+
 def _scatter_composite_jvp(combine: str, primals, tangents, *, dimension_numbers, mode, **params):
-    """The derivative of what the scatter computes (`slicing._scatter`): products at
-    repeated indices too (JAX's needs unique ones), maxima and minima as JAX's."""
+    """The derivative of what the scatter computes (`slicing._scatter`): maxima and
+    minima as JAX's."""
     aval = aval_of(primals[0])
 
     def scatter(*args):  # typed as the operand, weak or not, as the primitive's result
@@ -563,8 +593,10 @@ P.jvp_rules[slicing.scatter_add_p] = _scatter_add_jvp
 P.transpose_rules[slicing.scatter_add_p] = _scatter_add_transpose
 P.jvp_rules[slicing.scatter_p] = _scatter_jvp
 P.transpose_rules[slicing.scatter_p] = _scatter_transpose
-for _combine, _p in (("mul", slicing.scatter_mul_p), ("min", slicing.scatter_min_p),
-                     ("max", slicing.scatter_max_p)):
+defjvp(slicing.scatter_mul_p, lambda g, ans, x, indices, y, **params: slicing.scatter_mul_p.bind(
+    g, indices, y, **params), None, _scatter_mul_jacobian_updates)
+P.transpose_rules[slicing.scatter_mul_p] = _scatter_mul_transpose
+for _combine, _p in (("min", slicing.scatter_min_p), ("max", slicing.scatter_max_p)):
     P.jvp_rules[_p] = functools.partial(_scatter_composite_jvp, _combine)
 P.transpose_rules[P.gather_p] = _gather_transpose
 deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)

@@ -22,8 +22,8 @@ NOT_LINEAR = {
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin", "axis_index",
     "name",  # its JVP rule leaves the tangent unnamed
     "threefry2x32", "sort_permutation", "sort", "top_k", "scatter_max_flat",
-    # scatter products, maxima and minima differentiate through what they compute
-    "scatter-mul", "scatter-min", "scatter-max",
+    # scatter maxima and minima differentiate through what they compute
+    "scatter-min", "scatter-max",
     # calls whose JVP rules replace them with the user's rules (the custom functions)
     "custom_jvp_call", "custom_vjp_call",
     # reverse mode through a while loop is JAX's error too (partial_eval.py says so)

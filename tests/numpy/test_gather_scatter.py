@@ -317,30 +317,30 @@ def test_multiply_at_many_indices_matches_jax(platform, dtype):
 
 
 def test_multiply_at_many_indices_differentiates(monkeypatch):
-    """The sorted, scanned multiply under grad and vmap (forced at this size). JAX
-    differentiates scatter_mul only with unique indices; the reference here is the same
-    product written densely (each position times its updates' product), which JAX
-    differentiates."""
+    """The sorted, scanned multiply under grad and vmap (forced at this size), with JAX's
+    rules: the operand differentiates at repeated indices, the updates only with
+    unique ones (JAX raises otherwise, and so does jaxwg)."""
     monkeypatch.setattr(slicing, "DENSE_SCATTER_TERMS", 0)
     x = np.array([1.0, 2.0, -1.0, 0.5, 3.0, 0.0], np.float32)
     v = np.array([2.0, 0.5, -3.0, 0.0, 4.0, 1.5, 2.0], np.float32)
     i = np.array([1, 1, 2, 3, 9, 0, 1], np.int32)  # 1 three times, 9 dropped
-    lands = i[None, :] == np.arange(6)[:, None]
     weights = np.arange(1.0, 7.0, dtype=np.float32)
 
-    def ours(x, v):
-        return (jnp.sin(jnp.asarray(x).at[i].multiply(v, mode="drop")) * weights).sum()
+    def f(m, i, unique=False):
+        return lambda x, v: (m.sin(m.asarray(x).at[i].multiply(v, mode="drop", unique_indices=unique))
+                             * weights).sum()
 
-    def dense(x, v):
-        jnp_ = jax.numpy
-        return (jnp_.sin(x * jnp_.prod(jnp_.where(lands, v[None, :], 1.0), axis=1)) * weights).sum()
-
-    got, want = jaxwg.jit(jaxwg.grad(ours, argnums=(0, 1)))(x, v), jax.grad(dense, argnums=(0, 1))(x, v)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-7)
+    _same(jaxwg.jit(jaxwg.grad(f(jnp, i)))(x, v), jax.grad(f(jax.numpy, i))(x, v))
+    for module, grad in ((jnp, jaxwg.grad), (jax.numpy, jax.grad)):
+        with pytest.raises(NotImplementedError, match="only implemented if `unique_indices=True`"):
+            grad(f(module, i), argnums=1)(x, v)
+    unique = np.array([1, 4, 2, 3, 9, 0, 5], np.int32)
+    for got, want in zip(jaxwg.jit(jaxwg.grad(f(jnp, unique, True), argnums=(0, 1)))(x, v),
+                         jax.grad(f(jax.numpy, unique, True), argnums=(0, 1))(x, v)):
+        _same(got, want)
     batched = np.stack([v, -v, np.round(v)])
     got = jaxwg.vmap(lambda v: jnp.asarray(x).at[i].multiply(v, mode="drop"))(batched)
-    want = jax.vmap(lambda v: x * jax.numpy.prod(jax.numpy.where(lands, v[None, :], 1.0), axis=1))(batched)
+    want = jax.vmap(lambda v: jax.numpy.asarray(x).at[i].multiply(v, mode="drop"))(batched)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
 
@@ -573,11 +573,12 @@ _UPDATE_INDICES = {"int": -2, "array": np.array([3, -1, 3, 7]), "slice": slice(1
 
 
 @pytest.mark.parametrize("op, where", [("set", "int"), ("set", "array"), ("add", "array"), ("add", "slice"),
-                                       ("multiply", "int"), ("min", "array"), ("max", "slice")])
+                                       ("multiply", "int"), ("multiply", "array"),
+                                       ("min", "array"), ("max", "slice")])
 def test_index_update_rules_match_jax(op, where):
     """The scatter primitives' JVP, transpose (grad) and batching rules, through `.at[]`
-    updates, against JAX: values, JVPs and gradients of operand and updates (scatter_mul
-    at repeated indices differentiates here; JAX raises), and vmap of each."""
+    updates, against JAX: values, JVPs and gradients of operand and updates (scatter_mul's
+    updates at repeated indices raise, as JAX's), and vmap of each."""
     index = _UPDATE_INDICES[where]
     x = np.array([0.5, -1.0, 2.0, 0.25, 3.0], np.float32)
     v = np.linspace(-1.5, 2.0, {"int": 1, "array": 4, "slice": 2}[where]).astype(np.float32)
@@ -588,7 +589,13 @@ def test_index_update_rules_match_jax(op, where):
 
     ours, theirs = f(jnp), f(jax.numpy)
     _same(ours(x, v), theirs(x, v))
-    if op != "multiply" or where != "array":
+    if op == "multiply" and where == "array":
+        for jvp, fn in ((jaxwg.jvp, ours), (jax.jvp, theirs)):
+            with pytest.raises(NotImplementedError, match="only implemented if `unique_indices=True`"):
+                jvp(fn, (x, v), (x * 2, v))
+        _same(jaxwg.grad(lambda x: jnp.sum(ours(x, v) ** 2))(x),
+              jax.grad(lambda x: jax.numpy.sum(theirs(x, v) ** 2))(x))
+    else:
         _same(jaxwg.jvp(ours, (x, v), (x * 2, v))[1], jax.jvp(theirs, (x, v), (x * 2, v))[1])
         for got, want in zip(jaxwg.grad(lambda x, v: jnp.sum(ours(x, v) ** 2), argnums=(0, 1))(x, v),
                              jax.grad(lambda x, v: jax.numpy.sum(theirs(x, v) ** 2), argnums=(0, 1))(x, v)):

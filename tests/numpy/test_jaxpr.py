@@ -513,6 +513,10 @@ UPDATE_CASES = {
     "grad_set": (lambda j, m: j.grad(lambda x: m.sum(x.at[1].set(x[0] * 2.0))), [_F3]),
     "grad_add": (lambda j, m: j.grad(lambda x, v: m.sum(x.at[_I32].add(v) ** 2), argnums=1),
                  [_F3, np.ones(2, np.float32)]),
+    "jvp_multiply_unique": (lambda j, m: lambda x, v: j.jvp(
+        lambda x, v: x.at[_I32].multiply(v, unique_indices=True), (x, v), (x, v)), [_F3, np.ones(2, np.float32)]),
+    "grad_multiply_unique": (lambda j, m: j.grad(lambda x, v: m.sum(x.at[_I32].multiply(v, unique_indices=True)),
+                                                 argnums=(0, 1)), [_F3, np.ones(2, np.float32)]),
     "vmap_add": (lambda j, m: j.vmap(lambda x: x.at[1].add(2.0)), [F23]),
     "vmap_batched_index": (lambda j, m: j.vmap(lambda x, i: x.at[i].add(2.0), in_axes=(None, 0)),
                            [_F3, np.array([[0], [2]], np.int32)]),
