@@ -53,7 +53,7 @@ from .device import Device, default_device
 from .execute import Program, counters, moved_to, realize
 from .jaxpr import ClosedJaxpr, Literal, eval_jaxpr, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
-from .trace import Tracer, _dynamic, axis_env, describe_traced, wraps
+from .trace import Tracer, _dynamic, axis_env, bind, describe_traced, wraps
 
 CACHE_SIZE = 256
 
@@ -664,3 +664,22 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, static_argnums, static_argnames, donate_argnums)
 
+
+def bind_as_program(prim, operands, params: dict):
+    """`prim` bound to `operands`. Eagerly, as one program per signature whose kernels
+    replay: a primitive lowered through a traced jaxpr of many (a sort, a scatter) is
+    then not lowered afresh into the lazy graph at each call. Traced, the primitive
+    itself, as JAX's. `params` must be hashable (they key the program).
+
+    >>> import jaxwg.numpy as jnp
+    >>> bind_as_program(P.neg_p, [jnp.ones(2)], {})
+    Array([-1., -1.], dtype=float32)
+    """
+    if len(_dynamic) == 1 and not any(isinstance(o, Tracer) for o in operands):
+        return _primitive_program(*operands, prim=prim, params=tuple(sorted(params.items())))
+    return bind(prim, *operands, **params)
+
+
+@functools.partial(jit, static_argnames=("prim", "params"))
+def _primitive_program(*operands, prim, params):
+    return bind(prim, *operands, **dict(params))

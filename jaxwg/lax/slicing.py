@@ -5,7 +5,8 @@
 `gather` is a primitive, fused into the kernels that read it. Each scatter is one
 primitive too, as JAX's (`scatter-add`, `scatter-mul`, `scatter-min`, `scatter-max`,
 `scatter`, with JAX's params), lowered in place through what `_scatter` builds, traced
-once per signature (`_traced_scatter`). `scatter_add` of the
+once per signature (`_traced_scatter`); an eager call is one program per signature
+(`bind_as_program`), so a repeated one only replays its kernels. `scatter_add` of the
 dtypes the scatter routine adds (`core.routine.ScatterAdd.COMBINE_DTYPES`), on arrays that
 any device binds whole (`binds_anywhere`), computes each
 update element's flat position in the operand and runs the routine
@@ -45,7 +46,7 @@ from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                default_fill, scatter_abstract_eval)
 from ..frontend.jaxpr import trace_body, trace_to_jaxpr
-from ..frontend.jit import lower_jaxpr
+from ..frontend.jit import bind_as_program, lower_jaxpr
 from ..frontend.trace import bind
 from . import lax
 from .keys import moves_keys
@@ -459,11 +460,10 @@ def _scatter_fn(combine: str, verb: str):
     def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
         dtype = aval_of(operand).dtype
-        return bind(prim, operand, scatter_indices, updates, dimension_numbers=dimension_numbers,
-                    indices_are_sorted=bool(indices_are_sorted), unique_indices=bool(unique_indices),
-                    mode=GatherScatterMode.from_any(mode),
-                    update_jaxpr=None if combine == "set" else _update_jaxpr(combine, dtype),
-                    update_consts=())
+        return bind_as_program(prim, (operand, scatter_indices, updates), dict(
+            dimension_numbers=dimension_numbers, indices_are_sorted=bool(indices_are_sorted),
+            unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode),
+            update_jaxpr=None if combine == "set" else _update_jaxpr(combine, dtype), update_consts=()))
 
     def lowering(out_aval, operand, indices, updates, *, dimension_numbers, mode, **_):
         # Lowered in place (as a called jaxpr), so its kernels fuse with their

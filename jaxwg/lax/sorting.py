@@ -13,7 +13,7 @@ permutation that sorts each row by them, and every operand is gathered through i
 (`permute`, whose transpose is the gather of the inverse permutation); batching moves
 the sorted dimension past the batch axis. `lax.top_k` binds JAX's `top_k` primitive
 likewise, lowered through a sort by descending total-order keys (`_largest`). Eager
-calls of either run as one program per signature (`_bind_as_program`).
+calls of either run as one program per signature (`bind_as_program`).
 
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
@@ -34,9 +34,9 @@ from ..frontend.aval import ShapedArray
 from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import GatherDimensionNumbers, GatherScatterMode
 from ..frontend.jaxpr import trace_body
-from ..frontend.jit import jit, lower_jaxpr
+from ..frontend.jit import bind_as_program, lower_jaxpr
 from ..frontend.lazy import IOTA
-from ..frontend.trace import Tracer, _dynamic, bind
+from ..frontend.trace import bind
 from . import lax
 from .slicing import gather
 
@@ -221,22 +221,8 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
         raise ValueError(f"num_keys={num_keys} must equal 1 for a single operand.")
     params = {"dimension": _canonical_dimension(dimension, aval_of(operands[0]).ndim),
               "is_stable": is_stable, "num_keys": num_keys}
-    outs = _bind_as_program(sort_p, operands, params)
+    outs = bind_as_program(sort_p, operands, params)
     return tuple(outs) if several else outs[0]
-
-
-def _bind_as_program(prim, operands, params) -> list:
-    """`prim` bound to `operands`; eagerly as one program per signature (its kernels
-    replayed), not lowered afresh into the lazy graph at each call. Traced, the
-    primitive itself, as JAX's."""
-    if len(_dynamic) == 1 and not any(isinstance(o, Tracer) for o in operands):
-        return _program(*operands, prim=prim, params=tuple(sorted(params.items())))
-    return bind(prim, *operands, **params)
-
-
-@functools.partial(jit, static_argnames=("prim", "params"))
-def _program(*operands, prim, params):
-    return bind(prim, *operands, **dict(params))
 
 
 def _canonical_dimension(dimension: int, ndim: int) -> int:
@@ -319,7 +305,7 @@ def top_k(operand, k: int, *, axis: int = -1) -> list:
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = _canonical_dimension(axis, aval_of(operand).ndim)
-    return _bind_as_program(top_k_p, (operand,), {"k": k, "axis": axis})
+    return bind_as_program(top_k_p, (operand,), {"k": k, "axis": axis})
 
 
 def _top_k_abstract_eval(operand, *, k, axis):

@@ -621,3 +621,23 @@ def test_scatter_rules_with_batched_indices_match_jax():
     g = (lambda m: lambda x, i: m.sum(m.asarray(x)[i[:, 0]] ** 2))
     _same(jaxwg.vmap(jaxwg.grad(g(jnp)), in_axes=(None, 0))(x, idx),
           jax.vmap(jax.grad(g(jax.numpy)), in_axes=(None, 0))(x, idx))
+
+
+def test_eager_scatters_compile_once_per_signature(platform, monkeypatch):
+    """An eager scatter is one program per signature (as an eager sort): called again
+    with arrays of the same shapes and dtypes it neither traces nor lowers its jaxpr
+    again, only replays the program's kernels."""
+    lowerings = []
+    lower = slicing.lower_jaxpr
+    monkeypatch.setattr(slicing, "lower_jaxpr", lambda *args: lowerings.append(1) or lower(*args))
+    x = np.array([0.5, -1.0, 2.0, 0.25, 3.0], np.float32)
+    i = np.array([[3], [0], [3], [9]], np.int32)
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+    for name in ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"):
+        for v in (np.array([1.5, -2.0, 4.0, 7.0], np.float32), np.array([-3.0, 0.0, 0.5, 1.0], np.float32)):
+            programs, lowered = jaxwg.frontend.execute.counters["compiled_programs"], len(lowerings)
+            got = getattr(lax, name)(jnp.asarray(x), jnp.asarray(i), jnp.asarray(v), dnums)
+            _same(got, getattr(jax.lax, name)(x, i, v, dnums))
+        assert jaxwg.frontend.execute.counters["compiled_programs"] == programs, name
+        assert len(lowerings) == lowered, name
