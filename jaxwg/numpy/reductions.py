@@ -35,7 +35,7 @@ from ._util import (
     ensure_arraylike,
     reject_out,
 )
-from .ufuncs import abs_squared, isnan, subtract
+from .ufuncs import abs_squared, greater, isnan, subtract
 from .ufuncs import where as where_
 
 
@@ -57,9 +57,9 @@ def _constant_if_empty(out):
 def _identity(name: str, dtype: dt.DType):
     """The identity of reduction `name` as a NumPy scalar of `dtype` (so that uint32's
     4294967295 is not read as an int32 first)."""
-    if name == "sum":
+    if name in ("sum", "or"):
         value = 0
-    elif name == "prod":
+    elif name in ("prod", "and"):
         value = 1
     else:
         lo, hi = dt.bounds(dtype)
@@ -70,10 +70,11 @@ def _identity(name: str, dtype: dt.DType):
 
 
 _PRIMS = {"sum": lax.reduce_sum, "prod": lax.reduce_prod, "max": lax.reduce_max,
-          "min": lax.reduce_min}
-_COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min}
-# With dtype=bool, sums are `or` and products `and` (as NumPy and JAX): like max and min.
-_BOOL_NAME = {"sum": "max", "prod": "min", "max": "max", "min": "min"}
+          "min": lax.reduce_min, "or": lax.reduce_or, "and": lax.reduce_and}
+_COMBINE = {"sum": lax.add, "prod": lax.mul, "max": lax.max, "min": lax.min, "or": lax.bitwise_or,
+            "and": lax.bitwise_and}
+# With dtype=bool, sums are `or` and products `and` (as NumPy and JAX's `bool_op`).
+_BOOL_NAME = {"sum": "or", "prod": "and", "max": "max", "min": "min"}
 
 
 # The default integer of each kind (canonicalized: int32 and uint32).
@@ -117,6 +118,9 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
     # float16 sums and products accumulate in float32 and round once, as in JAX
     # (`initial` included).
     compute = dt.float32 if out_dtype is dt.float16 and name in ("sum", "prod") else out_dtype
+    if aval.dtype.is_bool and name in ("sum", "prod"):  # JAX's `_cast_to_numeric` first
+        x = lax.convert_element_type(x, dt.int32)
+        aval = aval_of(x)
     if compute is not aval.dtype or aval.weak_type:  # JAX converts before reducing
         x = lax.convert_element_type(x, compute)
     if name in ("max", "min") and initial is None and where is None and builtins.any(
@@ -126,9 +130,8 @@ def _reduction(name: str, a, axis, dtype, keepdims, initial, where, promote_bool
         raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                          "where mask one has to specify 'initial'")
     op = _BOOL_NAME[name] if compute.is_bool else name
-    if where is not None:
-        mask = broadcast_to_shape(where, aval.shape)
-        x = lax.select(mask, x, lax.full_like(x, _identity(op, compute)))
+    if where is not None:  # JAX's `_where` (one jit equation) of the identity
+        x = where_(where, x, _identity(op, compute))
     out = _PRIMS[op](x, axes)
     if initial is not None:  # combined initial first, as JAX's (jaxprs print this order)
         out = _COMBINE[op](lax.convert_element_type(_initial_value(initial, compute), compute),
@@ -201,13 +204,10 @@ def _bool_reduction(name: str, a, axis, keepdims, where):
     x = ensure_arraylike(name, a)
     where = _where(name, where)
     aval = aval_of(x)
-    # JAX casts to bool, which strips a weak type
-    x = lax.convert_element_type(x if aval.dtype.is_bool else lax.ne(x, lax.full_like(x, 0)),
-                                 np.bool_)
+    x = lax.convert_element_type(x, np.bool_)  # as JAX's: strips a weak type
     axes = canonicalize_axes(axis, aval.ndim)
     if where is not None:
-        mask = broadcast_to_shape(where, aval.shape)
-        x = lax.select(mask, x, lax.full_like(x, name == "all"))
+        x = where_(where, x, np.bool_(name == "all"))
     out = (lax.reduce_and if name == "all" else lax.reduce_or)(x, axes)
     return _keep(out, aval.shape, axes, keepdims)
 
@@ -234,14 +234,12 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     return _bool_reduction("any", a, axis, keepdims, where)
 
 
-def _count(aval, axes, where, keepdims: bool = False):
-    """The number of elements reduced over `axes` (those in `where`): a Python int, or an
-    int32 array with the reduced axes kept where `keepdims`."""
+def _count(aval, axes, where, dtype: dt.DType, keepdims: bool = False):
+    """The number of elements reduced over `axes` (those in `where`, a sum of the mask as
+    JAX's `_count`) as `dtype`, with the reduced axes kept where `keepdims`."""
     if where is None:
-        return math.prod(aval.shape[i] for i in axes)
-    mask = broadcast_to_shape(where, aval.shape)
-    return _keep(lax.reduce_sum(lax.convert_element_type(mask, dt.int32), axes), aval.shape, axes,
-                 keepdims)
+        return lax.convert_element_type(math.prod(aval.shape[i] for i in axes), dtype)
+    return sum(broadcast_to_shape(where, aval.shape), axis=axes, dtype=dtype, keepdims=keepdims)
 
 
 def _mean_dtype(aval_dtype: dt.DType, dtype):
@@ -264,9 +262,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     axes = canonicalize_axes(axis, aval.ndim)
     out_dtype = _mean_dtype(aval.dtype, dtype)
     compute = dt.float32 if out_dtype is dt.float16 else out_dtype
-    # As JAX's: the sum with its axes kept (where `keepdims`), divided by the count.
-    total = sum(lax.convert_element_type(x, compute), axis=axes, keepdims=keepdims, where=where)
-    count = lax.convert_element_type(_count(aval, axes, where, keepdims), compute)
+    # As JAX's: the count, then the sum with its axes kept (where `keepdims`) over it.
+    count = _count(aval, axes, where, compute, keepdims)
+    total = sum(x, axis=axes, dtype=compute, keepdims=keepdims, where=where)
     return _constant_if_empty(lax.convert_element_type(lax.div(total, count), out_dtype))
 
 
@@ -325,7 +323,7 @@ def _nan_squared_deviations(x, axes, dtype, where, a_mean):
     else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
         a_mean = lax.convert_element_type(ensure_arraylike("nanvar", a_mean), compute)
     squares = abs_squared(lax.sub(x, a_mean))  # |z - mean|^2: real for complex z
-    return sum(squares, axis=axes, where=where), _count(aval_of(x), axes, where), out_dtype
+    return sum(squares, axis=axes, where=where), _count(aval_of(x), axes, where, dt.int32), out_dtype
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
@@ -363,11 +361,11 @@ def _var(a, *, axis, dtype, correction, keepdims, where, a_mean):
         compute = aval_of(centered).dtype
     else:
         centered = lax.square(centered)
-    count = lax.convert_element_type(_count(aval_of(a), axis, where, keepdims), compute)
+    count = _count(aval_of(a), axis, where, compute, keepdims)
     normalizer = lax.sub(count, lax.convert_element_type(correction, compute))
     total = sum(centered, axis=axis, dtype=compute, keepdims=keepdims, where=where)
     result = lax.convert_element_type(lax.div(total, normalizer), out_dtype)
-    return _constant_if_empty(where_(lax.gt(normalizer, lax.full_like(normalizer, 0)), result, np.nan))
+    return _constant_if_empty(where_(greater(normalizer, 0), result, np.nan))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,

@@ -447,6 +447,7 @@ def _nn(j):
 
 
 F23 = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+_W23 = np.array([[True, False, True], [True, True, False]])
 LIBRARY_CASES = {
     "where": (lambda j, m: lambda x: m.where(x > 0, x, 0.0), [F23]),
     "where_scalar_condition": (lambda j, m: lambda x: m.where(True, x, 1), [F23]),
@@ -479,6 +480,21 @@ LIBRARY_CASES = {
     "var_given_mean": (lambda j, m: lambda x: m.var(x, axis=1, mean=m.mean(x, axis=1, keepdims=True)),
                        [F23]),
     "std_correction": (lambda j, m: lambda x: m.std(x, axis=0, correction=1.5), [F23]),
+    # where= masks through JAX's `_where` of the identity, counts as sums of the mask
+    "sum_where": (lambda j, m: lambda x, w: m.sum(x, axis=1, where=w), [F23, _W23]),
+    "sum_where_broadcast_initial": (lambda j, m: lambda x, w: m.sum(x, axis=0, where=w, initial=2.0),
+                                    [F23, _W23[0]]),
+    "all_where": (lambda j, m: lambda x, w: m.all(x, axis=1, where=w), [F23, _W23]),
+    "sum_and_prod_of_bools_as_bool": (lambda j, m: lambda w: (m.sum(w, dtype=bool), m.prod(w, 0, bool)),
+                                      [_W23]),
+    "sum_of_bools_as_float": (lambda j, m: lambda w: m.sum(w, dtype=m.float32), [_W23]),
+    "mean_where": (lambda j, m: lambda x, w: m.mean(x, where=w), [F23, _W23]),
+    "mean_where_keepdims": (lambda j, m: lambda x, w: m.mean(x, axis=1, keepdims=True, where=w), [F23, _W23]),
+    "mean_of_ints_where": (lambda j, m: lambda x, w: m.mean(x, where=w),
+                           [np.arange(6, dtype=np.int32).reshape(2, 3), _W23[1]]),
+    "var_where": (lambda j, m: lambda x, w: m.var(x, axis=0, ddof=1, where=w), [F23, _W23]),
+    "var_of_complex_where": (lambda j, m: lambda x, w: m.var(x, where=w), [F23.astype(np.complex64), _W23]),
+    "std_where": (lambda j, m: lambda x, w: m.std(x, axis=1, where=w), [F23, _W23]),
     "vmap_clip": (lambda j, m: j.vmap(lambda x: m.clip(x, -0.5, 0.5)), [F23]),
     "one_hot": (lambda j, m: lambda x: _nn(j).one_hot(x, 3), [np.array([0, 2], np.int32)]),
     "one_hot_axis0": (lambda j, m: lambda x: _nn(j).one_hot(x, 3, axis=0),
