@@ -154,9 +154,9 @@ def _per_part(prim):
 
 
 for _prim in (P.reshape_p, P.broadcast_in_dim_p, P.transpose_p, P.squeeze_p, P.rev_p, P.slice_p,
-              P.pad_p, P.concatenate_p, P.split_p, P.select_n_p, P.gather_p, P.scatter_add_flat_p,
-              P.reduce_sum_p, P.cumsum_p, P.copy_p, P.neg_p, P.add_p, P.add_any_p, P.sub_p,
-              P.psum_p, P.all_gather_p, P.reduce_precision_p):
+              P.pad_p, P.concatenate_p, P.split_p, P.stack_p, P.unstack_p, P.select_n_p, P.gather_p,
+              P.scatter_add_flat_p, P.reduce_sum_p, P.cumsum_p, P.copy_p, P.neg_p, P.add_p, P.add_any_p,
+              P.sub_p, P.psum_p, P.all_gather_p, P.reduce_precision_p):
     complex_rules[_prim] = _per_part(_prim)
 
 

@@ -782,6 +782,19 @@ def _split_pieces(avals, x, *, sizes, axis):
     return out
 
 
+def _stack(aval, *xs, axis):
+    """`stack`: each operand given an axis of size 1 at `axis` (a view), concatenated."""
+    shape = list(aval.shape)
+    shape[axis] = 1
+    return _concatenate(aval, *[view(x, lambda t: t.reshape(shape)) for x in xs], dimension=axis)
+
+
+def _unstack(avals, x, *, axis):
+    """`unstack`: each slice along `axis` without it (views, no kernel)."""
+    return [view(piece, lambda t, aval=aval: t.reshape(aval.shape))
+            for aval, piece in zip(avals, _split_pieces(avals, x, sizes=[1] * len(avals), axis=axis))]
+
+
 def _stride(tracker: ShapeTracker, strides) -> ShapeTracker:
     """Every `strides[k]`-th element along each axis: pad each axis to a multiple of its
     stride, split it into (n, stride), keep column 0 and merge back."""
@@ -981,6 +994,8 @@ lowering_rules.update({
     P.rev_p: _rev,
     P.slice_p: _slice,
     P.split_p: _split_pieces,
+    P.stack_p: _stack,
+    P.unstack_p: _unstack,
     P.squeeze_p: _squeeze,
     P.pad_p: _pad,
     P.concatenate_p: _concatenate,

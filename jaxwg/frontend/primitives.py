@@ -477,6 +477,40 @@ def _split_abstract_eval(x, *, sizes, axis):
 split_p = _declare("split", _split_abstract_eval, multiple_results=True)
 
 
+def _stack_abstract_eval(*xs, axis):
+    if not xs:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({x.ndim for x in xs}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
+                         f"{', '.join(str(x.shape) for x in xs)}.")
+    if len({x.shape for x in xs}) != 1:
+        raise ValueError(f"All input arrays must have the same shape. Got {', '.join(str(x.shape) for x in xs)}.")
+    if len({x.dtype for x in xs}) > 1:
+        raise TypeError(f"lax.stack requires arguments to have the same dtypes, got "
+                        f"{', '.join(x.dtype.name for x in xs)}.")
+    if not 0 <= axis <= xs[0].ndim:
+        raise ValueError(f"stack axis {axis} is out of range for operands of shape {xs[0].shape}")
+    shape = list(xs[0].shape)
+    shape.insert(axis, len(xs))
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
+
+
+def _unstack_abstract_eval(x, *, axis):
+    if x.ndim == 0:
+        raise ValueError("unstack requires arrays with rank > 0, however a scalar array of shape () "
+                         "was passed.")
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [ShapedArray(shape, x.dtype, x.weak_type)] * x.shape[axis]
+
+
+# The operands (of one shape and dtype) joined along a new axis `axis`, and an array's
+# slices along `axis`, as JAX's `stack_p` and `unstack_p` (each the other's transpose).
+stack_p = _declare("stack", _stack_abstract_eval)
+unstack_p = _declare("unstack", _unstack_abstract_eval, multiple_results=True)
+
+
 # -- reductions ----------------------------------------------------------------------------
 
 

@@ -1029,12 +1029,12 @@ def stack(operands, axis: int = 0):
     [[0, 0], [1, 1]]
     """
     operands = [_scalar(a) if avals.is_python_scalar(a) else a for a in operands]
-    _same_dtypes("stack", *operands)
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
     ndim = _aval_of(operands[0]).ndim
     if not -ndim - 1 <= axis <= ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim + 1}")
-    axis %= ndim + 1
-    return concatenate([expand_dims(a, (axis,)) for a in operands], axis)
+    return bind(P.stack_p, *operands, axis=axis % (ndim + 1))
 
 
 @moves_keys(0)
@@ -1047,11 +1047,10 @@ def unstack(x, axis: int = 0) -> tuple:
     [[0, 2], [1, 3]]
     """
     x = _scalar(x) if avals.is_python_scalar(x) else x
-    shape = _aval_of(x).shape
-    if not -len(shape) <= axis < len(shape):
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {len(shape)}")
-    axis %= len(shape)
-    return tuple(index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis]))
+    ndim = _aval_of(x).ndim
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return tuple(bind(P.unstack_p, x, axis=axis % ndim))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,

@@ -25,6 +25,10 @@ element reduces, over every index vector, the update element that lands on it
 combine exactly as the op says and the result is the same on every device, but the
 work is (operand size) x (number of index vectors).
 
+`dynamic_slice` and `dynamic_update_slice` are primitives as well, as JAX's (the array,
+then one scalar start per axis): each start is clamped so the window fits; they lower
+to a gather of the one window, and to a select of the update where its window lies.
+
 >>> import jaxwg.numpy as jnp
 >>> from jaxwg import lax
 >>> x = jnp.arange(10)
@@ -37,6 +41,8 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 from ..core import dtypes as dt
 from ..core.routine import ScatterAdd, binds_anywhere
 from ..frontend import primitives as P
@@ -46,7 +52,7 @@ from ..frontend.complex_lowering import STORAGE_RULES
 from ..frontend.gather import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers,
                                default_fill, scatter_abstract_eval)
 from ..frontend.jaxpr import trace_body, trace_to_jaxpr
-from ..frontend.jit import bind_as_program, lower_jaxpr
+from ..frontend.jit import bind_as_program, lower_jaxpr, staged_jit
 from ..frontend.trace import bind
 from . import lax
 from .keys import moves_keys
@@ -81,57 +87,6 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
                 slice_sizes=tuple(int(s) for s in slice_sizes), mode=mode,
                 fill_value=fill_value, indices_are_sorted=bool(indices_are_sorted),
                 unique_indices=bool(unique_indices))
-
-
-@moves_keys(0)
-def dynamic_slice(operand, start_indices, slice_sizes):
-    """The slice of `slice_sizes` starting at `start_indices` (scalars, traced or not;
-    negative ones count from the end), each start clamped so the slice fits, as in JAX.
-
-    >>> import jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> lax.dynamic_slice(jnp.arange(12).reshape(3, 4), (1, 2), (2, 2)).tolist()
-    [[6, 7], [10, 11]]
-    """
-    shape = aval_of(operand).shape
-    if len(start_indices) != len(shape) or len(slice_sizes) != len(shape):
-        raise TypeError(f"dynamic_slice needs one start index and one slice size per axis of "
-                        f"an operand of shape {shape}, got {len(start_indices)} and {len(slice_sizes)}")
-    starts = _index_vector(start_indices, shape)
-    dnums = GatherDimensionNumbers(offset_dims=tuple(range(len(shape))), collapsed_slice_dims=(),
-                                   start_index_map=tuple(range(len(shape))))
-    return gather(operand, starts, dnums, slice_sizes, mode=GatherScatterMode.CLIP)
-
-
-def _index_vector(scalars, shape):
-    """Scalar start indices (Python ints or rank-0 integer arrays) as one int32 vector,
-    negative ones counted from the end of their axis of `shape` (as JAX does)."""
-    parts = []
-    for s, n in zip(scalars, shape):
-        s = lax.convert_element_type(lax.full((), s, dt.int32) if isinstance(s, int) else s, dt.int32)
-        s = lax.select(lax.lt(s, lax.full((), 0, dt.int32)), lax.add(s, lax.full((), n, dt.int32)), s)
-        parts.append(lax.reshape(s, (1,)))
-    return lax.concatenate(parts, 0) if parts else lax.full((0,), 0, dt.int32)
-
-
-@moves_keys(0)
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
-    """Element `index` along `axis` (a traced index is fine), as a slice of size 1 that
-    `keepdims` keeps.
-
-    >>> import jaxwg.numpy as jnp
-    >>> from jaxwg import lax
-    >>> lax.dynamic_index_in_dim(jnp.arange(6).reshape(2, 3), 1, axis=1, keepdims=False).tolist()
-    [1, 4]
-    """
-    shape = aval_of(operand).shape
-    axis = axis + len(shape) if axis < 0 else axis
-    starts = [0] * len(shape)
-    starts[axis] = index
-    sizes = list(shape)
-    sizes[axis] = 1
-    out = dynamic_slice(operand, starts, sizes)
-    return out if keepdims else lax.squeeze(out, (axis,))
 
 
 def _unbatched(scatter_indices, d: ScatterDimensionNumbers):
@@ -515,38 +470,213 @@ scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p = (
     f.primitive for f in (scatter_add, scatter_mul, scatter_min, scatter_max, scatter))
 
 
+# -- dynamic slices ---------------------------------------------------------------------
+#
+# `dynamic_slice` and `dynamic_update_slice` are primitives, as JAX's: their operands are
+# the array (and the update), then one scalar start per axis, all of one integer dtype.
+# The functions count negative starts from the end first (JAX's `_dynamic_slice_indices`);
+# the primitives clamp each start so the window fits. Each lowers in place through what
+# it computes (`_sliced`, `_updated`), traced once per signature as the scatters are.
+
+
+def _check_starts(name: str, operand: ShapedArray, starts) -> None:
+    """One scalar start per axis of the operand."""
+    if len(starts) != operand.ndim:
+        raise TypeError(f"{name} start_indices must have length equal to the rank of operand, got "
+                        f"{len(starts)} indices for operand shape {operand.shape}.")
+    if any(s.ndim != 0 for s in starts):
+        raise TypeError(f"start_indices arguments to {name} must be scalars, got indices "
+                        f"({', '.join(s.str_short() for s in starts)})")
+
+
+def _check_start_dtypes(name: str, starts) -> None:
+    if any(s.dtype is not starts[0].dtype or not s.dtype.is_int or s.dtype.is_bool for s in starts):
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got: "
+                        f"{', '.join(s.dtype.name for s in starts)}")
+
+
+def _dynamic_slice_abstract_eval(operand, *starts, slice_sizes):
+    if len(slice_sizes) != operand.ndim:
+        raise ValueError(f"dynamic_slice slice_sizes {slice_sizes} must have one entry per axis of "
+                         f"the operand's shape {operand.shape}")
+    if any(k > n for k, n in zip(slice_sizes, operand.shape)):
+        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if any(k < 0 for k in slice_sizes):
+        raise TypeError(f"slice slice_sizes must be greater than or equal to zero, got slice_sizes "
+                        f"of {slice_sizes}.")
+    _check_starts("dynamic_slice", operand, starts)
+    _check_start_dtypes("dynamic_slice", starts)
+    return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
+
+
+def _dynamic_update_slice_abstract_eval(operand, update, *starts):
+    if update.ndim != operand.ndim:
+        raise TypeError(f"dynamic_update_slice update must have the same rank as operand, got update "
+                        f"shape {update.shape} for operand shape {operand.shape}.")
+    _check_starts("dynamic_update_slice", operand, starts)
+    if any(k > n for k, n in zip(update.shape, operand.shape)):
+        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand shape, got "
+                        f"update shape {update.shape} for operand shape {operand.shape}.")
+    if update.dtype is not operand.dtype:
+        raise TypeError(f"lax.dynamic_update_slice requires arguments to have the same dtypes, got "
+                        f"{operand.dtype.name}, {update.dtype.name}.")
+    _check_start_dtypes("dynamic_update_slice", starts)
+    weak = operand.weak_type and update.weak_type and all(s.weak_type for s in starts)  # JAX's rule
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+# The window of `slice_sizes` at the starts, and the operand with the update written at
+# them (JAX's `dynamic_slice_p`, `dynamic_update_slice_p`).
+dynamic_slice_p = P._declare("dynamic_slice", _dynamic_slice_abstract_eval)
+dynamic_update_slice_p = P._declare("dynamic_update_slice", _dynamic_update_slice_abstract_eval)
+
+
+def _clamped_start(start, limit: int):
+    """A start index as int32 in [0, `limit`] (a uint32 one clamped before int32 could
+    wrap it)."""
+    if aval_of(start).dtype is dt.uint32:
+        start = lax.min(start, lax.full((), limit, dt.uint32))
+    return lax.clamp(lax.full((), 0, dt.int32), lax.convert_element_type(start, dt.int32),
+                     lax.full((), limit, dt.int32))
+
+
+def _sliced(operand, *starts, slice_sizes):
+    """What `dynamic_slice` computes: a gather of its one window."""
+    shape = aval_of(operand).shape
+    axes = tuple(range(len(shape)))
+    vector = lax.concatenate([lax.reshape(_clamped_start(s, n - k), (1,))
+                              for s, n, k in zip(starts, shape, slice_sizes)], 0) if starts else \
+        lax.full((0,), 0, dt.int32)
+    return gather(operand, vector, GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(),
+                                                          start_index_map=axes),
+                  slice_sizes, mode=GatherScatterMode.CLIP)
+
+
+def _updated(operand, update, *starts):
+    """What `dynamic_update_slice` computes: each element is the update's at its offset
+    from the start where the update covers it, else the operand's own (one select, which
+    fuses with its neighbours however large the operand)."""
+    shape, sizes = aval_of(operand).shape, aval_of(update).shape
+    if not shape:  # the update is all of a rank-0 operand
+        return update
+    if 0 in sizes:  # nothing to write
+        return operand
+    inside, offsets = None, []
+    for axis, (start, n, k) in enumerate(zip(starts, shape, sizes)):
+        offset = lax.broadcasted_iota(dt.int32, shape, axis)
+        if k < n:  # a full-length axis starts at 0
+            offset = lax.sub(offset, lax.broadcast_in_dim(_clamped_start(start, n - k), shape, ()))
+            inside = _and(inside, lax.lt(offset, lax.full(shape, k, dt.int32)))
+            inside = lax.bitwise_and(inside, lax.ge(offset, lax.full(shape, 0, dt.int32)))
+        offsets.append(lax.reshape(offset, shape + (1,)))
+    axes = tuple(range(len(shape)))
+    picked = gather(update, lax.concatenate(offsets, len(shape)),
+                    GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=axes, start_index_map=axes),
+                    (1,) * len(shape), mode=GatherScatterMode.CLIP)
+    return picked if inside is None else lax.select(inside, picked, operand)
+
+
+def _lower_through(prim, arrays: int, composite):
+    """Lower `prim` in place (as a called jaxpr, so its kernels fuse with their
+    neighbours) through `composite`, traced once per signature. Its first `arrays`
+    operands have the result's dtype (complex ones arrive as pairs of parts, and the
+    traced jaxpr takes them so); the others are the scalar starts."""
+    @functools.lru_cache(maxsize=256)
+    def traced(avals: tuple, params: tuple):
+        return trace_body(lambda *args: [composite(*args, **dict(params))], avals, prim.name)
+
+    def lowering(out_aval, *nodes, **params):
+        pairs = out_aval.dtype.is_complex
+        avals = tuple(ShapedArray(n.shape[:-1] if pairs else n.shape, out_aval.dtype) if i < arrays
+                      else ShapedArray(n.shape, n.dtype) for i, n in enumerate(nodes))
+        return lower_jaxpr(traced(avals, tuple(sorted(params.items()))), list(nodes))[0]
+
+    P.lowering_rules[prim] = lowering
+    STORAGE_RULES.add(prim)
+
+
+_lower_through(dynamic_slice_p, 1, _sliced)
+_lower_through(dynamic_update_slice_p, 2, _updated)
+
+
+def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> list:
+    """JAX's `_dynamic_slice_indices`: the starts, negative ones counted from the end of
+    their axis where `allow_negative_indices` (a bool, or one per axis) says so: static
+    ones while tracing (as constants of their dtype), traced ones by a select. Unsigned
+    ones, and those of other dtypes (which the primitive rejects), are left as they are."""
+    shape = aval_of(operand).shape
+    if len(start_indices) != len(shape):
+        raise ValueError(f"Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
+    if not isinstance(start_indices, (list, tuple)):
+        if aval_of(start_indices).ndim != 1:
+            raise ValueError(f"Slice indices must be a 1D sequence, got {aval_of(start_indices).shape}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(shape)
+    result = []
+    for i, n, allow_negative in zip(start_indices, shape, allow_negative_indices):
+        aval = aval_of(i)
+        if aval.dtype.is_unsigned or not aval.dtype.is_int or aval.dtype.is_bool:
+            result.append(i)
+        elif isinstance(i, (int, np.integer)):
+            if i < 0 and not allow_negative:
+                raise ValueError(f"Index {i} is out of bounds for dimension {n} if "
+                                 "allow_negative_indices=False")
+            result.append(lax.convert_element_type(i + n if i < 0 else i, aval.dtype))
+        elif allow_negative:
+            negative = lax.lt(i, lax.full((), 0, aval.dtype))
+            # As JAX's `i + n` promotes it: a weakly typed start is made strong first.
+            strong = lax.convert_element_type(i, aval.dtype) if aval.weak_type else i
+            result.append(lax.select(negative, lax.add(strong, lax.full((), n, aval.dtype)), i))
+        else:
+            result.append(i)
+    return result
+
+
+@moves_keys(0)
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The window of `slice_sizes` at `start_indices` (scalars, traced or not; negative
+    ones count from the end unless `allow_negative_indices` says otherwise), each start
+    clamped so the window fits, as in JAX: one `dynamic_slice` primitive.
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_slice(jnp.arange(12).reshape(3, 4), (1, 2), (2, 2)).tolist()
+    [[6, 7], [10, 11]]
+    """
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return bind(dynamic_slice_p, operand, *starts, slice_sizes=tuple(int(k) for k in slice_sizes))
+
+
 @moves_keys(0, 1)
-def dynamic_update_slice(operand, update, start_indices):
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
     """`operand` with `update` written at `start_indices` (each clamped so the update
-    fits, as in JAX).
+    fits, as in JAX): one `dynamic_update_slice` primitive.
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax
     >>> lax.dynamic_update_slice(jnp.zeros(5), jnp.ones(2), (jnp.int32(4),)).tolist()
     [0.0, 0.0, 0.0, 1.0, 1.0]
     """
-    ndim = aval_of(operand).ndim
-    if len(start_indices) != ndim or aval_of(update).ndim != ndim:
-        raise TypeError(f"dynamic_update_slice needs an update of the operand's rank {ndim} and "
-                        f"one start index per axis, got {aval_of(update).shape} and {len(start_indices)}")
-    dnums = ScatterDimensionNumbers(update_window_dims=tuple(range(1, ndim + 1)), inserted_window_dims=(),
-                                    scatter_dims_to_operand_dims=tuple(range(ndim)))
-    starts = lax.reshape(_index_vector(start_indices, aval_of(operand).shape), (1, ndim))
-    return scatter(operand, starts, lax.reshape(update, (1,) + aval_of(update).shape), dnums,
-                   mode=GatherScatterMode.CLIP)
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return bind(dynamic_update_slice_p, operand, update, *starts)
 
 
-def _starts_in_dim(shape, index, axis: int, allow_negative_indices: bool) -> list:
-    """Start indices that are 0 but `index` along `axis` (negative ones count from the end
-    unless `allow_negative_indices` is False: then they clamp to 0, as JAX's)."""
-    if not allow_negative_indices:
-        if isinstance(index, int) and index < 0:
-            raise ValueError(f"Index {index} is out of bounds for dimension {shape[int(axis)]} if "
-                             "allow_negative_indices=False")
-        index = lax.max(lax.convert_element_type(index, dt.int32), 0)
-    starts = [0] * len(shape)
-    starts[int(axis)] = index
+def _starts_in_dim(operand, start_index, axis: int):
+    """Start indices that are 0 (of `start_index`'s dtype, as JAX's `_const`) but
+    `start_index` along `axis`."""
+    zero = 0 if isinstance(start_index, int) else np.zeros((), aval_of(start_index).dtype.np)
+    starts = [zero] * aval_of(operand).ndim
+    starts[axis] = start_index
     return starts
+
+
+def _only_along(ndim: int, axis: int, allow_negative_indices: bool) -> list:
+    allow = [False] * ndim
+    allow[axis] = allow_negative_indices
+    return allow
 
 
 @moves_keys(0)
@@ -560,11 +690,27 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     >>> lax.dynamic_slice_in_dim(jnp.arange(10), -3, 2).tolist()
     [7, 8]
     """
+    axis = int(axis)
     sizes = list(aval_of(operand).shape)
-    sizes[int(axis)] = int(slice_size)
-    shape = aval_of(operand).shape
-    return dynamic_slice(operand, _starts_in_dim(shape, start_index, axis,
-                                                 allow_negative_indices), sizes)
+    sizes[axis] = int(slice_size)
+    return dynamic_slice(operand, _starts_in_dim(operand, start_index, axis), sizes,
+                         allow_negative_indices=_only_along(len(sizes), axis, allow_negative_indices))
+
+
+@moves_keys(0)
+@functools.partial(staged_jit, static_argnames=("axis", "keepdims", "allow_negative_indices"))
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+    """Element `index` along `axis` (a traced index is fine), as a slice of size 1 that
+    `keepdims` keeps (one `jit` equation in a jaxpr, as JAX's).
+
+    >>> import jaxwg.numpy as jnp
+    >>> from jaxwg import lax
+    >>> lax.dynamic_index_in_dim(jnp.arange(6).reshape(2, 3), 1, axis=1, keepdims=False).tolist()
+    [1, 4]
+    """
+    out = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return out if keepdims else lax.squeeze(out, (axis,))
 
 
 @moves_keys(0, 1)
@@ -577,15 +723,18 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
     >>> lax.dynamic_update_slice_in_dim(jnp.zeros(4), jnp.ones(2), 1, 0).tolist()
     [0.0, 1.0, 1.0, 0.0]
     """
-    shape = aval_of(operand).shape
-    return dynamic_update_slice(operand, update, _starts_in_dim(shape, start_index, axis,
-                                                                allow_negative_indices))
+    axis = int(axis)
+    ndim = aval_of(operand).ndim
+    return dynamic_update_slice(operand, update, _starts_in_dim(operand, start_index, axis),
+                                allow_negative_indices=_only_along(ndim, axis, allow_negative_indices))
 
 
 @moves_keys(0, 1)
+@functools.partial(staged_jit, static_argnames=("axis", "allow_negative_indices"))
 def dynamic_update_index_in_dim(operand, update, index, axis: int, *,
                                 allow_negative_indices: bool = True):
-    """`operand` with `update` written at `index` along `axis` (`update` may lack that axis).
+    """`operand` with `update` written at `index` along `axis` (`update` may lack that
+    axis; one `jit` equation in a jaxpr, as JAX's).
 
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import lax

@@ -79,6 +79,8 @@ def _normalize(item, whole: bool):
         if dtype.kind not in "iu":
             raise TypeError("Indexer must have integer or boolean type, got indexer with type "
                             f"{dtype.name}")
+        if not isinstance(item, np.generic):  # a 0-d array, read where it runs (as JAX)
+            return _Array(item)
     try:
         return operator.index(item)
     except TypeError:
@@ -128,7 +130,8 @@ def getitem(a, index, fill_value=None):
     if fill_value is not None:
         items = tuple(_Array(np.int32(i)) if isinstance(i, int) else i for i in items)
     if any(isinstance(item, _Array) for item in items):
-        return _advanced(x, items, fill_value)
+        sliced = None if fill_value is not None else _dynamic_slice(x, items)
+        return _advanced(x, items, fill_value) if sliced is None else sliced
     used = sum(1 for item in items if isinstance(item, (int, slice)))
     if used > len(shape):
         raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {used} "
@@ -197,6 +200,47 @@ def getitem(a, index, fill_value=None):
         limits[position] = 0
         x = lax.slice(x, [0] * len(out_shape), limits)
     return x
+
+
+def _dynamic_slice(x, items: tuple):
+    """`x[items]` where the only array indices are integer scalars (traced ones), as JAX
+    rewrites it: one `lax.dynamic_slice` of the window (unit steps; a step of -1 flips
+    it after), squeezed where integers index and expanded where `None` stands. None
+    where JAX gathers instead (other steps, scalar booleans, an integer indexing an
+    axis of size 0)."""
+    shape = aval_of(x).shape
+    if any(isinstance(item, _Bool) for item in items):
+        return None
+    items, _ = _expand_ellipsis(items, len(shape))
+    items += [slice(None)] * (len(shape) - sum(_reads(item) for item in items))
+    starts, sizes, flips, squeezed, new_axes = [], [], [], [], []
+    for item in items:
+        axis = len(starts)
+        if item is None:  # where it stands among the axes kept
+            new_axes.append(axis - len(squeezed) + len(new_axes))
+        elif isinstance(item, slice):
+            if item.step not in (None, 1, -1):
+                return None
+            start, stop, step = item.indices(shape[axis])
+            lo = start if step > 0 else stop + 1
+            starts.append(lo)
+            sizes.append(max(0, stop - start if step > 0 else start + 1 - lo))
+            if step < 0:
+                flips.append(axis)
+        else:
+            if isinstance(item, _Array) and aval_of(item.value).ndim or shape[axis] == 0:
+                return None
+            starts.append(item.value if isinstance(item, _Array) else item)
+            sizes.append(1)
+            squeezed.append(axis)
+    if len(starts) > 1:  # dynamic_slice takes starts of one dtype
+        starts = [lax.convert_element_type(s, np.int32) for s in starts]
+    x = lax.dynamic_slice(x, starts, sizes)
+    if flips:
+        x = lax.rev(x, tuple(flips))
+    if squeezed:
+        x = lax.squeeze(x, tuple(squeezed))
+    return lax.expand_dims(x, tuple(new_axes)) if new_axes else x
 
 
 def _reads(item) -> int:

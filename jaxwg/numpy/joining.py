@@ -153,8 +153,8 @@ def stack(arrays, axis=0, out=None, dtype=None):
     if len(set(shapes)) > 1:
         raise ValueError("All input arrays must have the same shape. Got "
                          f"{', '.join(map(str, shapes))}.")
-    ax = axis_index(axis, len(shapes[0]) + 1)
-    return concatenate([lax.expand_dims(x, (ax,)) for x in xs], ax, dtype)
+    xs = promote(*xs) if dtype is None else [_convert(x, dtype) for x in xs]
+    return lax.stack(xs, axis_index(axis, len(shapes[0]) + 1))
 
 
 def _stack_rows(name: str, tup, row_dims: dict, axis_of, dtype):

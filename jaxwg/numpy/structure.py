@@ -290,14 +290,4 @@ def unstack(x, /, *, axis=0):
     >>> [a.tolist() for a in jnp.unstack(jnp.arange(4).reshape(2, 2))]
     [[0, 1], [2, 3]]
     """
-    x = ensure_arraylike("unstack", x)
-    if x.ndim == 0:
-        raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
-                         "passed.")
-    axis = canonicalize_axis(axis, x.ndim)
-    out = []
-    for i in range(x.shape[axis]):
-        lo, hi = [0] * x.ndim, list(x.shape)
-        lo[axis], hi[axis] = i, i + 1
-        out.append(lax.squeeze(lax.slice(x, lo, hi), (axis,)))
-    return tuple(out)
+    return lax.unstack(ensure_arraylike("unstack", x), axis)

@@ -432,6 +432,45 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, m
     return [lax.scatter_add(zeros, indices, ct, dnums, mode=mode), None]
 
 
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    """JAX's: linear in the operand (the tangent's slice first, as JAX binds it)."""
+    operand, *starts = primals
+    t = tangents[0]
+    if not isinstance(t, Zero):
+        t = slicing.dynamic_slice_p.bind(t, *starts, slice_sizes=slice_sizes)
+    ans = slicing.dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+    return ans, Zero(tangent_aval(aval_of(ans))) if isinstance(t, Zero) else t
+
+
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    """The window's cotangent written into zeros where the window was read."""
+    zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
+    return [slicing.dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    """JAX's: linear in the operand and the update together."""
+    operand, update, *starts = primals
+    g_operand, g_update = tangents[:2]
+    ans = slicing.dynamic_update_slice_p.bind(operand, update, *starts)
+    if isinstance(g_operand, Zero) and isinstance(g_update, Zero):
+        return ans, Zero(tangent_aval(aval_of(ans)))
+    return ans, slicing.dynamic_update_slice_p.bind(instantiate(g_operand, tangent_aval(aval_of(operand))),
+                                                    instantiate(g_update, tangent_aval(aval_of(update))),
+                                                    *starts)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    """JAX's: the operand's cotangent is `ct` with zeros where the update went, the
+    update's `ct` read back there."""
+    update_aval = update.aval if is_undefined(update) else aval_of(update)
+    zeros = lax.full(update_aval.shape, 0, aval_of(ct).dtype)
+    ct_operand = slicing.dynamic_update_slice_p.bind(ct, zeros, *starts) if is_undefined(operand) else None
+    ct_update = (slicing.dynamic_slice_p.bind(ct, *starts, slice_sizes=update_aval.shape)
+                 if is_undefined(update) else None)
+    return [ct_operand, ct_update] + [None] * len(starts)
+
+
 def _scatter_add_flat_jvp(primals, tangents):
     """Linear in the operand and the updates."""
     operand, targets, updates = primals
@@ -599,6 +638,10 @@ P.transpose_rules[slicing.scatter_mul_p] = _scatter_mul_transpose
 for _combine, _p in (("min", slicing.scatter_min_p), ("max", slicing.scatter_max_p)):
     P.jvp_rules[_p] = functools.partial(_scatter_composite_jvp, _combine)
 P.transpose_rules[P.gather_p] = _gather_transpose
+P.jvp_rules[slicing.dynamic_slice_p] = _dynamic_slice_jvp
+P.transpose_rules[slicing.dynamic_slice_p] = _dynamic_slice_transpose
+P.jvp_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_jvp
+P.transpose_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_transpose
 deflinear(P.broadcast_in_dim_p, _broadcast_in_dim_transpose)
 deflinear(P.reshape_p, _reshape_transpose)
 deflinear(P.transpose_p, lambda ct, x, *, permutation: [
@@ -622,6 +665,21 @@ def _split_jvp(primals, tangents, *, sizes, axis):
 P.jvp_rules[P.split_p] = _split_jvp
 P.transpose_rules[P.split_p] = lambda cts, x, *, sizes, axis: [
     lax.concatenate([instantiate(ct) for ct in cts], axis)]
+
+
+def _unstack_jvp(primals, tangents, *, axis):
+    """JAX's: the tangent unstacked as the operand is."""
+    (x,), (t,) = primals, tangents
+    outs = P.unstack_p.bind(x, axis=axis)
+    if isinstance(t, Zero):
+        return outs, [Zero(tangent_aval(aval_of(o))) for o in outs]
+    return outs, P.unstack_p.bind(t, axis=axis)
+
+
+deflinear(P.stack_p, lambda ct, *xs, axis: P.unstack_p.bind(ct, axis=axis))
+P.jvp_rules[P.unstack_p] = _unstack_jvp
+P.transpose_rules[P.unstack_p] = lambda cts, x, *, axis: [
+    P.stack_p.bind(*[instantiate(ct) for ct in cts], axis=axis)]
 
 
 # -- reductions ------------------------------------------------------------------------------

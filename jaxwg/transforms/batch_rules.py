@@ -291,10 +291,28 @@ def _concatenate_rule(vals, dims, *, dimension):
     return lax.concatenate(xs, dimension + 1), 0
 
 
-def _gather_rule(vals, dims, *, dimension_numbers, slice_sizes, **params):
-    """A batched operand gains a leading window axis taken whole; batched indices a
-    leading batch axis; when both are batched, the index vector gains the batch position
-    as its first entry, which selects the operand's batch."""
+def _stack_rule(vals, dims, *, axis):
+    """JAX's: operands batched alike stay where they are (the new axis placed around
+    the batch axis); otherwise the batch goes first."""
+    d = dims[0]
+    if d is not None and all(b == d for b in dims):
+        return P.stack_p.bind(*vals, axis=axis + (axis > d)), d + (axis <= d)
+    xs, _ = _front(vals, dims)
+    return P.stack_p.bind(*xs, axis=axis + 1), 0
+
+
+def _unstack_rule(vals, dims, *, axis):
+    """JAX's: the batch axis stays where it is; the unstacked axis shifts past it."""
+    (x,), (d,) = vals, dims
+    outs = P.unstack_p.bind(x, axis=axis + (axis >= d))
+    return outs, [d - (axis < d)] * len(outs)
+
+
+def _gather_rule(vals, dims, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted,
+                 **params):
+    """JAX's: a batched operand gains a leading window axis taken whole; batched indices
+    a leading batch axis (and may then repeat or fall out of order); when both are
+    batched, the batch is a batching axis of both."""
     (operand, indices), (do, di) = vals, dims
     d = dimension_numbers
     shifted = dict(collapsed_slice_dims=_plus1(d.collapsed_slice_dims),
@@ -305,7 +323,8 @@ def _gather_rule(vals, dims, *, dimension_numbers, slice_sizes, **params):
         d = lax.GatherDimensionNumbers(offset_dims=(0,) + _plus1(d.offset_dims),
                                        start_indices_batching_dims=d.start_indices_batching_dims, **shifted)
         sizes = (aval_of(operand).shape[0],) + tuple(slice_sizes)
-        return lax.gather(operand, indices, d, sizes, **params), 0
+        return lax.gather(operand, indices, d, sizes, unique_indices=unique_indices,
+                          indices_are_sorted=indices_are_sorted, **params), 0
     indices = move_axis(indices, di, 0, 0)
     batching = _plus1(d.start_indices_batching_dims)
     if do is None:  # the indices' batch is the output's first batch axis
@@ -315,17 +334,53 @@ def _gather_rule(vals, dims, *, dimension_numbers, slice_sizes, **params):
                                        start_indices_batching_dims=batching)
         return lax.gather(operand, indices, d, slice_sizes, **params), 0
     operand = move_axis(operand, do, 0, 0)
-    shape = aval_of(indices).shape
-    position = lax.broadcasted_iota(aval_of(indices).dtype, shape[:-1] + (1,), 0)
-    indices = lax.concatenate([position, indices], len(shape) - 1)
     d = lax.GatherDimensionNumbers(
-        offset_dims=_plus1(d.offset_dims), collapsed_slice_dims=(0,) + shifted["collapsed_slice_dims"],
-        start_index_map=(0,) + shifted["start_index_map"], operand_batching_dims=shifted["operand_batching_dims"],
-        start_indices_batching_dims=batching)
-    return lax.gather(operand, indices, d, (1,) + tuple(slice_sizes), **params), 0
+        offset_dims=_plus1(d.offset_dims), collapsed_slice_dims=shifted["collapsed_slice_dims"],
+        start_index_map=shifted["start_index_map"], operand_batching_dims=(0,) + shifted["operand_batching_dims"],
+        start_indices_batching_dims=(0,) + batching)
+    return lax.gather(operand, indices, d, (1,) + tuple(slice_sizes), unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, **params), 0
 
 
 P.batch_rules[P.gather_p] = _gather_rule
+
+
+def _start_vector(starts, dims, size: int):
+    """JAX's `_batch_dynamic_slice_indices`: the scalar starts as one index vector,
+    batched in front (a (size, n) array, unbatched starts broadcast) where any is."""
+    if not starts:
+        return lax.full((0,), 0, np.int32), None
+    if all(d is None for d in dims):
+        return lax.concatenate([lax.broadcast_in_dim(s, (1,), ()) for s in starts], 0), None
+    return lax.concatenate([lax.broadcast_in_dim(s, (size, 1), () if d is None else (0,))
+                            for s, d in zip(starts, dims)], 1), 0
+
+
+def _dynamic_slice_rule(vals, dims, *, slice_sizes):
+    """JAX's: the gather of the window (`_gather_rule` batches it)."""
+    (operand, *starts), (do, *ds) = vals, dims
+    index, di = _start_vector(starts, ds, batch_size(vals, dims))
+    axes = tuple(range(len(slice_sizes)))
+    dnums = lax.GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(), start_index_map=axes)
+    return _gather_rule([operand, index], [do, di], dimension_numbers=dnums, slice_sizes=slice_sizes,
+                        unique_indices=True, indices_are_sorted=True, mode=lax.GatherScatterMode.CLIP,
+                        fill_value=None)
+
+
+def _dynamic_update_slice_rule(vals, dims):
+    """JAX's: the scatter of the update's window (`_scatter_rule` batches it)."""
+    (operand, update, *starts), (do, du, *ds) = vals, dims
+    index, di = _start_vector(starts, ds, batch_size(vals, dims))
+    axes = tuple(range(len(starts)))
+    dnums = lax.ScatterDimensionNumbers(update_window_dims=axes, inserted_window_dims=(),
+                                        scatter_dims_to_operand_dims=axes)
+    return _scatter_rule(slicing.scatter_p, [operand, index, update], [do, di, du], dimension_numbers=dnums,
+                         indices_are_sorted=True, unique_indices=True, mode=lax.GatherScatterMode.CLIP,
+                         update_jaxpr=None, update_consts=())
+
+
+P.batch_rules[slicing.dynamic_slice_p] = _dynamic_slice_rule
+P.batch_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
 
 
 def _dot_general_rule(vals, dims, *, dimension_numbers, preferred_element_type):
@@ -408,6 +463,8 @@ def _all_gather_own(size, vals, dims, *, axis_name, axis_size, all_gather_dimens
 P.batch_rules[P.reshape_p] = _reshape_rule
 P.batch_rules[P.pad_p] = _pad_rule
 P.batch_rules[P.concatenate_p] = _concatenate_rule
+P.batch_rules[P.stack_p] = _stack_rule
+P.batch_rules[P.unstack_p] = _unstack_rule
 # As JAX batches split: the batch axis stays where it is; the split axis shifts past it.
 P.batch_rules[P.split_p] = lambda vals, dims, *, sizes, axis: (
     P.split_p.bind(vals[0], sizes=sizes, axis=axis + (axis >= dims[0])), [dims[0]] * len(sizes))

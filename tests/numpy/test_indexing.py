@@ -215,3 +215,54 @@ def test_integer_index_into_empty_axis_raises(platform):
 def test_zero_dimensional_integer_index_raises(platform):
     with pytest.raises(IndexError, match="Too many indices"):
         jnp.asarray(1.0)[0]
+
+
+
+class Traced:
+    """An integer the index takes as a traced scalar."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+@st.composite
+def traced_scalar_indices(draw):
+    """A shape, an index dtype and an index of integers (`Traced` ones among them; any
+    in range or out of it), slices of steps 1 and -1, `None` and `...`: what JAX reads
+    as one `dynamic_slice`."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    dtype = draw(st.sampled_from(["int32", "int16", "uint8"]))
+    kinds = draw(st.lists(st.sampled_from(["traced", "int", "slice", "none"]), min_size=1,
+                          max_size=len(shape)).filter(lambda kinds: "traced" in kinds))
+    items, axis = [], 0
+    for kind in kinds:
+        n = shape[min(axis, len(shape) - 1)]
+        if kind == "none":
+            items.append(None)
+            continue
+        if kind == "slice":
+            bound = st.integers(-n, n) | st.none()
+            items.append(slice(draw(bound), draw(bound), draw(st.sampled_from([None, 1, -1]))))
+        else:  # clamped where out of range, as JAX; unsigned ones are never negative
+            value = draw(st.integers(-2 * n if dtype != "uint8" else 0, 2 * n))
+            items.append(Traced(value) if kind == "traced" else value)
+        axis += 1
+    if axis < len(shape) and draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), Ellipsis)
+    return shape, tuple(items), dtype
+
+
+@given(traced_scalar_indices())
+def test_traced_scalar_indices_match_jax(platform, case):
+    """Integers among slices of unit steps: JAX's `dynamic_slice` (clamped starts,
+    negative ones counted from the end), then a flip, a squeeze and new axes."""
+    shape, items, dtype = case
+    a = sample(shape, "float32")
+    values = [np.asarray(item.value).astype(dtype) for item in items if isinstance(item, Traced)]
+
+    def f(x, *values):
+        given = iter(values)
+        return x[tuple(next(given) if isinstance(item, Traced) else item for item in items)]
+
+    got = jaxwg.jit(f)(put(a), *[jnp.asarray(v) for v in values])
+    assert_array(got, np.asarray(jax.jit(f)(a, *values)))

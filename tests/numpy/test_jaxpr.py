@@ -547,6 +547,68 @@ def test_index_updates_print_as_in_jax(name):
                          str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
 
 
+_F45, _I = np.arange(20, dtype=np.float32).reshape(4, 5), np.int32(1)
+# Dynamic slices and updates (primitives, as JAX's, with its normalization of negative
+# starts), stack and unstack, and indexing with scalars, which JAX rewrites to slices
+# or dynamic slices; and their transformations.
+SLICING_CASES = {
+    "dynamic_slice": (lambda j, L, m: lambda x, i: L.dynamic_slice(x, (i, 2), (2, 2)), [_F45, _I]),
+    "dynamic_slice_of_int16s": (lambda j, L, m: lambda x: L.dynamic_slice(x, (np.int16(1), np.int16(-1)), (2, 2)),
+                                [_F45]),
+    "dynamic_slice_of_uint8": (lambda j, L, m: lambda x, i: L.dynamic_slice(x, (i, i), (2, 2)), [_F45, np.uint8(1)]),
+    "dynamic_update_slice": (lambda j, L, m: lambda x, u, i: L.dynamic_update_slice(x, u, (i, 2)),
+                             [_F45, F23[:, :2], _I]),
+    "dynamic_index_in_dim": (lambda j, L, m: lambda x: L.dynamic_index_in_dim(x, -1, 1), [_F45]),
+    "dynamic_slice_in_dim": (lambda j, L, m: lambda x, i: L.dynamic_slice_in_dim(x, i, 2, allow_negative_indices=False),
+                             [_F45, _I]),
+    "dynamic_update_index_in_dim": (lambda j, L, m: lambda x, u, i: L.dynamic_update_index_in_dim(x, u, i, 0),
+                                    [_F45, _F45[0], _I]),
+    "jvp_dynamic_slice": (lambda j, L, m: lambda x, i: j.jvp(lambda y: L.dynamic_slice(y, (i, 2), (2, 2)), (x,), (x,)),
+                          [_F45, _I]),
+    "jvp_dynamic_update_slice": (lambda j, L, m: lambda x, u, i: j.jvp(
+        lambda y: L.dynamic_update_slice(y, u, (i, 1)), (x,), (x,)), [_F45, F23[:, :2], _I]),
+    "grad_dynamic_update_slice": (lambda j, L, m: j.grad(lambda x, u, i: m.sum(L.dynamic_update_slice(x, u, (i, 1)) ** 2),
+                                                         argnums=(0, 1)), [_F45, F23[:, :2], _I]),
+    "vmap_dynamic_slice_starts": (lambda j, L, m: lambda x: j.vmap(lambda k: L.dynamic_slice(x, (k, 1), (2, 3)))(
+        m.arange(3)), [_F45]),
+    "vmap_dynamic_slice_operand": (lambda j, L, m: lambda x, i: j.vmap(lambda r: L.dynamic_slice(r, (i,), (3,)))(x),
+                                   [_F45, _I]),
+    "vmap_dynamic_slice_both": (lambda j, L, m: lambda x: j.vmap(lambda r, k: L.dynamic_slice(r, (k,), (3,)))(
+        x, m.arange(4)), [_F45]),
+    "vmap_dynamic_update_slice": (lambda j, L, m: lambda x: j.vmap(
+        lambda r, k: L.dynamic_update_slice(r, m.ones(2), (k,)))(x, m.arange(4)), [_F45]),
+    "vmap_dynamic_update_slice_update": (lambda j, L, m: lambda x, u, i: j.vmap(
+        lambda v: L.dynamic_update_slice(x, v, (i, 0)))(u), [_F45, np.ones((3, 1, 5), np.float32), _I]),
+    "stack": (lambda j, L, m: lambda x: m.stack([x, x * 2], axis=1), [F23]),
+    "stack_promoting": (lambda j, L, m: lambda x, y: m.stack([x, y]), [_F3, np.arange(3, dtype=np.int32)]),
+    "grad_stack": (lambda j, L, m: j.grad(lambda x: m.sum(m.stack([x, x * 2]) ** 2)), [F23]),
+    "vmap_stack": (lambda j, L, m: j.vmap(lambda a, b: m.stack([a, b], axis=1), in_axes=(0, None)),
+                   [_F45, _F45[0]]),
+    "unstack": (lambda j, L, m: lambda x: m.unstack(x, axis=1), [F23]),
+    "grad_unstack": (lambda j, L, m: j.grad(lambda x: m.unstack(x)[1].sum()), [F23]),
+    "vmap_unstack": (lambda j, L, m: j.vmap(lambda x: L.unstack(x)), [F23]),
+    "index_traced": (lambda j, L, m: lambda x, i: x[i], [_F45, _I]),
+    "index_traced_1d": (lambda j, L, m: lambda x, i: x[i], [_F3, _I]),
+    "index_traced_column": (lambda j, L, m: lambda x, i: x[:, i], [_F45, _I]),
+    "index_traced_and_slice": (lambda j, L, m: lambda x, i: x[i, 2:4], [_F45, _I]),
+    "index_traced_reversed_none": (lambda j, L, m: lambda x, i: x[None, 3:0:-1, ..., i], [_F45, _I]),
+    "index_uint8": (lambda j, L, m: lambda x, i: x[i], [_F45, np.uint8(1)]),
+    "index_array_scalar": (lambda j, L, m: lambda x: x[np.array(1)], [_F45]),
+    "index_int": (lambda j, L, m: lambda x: x[-1], [_F45]),
+    "index_slice": (lambda j, L, m: lambda x: x[1:3], [_F45]),
+    "grad_index_traced": (lambda j, L, m: j.grad(lambda x, i: m.sum(x[i] ** 2)), [_F45, _I]),
+    "vmap_index_traced": (lambda j, L, m: lambda x: j.vmap(lambda k: x[k])(m.arange(3)), [_F45]),
+}
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(SLICING_CASES))
+def test_slicing_prints_as_in_jax(name):
+    make, args = SLICING_CASES[name]
+    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jaxwg.lax, jnp))(*_jaxwg_args(args))),
+                         str(jax.make_jaxpr(make(jax, jax.lax, jax_numpy))(*args)))
+
+
 def test_staged_library_calls_run_op_by_op_when_eager():
     """An eager `where` or `clip` compiles no program of its own: it fuses with its
     neighbours into one kernel, as before it was wrapped."""
