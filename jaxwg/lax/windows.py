@@ -137,24 +137,22 @@ def monoid(computation, dtype):
     return table.get(computation)
 
 
-def _pairwise(computation, xs, inits, axis: int):
+def _pairwise(computation, xs, axis: int):
     """`computation` folded over `axis` of every array in `xs` in log2(n) steps: the
-    first half combines with the second, an odd length padded with the init values."""
+    first half combines with the second, and the middle element of an odd length is
+    carried to the next step as it is (padding with the init value would fold it in
+    again at every odd length, which only an identity may be)."""
     while aval_of(xs[0]).shape[axis] > 1:
         n = aval_of(xs[0]).shape[axis]
+        half = n // 2
+        lows = [lax.slice_in_dim(x, 0, half, axis=axis) for x in xs]
+        highs = [lax.slice_in_dim(x, n - half, n, axis=axis) for x in xs]
+        combined = _flat_call(computation, lows, highs)
         if n % 2:
-            xs = [_pad_axis(x, init, axis, 1) for x, init in zip(xs, inits)]
-            n += 1
-        lows = [lax.slice_in_dim(x, 0, n // 2, axis=axis) for x in xs]
-        highs = [lax.slice_in_dim(x, n // 2, n, axis=axis) for x in xs]
-        xs = _flat_call(computation, lows, highs)
+            combined = [lax.concatenate([c, lax.slice_in_dim(x, half, half + 1, axis=axis)], axis)
+                        for c, x in zip(combined, xs)]
+        xs = combined
     return [lax.squeeze(x, (axis,)) for x in xs]
-
-
-def _pad_axis(x, value, axis: int, high: int):
-    config = [(0, 0, 0)] * aval_of(x).ndim
-    config[axis] = (0, high, 0)
-    return lax.pad(x, value, config)
 
 
 def _flat_call(computation, lefts, rights):
@@ -202,12 +200,11 @@ def _reduce_flat(operands, inits, computation, axes, valid=None):
     if flat_shape[-1] == 0:
         return full
     if valid is None:
-        xs = _pairwise(computation, [flatten(x) for x in operands], inits, len(keep))
+        xs = _pairwise(computation, [flatten(x) for x in operands], len(keep))
         return _flat_call(computation, full, xs)
     # the mask rides along as one more operand: a combination takes the valid side
     # alone when the other is not valid
-    *xs, seen = _pairwise(_masked(computation), [flatten(x) for x in operands + [valid]],
-                          inits + [lax.full((), False, dt.bool_)], len(keep))
+    *xs, seen = _pairwise(_masked(computation), [flatten(x) for x in operands + [valid]], len(keep))
     return [lax.select(seen, out, init)
             for out, init in zip(_flat_call(computation, full, xs), full)]
 

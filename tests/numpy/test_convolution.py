@@ -232,3 +232,23 @@ def test_reduce_with_custom_and_variadic_computations_matches_jax(run):
     assert lax.reduce(jnp.ones((0, 3)), 2.0, lambda a, b: a * b, (0,)).tolist() == [2.0] * 3
     with pytest.raises(ValueError, match="not distinct axes"):
         lax.reduce(jnp.ones(3), 0.0, lax.add, (1,))
+
+
+@pytest.mark.parametrize("computation", ["add", "mul"])
+def test_reduce_folds_a_non_identity_init_in_once_as_jax(run, computation):
+    """An init value that is not the computation's identity counts once, whatever the
+    length (the pairwise fold padded odd lengths with it: sum(1..3) with init 1 was 8).
+    JAX's (XLA's) reduce of one element leaves the init value out; jaxwg folds it in."""
+    # lambdas: lax.add and lax.mul would reduce through their primitives, not the fold
+    fns = {"add": (lambda a, b: a + b, 1.0), "mul": (lambda a, b: a * b, 2.0)}
+    fn, init = fns[computation]
+    for n in (0, 3, 6, 7, 13):
+        x = np.linspace(0.5, 1.5, n, dtype=np.float32)
+        got = run(lambda v: lax.reduce(v, np.float32(init), fn, (0,)), jnp.asarray(x))
+        np.testing.assert_allclose(np.asarray(got), jax.lax.reduce(x, np.float32(init), fn, (0,)), rtol=1e-6)
+    x = np.linspace(-1, 1, 2 * 3 * 5, dtype=np.float32).reshape(2, 3, 5)
+    for axes in ((1,), (0, 2)):
+        got = run(lambda v: lax.reduce(v, np.float32(init), fn, axes), jnp.asarray(x))
+        np.testing.assert_allclose(np.asarray(got), jax.lax.reduce(x, np.float32(init), fn, axes),
+                                   rtol=1e-6, atol=1e-7)
+    assert float(lax.reduce(jnp.array([3.0]), np.float32(init), fn, (0,))) == fn(3.0, init)
