@@ -32,12 +32,17 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
 
 
+def _on_cpu(item) -> bool:
+    """Whether a test runs on the CPU reference backend (the `backend` or `platform` fixture)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "cpu" in (params.get("backend"), params.get("platform"))
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         # On the CPU backend (the reference), a test marked slow_on_cpu runs in the slow
         # job only; its WebGPU run stays in the default one.
-        callspec = getattr(item, "callspec", None)
-        if "slow_on_cpu" in item.keywords and callspec and callspec.params.get("platform") == "cpu":
+        if "slow_on_cpu" in item.keywords and _on_cpu(item):
             item.add_marker(pytest.mark.slow)
     if config.getoption("--runslow"):
         return
@@ -45,6 +50,31 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# A hypothesis test's run on the CPU reference backend draws a third of its examples
+# (5 of the default 15) unless HYPOTHESIS_PROFILE says otherwise. The frontend it tests
+# (promotion, shapes, transformation rules) is the WebGPU run's too, and that run draws
+# them all; the reference lowers each primitive through NumPy. The CPU runs took 480 s of
+# the default suite's 1,850 s of test time (2026-12-07), most of it in hypothesis tests.
+CPU_EXAMPLES_FRACTION = 3
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    test = getattr(item, "obj", None)
+    chosen = getattr(test, "_hypothesis_internal_use_settings", None)
+    if chosen is None or not _on_cpu(item) or os.environ.get("HYPOTHESIS_PROFILE"):
+        yield
+        return
+    # Hypothesis reads a test's settings when the test is called, so they can be swapped
+    # for this item alone (each worker runs one item at a time).
+    test._hypothesis_internal_use_settings = settings(
+        chosen, max_examples=max(2, -(-chosen.max_examples // CPU_EXAMPLES_FRACTION)))
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = chosen
 
 
 @pytest.fixture(scope="session")
