@@ -22,7 +22,7 @@ from jaxwg.core.kernel import Kernel, Reduction
 from jaxwg.backend.webgpu.backend import WebGPUExecutable
 from jaxwg.backend.webgpu.matmul import matrix_product
 from jaxwg.backend.webgpu.shader import ShaderOptions
-from jaxwg.backend.webgpu.tuner import (GPU_TILES, MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, AdapterTraits, Tile,
+from jaxwg.backend.webgpu.tuner import (GPU_TILES, MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, WIDE_TILE, AdapterTraits, Tile,
                                          Tuning, plan, scratch_bytes)
 
 from .helpers import assert_equal_values, run_kernel
@@ -37,7 +37,8 @@ TILES = {
     "sliced-32-by-4": Tile(32, 32, 16, 4, 4, buffers=2, slices=4),
     "sliced-32-by-2": Tile(32, 32, 16, 4, 4, buffers=2, slices=2),
     "double-32x64-k16": Tile(32, 64, 16, 4, 4, buffers=2),
-    "double-128x256": GPU_TILES[-1],  # 8 x 16 outputs a thread, 48 KiB of workgroup memory
+    "double-128x256": Tile(128, 256, 16, 8, 16, buffers=2),  # 8 x 16 outputs a thread, 48 KiB
+    "wide": WIDE_TILE,  # the heuristics' choice for large products on GPUs
     "sliced-32x64-by-2": Tile(32, 64, 16, 4, 4, buffers=2, slices=2),
     "sliced-32x16-by-2": Tile(32, 16, 8, 4, 4, slices=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
@@ -65,11 +66,11 @@ def operands(dtype, batch, m, k, n, lhs_transposed, rhs_transposed, rng, low=-3,
     return lhs, rhs, [np.ascontiguousarray(x).reshape(-1) for x in stored]
 
 
-# The 128 x 256 tile's 8 x 16 blocks compile slowly on lavapipe: 19 s. The
+# The 128 x 256 tiles' 8 x 16 blocks compile slowly on lavapipe: 19 s. The
 # single-buffered 128 x 128 tile (no heuristic picks it; its 8 x 8 blocks are
 # double-128-k16's) and a third two-slice tile (sliced-32x64-by-2 and sliced-32x16-by-2
 # cover slices) took 13 and 10 s of a suite at its 15-minute budget.
-SLOW_TILES = {"double-128x256", "staged-128", "sliced-32-by-2"}
+SLOW_TILES = {"double-128x256", "wide", "staged-128", "sliced-32-by-2"}
 # Every tile in float32 (but SLOW_TILES); int32 and float16 through a GPU and a software tile by default,
 # through every tile in the slow job (each example compiles a pipeline: float16 through
 # the 128 x 128 tiles took 8 s of a 15-minute suite).
@@ -230,15 +231,16 @@ def test_planner_tiles_products_only(software):
 
 def test_gpus_take_the_wide_tile_for_products_with_enough_of_its_workgroups():
     """128 x 256 outputs a workgroup where the product fills 128 such workgroups and the
-    adapter has the 48 KiB of workgroup memory; otherwise 128 x 128 (WebGPU's default
-    16 KiB, or too few workgroups: 2048 x 1024 outputs make only 64)."""
-    wide, square = GPU_TILES[-1], GPU_TILES[0]
-    assert (wide.m, wide.n, wide.workgroup_bytes(4)) == (128, 256, 48 * 1024)
-    big = AdapterTraits(False, workgroup_bytes=48 * 1024)
-    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), big)[0].tuning.tile == wide
-    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), AdapterTraits(False))[0].tuning.tile == square
-    assert plan(product_kernel(dt.float32, 1, 2048, 64, 1024), big)[0].tuning.tile == square
-    assert plan(product_kernel(dt.float32, 2, 2048, 64, 1024), big)[0].tuning.tile == wide
+    adapter has the tile's 12 KiB of workgroup memory; otherwise 128 x 128 (too few
+    workgroups: 2048 x 1024 outputs make only 64)."""
+    square = GPU_TILES[0]
+    assert (WIDE_TILE.m, WIDE_TILE.n, WIDE_TILE.workgroup_bytes(4)) == (128, 256, 12 * 1024)
+    gpu = AdapterTraits(False)
+    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), gpu)[0].tuning.tile == WIDE_TILE
+    assert plan(product_kernel(dt.float32, 1, 2048, 64, 1024), gpu)[0].tuning.tile == square
+    assert plan(product_kernel(dt.float32, 2, 2048, 64, 1024), gpu)[0].tuning.tile == WIDE_TILE
+    too_little = AdapterTraits(False, workgroup_bytes=8 * 1024)
+    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), too_little)[0].tuning.tile != WIDE_TILE
 
 
 def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):

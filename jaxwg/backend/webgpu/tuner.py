@@ -354,7 +354,7 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
         large = (2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS and kernel.dtype is dt.float32
                  and red.acc_dtype is dt.float32 and red.epilogue is red.acc)
         return SOFTWARE_TILES[0] if large else SOFTWARE_SMALL_TILE
-    wide = GPU_TILES[-1]
+    wide = WIDE_TILE
     if (c.batch * -(-c.m // wide.m) * -(-c.n // wide.n) >= 128
             and wide.workgroup_bytes(_stored_itemsize(kernel.reduction.acc_dtype)) <= traits.workgroup_bytes):
         return wide
@@ -394,18 +394,26 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
 # to four times. Left out: steps of k = 32, 4 x 8 outputs a thread, 32 x 128, one buffer
 # (at best 5% faster on one of the step's products, slower on the others). With the nested
 # workgroup tiles (matmul.py, 2026-12-06) sliced tiles gained most: 256 x 784 x 512 32 x 32
-# in four slices 14.8, 256 x 512 x 512 9.6 (docs/performance.md). The last, 128 x 256 in
-# 8 x 16 blocks, needs 48 KiB of workgroup memory (`tile_candidates` leaves it out where the
-# adapter has less): 4096^3 on an H100 in 3322 µs against 128 x 128's 3379 (2026-12-07);
-# again 3347 / 3404, and 2048 x 1024 x 4096 (the MLP's first product) 441 / 445. Products
-# with fewer than 128 of its workgroups take twice as long through it (2048 x 4096 x 1024
-# 1678 / 852; 1024^3 215 / 111), so `matmul_tile` chooses it only above that. Also timed
-# for 4096^3: 64 x 256 3394, 256 x 128 3609, 128 x 128 x 32 with one buffer 3637, 256 x 64 3761.
+# in four slices 14.8, 256 x 512 x 512 9.6 (docs/performance.md). 128 x 256 x 16 in 8 x 16
+# blocks through two buffers needs 48 KiB of workgroup memory (`tile_candidates` leaves it
+# out where the adapter has less): 4096^3 on an H100 in 3322 µs against 128 x 128's 3379
+# (2026-12-07); again 3347 / 3404, and 2048 x 1024 x 4096 (the MLP's first product) 441 /
+# 445. Products with fewer than 128 of its workgroups take twice as long through it (2048 x
+# 4096 x 1024 1678 / 852; 1024^3 215 / 111), so `matmul_tile` chooses the wide tile only
+# above that. Also timed for 4096^3: 64 x 256 3394, 256 x 128 3609, 128 x 128 x 32 with one
+# buffer 3637, 256 x 64 3761.
 GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                   ((128, 128, 16, 8, 8, 1), (128, 128, 8, 8, 8, 1), (128, 64, 8, 8, 4, 1), (64, 64, 8, 4, 4, 1),
                    (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
                    (32, 32, 16, 4, 4, 2), (32, 64, 16, 4, 4, 1), (32, 64, 16, 4, 4, 2),
                    (128, 256, 16, 8, 16, 1)))
+# The large products' tile: 128 x 256 in 8 x 16 blocks, steps of k = 8 through one buffer
+# (12 KiB). 4096^3 on an H100's clock (µs, 5 back to back, two runs of 2026-12-07): 3286 /
+# 3285 against 3347 / 3347 with two buffers of k = 16, 3586 / 3581 with two of k = 8, and
+# 128 x 128's 3404. Grouping the workgroups by 4, 8 or 16 tile rows (for the L2 cache)
+# changed these by under 1%.
+WIDE_TILE = Tile(128, 256, 8, 8, 16, buffers=1)
+GPU_TILES += (WIDE_TILE,)
 SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
 SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
                   SOFTWARE_SMALL_TILE)
