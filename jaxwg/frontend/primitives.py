@@ -75,22 +75,42 @@ def _declare(name: str, abstract_eval, multiple_results: bool = False) -> Primit
 
 # -- dtype kinds -------------------------------------------------------------------------
 
+# The kinds of dtype an operand may have, by JAX's names (NumPy's abstract scalar types,
+# and the dtypes `complex` takes), which its error messages list.
 _KINDS = {
-    "float": lambda d: d.is_float,
-    "int": lambda d: d.is_int,
-    "num": lambda d: not d.is_bool,
-    "int_or_bool": lambda d: not d.is_float,
-    "any": lambda d: True,
+    "integer": lambda d: d.is_int,
+    "signedinteger": lambda d: d.is_int and not d.is_unsigned,
+    "floating": lambda d: d.is_float,
+    "complexfloating": lambda d: d.is_complex,
+    "bool": lambda d: d.is_bool,
+    "number": lambda d: not d.is_bool,
+    "float32": lambda d: d is dt.float32,
+    "float64": lambda d: d is dt.float64,
 }
+# JAX's sets of them (`lax._num` and so on), in the order its messages list them.
+_NUM = ("integer", "floating", "complexfloating")
+_FLOAT = ("floating",)
+_INEXACT = ("floating", "complexfloating")
+_INT = ("integer",)
+_BOOL_OR_INT = ("integer", "bool")
+_ORDERED = ("integer", "floating", "bool")
+_ANY = ("integer", "bool", "floating", "complexfloating")
 
 
-def _check_kind(name: str, kind: str, avals) -> None:
-    for a in avals:
-        if not _KINDS[kind](a.dtype):
-            wanted = {"float": "floating-point", "int": "integer", "num": "numeric",
-                      "int_or_bool": "integer or boolean", "any": "any"}[kind]
-            raise TypeError(f"{name} does not accept dtype {a.dtype.name}; it takes {wanted} "
-                            f"arguments, got {', '.join(x.dtype.name for x in avals)}")
+def _check_kinds(name: str, kinds, avals) -> None:
+    """JAX's TypeError where an operand's dtype is none of `kinds` (a tuple for every
+    operand, or a list of one per operand); n-ary primitives name the position.
+
+    >>> _check_kinds("shift_left", _INT, [ShapedArray((), dt.int32), ShapedArray((), dt.bool_)])
+    Traceback (most recent call last):
+    TypeError: shift_left does not accept dtype bool at position 1. Accepted dtypes at position 1 are ...
+    """
+    for i, a in enumerate(avals):
+        accepted = kinds[i] if isinstance(kinds, list) else kinds
+        if not any(_KINDS[k](a.dtype) for k in accepted):
+            at = f" at position {i}" if len(avals) > 1 else ""
+            raise TypeError(f"{name} does not accept dtype {a.dtype.name}{at}. Accepted dtypes{at} are "
+                            f"subtypes of {', '.join(accepted)}.")
 
 
 def _broadcast_shape(name: str, avals) -> tuple[int, ...]:
@@ -126,26 +146,53 @@ def _broadcasting_shape(name: str, avals) -> tuple[int, ...]:
     return tuple(result)
 
 
+# The jax.numpy function that promotes, which JAX's same-dtype errors name (its
+# `lax._JNP_FUNCTION_EQUIVALENTS`, for the primitives here).
+_JNP_EQUIVALENTS = {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide", "max": "maximum",
+                    "min": "minimum", "pow": "float_power", "atan2": "arctan2", "nextafter": "nextafter",
+                    "eq": "equal", "ne": "not_equal", "shift_left": "left_shift",
+                    "shift_right_logical": "right_shift", "shift_right_arithmetic": "right_shift",
+                    "select": "where", "concatenate": "concatenate"}
+
+
 def _same_dtypes(name: str, avals) -> None:
+    """JAX's TypeError where the operands of lax.`name` differ in dtype."""
     if len({a.dtype for a in avals}) > 1:
-        raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                        f"{', '.join(a.dtype.name for a in avals)}.")
+        tip = _JNP_EQUIVALENTS.get(name)
+        tip = f" (Tip: jnp.{tip} is a similar function that does automatic type promotion on inputs)." \
+            if tip else ""
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.{tip}")
+
+
+def _pow_dtypes(name: str, avals) -> None:
+    """JAX's pow dtype rule: an integer exponent is allowed there (not yet in jaxwg), and
+    two inexact dtypes must match."""
+    x, y = avals
+    if x.dtype is y.dtype:
+        return
+    if y.dtype.is_int:
+        raise TypeError(f"pow of an integer exponent ({x.dtype.name} ** {y.dtype.name}) is not supported "
+                        "in jaxwg; convert the exponent, or use lax.integer_pow for a constant one")
+    raise TypeError("the first argument to pow must have an inexact dtype (float or complex), and the "
+                    "second argument must have an inexact or integer dtype, and two inexact dtypes must "
+                    f"match, but got {x.dtype.name} and {y.dtype.name} respectively.")
 
 
 # Elementwise primitives whose result is real for a complex operand.
 _REAL_RESULT = {"abs"}
 
 
-def _elementwise(name: str, kind: str, out_dtype=None):
+def _elementwise(name: str, kinds, out_dtype=None, check_dtypes=_same_dtypes):
+    """An elementwise primitive taking operands of JAX's `kinds` (see `_check_kinds`);
+    its checks run in JAX's order: shapes, kinds, then `check_dtypes`."""
     def abstract_eval(*avals, **params):
-        if any(a.dtype.is_complex for a in avals):
-            if prim not in complex_rules:
-                raise TypeError(f"{name} does not accept complex dtypes in jaxwg, got "
-                                f"{', '.join(a.dtype.name for a in avals)}")
-        else:
-            _check_kind(name, kind, avals)
-        _same_dtypes(name, avals)
         shape = _broadcasting_shape(name, avals)
+        _check_kinds(name, kinds, avals)
+        check_dtypes(name, avals)
+        if any(a.dtype.is_complex for a in avals) and prim not in complex_rules:
+            raise TypeError(f"{name} does not accept complex dtypes in jaxwg, got "
+                            f"{', '.join(a.dtype.name for a in avals)}")
         # As in JAX, the result is weak when every operand is (comparisons included).
         weak = all(a.weak_type for a in avals)
         dtype = avals[0].dtype if out_dtype is None else out_dtype
@@ -157,24 +204,24 @@ def _elementwise(name: str, kind: str, out_dtype=None):
     return prim
 
 
-def _unary(name: str, kind: str = "float", out_dtype=None) -> Primitive:
-    return _elementwise(name, kind, out_dtype)
+def _unary(name: str, kinds=_INEXACT, out_dtype=None) -> Primitive:
+    return _elementwise(name, kinds, out_dtype)
 
 
-def _binary(name: str, kind: str = "num", out_dtype=None) -> Primitive:
-    return _elementwise(name, kind, out_dtype)
+def _binary(name: str, kinds=_NUM, out_dtype=None) -> Primitive:
+    return _elementwise(name, kinds, out_dtype)
 
 
 # -- elementwise ---------------------------------------------------------------------------
 
-neg_p = _unary("neg", "num")
-sign_p = _unary("sign", "num")
-abs_p = _unary("abs", "num")
-not_p = _unary("not", "int_or_bool")
-floor_p = _unary("floor")
-ceil_p = _unary("ceil")
-round_p = _unary("round")  # rounding_method: 0 away from zero, 1 to nearest even
-is_finite_p = _unary("is_finite", "float", dt.bool_)
+neg_p = _unary("neg", _NUM)
+sign_p = _unary("sign", _NUM)
+abs_p = _unary("abs", ("floating", "complexfloating", "signedinteger"))
+not_p = _unary("not", _BOOL_OR_INT)
+floor_p = _unary("floor", _FLOAT)
+ceil_p = _unary("ceil", _FLOAT)
+round_p = _unary("round", _FLOAT)  # rounding_method: 0 away from zero, 1 to nearest even
+is_finite_p = _unary("is_finite", _FLOAT, dt.bool_)
 exp_p = _unary("exp")
 exp2_p = _unary("exp2")
 log_p = _unary("log")
@@ -195,12 +242,12 @@ acosh_p = _unary("acosh")
 atanh_p = _unary("atanh")
 sqrt_p = _unary("sqrt")
 rsqrt_p = _unary("rsqrt")
-cbrt_p = _unary("cbrt")
-erf_p = _unary("erf")
-erfc_p = _unary("erfc")
-erf_inv_p = _unary("erf_inv")
-square_p = _unary("square", "num")
-integer_pow_p = _unary("integer_pow", "num")  # y: int
+cbrt_p = _unary("cbrt", _FLOAT)
+erf_p = _unary("erf", _FLOAT)
+erfc_p = _unary("erfc", _FLOAT)
+erf_inv_p = _unary("erf_inv", _FLOAT)
+square_p = _unary("square", _NUM)
+integer_pow_p = _unary("integer_pow", _NUM)  # y: int
 
 add_p = _binary("add")
 # The sum of two tangents or cotangents (what differentiation accumulates with), as JAX's.
@@ -208,38 +255,37 @@ add_any_p = _binary("add_any")
 sub_p = _binary("sub")
 mul_p = _binary("mul")
 div_p = _binary("div")
-rem_p = _binary("rem")
-pow_p = _binary("pow", "float")
-max_p = _binary("max", "any")
-min_p = _binary("min", "any")
-atan2_p = _binary("atan2", "float")
-nextafter_p = _binary("nextafter", "float")
-and_p = _binary("and", "int_or_bool")
-or_p = _binary("or", "int_or_bool")
-xor_p = _binary("xor", "int_or_bool")
-shift_left_p = _binary("shift_left", "int")
-shift_right_arithmetic_p = _binary("shift_right_arithmetic", "int")
-shift_right_logical_p = _binary("shift_right_logical", "int")
-eq_p = _binary("eq", "any", dt.bool_)
-ne_p = _binary("ne", "any", dt.bool_)
-lt_p = _binary("lt", "any", dt.bool_)
-le_p = _binary("le", "any", dt.bool_)
-gt_p = _binary("gt", "any", dt.bool_)
-ge_p = _binary("ge", "any", dt.bool_)
+rem_p = _binary("rem", ("integer", "floating"))
+pow_p = _elementwise("pow", [_INEXACT, _NUM], check_dtypes=_pow_dtypes)
+max_p = _binary("max", _ANY)
+min_p = _binary("min", _ANY)
+atan2_p = _binary("atan2", _INEXACT)
+nextafter_p = _binary("nextafter", _FLOAT)
+and_p = _binary("and", _BOOL_OR_INT)
+or_p = _binary("or", _BOOL_OR_INT)
+xor_p = _binary("xor", _BOOL_OR_INT)
+shift_left_p = _binary("shift_left", _INT)
+shift_right_arithmetic_p = _binary("shift_right_arithmetic", _INT)
+shift_right_logical_p = _binary("shift_right_logical", _INT)
+eq_p = _binary("eq", _ANY, dt.bool_)
+ne_p = _binary("ne", _ANY, dt.bool_)
+lt_p = _binary("lt", _ORDERED, dt.bool_)
+le_p = _binary("le", _ORDERED, dt.bool_)
+gt_p = _binary("gt", _ORDERED, dt.bool_)
+ge_p = _binary("ge", _ORDERED, dt.bool_)
 # a * b + c rounded once: XLA's CPU backend contracts multiply-adds into it, and the
 # functions whose bits follow XLA's (lgamma) use it where XLA's does.
-fma_p = _elementwise("fma", "float")
+fma_p = _elementwise("fma", _FLOAT)
 
 
 # -- complex numbers -------------------------------------------------------------------------
 
 
 def _complex_abstract_eval(x, y):
-    _check_kind("complex", "float", (x, y))
+    shape = _broadcasting_shape("complex", (x, y))
+    _check_kinds("complex", ("float32", "float64"), (x, y))
     _same_dtypes("complex", (x, y))
-    if x.dtype not in dt.COMPLEX_OF:
-        raise TypeError(f"complex does not accept dtype {x.dtype.name}; it takes float32 or float64")
-    return ShapedArray(_broadcasting_shape("complex", (x, y)), dt.COMPLEX_OF[x.dtype],
+    return ShapedArray(shape, dt.COMPLEX_OF[x.dtype],
                        x.weak_type and y.weak_type)
 
 
@@ -279,7 +325,7 @@ def _select_n_abstract_eval(which, *cases):
     if which.dtype is dt.bool_ and len(cases) > 2:
         raise TypeError("select_n with a bool predicate takes at most two cases, "
                         f"got {len(cases)}")
-    _same_dtypes("select_n", cases)
+    _same_dtypes("select", cases)
     shape = _broadcast_shape("select_n", (which, *cases))
     return ShapedArray(shape, cases[0].dtype, all(c.weak_type for c in cases))
 
@@ -396,7 +442,9 @@ rev_p = _declare("rev", _rev_abstract_eval)
 def _pad_abstract_eval(x, padding_value, *, padding_config):
     if padding_value.shape != ():
         raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}")
-    _same_dtypes("pad", (x, padding_value))
+    if x.dtype is not padding_value.dtype:  # JAX's words
+        raise TypeError(f"pad operand and padding_value must be same dtype: got {x.dtype.name} and "
+                        f"{padding_value.dtype.name}.")
     if len(padding_config) != x.ndim:
         raise TypeError(f"pad padding_config {padding_config} needs one entry per axis of "
                         f"shape {x.shape}")
@@ -514,9 +562,11 @@ unstack_p = _declare("unstack", _unstack_abstract_eval, multiple_results=True)
 # -- reductions ----------------------------------------------------------------------------
 
 
-def _reduce(name: str, kind: str):
+def _reduce(name: str, kinds):
     def abstract_eval(x, *, axes):
-        _check_kind(name, kind, (x,))
+        if kinds is _BOOL_OR_INT and not (x.dtype.is_int or x.dtype.is_bool):  # JAX's words
+            raise TypeError(f"logical reduction requires operand dtype bool or int, got {x.dtype.name}.")
+        _check_kinds(name, kinds, (x,))
         if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ValueError(f"{name} axes {axes} are invalid for shape {x.shape}")
         shape = [n for i, n in enumerate(x.shape) if i not in axes]
@@ -525,12 +575,12 @@ def _reduce(name: str, kind: str):
     return _declare(name, abstract_eval)
 
 
-reduce_sum_p = _reduce("reduce_sum", "num")
-reduce_prod_p = _reduce("reduce_prod", "num")
-reduce_max_p = _reduce("reduce_max", "any")
-reduce_min_p = _reduce("reduce_min", "any")
-reduce_and_p = _reduce("reduce_and", "int_or_bool")
-reduce_or_p = _reduce("reduce_or", "int_or_bool")
+reduce_sum_p = _reduce("reduce_sum", ("number",))
+reduce_prod_p = _reduce("reduce_prod", ("number",))
+reduce_max_p = _reduce("reduce_max", _ANY)
+reduce_min_p = _reduce("reduce_min", _ANY)
+reduce_and_p = _reduce("reduce_and", _BOOL_OR_INT)
+reduce_or_p = _reduce("reduce_or", _BOOL_OR_INT)
 
 
 def _argreduce(name: str):

@@ -249,14 +249,15 @@ around = round
 
 
 def absolute(x, /):
-    """|x| (integers keep their dtype; bool passes through).
+    """|x| (integers keep their dtype; bool and unsigned integers pass through, as JAX's:
+    lax.abs takes neither).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.abs(jnp.array([-2, 3]))
     Array([2, 3], dtype=int32)
     """
     (x,) = elementwise_operands("absolute", x)
-    return x if _kind(x).is_bool else lax.abs(x)
+    return x if _kind(x).is_bool or _kind(x).is_unsigned else lax.abs(x)
 
 
 abs = absolute
