@@ -436,3 +436,46 @@ def _structure_or_error(tree: Any) -> str:
         return str(tree_structure(tree))
     except ValueError as e:
         return f"<not a pytree: {e}>"
+
+
+def equality_errors(tree1: PyTreeDef, tree2: PyTreeDef, path: str = ""):
+    """Where two structures differ, as JAX's `equality_errors_pytreedef`: (key path, what
+    the first has, what the second has, why they differ), the first difference on each branch.
+
+    >>> list(equality_errors(tree_structure((1, 2)), tree_structure([1, 2])))
+    [('', "<class 'tuple'>", "<class 'list'>", 'their Python types differ')]
+    >>> list(equality_errors(tree_structure({"a": (1,)}), tree_structure({"a": (1, 2)})))
+    [("['a']", 'tuple of length 1', 'tuple of length 2', 'the lengths do not match')]
+    """
+    type1, type2 = tree1.node_type, tree2.node_type
+    if type1 is None and type2 is None:
+        return
+    if type1 is not type2:
+        yield path, _node_text(type1), _node_text(type2), "their Python types differ"
+        return
+    children1, children2 = tree1.children(), tree2.children()
+    n1, n2 = len(children1), len(children2)
+    if type1 in (list, tuple) and n1 != n2:
+        name = type1.__name__
+        yield path, f"{name} of length {n1}", f"{name} of length {n2}", "the lengths do not match"
+        return
+    if n1 != n2:
+        why = "the numbers of children do not match"
+        if type1 is dict:
+            keys = set(tree1.aux_data).symmetric_difference(tree2.aux_data)
+            why += f", with the symmetric difference of key sets: {{{' '.join(map(repr, keys))}}}"
+        yield (path, f"{type1} with {n1} child{'ren' if n1 > 1 else ''}",
+               f"{type2} with {n2} child{'ren' if n2 > 1 else ''}", why)
+        return
+    if tree1.aux_data != tree2.aux_data:
+        yield (path, f"{type1} with pytree metadata {tree1.aux_data}",
+               f"{type2} with pytree metadata {tree2.aux_data}",
+               "the pytree node metadata does not match")
+        return
+    keys = tree1.aux_data if type1 is dict else range(n1)
+    for key, child1, child2 in zip(keys, children1, children2):
+        yield from equality_errors(child1, child2, f"{path}[{key!r}]")
+
+
+def _node_text(node_type) -> str:
+    return "pytree leaf" if node_type is None else str(node_type)

@@ -214,10 +214,21 @@ def describe_traced(fun, purpose: str) -> str:
     >>> describe_traced(f, "jit").startswith("f at ") and describe_traced(f, "jit")[-14:]
     'traced for jit'
     """
+    return f"{fun_sourceinfo(fun)} traced for {purpose}"
+
+
+def fun_sourceinfo(fun) -> str:
+    """A function's name and where it is defined, as JAX's error messages name it.
+
+    >>> def f(x):
+    ...     return x
+    >>> fun_sourceinfo(f).startswith("f at ")
+    True
+    """
     name = getattr(fun, "__name__", None) or repr(fun)
     code = getattr(fun, "__code__", None)
     where = f" at {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
-    return f"{name}{where} traced for {purpose}"
+    return f"{name}{where}"
 
 
 def wraps(wrapped, docstr: str | None = None, **fields):

@@ -24,7 +24,7 @@ from ..frontend import promotion
 from ..frontend import pytree
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, Var, hoist_tracer_consts, live_eqns, trace_to_jaxpr
-from ..frontend.trace import Tracer, bind, describe_traced
+from ..frontend.trace import Tracer, bind, describe_traced, fun_sourceinfo
 from . import lax
 
 
@@ -88,14 +88,15 @@ def _bind_cond(index, branches, operands, what: str):
     leaves, in_tree = pytree.tree_flatten(tuple(operands))
     in_avals = [aval_of(x) for x in leaves]
     traced = [_trace(b, in_tree, in_avals, what) for b in branches]
-    out_trees = [t[2] for t in traced]
-    if any(t != out_trees[0] for t in out_trees[1:]):
-        raise TypeError(f"{what} branches must return the same pytree structure, got "
-                        + " and ".join(str(t) for t in out_trees))
-    outs = [t[0].out_avals for t in traced]
-    if any(_types(o) != _types(outs[0]) for o in outs[1:]):
-        raise TypeError(f"{what} branches must return the same types, got "
-                        + " and ".join(_type_text(o) for o in outs))
+    # JAX's names (spaced as JAX spaces them); it checks true_fun against false_fun (cond's
+    # branches are (false_fun, true_fun)) and branch 0 against each other branch.
+    if what == "cond":
+        named = [("true_fun", branches[1], traced[1]), ("false_fun", branches[0], traced[0])]
+    else:
+        named = [(f"branch{i}" if i else "branch 0", b, t)
+                 for i, (b, t) in enumerate(zip(branches, traced))]
+    for other in named[1:]:
+        _check_branch_outputs(what, named[0], other)
     # Every branch takes every branch's captured values (ignoring the others').
     captured = [c for t in traced for c in t[1]]
     cap_avals = [aval_of(c) for c in captured]
@@ -110,7 +111,52 @@ def _bind_cond(index, branches, operands, what: str):
                                   closed.consts))
         start += own
     out = bind(P.cond_p, index, *captured, *leaves, branches=tuple(joined))
-    return pytree.tree_unflatten(out_trees[0], out)
+    return pytree.tree_unflatten(traced[0][2], out)
+
+
+def _check_branch_outputs(what: str, first, second):
+    """JAX's TypeError when two branches' outputs differ in pytree structure or in types
+    (shape, dtype; weak types join); `first` and `second` are (name, function, traced)."""
+    (name1, fun1, (closed1, _, tree1)), (name2, fun2, (closed2, _, tree2)) = first, second
+    header = f"{name1} is {fun_sourceinfo(fun1)}\n{name2} is {fun_sourceinfo(fun2)}\n\n"
+    if tree1 != tree2:
+        diffs = [f"{name1} output{_at_path(p)} is a {thing1} but {name2} output{_at_path(p)} "
+                 f"is a {thing2}, so {why}"
+                 for p, thing1, thing2, why in pytree.equality_errors(tree1, tree2)]
+        raise TypeError(f"{what} branch outputs must have the same pytree structure, but they "
+                        f"differ:\n\n{header}{_listed(diffs, capitalize=False)}\nRevise {name1} and/or "
+                        f"{name2} so that they have the same pytree structure.")
+    pairs = zip(tree1.leaf_paths(), closed1.out_avals, closed2.out_avals)
+    diffs = [f"the output of {name1}{_at_path(p)} has type {_full_type(a)} but the corresponding "
+             f"output of {name2} has type {_full_type(b)}, so {_mismatch(a, b)}"
+             for p, a, b in pairs if (a.shape, a.dtype) != (b.shape, b.dtype)]
+    if diffs:
+        raise TypeError(f"{what} branches must have equal output types but they differ.\n\n"
+                        f"{header}{_listed(diffs)}\nRevise {name1} and/or {name2} so that "
+                        "all output types match.")
+
+
+def _at_path(path: str) -> str:
+    return f" at path {path}" if path else ""
+
+
+def _full_type(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(str(d) for d in aval.shape)}]"  # (`map` is lax.map here)
+
+
+def _mismatch(a, b) -> str:
+    """"the dtypes do not match", "the shapes do not match" or both, as JAX says it."""
+    what = [w for w, differ in (("dtypes", a.dtype != b.dtype), ("shapes", a.shape != b.shape))
+            if differ]
+    return ", and ".join(f"the {w} do not match" for w in what)
+
+
+def _listed(diffs: list[str], capitalize: bool = True) -> str:
+    """One difference as a sentence (capitalized where JAX does), several as JAX's list."""
+    if len(diffs) == 1:
+        first = diffs[0][0].upper() if capitalize else diffs[0][0]
+        return f"{first}{diffs[0][1:]}.\n"
+    return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
 
 
 # -- loops ----------------------------------------------------------------------------------
