@@ -30,6 +30,7 @@ __all__ = ["ResizeMethod", "resize", "scale_and_translate"]
 class ResizeMethod(enum.Enum):
     """The resampling kernels of `resize` and `scale_and_translate`, as JAX's.
 
+    >>> from jaxwg.image import ResizeMethod
     >>> ResizeMethod.from_string("bilinear")
     <ResizeMethod.LINEAR: 1>
     """
@@ -180,6 +181,7 @@ def scale_and_translate(image, shape, spatial_dims, scale, translation, method,
     pixel samples outside the input, as `jax.image.scale_and_translate`. Nearest-neighbour
     is not supported (as in JAX).
 
+    >>> from jaxwg.image import scale_and_translate
     >>> import jaxwg.numpy as jnp
     >>> scale_and_translate(jnp.array([0.0, 4.0]), (3,), (0,), jnp.array([1.0]),
     ...                     jnp.array([1.0]), "linear").tolist()
@@ -214,6 +216,7 @@ def resize(image, shape, method, antialias: bool = True, precision=lax.Precision
     sizes unchanged) with the `ResizeMethod` `method` or its name, as `jax.image.resize`.
     Nearest-neighbour keeps the dtype; the other methods give an inexact one.
 
+    >>> from jaxwg.image import resize
     >>> import jaxwg.numpy as jnp
     >>> resize(jnp.array([[1, 2], [3, 4]]), (2, 4), "nearest").tolist()
     [[1, 1, 2, 2], [3, 3, 4, 4]]

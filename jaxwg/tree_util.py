@@ -35,6 +35,7 @@ def _keys_or(is_leaf: Callable[[Any], bool] | None) -> Callable[[Any], bool]:
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
     """The leaves of `tree` in order and its structure; a typed key array is one leaf.
 
+    >>> from jaxwg.tree_util import tree_flatten
     >>> from jaxwg import random
     >>> leaves, treedef = tree_flatten({"k": random.key(0), "n": 3})
     >>> leaves[0].shape, leaves[1], treedef
@@ -46,6 +47,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of `tree` in flattening order; a typed key array is one leaf.
 
+    >>> from jaxwg.tree_util import tree_leaves
     >>> from jaxwg import random
     >>> [leaf.shape for leaf in tree_leaves([random.key(0), random.PRNGKey(1)])]
     [(), (2,)]
@@ -56,6 +58,7 @@ def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     """The `PyTreeDef` of `tree`; a typed key array is one leaf.
 
+    >>> from jaxwg.tree_util import tree_structure
     >>> from jaxwg import random
     >>> tree_structure((random.key(0), [1]))
     PyTreeDef((*, [*]))
@@ -66,6 +69,7 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Apply `f` leafwise (`f(leaf, *rest_leaves)`); a typed key array is one leaf.
 
+    >>> from jaxwg.tree_util import tree_map
     >>> from jaxwg import random
     >>> tree_map(lambda x: x.shape, {"key": random.key(0), "x": random.normal(random.key(1), (3,))})
     {'key': (), 'x': (3,)}

@@ -74,6 +74,7 @@ def optimizer(opt_maker: Callable) -> Callable:
     """Decorator: turn a maker of one-array `(init, update, get_params)` triples into
     a maker of triples over pytrees of parameters that pass `OptimizerState`s.
 
+    >>> from jaxwg.example_libraries.optimizers import optimizer
     >>> import jaxwg.numpy as jnp
     >>> @optimizer
     ... def halve():
@@ -136,6 +137,7 @@ def _params_and_zeros(count: int) -> Callable:
 def sgd(step_size):
     """Stochastic gradient descent: x <- x - step_size(i) g.
 
+    >>> from jaxwg.example_libraries.optimizers import sgd
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = sgd(0.5)
     >>> get_params(opt_update(0, jnp.ones(2), opt_init(jnp.zeros(2)))).tolist()
@@ -165,6 +167,7 @@ def _heavy_ball(step_size, mass, lookahead: bool) -> Callable:
 def momentum(step_size, mass: float):
     """SGD with momentum `mass`: v <- mass v + g; x <- x - step_size(i) v.
 
+    >>> from jaxwg.example_libraries.optimizers import momentum
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = momentum(0.5, mass=0.5)
     >>> state = opt_init(jnp.zeros(1))
@@ -180,6 +183,7 @@ def momentum(step_size, mass: float):
 def nesterov(step_size, mass: float):
     """SGD with Nesterov momentum: v <- mass v + g; x <- x - step_size(i) (mass v + g).
 
+    >>> from jaxwg.example_libraries.optimizers import nesterov
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = nesterov(0.5, mass=0.5)
     >>> get_params(opt_update(0, jnp.ones(1), opt_init(jnp.zeros(1)))).tolist()
@@ -200,6 +204,7 @@ def adagrad(step_size, momentum=0.9):
     """Adagrad (Duchi et al. 2011) with momentum: steps scaled by the root of the sum
     of all squared gradients so far.
 
+    >>> from jaxwg.example_libraries.optimizers import adagrad
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = adagrad(1.0, momentum=0.0)
     >>> get_params(opt_update(0, jnp.array([4.0]), opt_init(jnp.zeros(1)))).tolist()
@@ -225,6 +230,7 @@ def _rms_scaled(g, avg_sq_grad, gamma, eps):
 def rmsprop(step_size, gamma=0.9, eps=1e-8):
     """RMSProp: x <- x - step_size(i) g / sqrt(mean(g^2) + eps), the mean decaying by `gamma`.
 
+    >>> from jaxwg.example_libraries.optimizers import rmsprop
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = rmsprop(0.1, gamma=0.75, eps=0.0)
     >>> get_params(opt_update(0, jnp.array([2.0]), opt_init(jnp.zeros(1)))).tolist()
@@ -244,6 +250,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp with momentum: mom <- momentum mom + step_size(i) g / sqrt(mean(g^2) + eps);
     x <- x - mom.
 
+    >>> from jaxwg.example_libraries.optimizers import rmsprop_momentum
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = rmsprop_momentum(0.1, gamma=0.75, eps=0.0)
     >>> get_params(opt_update(0, jnp.array([2.0]), opt_init(jnp.zeros(1)))).tolist()
@@ -286,6 +293,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adam (Kingma and Ba 2015): steps along the bias-corrected running mean of the
     gradients (decay `b1`) over the root of that of their squares (decay `b2`).
 
+    >>> from jaxwg.example_libraries.optimizers import adam
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = adam(0.5)
     >>> x = get_params(opt_update(0, jnp.array([3.0, -2.0]), opt_init(jnp.zeros(2))))
@@ -301,6 +309,7 @@ def adamw(step_size, b1=0.9, b2=0.999, eps=1e-8, weight_decay=1e-2):
     x <- x - step_size(i) (m_hat / (sqrt(v_hat) + eps) + weight_decay x), as
     PyTorch's `AdamW` and `optax.adamw`. JAX's example library has no AdamW.
 
+    >>> from jaxwg.example_libraries.optimizers import adamw
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = adamw(0.5, weight_decay=0.5)
     >>> x = get_params(opt_update(0, jnp.array([3.0]), opt_init(jnp.array([2.0]))))
@@ -315,6 +324,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """AdaMax: Adam with the root mean square replaced by a decaying infinity norm,
     u <- max(b2 u, |g|).
 
+    >>> from jaxwg.example_libraries.optimizers import adamax
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = adamax(0.5, eps=0.0)
     >>> x = get_params(opt_update(0, jnp.array([3.0, -2.0]), opt_init(jnp.zeros(2))))
@@ -346,6 +356,7 @@ def sm3(step_size, momentum=0.9):
     (JAX's keeps `x` at least 1-D and its shape as a fourth entry); the parameters
     follow the same trajectory.
 
+    >>> from jaxwg.example_libraries.optimizers import sm3
     >>> import jaxwg.numpy as jnp
     >>> opt_init, opt_update, get_params = sm3(1.0, momentum=0.0)
     >>> get_params(opt_update(0, jnp.full((2, 2), 4.0), opt_init(jnp.zeros((2, 2))))).tolist()
@@ -371,6 +382,7 @@ def sm3(step_size, momentum=0.9):
 def constant(step_size) -> Callable:
     """The schedule that is `step_size` at every step.
 
+    >>> from jaxwg.example_libraries.optimizers import constant
     >>> constant(0.1)(1000)
     0.1
     """
@@ -382,6 +394,7 @@ def constant(step_size) -> Callable:
 def exponential_decay(step_size, decay_steps, decay_rate) -> Callable:
     """step_size * decay_rate^(i / decay_steps).
 
+    >>> from jaxwg.example_libraries.optimizers import exponential_decay
     >>> exponential_decay(1.0, 2, 0.25)(4)
     0.0625
     """
@@ -394,6 +407,7 @@ def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False) -> C
     """step_size / (1 + decay_rate * i / decay_steps), with i / decay_steps rounded
     down when `staircase`.
 
+    >>> from jaxwg.example_libraries.optimizers import inverse_time_decay
     >>> inverse_time_decay(1.0, 2, 1.0)(3), float(inverse_time_decay(1.0, 2, 1.0, True)(3))
     (0.4, 0.5)
     """
@@ -407,6 +421,7 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Call
     """From `step_size` to `final_step_size` along (1 - i / decay_steps)^power over
     `decay_steps` steps, then constant.
 
+    >>> from jaxwg.example_libraries.optimizers import polynomial_decay
     >>> [float(polynomial_decay(1.0, 4, 0.5)(i)) for i in (0, 2, 4, 8)]
     [1.0, 0.75, 0.5, 0.5]
     """
@@ -419,6 +434,7 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Call
 def piecewise_constant(boundaries, values) -> Callable:
     """`values[k]` for steps i with boundaries[k-1] < i <= boundaries[k].
 
+    >>> from jaxwg.example_libraries.optimizers import piecewise_constant
     >>> schedule = piecewise_constant([2, 5], [1.0, 0.5, 0.25])
     >>> [float(schedule(i)) for i in (0, 2, 3, 6)]
     [1.0, 1.0, 0.5, 0.25]
@@ -438,6 +454,7 @@ def piecewise_constant(boundaries, values) -> Callable:
 def make_schedule(scalar_or_schedule) -> Callable:
     """A schedule unchanged, a scalar as a `constant` schedule.
 
+    >>> from jaxwg.example_libraries.optimizers import make_schedule
     >>> make_schedule(0.5)(7), make_schedule(lambda i: i / 2)(7)
     (0.5, 3.5)
     """
@@ -451,6 +468,7 @@ def make_schedule(scalar_or_schedule) -> Callable:
 def l2_norm(tree):
     """The Euclidean norm of all the leaves of a pytree together.
 
+    >>> from jaxwg.example_libraries.optimizers import l2_norm
     >>> import jaxwg.numpy as jnp
     >>> l2_norm({"a": jnp.array([3.0]), "b": [jnp.array([[4.0]])]}).item()
     5.0
@@ -461,6 +479,7 @@ def l2_norm(tree):
 def clip_grads(grad_tree, max_norm):
     """The gradients scaled down together so that their `l2_norm` is at most `max_norm`.
 
+    >>> from jaxwg.example_libraries.optimizers import clip_grads
     >>> import jaxwg.numpy as jnp
     >>> clip_grads([jnp.array([3.0, 4.0])], 1.0)[0].tolist()
     [0.6000000238418579, 0.800000011920929]
@@ -486,6 +505,7 @@ def unpack_optimizer_state(opt_state: OptimizerState) -> Any:
     """The state as the parameters' pytree with a `JoinPoint` per leaf holding that
     leaf's state (e.g. for saving it; `pack_optimizer_state` inverts it).
 
+    >>> from jaxwg.example_libraries.optimizers import momentum, unpack_optimizer_state
     >>> import jaxwg.numpy as jnp
     >>> opt_init, _, _ = momentum(0.1, 0.9)
     >>> marked = unpack_optimizer_state(opt_init({"w": jnp.ones(2)}))
@@ -498,6 +518,7 @@ def unpack_optimizer_state(opt_state: OptimizerState) -> Any:
 def pack_optimizer_state(marked_pytree) -> OptimizerState:
     """The `OptimizerState` of a pytree of `JoinPoint`s (`unpack_optimizer_state`'s inverse).
 
+    >>> from jaxwg.example_libraries.optimizers import momentum, pack_optimizer_state, unpack_optimizer_state
     >>> import jaxwg.numpy as jnp
     >>> opt_init, _, get_params = momentum(0.1, 0.9)
     >>> state = pack_optimizer_state(unpack_optimizer_state(opt_init({"w": jnp.ones(2)})))

@@ -49,6 +49,7 @@ logsoftmax = log_softmax
 def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):
     """A fully connected layer, inputs @ W + b, with W of shape (in, out_dim).
 
+    >>> from jaxwg.example_libraries.stax import Dense
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = Dense(4)
@@ -97,6 +98,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     e.g. `("NCHW", "OIHW", "NCHW")`), through `lax.conv_general_dilated`, plus a bias
     per output channel. W is initialized `glorot_normal` over its I and O axes.
 
+    >>> from jaxwg.example_libraries.stax import GeneralConv
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = GeneralConv(("NCHW", "OIHW", "NCHW"), 4, (3, 3), padding="SAME")
@@ -129,6 +131,7 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
 def Conv(out_chan, filter_shape, strides=None, padding="VALID", W_init=None, b_init=normal(1e-6)):
     """`GeneralConv` on NHWC images with HWIO kernels (channels last, as JAX's `Conv`).
 
+    >>> from jaxwg.example_libraries.stax import Conv
     >>> from jaxwg import random
     >>> init_fun, apply_fun = Conv(8, (3, 3), strides=(2, 2))
     >>> init_fun(random.PRNGKey(0), (-1, 9, 9, 3))[0]
@@ -145,6 +148,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
     the remaining axes. Without `center` (`scale`) there is no beta (gamma): its
     parameter is `()`.
 
+    >>> from jaxwg.example_libraries.stax import BatchNorm
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = BatchNorm(axis=0)
@@ -178,6 +182,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
 def elementwise(fun, **fun_kwargs):
     """A layer without parameters that applies `fun(inputs, **fun_kwargs)`.
 
+    >>> from jaxwg.example_libraries.stax import elementwise
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import nn
     >>> init_fun, apply_fun = elementwise(nn.leaky_relu, negative_slope=0.5)
@@ -243,6 +248,7 @@ def _pool(reducer, init_value, window_shape, strides, padding, spec, average=Fal
 def MaxPool(window_shape, strides=None, padding="VALID", spec=None):
     """The maximum over each window of the spatial axes (layout `spec`, default NHWC).
 
+    >>> from jaxwg.example_libraries.stax import MaxPool
     >>> import jaxwg.numpy as jnp
     >>> init_fun, apply_fun = MaxPool((2, 2), strides=(2, 2))
     >>> x = jnp.arange(16.0).reshape(1, 4, 4, 1)
@@ -255,6 +261,7 @@ def MaxPool(window_shape, strides=None, padding="VALID", spec=None):
 def SumPool(window_shape, strides=None, padding="VALID", spec=None):
     """The sum over each window of the spatial axes (layout `spec`, default NHWC).
 
+    >>> from jaxwg.example_libraries.stax import SumPool
     >>> import jaxwg.numpy as jnp
     >>> init_fun, apply_fun = SumPool((2, 2), strides=(2, 2))
     >>> apply_fun((), jnp.ones((1, 4, 4, 1)))[0, :, :, 0].tolist()
@@ -267,6 +274,7 @@ def AvgPool(window_shape, strides=None, padding="VALID", spec=None):
     """The mean over each window of the spatial axes (layout `spec`, default NHWC);
     with "SAME" padding an edge window averages only its elements inside the input.
 
+    >>> from jaxwg.example_libraries.stax import AvgPool
     >>> import jaxwg.numpy as jnp
     >>> init_fun, apply_fun = AvgPool((2,), padding="SAME")
     >>> apply_fun((), jnp.array([[[1.0], [3.0], [8.0]]]))[0, :, 0].tolist()
@@ -301,6 +309,7 @@ FanInSum = (_fan_in_sum_init, _fan_in_sum_apply)
 def FanOut(num: int):
     """A layer whose output is `num` copies of its input (a list), for `parallel` branches.
 
+    >>> from jaxwg.example_libraries.stax import FanOut
     >>> from jaxwg import random
     >>> init_fun, apply_fun = FanOut(2)
     >>> init_fun(random.PRNGKey(0), (3,))
@@ -317,6 +326,7 @@ def FanOut(num: int):
 def FanInConcat(axis=-1):
     """A layer joining a list of inputs by concatenating them along `axis`.
 
+    >>> from jaxwg.example_libraries.stax import FanInConcat
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = FanInConcat()
@@ -340,6 +350,7 @@ def Dropout(rate, mode="train"):
     probability `rate` (not dropped: JAX's convention) and divided by `rate`;
     `apply_fun` then needs `rng=key`. In any other mode it is the identity.
 
+    >>> from jaxwg.example_libraries.stax import Dropout
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = Dropout(0.5)
@@ -375,6 +386,7 @@ def serial(*layers):
     `init_fun` gives each layer a key split from the last; `apply_fun(..., rng=key)`
     splits `key` into one per layer.
 
+    >>> from jaxwg.example_libraries.stax import Dense, Tanh, serial
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = serial(Dense(2), Tanh, Dense(1))
@@ -404,6 +416,7 @@ def parallel(*layers):
     """The layers side by side: the input is a sequence with one entry per layer, and
     so is the output (use with `FanOut` and `FanInSum`/`FanInConcat`).
 
+    >>> from jaxwg.example_libraries.stax import Dense, FanInConcat, FanOut, Identity, parallel, serial
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = serial(FanOut(2), parallel(Dense(3), Identity), FanInConcat())
@@ -427,6 +440,7 @@ def parallel(*layers):
 def shape_dependent(make_layer: Callable):
     """A layer built by `make_layer(input_shape)` once the input's shape is known.
 
+    >>> from jaxwg.example_libraries.stax import Dense, shape_dependent
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> init_fun, apply_fun = shape_dependent(lambda shape: Dense(shape[-1] * 2))

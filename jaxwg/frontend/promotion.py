@@ -405,6 +405,7 @@ def finfo(dtype):
     its real part. bfloat16 needs ``ml_dtypes`` (NumPy has no bfloat16); without it this
     raises TypeError. An integer or bool dtype raises ValueError as in NumPy.
 
+    >>> from jaxwg.numpy import finfo
     >>> fi = finfo("float16")
     >>> fi.bits, float(fi.eps), float(fi.max)
     (16, 0.0009765625, 65504.0)
@@ -424,6 +425,7 @@ def finfo(dtype):
 def iinfo(dtype):
     """Machine limits of an integer dtype: `numpy.iinfo`. Bool and floats raise ValueError.
 
+    >>> from jaxwg.numpy import iinfo
     >>> info = iinfo("int32")
     >>> info.bits, int(info.min), int(info.max)
     (32, -2147483648, 2147483647)

@@ -117,6 +117,7 @@ def register_pytree_node(
     allowed, as in JAX, and is then left out of the structure's hash.
     `unflatten_func(aux_data, children)` rebuilds the node from a tuple of children.
 
+    >>> from jaxwg.tree_util import register_pytree_node, tree_flatten
     >>> class Point:
     ...     def __init__(self, x, y, name):
     ...         self.x, self.y, self.name = x, y, name
@@ -147,6 +148,7 @@ def register_pytree_node(
 def register_pytree_node_class(cls: type) -> type:
     """Class decorator: register `cls` by its `tree_flatten` method and `tree_unflatten` classmethod.
 
+    >>> from jaxwg.tree_util import register_pytree_node_class, tree_structure
     >>> @register_pytree_node_class
     ... class Scaled:
     ...     def __init__(self, value, scale):
@@ -188,6 +190,7 @@ class PyTreeDef:
     Immutable, hashable and compared structurally. A leaf is a `PyTreeDef` with
     `node_type` None and no children.
 
+    >>> from jaxwg.tree_util import tree_structure
     >>> treedef = tree_structure({"a": (1, 2), "b": None})
     >>> treedef.num_leaves, treedef.num_nodes, treedef.children()
     (2, 5, [PyTreeDef((*, *)), PyTreeDef(None)])
@@ -360,6 +363,7 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tup
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     """The pytree of structure `treedef` with `leaves`; ValueError on a wrong number of leaves.
 
+    >>> from jaxwg.tree_util import tree_structure, tree_unflatten
     >>> tree_unflatten(tree_structure({"a": 0, "b": [0, 0]}), [1, 2, 3])
     {'a': 1, 'b': [2, 3]}
     """

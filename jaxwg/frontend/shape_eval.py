@@ -25,6 +25,7 @@ class ShapeDtypeStruct:
     """A shape, a dtype and a weak type, standing for an array (JAX's class; `sharding`
     is accepted for JAX's signature and kept, there is one device).
 
+    >>> from jaxwg import ShapeDtypeStruct
     >>> import numpy as np
     >>> ShapeDtypeStruct([2, 3], np.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)

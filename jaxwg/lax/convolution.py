@@ -33,6 +33,7 @@ class ConvDimensionNumbers(NamedTuple):
     for `lhs_spec` and `out_spec`, `(out feature, in feature, spatial...)` for
     `rhs_spec`, as `jax.lax.ConvDimensionNumbers`.
 
+    >>> from jaxwg.lax import ConvDimensionNumbers
     >>> ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2)).rhs_spec
     (3, 2, 0, 1)
     """

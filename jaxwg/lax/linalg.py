@@ -70,6 +70,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     matrix in `x`, reading x's lower triangle where `symmetrize_input` is False; NaN on
     and below the diagonal where x is not positive definite, as JAX's.
 
+    >>> from jaxwg.lax.linalg import cholesky
     >>> import jaxwg.numpy as jnp
     >>> cholesky(jnp.array([[9.0, 0.0], [3.0, 4.0]]), symmetrize_input=False).tolist()
     [[3.0, 0.0], [1.0, 1.7320507764816284]]
@@ -88,6 +89,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     `lower` (else upper) triangle is read. `subset_by_index=(lo, hi)` keeps eigenvalues
     lo to hi - 1. The eigenvalues are always sorted (Jacobi rotations).
 
+    >>> from jaxwg.lax.linalg import eigh
     >>> import jaxwg.numpy as jnp
     >>> v, w = eigh(jnp.array([[2.0, 0.0], [0.0, 1.0]]))
     >>> w.tolist(), v.tolist()
@@ -129,6 +131,7 @@ def lu(x):
     and above it, LAPACK's k pivots (int32) and the permutation (int32, m entries) with
     x[permutation] = L U.
 
+    >>> from jaxwg.lax.linalg import lu
     >>> import jaxwg.numpy as jnp
     >>> lu_, pivots, perm = lu(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
     >>> lu_.tolist(), pivots.tolist(), perm.tolist()
@@ -145,6 +148,7 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
     """The permutation (int32) that LAPACK's `pivots` (swap row k with row pivots[k],
     for k in order) make of range(permutation_size); leading axes batch.
 
+    >>> from jaxwg.lax.linalg import lu_pivots_to_permutation
     >>> import jaxwg.numpy as jnp
     >>> lu_pivots_to_permutation(jnp.array([2, 2, 2], jnp.int32), 4).tolist()
     [2, 0, 1, 3]
@@ -185,6 +189,7 @@ def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None)
     `pivoting`, (q, r, p): q r = x[..., p] with LAPACK's (geqp3's) column pivoting,
     p int32 (r's diagonal non-increasing in magnitude).
 
+    >>> from jaxwg.lax.linalg import qr
     >>> import jaxwg.numpy as jnp
     >>> q, r = qr(jnp.array([[3.0], [4.0]]))
     >>> q.shape, r.tolist()
@@ -201,6 +206,7 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     """(u, s, vh) with x = u diag(s) vh, s descending (one-sided Jacobi); `s` alone
     where `compute_uv` is False.
 
+    >>> from jaxwg.lax.linalg import svd
     >>> import jaxwg.numpy as jnp
     >>> svd(jnp.array([[0.0, 2.0], [1.0, 0.0]]), compute_uv=False).tolist()
     [2.0, 1.0]
@@ -224,6 +230,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, tran
     upper) triangle of `a` (and not its diagonal with `unit_diagonal`). `a` is (..., m, m)
     and `b` (..., m, n) (left) or (..., n, m).
 
+    >>> from jaxwg.lax.linalg import triangular_solve
     >>> import jaxwg.numpy as jnp
     >>> a = jnp.array([[2.0, 0.0], [1.0, 1.0]])
     >>> triangular_solve(a, jnp.array([[2.0], [3.0]]), left_side=True, lower=True).tolist()
@@ -261,6 +268,7 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     nonsingular T. With `perturb_singular`, a singular T is solved by Thomas's
     algorithm with zero pivots replaced by eps max|d|, as JAX perturbs them.
 
+    >>> from jaxwg.lax.linalg import tridiagonal_solve
     >>> import jaxwg.numpy as jnp
     >>> tridiagonal_solve(jnp.array([0.0, 1.0]), jnp.array([2.0, 2.0]), jnp.array([1.0, 0.0]),
     ...                   jnp.array([[3.0], [3.0]])).tolist()
@@ -334,6 +342,7 @@ def householder_product(a, taus):
     below a's diagonal in column i (v_i[i] = 1, zeros above): LAPACK's orgqr, the Q of
     a geqrf factorization.
 
+    >>> from jaxwg.lax.linalg import householder_product
     >>> import jaxwg.numpy as jnp
     >>> householder_product(jnp.array([[0.0], [1.0]]), jnp.array([1.0])).tolist()
     [[0.0], [-1.0]]
@@ -357,6 +366,7 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     pairs). Computed on the host (jaxwg.numpy.schur), as JAX runs LAPACK's gees on the
     CPU; not differentiable; NaNs for a matrix holding NaN or inf.
 
+    >>> from jaxwg.lax.linalg import schur
     >>> import jaxwg.numpy as jnp
     >>> schur(jnp.array([[1.0, 2.0], [0.0, 3.0]]), compute_schur_vectors=False).tolist()
     [[1.0, 2.0], [0.0, 3.0]]
@@ -377,6 +387,7 @@ def hessenberg(a):
     a_out's first subdiagonal, the reflectors v_i (v_i[i + 1] = 1) below it. Computed on
     the host (jaxwg.numpy.schur); not differentiable.
 
+    >>> from jaxwg.lax.linalg import hessenberg
     >>> import jaxwg.numpy as jnp
     >>> a_out, taus = hessenberg(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
     >>> a_out.tolist(), taus.tolist()

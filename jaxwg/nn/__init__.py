@@ -40,6 +40,7 @@ __all__ = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid"
 def relu(x):
     """max(x, 0), with derivative 0 at 0 (as JAX).
 
+    >>> from jaxwg.nn import relu
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> jaxwg.grad(relu)(0.0).item()
     0.0
@@ -54,6 +55,7 @@ relu.defjvps(lambda g, ans, x: lax.select(x > 0, g, lax.full_like(g, 0)))
 def relu6(x):
     """min(max(x, 0), 6), with derivative 0 at both kinks (as JAX).
 
+    >>> from jaxwg.nn import relu6
     >>> import jaxwg.numpy as jnp
     >>> relu6(jnp.array([-1.0, 3.0, 9.0])).tolist()
     [0.0, 3.0, 6.0]
@@ -67,6 +69,7 @@ relu6.defjvps(lambda g, ans, x: lax.select((x > 0) & (x < 6), g, lax.full_like(g
 def sigmoid(x):
     """1 / (1 + exp(-x)) (`lax.logistic`): floats only, as JAX (integers raise TypeError).
 
+    >>> from jaxwg.nn import sigmoid
     >>> sigmoid(0.0).item()
     0.5
     """
@@ -77,6 +80,7 @@ def sigmoid(x):
 def softplus(x):
     """log(1 + exp(x)), as JAX's: `logaddexp(x, 0)` (and its derivative, the sigmoid).
 
+    >>> from jaxwg.nn import softplus
     >>> round(softplus(0.0).item(), 6)
     0.693147
     """
@@ -86,6 +90,7 @@ def softplus(x):
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x).
 
+    >>> from jaxwg.nn import log_sigmoid
     >>> round(log_sigmoid(0.0).item(), 6)
     -0.693147
     """
@@ -95,6 +100,7 @@ def log_sigmoid(x):
 def silu(x):
     """x * sigmoid(x).
 
+    >>> from jaxwg.nn import silu
     >>> silu(0.0).item()
     0.0
     """
@@ -107,6 +113,7 @@ swish = silu
 def mish(x):
     """x * tanh(softplus(x)).
 
+    >>> from jaxwg.nn import mish
     >>> mish(0.0).item()
     0.0
     """
@@ -117,6 +124,7 @@ def gelu(x, approximate: bool = True):
     """The Gaussian error linear unit: with `approximate`, JAX's tanh formula; else
     x erfc(-x / sqrt 2) / 2.
 
+    >>> from jaxwg.nn import gelu
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 5) for v in gelu(jnp.array([-1.0, 1.0]), approximate=False).tolist()]
     [-0.15866, 0.84134]
@@ -131,6 +139,7 @@ def gelu(x, approximate: bool = True):
 def elu(x, alpha=1.0):
     """x where x > 0, else alpha (exp(x) - 1).
 
+    >>> from jaxwg.nn import elu
     >>> import jaxwg.numpy as jnp
     >>> elu(jnp.array([1.0, 0.0])).tolist()
     [1.0, 0.0]
@@ -142,6 +151,7 @@ def elu(x, alpha=1.0):
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha expm1(min(x, 0) / alpha).
 
+    >>> from jaxwg.nn import celu
     >>> celu(1.0).item()
     1.0
     """
@@ -151,6 +161,7 @@ def celu(x, alpha=1.0):
 def selu(x):
     """scale * elu(x, alpha) with JAX's constants.
 
+    >>> from jaxwg.nn import selu
     >>> selu(0.0).item()
     0.0
     """
@@ -160,6 +171,7 @@ def selu(x):
 def leaky_relu(x, negative_slope=1e-2):
     """x where x >= 0, else negative_slope * x.
 
+    >>> from jaxwg.nn import leaky_relu
     >>> import jaxwg.numpy as jnp
     >>> leaky_relu(jnp.array([-1.0, 2.0])).tolist()
     [-0.009999999776482582, 2.0]
@@ -171,6 +183,7 @@ def leaky_relu(x, negative_slope=1e-2):
 def hard_tanh(x):
     """x clipped to [-1, 1].
 
+    >>> from jaxwg.nn import hard_tanh
     >>> import jaxwg.numpy as jnp
     >>> hard_tanh(jnp.array([-3.0, 0.5, 3.0])).tolist()
     [-1.0, 0.5, 1.0]
@@ -182,6 +195,7 @@ def hard_tanh(x):
 def hard_sigmoid(x):
     """relu6(x + 3) / 6.
 
+    >>> from jaxwg.nn import hard_sigmoid
     >>> hard_sigmoid(0.0).item()
     0.5
     """
@@ -191,6 +205,7 @@ def hard_sigmoid(x):
 def hard_silu(x):
     """x * hard_sigmoid(x).
 
+    >>> from jaxwg.nn import hard_silu
     >>> hard_silu(3.0).item()
     3.0
     """
@@ -203,6 +218,7 @@ hard_swish = hard_silu
 def glu(x, axis: int = -1):
     """The gated linear unit: the first half of `axis` times sigmoid of the second.
 
+    >>> from jaxwg.nn import glu
     >>> import jaxwg.numpy as jnp
     >>> glu(jnp.array([2.0, 0.0])).tolist()
     [1.0]
@@ -219,6 +235,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     (non-differentiated) maximum, as JAX's. With `return_sign`, the log of the sum's
     magnitude and its sign; else a negative sum gives NaN, as JAX.
 
+    >>> from jaxwg.nn import logsumexp
     >>> import jaxwg.numpy as jnp
     >>> round(logsumexp(jnp.array([0.0, 0.0])).item(), 6)
     0.693147
@@ -260,6 +277,7 @@ def softmax(x, axis=-1, where=None):
     the maximum subtracted first and not differentiated: JAX's default
     (`jax_softmax_custom_jvp` off).
 
+    >>> from jaxwg.nn import softmax
     >>> import jaxwg.numpy as jnp
     >>> softmax(jnp.array([0.0, 0.0])).tolist()
     [0.5, 0.5]
@@ -278,6 +296,7 @@ def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis` (the maximum not differentiated) over the elements
     `where` allows (-inf elsewhere), as JAX.
 
+    >>> from jaxwg.nn import log_softmax
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 6) for v in log_softmax(jnp.array([0.0, 0.0])).tolist()]
     [-0.693147, -0.693147]
@@ -293,6 +312,7 @@ def log_softmax(x, axis=-1, where=None):
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
     """(x - mean) / sqrt(variance + epsilon), the moments along `axis` by default.
 
+    >>> from jaxwg.nn import standardize
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 3) for v in standardize(jnp.array([1.0, 3.0])).tolist()]
     [-1.0, 1.0]
@@ -309,6 +329,7 @@ def one_hot(x, num_classes: int, *, dtype=None, axis=-1):
     """`x` (integers) as one-hot vectors of `num_classes` along `axis`, in `dtype`
     (default: the default float).
 
+    >>> from jaxwg.nn import one_hot
     >>> import jaxwg.numpy as jnp
     >>> one_hot(jnp.array([0, 2]), 3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
@@ -355,6 +376,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     and the outputs of padding queries are zero. Logits and the softmax are float32 at
     least; `return_residual` adds the logsumexp of the logits, (batch, length, heads).
 
+    >>> from jaxwg.nn import dot_product_attention
     >>> import jaxwg.numpy as jnp
     >>> q = jnp.ones((1, 2, 1, 4))
     >>> dot_product_attention(q, q, q).shape

@@ -25,6 +25,7 @@ __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_unifo
 def zeros(key, shape, dtype=jnp.float32):
     """Zeros of `shape`.
 
+    >>> from jaxwg.nn.initializers import zeros
     >>> from jaxwg import random
     >>> zeros(random.PRNGKey(0), (2,)).tolist()
     [0.0, 0.0]
@@ -35,6 +36,7 @@ def zeros(key, shape, dtype=jnp.float32):
 def ones(key, shape, dtype=jnp.float32):
     """Ones of `shape`.
 
+    >>> from jaxwg.nn.initializers import ones
     >>> from jaxwg import random
     >>> ones(random.PRNGKey(0), (2,)).tolist()
     [1.0, 1.0]
@@ -45,6 +47,7 @@ def ones(key, shape, dtype=jnp.float32):
 def constant(value, dtype=jnp.float32):
     """An initializer filling with `value`.
 
+    >>> from jaxwg.nn.initializers import constant
     >>> from jaxwg import random
     >>> constant(3.0)(random.PRNGKey(0), (2,)).tolist()
     [3.0, 3.0]
@@ -57,6 +60,7 @@ def constant(value, dtype=jnp.float32):
 def uniform(scale=1e-2, dtype=jnp.float32):
     """Uniform on [0, scale).
 
+    >>> from jaxwg.nn.initializers import uniform
     >>> from jaxwg import random
     >>> bool((uniform(1.0)(random.PRNGKey(0), (100,)) < 1.0).all())
     True
@@ -69,6 +73,7 @@ def uniform(scale=1e-2, dtype=jnp.float32):
 def normal(stddev=1e-2, dtype=jnp.float32):
     """Normal with standard deviation `stddev`.
 
+    >>> from jaxwg.nn.initializers import normal
     >>> from jaxwg import random
     >>> normal()(random.PRNGKey(0), (2, 2)).shape
     (2, 2)
@@ -81,6 +86,7 @@ def normal(stddev=1e-2, dtype=jnp.float32):
 def truncated_normal(stddev=1e-2, dtype=jnp.float32, lower=-2.0, upper=2.0):
     """A normal truncated to [lower, upper] standard deviations, scaled by `stddev`.
 
+    >>> from jaxwg.nn.initializers import truncated_normal
     >>> from jaxwg import random
     >>> bool((abs(truncated_normal(1.0)(random.PRNGKey(0), (100,))) < 2).all())
     True
@@ -108,6 +114,7 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     """Samples whose variance is `scale` over the fan (`mode`: fan_in, fan_out, fan_avg,
     fan_geo_avg), from `distribution` (truncated_normal, normal, uniform).
 
+    >>> from jaxwg.nn.initializers import variance_scaling
     >>> from jaxwg import random
     >>> variance_scaling(2.0, "fan_in", "normal")(random.PRNGKey(0), (64, 32)).shape
     (64, 32)
@@ -138,6 +145,7 @@ def _preset(scale, mode, distribution, name):
     make.__name__ = make.__qualname__ = name
     make.__doc__ = (f"`variance_scaling({scale}, {mode!r}, {distribution!r})`.\n\n"
                     "    >>> from jaxwg import random\n"
+                    f"    >>> from jaxwg.nn.initializers import {name}\n"
                     f"    >>> {name}()(random.PRNGKey(0), (4, 3)).shape\n    (4, 3)\n")
     return make
 
@@ -155,6 +163,7 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=jnp.float32):
     `column_axis` flatten into rows, and the rows or the columns (whichever are fewer)
     are orthonormal, as JAX's (the same matrices up to rounding for equal keys).
 
+    >>> from jaxwg.nn.initializers import orthogonal
     >>> import jaxwg.numpy as jnp
     >>> from jaxwg import random
     >>> w = orthogonal()(random.PRNGKey(0), (3, 5))

@@ -25,6 +25,7 @@ tanh = jnp.tanh  # jax.nn.tanh is jax.numpy.tanh
 def identity(x):
     """`x` unchanged, as an array (a TypeError for non-arrays, as JAX).
 
+    >>> from jaxwg.nn import identity
     >>> import jaxwg.numpy as jnp
     >>> identity(jnp.array([-2.0, 0.5])).tolist()
     [-2.0, 0.5]
@@ -36,6 +37,7 @@ def identity(x):
 def soft_sign(x):
     """x / (|x| + 1).
 
+    >>> from jaxwg.nn import soft_sign
     >>> soft_sign(1.0).item()
     0.5
     """
@@ -47,6 +49,7 @@ def soft_sign(x):
 def squareplus(x, b=4):
     """(x + sqrt(x^2 + b)) / 2, a smooth relu.
 
+    >>> from jaxwg.nn import squareplus
     >>> squareplus(0.0).item()
     1.0
     """
@@ -58,6 +61,7 @@ def squareplus(x, b=4):
 def sparse_plus(x):
     """0 for x <= -1, x for x >= 1, (x + 1)^2 / 4 between.
 
+    >>> from jaxwg.nn import sparse_plus
     >>> import jaxwg.numpy as jnp
     >>> sparse_plus(jnp.array([-2.0, 0.0, 2.0])).tolist()
     [0.0, 0.25, 2.0]
@@ -70,6 +74,7 @@ def sparse_plus(x):
 def sparse_sigmoid(x):
     """clip(x + 1, 0, 2) / 2, the derivative of `sparse_plus`.
 
+    >>> from jaxwg.nn import sparse_sigmoid
     >>> import jaxwg.numpy as jnp
     >>> sparse_sigmoid(jnp.array([-2.0, 0.0, 2.0])).tolist()
     [0.0, 0.5, 1.0]
@@ -82,6 +87,8 @@ def log1mexp(x):
     """log(1 - exp(-x)), through expm1 below log 2 and log1p above (as JAX), with
     derivative 1 / expm1(x).
 
+    >>> import numpy as np
+    >>> from jaxwg.nn import log1mexp
     >>> import jaxwg
     >>> jaxwg.grad(log1mexp)(float(np.log(2.0))).item()
     1.0
@@ -98,6 +105,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     """log(mean(exp(x))) along `axis` over the elements `where` allows: `logsumexp`
     less the log of their count.
 
+    >>> from jaxwg.nn import logmeanexp
     >>> import jaxwg.numpy as jnp
     >>> logmeanexp(jnp.array([0.0, 0.0])).item()
     0.0

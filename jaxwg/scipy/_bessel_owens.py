@@ -23,6 +23,7 @@ def bessel_jn(z, *, v, n_iter=50):
     recurrence J_{k-1} = 2k / z J_k - J_{k+1}, normalized by 1 = J_0 + 2 J_2 + 2 J_4 + ...;
     in float32 it overflows to NaN for small |z| unless `n_iter` is smaller, as JAX's).
 
+    >>> from jaxwg.scipy.special import bessel_jn
     >>> [round(j, 5) for j in bessel_jn(10.0, v=2).tolist()]
     [-0.24594, 0.04347, 0.25463]
     """
@@ -100,6 +101,7 @@ def owens_t(h, a):
     """Owen's T function T(h, a) = int_0^a exp(-h^2 (1 + x^2) / 2) / (2 pi (1 + x^2)) dx
     (a 13-point quadrature, as JAX's; float16 operands give float32 as JAX's).
 
+    >>> from jaxwg.scipy.special import owens_t
     >>> round(owens_t(0.0, 1.0).item(), 5)
     0.125
     """
@@ -148,6 +150,7 @@ def wofz(z):
     """The Faddeeva function w(z) = exp(-z^2) erfc(-iz), complex (real operands become
     complex64, or complex128 from float64).
 
+    >>> from jaxwg.scipy.special import wofz
     >>> w = wofz(1.0)
     >>> round(w.real.item(), 5), round(w.imag.item(), 5)
     (0.36788, 0.60716)
@@ -190,6 +193,7 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     each (n[k], m[k], theta[k], phi[k]), for 0 <= |m| <= n (degrees and orders clipped to
     `n_max`, a concrete int, max(n) by default, as JAX's).
 
+    >>> from jaxwg.scipy.special import sph_harm_y
     >>> import jaxwg.numpy as jnp
     >>> round(sph_harm_y(jnp.array([0]), jnp.array([0]), 0.3, 0.0)[0].real.item(), 5)
     0.28209

@@ -95,6 +95,7 @@ def expi(x):
     """The exponential integral Ei(x) = int_-inf^x exp(t) / t dt (-E1(-x) for x < 0);
     NaN at 0 and +-inf, as JAX's.
 
+    >>> from jaxwg.scipy.special import expi
     >>> round(expi(1.0).item(), 5), round(expi(-1.0).item(), 5)
     (1.89512, -0.21938)
     """
@@ -199,6 +200,7 @@ def expn(n, x):
     integer n >= 0 and x >= 0 (NaN where n < 0 or x < 0 unless x > 1, and at x = inf, as
     JAX's); E_n(0) = 1 / (n - 1) for n >= 2 as SciPy (JAX's is 1 / n).
 
+    >>> from jaxwg.scipy.special import expn
     >>> round(expn(2, 1.0).item(), 5), round(expn(3, 0.0).item(), 5)
     (0.1485, 0.5)
     """
@@ -211,6 +213,7 @@ def exp1(x):
     """The exponential integral E1(x) = int_x^inf exp(-t) / t dt, `expn(1, x)` (NaN for
     x < 0 and at inf, as JAX's).
 
+    >>> from jaxwg.scipy.special import exp1
     >>> round(exp1(1.0).item(), 5)
     0.21938
     """
@@ -292,6 +295,7 @@ def sici(x):
     log x + int_0^x (cos(t) - 1) / t dt (Ci is -inf at 0 and the real part of Ci(x) for
     x < 0 as SciPy; NaN at -inf).
 
+    >>> from jaxwg.scipy.special import sici
     >>> [round(v.item(), 5) for v in sici(1.0)]
     [0.94608, 0.3374]
     """
@@ -395,6 +399,7 @@ def fresnel(x):
     """The Fresnel integrals (S(x), C(x)) = int_0^x (sin, cos)(pi t^2 / 2) dt (float16
     computed in float32, as JAX's).
 
+    >>> from jaxwg.scipy.special import fresnel
     >>> [round(v.item(), 5) for v in fresnel(1.0)]
     [0.43826, 0.77989]
     """

@@ -81,6 +81,7 @@ def hyp1f1(a, b, x):
     (its Taylor series for |x| < 100, its asymptotic series above, as JAX's: real
     operands; 1 where a = b = 0, unlike SciPy).
 
+    >>> from jaxwg.scipy.special import hyp1f1
     >>> round(hyp1f1(1.0, 2.0, 1.0).item(), 5)
     1.71828
     """
@@ -234,6 +235,7 @@ def hyp2f1(a, b, c, x):
     """The Gauss hypergeometric function 2F1(a, b; c; x) = sum_k (a)_k (b)_k / (c)_k
     x^k / k! for real operands and x <= 1 (inf for x > 1, as JAX's).
 
+    >>> from jaxwg.scipy.special import hyp2f1
     >>> round(hyp2f1(1.0, 1.0, 2.0, 0.5).item(), 5)
     1.38629
     """

@@ -41,6 +41,7 @@ def schur(a, output: str = "real"):
     Computed on the host, as JAX's (LAPACK on its CPU); the order of the eigenvalues on
     T's diagonal may differ from LAPACK's.
 
+    >>> from jaxwg.scipy.linalg import schur
     >>> import jaxwg.numpy as jnp
     >>> t, z = schur(jnp.array([[1.0, 2.0], [0.0, 3.0]]))
     >>> t.tolist(), z.tolist()
@@ -61,6 +62,7 @@ def hessenberg(a, *, calc_q: bool = False, overwrite_a: bool = False, check_fini
     first subdiagonal), by Householder reflections computed on the host (LAPACK's
     gehrd); (H, Q) with `calc_q`.
 
+    >>> from jaxwg.scipy.linalg import hessenberg
     >>> import jaxwg.numpy as jnp
     >>> h, q = hessenberg(jnp.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [4.0, 0.0, 1.0]]), calc_q=True)
     >>> h.tolist()
@@ -130,6 +132,7 @@ def rsf2csf(T, Z, check_finite: bool = True):
     `Z`: each 2 x 2 diagonal block of T with a nonzero subdiagonal entry is made upper
     triangular by a complex Givens rotation (as SciPy's and JAX's); leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import rsf2csf
     >>> import jaxwg.numpy as jnp
     >>> t, z = rsf2csf(jnp.array([[1.0, 1.0], [-1.0, 1.0]]), jnp.eye(2))
     >>> [round(v.imag, 5) for v in jnp.diag(t).tolist()]
@@ -173,6 +176,7 @@ def sqrtm(A, blocksize: int = 1):
     Schur form T = Z^H A Z: Z sqrt(T) Z^H, sqrt(T) by Bjorck and Hammarling's recurrence
     (JAX's method; `blocksize` > 1 is not implemented, as in JAX).
 
+    >>> from jaxwg.scipy.linalg import sqrtm
     >>> import jaxwg.numpy as jnp
     >>> sqrtm(jnp.array([[1.0, 2.0], [0.0, 1.0]])).tolist()
     [[(1+0j), (1+0j)], [0j, (1+0j)]]
@@ -221,6 +225,7 @@ def funm(A, func, disp: bool = True):
     eigenvalues), by the Schur-Parlett method as JAX's: complex (SciPy's may be real);
     with `disp=False`, (f(A), an estimate of its relative error).
 
+    >>> from jaxwg.scipy.linalg import funm
     >>> import jaxwg.numpy as jnp
     >>> funm(jnp.array([[1.0, 0.0], [0.0, 2.0]]), lambda x: x * x).tolist()
     [[(1+0j), 0j], [0j, (4+0j)]]
@@ -309,6 +314,7 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
     where some eigenvalues of A and B sum to less than `tol` in magnitude. Leading axes
     batch.
 
+    >>> from jaxwg.scipy.linalg import solve_sylvester
     >>> import jaxwg.numpy as jnp
     >>> solve_sylvester(jnp.array([[1.0]]), jnp.array([[3.0]]), jnp.array([[8.0]])).tolist()
     [[2.0]]

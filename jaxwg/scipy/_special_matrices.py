@@ -53,6 +53,7 @@ def block_diag(*arrs):
     """The block diagonal matrix of `arrs` (scalars and 1-D arrays are 1 x n blocks), in
     their promoted dtype.
 
+    >>> from jaxwg.scipy.linalg import block_diag
     >>> import jaxwg.numpy as jnp
     >>> block_diag(jnp.array([[1, 2]]), 3).tolist()
     [[1, 2, 0], [0, 0, 3]]
@@ -78,6 +79,7 @@ def toeplitz(c, r=None):
     """The Toeplitz matrix of first column `c` and first row `r` (default conj(c); r[0]
     is ignored); leading axes of c and r batch.
 
+    >>> from jaxwg.scipy.linalg import toeplitz
     >>> import jaxwg.numpy as jnp
     >>> toeplitz(jnp.array([1, 2, 3]), jnp.array([1, 4])).tolist()
     [[1, 4], [2, 1], [3, 2]]
@@ -99,6 +101,7 @@ def hankel(c, r=None):
     """The Hankel matrix of first column `c` and last row `r` (default zeros; r[0] is
     ignored): entry (i, j) is v[i + j], v = concatenate([c, r[1:]]); leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import hankel
     >>> import jaxwg.numpy as jnp
     >>> hankel(jnp.array([1, 2, 3]), jnp.array([9, 4])).tolist()
     [[1, 2], [2, 3], [3, 4]]
@@ -126,6 +129,7 @@ def circulant(c):
     """The circulant matrix of first column `c`: entry (i, j) is c[(i - j) mod n];
     leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import circulant
     >>> import jaxwg.numpy as jnp
     >>> circulant(jnp.array([1, 2])).tolist()
     [[1, 2], [2, 1]]
@@ -140,6 +144,7 @@ def leslie(f, s):
     """The Leslie matrix: fecundities `f` (..., n), n >= 2, as its first row and
     survivals `s` (..., n - 1) on its first sub-diagonal; leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import leslie
     >>> import jaxwg.numpy as jnp
     >>> leslie(jnp.array([1.0, 2.0]), jnp.array([0.5])).tolist()
     [[1.0, 2.0], [0.5, 0.0]]
@@ -168,6 +173,7 @@ def companion(a):
     highest degree first: first row -a[1:] / a[0], ones on the first sub-diagonal.
     a[0] = 0 gives inf or NaN (not an error, as in JAX).
 
+    >>> from jaxwg.scipy.linalg import companion
     >>> import jaxwg.numpy as jnp
     >>> companion(jnp.array([1.0, -3.0, 2.0])).tolist()
     [[3.0, -2.0], [1.0, 0.0]]
@@ -185,6 +191,7 @@ def companion(a):
 def fiedler(a):
     """The symmetric Fiedler matrix |a[i] - a[j]| of `a` (..., n); leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import fiedler
     >>> import jaxwg.numpy as jnp
     >>> fiedler(jnp.array([1, 4, 12])).tolist()
     [[0, 3, 11], [3, 0, 8], [11, 8, 0]]
@@ -199,6 +206,7 @@ def fiedler_companion(a):
     highest degree first: pentadiagonal, with the roots as its eigenvalues; (0, 0) for
     n = 1.
 
+    >>> from jaxwg.scipy.linalg import fiedler_companion
     >>> import jaxwg.numpy as jnp
     >>> fiedler_companion(jnp.array([1.0, -3.0, 2.0])).tolist()
     [[3.0, -2.0], [1.0, 0.0]]
@@ -223,6 +231,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
     (..., m): m + n - 1 rows ("full"), max(m, n) ("same") or max(m, n) - min(m, n) + 1
     ("valid"); leading axes batch.
 
+    >>> from jaxwg.scipy.linalg import convolution_matrix
     >>> import jaxwg.numpy as jnp
     >>> convolution_matrix(jnp.array([1, 2]), 2).tolist()
     [[1, 0], [2, 1], [0, 2]]
@@ -249,6 +258,7 @@ def convolution_matrix(a, n: int, mode: str = "full"):
 def hilbert(n: int):
     """The n x n Hilbert matrix, 1 / (i + j + 1), in the default float dtype.
 
+    >>> from jaxwg.scipy.linalg import hilbert
     >>> hilbert(2).tolist()
     [[1.0, 0.5], [0.5, 0.3333333432674408]]
     """
@@ -260,6 +270,7 @@ def invhilbert(n: int):
     """The inverse of the n x n Hilbert matrix, from its closed form in binomial
     coefficients (`scipy.special.comb`, in the default float dtype: no `exact`, as JAX).
 
+    >>> from jaxwg.scipy.linalg import invhilbert
     >>> invhilbert(2).round(3).tolist()
     [[4.0, -6.0], [-6.0, 12.0]]
     """
@@ -289,6 +300,7 @@ def pascal(n: int, kind: str | None = None):
     """The n x n Pascal matrix (binomial coefficients by exp(lgamma), so approximate, in
     float32 as JAX's): `kind` "symmetric" (default), "lower" or "upper".
 
+    >>> from jaxwg.scipy.linalg import pascal
     >>> pascal(3, kind="lower").round(3).tolist()
     [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 2.0, 1.0]]
     """
@@ -309,6 +321,7 @@ def invpascal(n: int, kind: str | None = None):
     "lower", its transpose for "upper", their product for "symmetric" (default float
     dtype, no `exact`).
 
+    >>> from jaxwg.scipy.linalg import invpascal
     >>> invpascal(2, kind="lower").round(3).tolist()
     [[1.0, -0.0], [-1.0, 1.0]]
     """
@@ -330,6 +343,7 @@ def helmert(n: int, full: bool = False):
     sqrt(k (k + 1)) with k ones; `full` prepends the row 1 / sqrt(n) ((n, n), else
     (n - 1, n)), in the default float dtype.
 
+    >>> from jaxwg.scipy.linalg import helmert
     >>> helmert(2).round(4).tolist()
     [[0.707099974155426, -0.707099974155426]]
     """
@@ -349,6 +363,7 @@ def hadamard(n: int, dtype=int):
     """The n x n Hadamard matrix of Sylvester's construction, n a power of 2: entry
     (i, j) is (-1) ** popcount(i & j), in `dtype`.
 
+    >>> from jaxwg.scipy.linalg import hadamard
     >>> hadamard(2).tolist()
     [[1, 1], [1, -1]]
     """
@@ -364,6 +379,7 @@ def dft(n: int, scale: str | None = None, *, dtype=None):
     """The n x n discrete Fourier transform matrix exp(-2 pi i j k / n), divided by
     sqrt(n) (`scale` "sqrtn") or n ("n"), in a complex `dtype` (default complex).
 
+    >>> from jaxwg.scipy.linalg import dft
     >>> dft(2).real.round(4).tolist()
     [[1.0, 1.0], [1.0, -1.0]]
     """

@@ -75,6 +75,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     "T": a^T, 2 or "C": a^H), reading only a's `lower` (else upper) triangle, and not
     its diagonal with `unit_diagonal`. b is (n,) or (..., n, k).
 
+    >>> from jaxwg.scipy.linalg import solve_triangular
     >>> import jaxwg.numpy as jnp
     >>> solve_triangular(jnp.array([[2.0, 0.0], [1.0, 1.0]]), jnp.array([2.0, 3.0]), lower=True).tolist()
     [1.0, 2.0]
@@ -94,6 +95,7 @@ def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bo
     default (as SciPy), lower L with L L^H = a with `lower`; only that triangle of `a`
     is read. NaN where `a` is not positive definite.
 
+    >>> from jaxwg.scipy.linalg import cholesky
     >>> import jaxwg.numpy as jnp
     >>> cholesky(jnp.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
     [[2.0, 1.0], [0.0, 2.0]]
@@ -108,6 +110,7 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
     """(c, lower): `cholesky(a, lower)` and the flag, for `cho_solve` (the other triangle
     of c is zero, unlike SciPy's).
 
+    >>> from jaxwg.scipy.linalg import cho_factor
     >>> import jaxwg.numpy as jnp
     >>> c, lower = cho_factor(jnp.array([[4.0, 2.0], [2.0, 5.0]]), lower=True)
     >>> c.tolist(), lower
@@ -119,6 +122,7 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
 def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
     """x with a x = b, given `cho_factor(a)`'s (c, lower): two triangular solves.
 
+    >>> from jaxwg.scipy.linalg import cho_factor, cho_solve
     >>> import jaxwg.numpy as jnp
     >>> factors = cho_factor(jnp.array([[4.0, 2.0], [2.0, 5.0]]))
     >>> [round(x, 5) for x in cho_solve(factors, jnp.array([6.0, 7.0])).tolist()]
@@ -141,6 +145,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
     matrix, l (m, k) unit lower triangular and u (k, n) upper triangular, k = min(m, n);
     or (p @ l, u) with `permute_l`.
 
+    >>> from jaxwg.scipy.linalg import lu
     >>> import jaxwg.numpy as jnp
     >>> p, l, u = lu(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
     >>> p.tolist(), l.tolist(), u.tolist()
@@ -163,6 +168,7 @@ def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
     """(lu, piv): `lax.linalg.lu`'s factors and LAPACK's pivots, for `lu_solve`.
 
+    >>> from jaxwg.scipy.linalg import lu_factor
     >>> import jaxwg.numpy as jnp
     >>> factors, piv = lu_factor(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
     >>> factors.tolist(), piv.tolist()
@@ -176,6 +182,7 @@ def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
 def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True):
     """x with op(a) x = b given `lu_factor(a)`, op(a) = a (trans 0), a^T (1) or a^H (2).
 
+    >>> from jaxwg.scipy.linalg import lu_factor, lu_solve
     >>> import jaxwg.numpy as jnp
     >>> factors = lu_factor(jnp.array([[1.0, 2.0], [4.0, 4.0]]))
     >>> lu_solve(factors, jnp.array([3.0, 8.0])).tolist()
@@ -211,6 +218,7 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
     """x with a x = b: by LU with partial pivoting (`assume_a` "gen", "sym" or "her"),
     or by Cholesky of a's `lower` (else upper) triangle for "pos".
 
+    >>> from jaxwg.scipy.linalg import solve
     >>> import jaxwg.numpy as jnp
     >>> solve(jnp.array([[4.0, 2.0], [2.0, 5.0]]), jnp.array([6.0, 7.0]), assume_a="pos").tolist()
     [1.0, 1.0]
@@ -230,6 +238,7 @@ def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: boo
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
     """The inverse of each square matrix in `a` (`jnp.linalg.inv`).
 
+    >>> from jaxwg.scipy.linalg import inv
     >>> import jaxwg.numpy as jnp
     >>> inv(jnp.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
     [[0.5, 0.0], [0.0, 0.25]]
@@ -240,6 +249,7 @@ def inv(a, overwrite_a: bool = False, check_finite: bool = True):
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
     """The determinant of each square matrix in `a` (`jnp.linalg.det`).
 
+    >>> from jaxwg.scipy.linalg import det
     >>> import jaxwg.numpy as jnp
     >>> det(jnp.array([[2.0, 0.0], [0.0, 4.0]])).item()
     8.0
@@ -254,6 +264,7 @@ def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: b
     shape (m, n)). With `pivoting`, LAPACK's column pivoting (geqp3): q r = a[:, p], and
     p (int32) is appended: (q, r, p), or (r, p) for mode "r".
 
+    >>> from jaxwg.scipy.linalg import qr
     >>> import jaxwg.numpy as jnp
     >>> qr(jnp.array([[3.0], [4.0]]), mode="r")[0].tolist()
     [[-5.0], [0.0]]
@@ -276,6 +287,7 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
     a row ("right"), and the result is raveled. jaxwg forms Q, where JAX applies the
     reflectors (ormqr): equal up to rounding.
 
+    >>> from jaxwg.scipy.linalg import qr_multiply
     >>> import jaxwg.numpy as jnp
     >>> cq, r = qr_multiply(jnp.array([[3.0], [4.0]]), jnp.array([3.0, 4.0]))
     >>> cq.round(4).tolist(), r.tolist()
@@ -309,6 +321,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
     """(u, s, vh) with a = u diag(s) vh, s descending (`jnp.linalg.svd`); s alone where
     `compute_uv` is False.
 
+    >>> from jaxwg.scipy.linalg import svd
     >>> import jaxwg.numpy as jnp
     >>> svd(jnp.array([[0.0, 2.0], [1.0, 0.0]]), compute_uv=False).tolist()
     [2.0, 1.0]
@@ -324,6 +337,7 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     matrix in `a` (symmetrized first, as JAX's), or w alone with `eigvals_only`. As in
     JAX, only the standard problem (b None, type 1, all eigenvalues).
 
+    >>> from jaxwg.scipy.linalg import eigh
     >>> import jaxwg.numpy as jnp
     >>> eigh(jnp.array([[2.0, 0.0], [0.0, 1.0]]), eigvals_only=True).tolist()
     [1.0, 2.0]
@@ -347,6 +361,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a", sel
     eigenvectors (without `eigvals_only`) are those of the dense matrix by `eigh`, where
     JAX uses inverse iteration from random vectors (`key`): equal up to sign.
 
+    >>> from jaxwg.scipy.linalg import eigh_tridiagonal
     >>> import jaxwg.numpy as jnp
     >>> [round(x, 5) for x in eigh_tridiagonal(jnp.array([2.0, 2.0]), jnp.array([1.0]),
     ...                                        eigvals_only=True).tolist()]
@@ -513,6 +528,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     exceed `max_squarings`). `upper_triangular` solves the Pade quotient by a
     triangular solve.
 
+    >>> from jaxwg.scipy.linalg import expm
     >>> import jaxwg.numpy as jnp
     >>> expm(jnp.zeros((2, 2))).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
@@ -529,6 +545,7 @@ def expm_frechet(A, E, *, method=None, compute_expm: bool = True):
     """(expm(A), L(A, E)): the matrix exponential and its Frechet derivative at A in the
     direction E (the JVP of `expm`, as JAX's); L alone without `compute_expm`.
 
+    >>> from jaxwg.scipy.linalg import expm_frechet
     >>> import jaxwg.numpy as jnp
     >>> expm_frechet(jnp.zeros((1, 1)), jnp.ones((1, 1)), compute_expm=False).tolist()
     [[1.0]]
@@ -549,6 +566,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps=None, max_iterati
     a = p u ("left", p (m, m)), u with orthonormal columns (rows). jaxwg computes both
     methods ("qdwh", JAX's default, and "svd") from the SVD: u = U Vh.
 
+    >>> from jaxwg.scipy.linalg import polar
     >>> import jaxwg.numpy as jnp
     >>> u, p = polar(jnp.array([[-2.0, 0.0], [0.0, 3.0]]))
     >>> u.tolist(), p.tolist()

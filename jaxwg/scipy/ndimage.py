@@ -68,6 +68,7 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     JAX's 'constant' and 'wrap' are SciPy's 'grid-constant' and 'grid-wrap'. Integer
     inputs round half away from zero.
 
+    >>> from jaxwg.scipy.ndimage import map_coordinates
     >>> import jaxwg.numpy as jnp
     >>> map_coordinates(jnp.arange(4.0), [jnp.array([-0.5, 3.5])], 1, mode="wrap").tolist()
     [1.5, 1.5]

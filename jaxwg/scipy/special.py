@@ -68,6 +68,7 @@ def _inexact_broadcast(*xs):
 def erf(x):
     """The error function.
 
+    >>> from jaxwg.scipy.special import erf
     >>> round(erf(1.0).item(), 6)
     0.842701
     """
@@ -77,6 +78,7 @@ def erf(x):
 def erfc(x):
     """1 - erf(x), accurate where erf(x) is near 1.
 
+    >>> from jaxwg.scipy.special import erfc
     >>> round(erfc(3.0).item(), 8)
     2.209e-05
     """
@@ -86,6 +88,7 @@ def erfc(x):
 def erfinv(x):
     """The inverse error function (`lax.erf_inv`).
 
+    >>> from jaxwg.scipy.special import erfinv
     >>> round(erfinv(0.5).item(), 6)
     0.476936
     """
@@ -95,6 +98,7 @@ def erfinv(x):
 def expit(x):
     """The logistic function 1 / (1 + exp(-x)).
 
+    >>> from jaxwg.scipy.special import expit
     >>> expit(0.0).item()
     0.5
     """
@@ -104,6 +108,7 @@ def expit(x):
 def logit(x):
     """log(x / (1 - x)), the inverse of `expit`.
 
+    >>> from jaxwg.scipy.special import logit
     >>> logit(0.5).item()
     0.0
     """
@@ -143,6 +148,7 @@ def _x_times_jvp(function, log_fn, dlog_fn):
 def xlogy(x, y):
     """x * log(y), and 0 where x is 0 (even where log(y) is not finite) unless y is NaN.
 
+    >>> from jaxwg.scipy.special import xlogy
     >>> xlogy(2.0, 1.0).item()
     0.0
     """
@@ -153,6 +159,7 @@ def xlogy(x, y):
 def xlog1py(x, y):
     """x * log1p(y), and 0 where x is 0 unless y is NaN.
 
+    >>> from jaxwg.scipy.special import xlog1py
     >>> xlog1py(0.0, -1.0).item()
     0.0
     """
@@ -170,6 +177,7 @@ def _all_axes(x, axis):
 def softmax(x, axis=None):
     """exp(x) / sum(exp(x)) over `axis` (all axes by default, unlike `jaxwg.nn.softmax`).
 
+    >>> from jaxwg.scipy.special import softmax
     >>> import jaxwg.numpy as jnp
     >>> softmax(jnp.zeros((2, 2))).tolist()
     [[0.25, 0.25], [0.25, 0.25]]
@@ -180,6 +188,7 @@ def softmax(x, axis=None):
 def log_softmax(x, axis=None):
     """x - logsumexp(x) over `axis` (all axes by default).
 
+    >>> from jaxwg.scipy.special import log_softmax
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 6) for v in log_softmax(jnp.zeros(2)).tolist()]
     [-0.693147, -0.693147]
@@ -191,6 +200,7 @@ def log_softmax(x, axis=None):
 def gammaln(x):
     """log|Gamma(x)| (`lax.lgamma`).
 
+    >>> from jaxwg.scipy.special import gammaln
     >>> round(gammaln(0.5).item(), 4)
     0.5724
     """
@@ -200,6 +210,7 @@ def gammaln(x):
 def digamma(x):
     """The digamma function, the derivative of `gammaln` (`lax.digamma`).
 
+    >>> from jaxwg.scipy.special import digamma
     >>> round(digamma(1.0).item(), 5)
     -0.57722
     """
@@ -210,6 +221,7 @@ def gamma(x):
     """The gamma function: exp(gammaln(x)) with the sign of Gamma(x), as SciPy (+-inf at
     +-0, NaN at the negative integers and at -inf).
 
+    >>> from jaxwg.scipy.special import gamma
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 4) for v in gamma(jnp.array([5.0, 0.5, -0.5])).tolist()]
     [24.0, 1.7725, -3.5449]
@@ -222,6 +234,7 @@ def gammasgn(x):
     """The sign of the gamma function: -1 on (-1, 0), (-3, -2), ... and at -0.0, NaN at
     the poles 0 > x = floor(x), at -inf and for NaN, else 1.
 
+    >>> from jaxwg.scipy.special import gammasgn
     >>> import jaxwg.numpy as jnp
     >>> gammasgn(jnp.array([2.5, -0.5, -1.5, -2.0])).tolist()
     [1.0, -1.0, 1.0, nan]
@@ -236,6 +249,7 @@ def gammasgn(x):
 def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x) (`lax.igamma`).
 
+    >>> from jaxwg.scipy.special import gammainc
     >>> round(gammainc(1.0, 1.0).item(), 5)
     0.63212
     """
@@ -246,6 +260,7 @@ def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)
     (`lax.igammac`).
 
+    >>> from jaxwg.scipy.special import gammaincc
     >>> round(gammaincc(1.0, 1.0).item(), 5)
     0.36788
     """
@@ -267,6 +282,7 @@ def betaln(a, b):
     """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b), with the large terms of
     the last two cancelled analytically when the larger argument is 8 or more.
 
+    >>> from jaxwg.scipy.special import betaln
     >>> round(betaln(2.0, 3.0).item(), 5)
     -2.48491
     """
@@ -285,6 +301,7 @@ def loggamma(x):
     """The principal branch of log Gamma(x): `gammaln` for x > 0, NaN elsewhere (complex
     operands, which JAX takes, are not implemented).
 
+    >>> from jaxwg.scipy.special import loggamma
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 4) for v in loggamma(jnp.array([0.5, 3.0])).tolist()]
     [0.5724, 0.6931]
@@ -299,6 +316,7 @@ def beta(a, b):
     """The beta function B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b), as the sign of the
     three gammas times exp(betaln(a, b)).
 
+    >>> from jaxwg.scipy.special import beta
     >>> round(beta(2.0, 3.0).item(), 6)
     0.083333
     """
@@ -310,6 +328,7 @@ def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b) (`lax.betainc`), differentiable
     in `x`.
 
+    >>> from jaxwg.scipy.special import betainc
     >>> round(betainc(2.0, 3.0, 0.3).item(), 5)
     0.3483
     """
@@ -319,6 +338,7 @@ def betainc(a, b, x):
 def factorial(n, exact=False):
     """n! = Gamma(n + 1) as a float (0 for n < 0); `exact=True` is not supported (as JAX).
 
+    >>> from jaxwg.scipy.special import factorial
     >>> import jaxwg.numpy as jnp
     >>> [round(v, 3) for v in factorial(jnp.array([0, 4, -1])).tolist()]
     [1.0, 24.0, 0.0]
@@ -333,6 +353,7 @@ def comb(N, k, *, repetition=False):
     """The binomial coefficient N choose k as a float, through `gammaln` (0 where N < 0,
     k < 0 or k > N); with `repetition`, N + k - 1 choose k.
 
+    >>> from jaxwg.scipy.special import comb
     >>> round(comb(5, 2).item(), 3), round(comb(5, 2, repetition=True).item(), 3)
     (10.0, 15.0)
     """
@@ -349,6 +370,7 @@ def comb(N, k, *, repetition=False):
 def poch(z, m):
     """The Pochhammer symbol (rising factorial) Gamma(z + m) / Gamma(z), 1 where m = 0.
 
+    >>> from jaxwg.scipy.special import poch
     >>> round(poch(3.0, 2.0).item(), 4)
     12.0
     """
@@ -364,6 +386,7 @@ def multigammaln(a, d):
     """log of the multivariate gamma function of dimension `d` (a concrete int):
     d (d - 1) / 4 log(pi) + sum_{i < d} gammaln(a - i / 2).
 
+    >>> from jaxwg.scipy.special import multigammaln
     >>> round(multigammaln(3.0, 2).item(), 4)
     1.5502
     """
@@ -384,6 +407,7 @@ _xlogx.defjvps(lambda t, ans, x: t * (lax.log(x) + 1))
 def entr(x):
     """-x log(x) for x > 0, 0 at 0, -inf for x < 0.
 
+    >>> from jaxwg.scipy.special import entr
     >>> import jaxwg.numpy as jnp
     >>> entr(jnp.array([0.0, 1.0, -1.0])).tolist()
     [-0.0, -0.0, -inf]
@@ -395,6 +419,7 @@ def entr(x):
 def rel_entr(p, q):
     """p log(p / q) where both are positive, 0 where p = 0 <= q, inf elsewhere.
 
+    >>> from jaxwg.scipy.special import rel_entr
     >>> import jaxwg.numpy as jnp
     >>> rel_entr(jnp.array([1.0, 0.0, 1.0]), jnp.array([1.0, 2.0, 0.0])).tolist()
     [0.0, 0.0, inf]
@@ -410,6 +435,7 @@ def rel_entr(p, q):
 def kl_div(p, q):
     """p log(p / q) - p + q (q where p = 0 <= q, inf where either is negative).
 
+    >>> from jaxwg.scipy.special import kl_div
     >>> import jaxwg.numpy as jnp
     >>> kl_div(jnp.array([1.0, 0.0]), jnp.array([1.0, 2.0])).tolist()
     [0.0, 2.0]
@@ -421,6 +447,7 @@ def kl_div(p, q):
 def boxcox(x, lmbda):
     """The Box-Cox transform (x^lmbda - 1) / lmbda, log(x) where lmbda = 0.
 
+    >>> from jaxwg.scipy.special import boxcox
     >>> round(boxcox(4.0, 0.5).item(), 5), round(boxcox(1.0, 0.0).item(), 5)
     (2.0, 0.0)
     """
@@ -431,6 +458,7 @@ def boxcox(x, lmbda):
 def boxcox1p(x, lmbda):
     """The Box-Cox transform of 1 + x, accurate for small x: ((1 + x)^lmbda - 1) / lmbda.
 
+    >>> from jaxwg.scipy.special import boxcox1p
     >>> round(boxcox1p(3.0, 0.5).item(), 5)
     2.0
     """
@@ -469,6 +497,7 @@ def _ndtr(x):
 def ndtr(x):
     """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2 (float32 and float64 only).
 
+    >>> from jaxwg.scipy.special import ndtr
     >>> ndtr(0.0).item()
     0.5
     """
@@ -500,6 +529,7 @@ def ndtri(p):
     """The inverse of `ndtr`, the standard normal quantile (-inf at 0, inf at 1, NaN
     outside [0, 1]; float32 and float64 only).
 
+    >>> from jaxwg.scipy.special import ndtri
     >>> ndtri(0.5).item()
     0.0
     """
@@ -553,6 +583,7 @@ def _log_ndtr_jvp(series_order, primals, tangents):
 def log_ndtr(x, series_order=3):
     """log(ndtr(x)), accurate far into both tails (float32 and float64 only).
 
+    >>> from jaxwg.scipy.special import log_ndtr
     >>> round(log_ndtr(0.0).item(), 6), round(log_ndtr(-20.0).item(), 3)
     (-0.693147, -203.917)
     """
@@ -572,6 +603,7 @@ def log_ndtr(x, series_order=3):
 def i0e(x):
     """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0.
 
+    >>> from jaxwg.scipy.special import i0e
     >>> round(i0e(1.0).item(), 5)
     0.46576
     """
@@ -581,6 +613,7 @@ def i0e(x):
 def i0(x):
     """I0(x), the modified Bessel function of the first kind of order 0.
 
+    >>> from jaxwg.scipy.special import i0
     >>> round(i0(1.0).item(), 5)
     1.26607
     """
@@ -591,6 +624,7 @@ def i0(x):
 def i1e(x):
     """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1.
 
+    >>> from jaxwg.scipy.special import i1e
     >>> round(i1e(1.0).item(), 5)
     0.20791
     """
@@ -600,6 +634,7 @@ def i1e(x):
 def i1(x):
     """I1(x), the modified Bessel function of the first kind of order 1.
 
+    >>> from jaxwg.scipy.special import i1
     >>> round(i1(1.0).item(), 5)
     0.56516
     """
@@ -640,6 +675,7 @@ def erfcx(x):
     """The scaled complementary error function exp(x^2) erfc(x), finite for large x
     (real operands only: JAX's complex form is not implemented).
 
+    >>> from jaxwg.scipy.special import erfcx
     >>> round(erfcx(0.0).item(), 5), round(erfcx(30.0).item(), 5)
     (1.0, 0.0188)
     """
@@ -655,6 +691,7 @@ def zeta(x, q=None):
     """The Hurwitz zeta function sum_n (n + q)^-x (`lax.zeta`); q is required (JAX has
     no Riemann zeta).
 
+    >>> from jaxwg.scipy.special import zeta
     >>> round(zeta(2.0, 1.0).item(), 5)
     1.64493
     """
@@ -667,6 +704,7 @@ def zeta(x, q=None):
 def polygamma(n, x):
     """psi^(n)(x), the (n + 1)-th derivative of `gammaln`, for integer-typed `n`.
 
+    >>> from jaxwg.scipy.special import polygamma
     >>> round(polygamma(1, 1.0).item(), 5)
     1.64493
     """
@@ -727,6 +765,7 @@ _dawsn.defjvps(lambda t, ans, x: t * (1.0 - 2.0 * x * ans))
 def dawsn(x):
     """Dawson's integral exp(-x^2) int_0^x exp(t^2) dt.
 
+    >>> from jaxwg.scipy.special import dawsn
     >>> round(dawsn(1.0).item(), 5)
     0.53808
     """
@@ -746,6 +785,7 @@ def spence(x):
     """Spence's function (the dilogarithm) int_1^x log(t) / (1 - t) dt for x >= 0 (NaN
     below; float32 and float64 only).
 
+    >>> from jaxwg.scipy.special import spence
     >>> round(spence(2.0).item(), 5)
     -0.82247
     """
@@ -770,6 +810,7 @@ def spence(x):
 def bernoulli(n):
     """The Bernoulli numbers B_0 ... B_n (B_1 = -1/2) as an array, for a concrete n.
 
+    >>> from jaxwg.scipy.special import bernoulli
     >>> bernoulli(4).tolist()[:3]
     [1.0, -0.5, 0.1666666716337204]
     """

@@ -161,6 +161,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     `primals` and `tangents` are tuples (or lists) of pytrees of one structure; the
     tangent of an integer or boolean primal has dtype `float0`.
 
+    >>> from jaxwg import jvp
     >>> import jaxwg.numpy as jnp
     >>> y, dy = jvp(lambda x: x ** 3, (jnp.array(2.0),), (jnp.array(1.0),))
     >>> float(y), float(dy)

@@ -257,6 +257,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     goes in the outputs. `axis_name` names the axis for `lax.psum` and friends;
     `axis_size` gives the size when no argument is mapped.
 
+    >>> from jaxwg import vmap
     >>> import jaxwg.numpy as jnp
     >>> vmap(jnp.dot, in_axes=(0, None))(jnp.ones((4, 3)), jnp.arange(3.0)).tolist()
     [3.0, 3.0, 3.0, 3.0]

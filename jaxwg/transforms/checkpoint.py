@@ -131,6 +131,7 @@ def checkpoint_name(x, name):
 def checkpoint(fun, *, prevent_cse: bool = True, policy=None, static_argnums=()):
     """`fun`, whose intermediates reverse mode recomputes instead of storing.
 
+    >>> from jaxwg import checkpoint
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> g = jaxwg.grad(checkpoint(lambda x: jnp.sum(jnp.tanh(x) ** 2)))
     >>> round(g(jnp.array([0.5])).tolist()[0], 5)

@@ -103,6 +103,7 @@ class SymbolicZero:
 class custom_jvp:
     """`fun` with the derivative given by `defjvp` (or `defjvps`), as `jax.custom_jvp`.
 
+    >>> from jaxwg import custom_jvp
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> f = custom_jvp(lambda x: jnp.sin(x))
     >>> f.defjvps(lambda t, ans, x: 2.0 * t)  # a deliberately different derivative
@@ -168,6 +169,7 @@ class custom_vjp:
     `jax.custom_vjp`: `fwd(*args) -> (out, residuals)`, `bwd(residuals, ct_out) ->`
     a tuple of cotangents, one per argument.
 
+    >>> from jaxwg import custom_vjp
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> @custom_vjp
     ... def clip_gradient(x):
@@ -345,6 +347,7 @@ def closure_convert(fun, *example_args):
     `(converted, consts)` with `converted(*args, *consts) == fun(*args)`, as
     `jax.closure_convert` (for custom rules that must differentiate closed-over values).
 
+    >>> from jaxwg import closure_convert
     >>> import jaxwg.numpy as jnp
     >>> w = jnp.array([2.0, 3.0])
     >>> converted, consts = closure_convert(lambda x: x * w, jnp.ones(2))

@@ -33,6 +33,7 @@ def custom_gradient(fun):
     the value -> a tuple of one cotangent per argument, or the one cotangent of a single
     argument), as `jax.custom_gradient`.
 
+    >>> from jaxwg import custom_gradient
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> @custom_gradient
     ... def f(x, y):
@@ -72,6 +73,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     (arrays or `ShapeDtypeStruct`s): a function from an output cotangent to the tuple of
     input cotangents. Float (or complex) to float, or integer to integer, as JAX's.
 
+    >>> from jaxwg import linear_transpose
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> f_t = linear_transpose(lambda x: 2.0 * x.sum(), jnp.zeros(3))
     >>> f_t(1.0)[0].tolist()

@@ -74,6 +74,7 @@ _JACOBIAN_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argn
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of `fun` with respect to `argnums`, by forward mode.
 
+    >>> from jaxwg import jacfwd
     >>> import jaxwg.numpy as jnp
     >>> jacfwd(lambda x, y: x * y, argnums=1)(2.0, jnp.ones(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
@@ -134,6 +135,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
     """The Jacobian of `fun` with respect to `argnums`, by reverse mode.
 
+    >>> from jaxwg import jacrev
     >>> import jaxwg.numpy as jnp
     >>> jacrev(lambda x: jnp.sin(x) * 2)(jnp.zeros(2)).tolist()
     [[2.0, 0.0], [0.0, 2.0]]
@@ -169,6 +171,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
 def hessian(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Hessian of scalar `fun`: `jacfwd(jacrev(fun))`.
 
+    >>> from jaxwg import hessian
     >>> import jaxwg.numpy as jnp
     >>> hessian(lambda x: jnp.sum(x ** 3))(jnp.array([1.0, 2.0])).tolist()
     [[6.0, 0.0], [0.0, 12.0]]

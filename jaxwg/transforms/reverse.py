@@ -119,6 +119,7 @@ def _linearize_tree(fun, primals: tuple, has_aux: bool, what: str):
 def linearize(fun, *primals, has_aux: bool = False):
     """`fun(*primals)` and the linear function of tangents that is its JVP there.
 
+    >>> from jaxwg import linearize
     >>> import jaxwg.numpy as jnp
     >>> y, f_jvp = linearize(jnp.sin, jnp.array(0.0))
     >>> float(y), float(f_jvp(jnp.array(3.0)))
@@ -143,6 +144,7 @@ def linearize(fun, *primals, has_aux: bool = False):
 def vjp(fun, *primals, has_aux: bool = False):
     """`fun(*primals)` and the function from output cotangents to input cotangents.
 
+    >>> from jaxwg import vjp
     >>> import jaxwg.numpy as jnp
     >>> y, f_vjp = vjp(lambda x, y: x * y, jnp.array(2.0), jnp.array(5.0))
     >>> [float(c) for c in f_vjp(jnp.array(1.0))]
@@ -238,6 +240,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
                    allow_int: bool = False):
     """A function returning `fun`'s value and its gradient with respect to `argnums`.
 
+    >>> from jaxwg import value_and_grad
     >>> import jaxwg.numpy as jnp
     >>> v, g = value_and_grad(lambda x: jnp.sum(x * x))(jnp.array([1.0, 2.0]))
     >>> float(v), g.tolist()
@@ -281,6 +284,7 @@ def grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
          allow_int: bool = False):
     """A function returning the gradient of scalar-valued `fun` with respect to `argnums`.
 
+    >>> from jaxwg import grad
     >>> import jaxwg.numpy as jnp
     >>> grad(jnp.tanh)(0.0).item()
     1.0

@@ -18,6 +18,7 @@ def vq(obs, code_book, check_finite: bool = True):
     the index of the nearest code in `code_book` (Euclidean distance; the first of equal
     ones) and its distance, as `jax.scipy.cluster.vq.vq`. `check_finite` is ignored.
 
+    >>> from jaxwg.scipy.cluster.vq import vq
     >>> import jaxwg.numpy as jnp
     >>> code, dist = vq(jnp.array([1.0, 5.0]), jnp.array([0.0, 3.0]))
     >>> code.tolist(), dist.tolist()

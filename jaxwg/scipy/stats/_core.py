@@ -55,6 +55,7 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     """The most frequent value along `axis` (the smallest of those tied) and its count, as
     a `ModeResult`; NaN and count 0 where `axis` is empty.
 
+    >>> from jaxwg.scipy.stats import mode
     >>> import jaxwg.numpy as jnp
     >>> [r.item() for r in mode(jnp.array([3, 1, 3, 1, 2]))]
     [1, 2]
@@ -91,6 +92,7 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
     'min', 'max', 'dense' or 'ordinal'); all NaN if `a` has a NaN. Over all elements
     (flattened) unless `axis` is given.
 
+    >>> from jaxwg.scipy.stats import rankdata
     >>> import jaxwg.numpy as jnp
     >>> rankdata(jnp.array([3, 1, 3, 2])).tolist()
     [3.5, 1.0, 3.5, 2.0]
@@ -128,6 +130,7 @@ def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     """The standard error of the mean along `axis`: std(ddof) / sqrt(n); with
     nan_policy='omit', of the non-NaN elements.
 
+    >>> from jaxwg.scipy.stats import sem
     >>> import jaxwg.numpy as jnp
     >>> sem(jnp.array([[1.0, 2.0], [3.0, 6.0]]), axis=1).tolist()
     [0.5, 1.5]

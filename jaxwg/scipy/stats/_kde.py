@@ -35,6 +35,7 @@ class gaussian_kde:
     estimator), as `jax.scipy.stats.gaussian_kde`. As in JAX, `integrate_box` and
     `set_bandwidth` raise NotImplementedError.
 
+    >>> from jaxwg.scipy.stats import gaussian_kde
     >>> import jaxwg.numpy as jnp
     >>> kde = gaussian_kde(jnp.array([0.0, 2.0]), bw_method=0.5)
     >>> kde.covariance.tolist(), kde.d, kde.n

@@ -17,6 +17,7 @@ __all__ = ["cdf", "logpmf", "pmf", "ppf"]
 def logpmf(k, p, loc=0):
     """log of the Bernoulli mass: log(p) at 1, log1p(-p) at 0, -inf outside [0, 1].
 
+    >>> from jaxwg.scipy.stats.bernoulli import logpmf
     >>> logpmf(2.0, 0.5).item()
     -inf
     """
@@ -29,6 +30,7 @@ def logpmf(k, p, loc=0):
 def pmf(k, p, loc=0):
     """The Bernoulli mass function.
 
+    >>> from jaxwg.scipy.stats.bernoulli import pmf
     >>> pmf(0.0, 0.25).item()
     0.75
     """
@@ -38,6 +40,7 @@ def pmf(k, p, loc=0):
 def cdf(k, p):
     """The Bernoulli distribution function (NaN for p outside [0, 1]).
 
+    >>> from jaxwg.scipy.stats.bernoulli import cdf
     >>> cdf(0.0, 0.25).item()
     0.75
     """
@@ -51,6 +54,7 @@ def cdf(k, p):
 def ppf(q, p):
     """The Bernoulli quantile function: 0 for q <= 1 - p, else 1 (NaN outside [0, 1]).
 
+    >>> from jaxwg.scipy.stats.bernoulli import ppf
     >>> ppf(0.9, 0.25).item()
     1.0
     """

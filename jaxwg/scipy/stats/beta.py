@@ -18,6 +18,7 @@ def logpdf(x, a, b, loc=0, scale=1):
     """log of the beta density y^(a-1) (1-y)^(b-1) / (B(a, b) scale), y = (x - loc) / scale
     (-inf outside [loc, loc + scale]; NaN unless a, b and scale are positive).
 
+    >>> from jaxwg.scipy.stats.beta import logpdf
     >>> round(logpdf(0.5, 1.0, 1.0).item(), 5)
     -0.0
     """
@@ -33,6 +34,7 @@ def logpdf(x, a, b, loc=0, scale=1):
 def pdf(x, a, b, loc=0, scale=1):
     """The beta density.
 
+    >>> from jaxwg.scipy.stats.beta import pdf
     >>> round(pdf(0.5, 2.0, 2.0).item(), 5)
     1.5
     """
@@ -42,6 +44,7 @@ def pdf(x, a, b, loc=0, scale=1):
 def cdf(x, a, b, loc=0, scale=1):
     """The beta distribution function I_y(a, b) (`betainc`).
 
+    >>> from jaxwg.scipy.stats.beta import cdf
     >>> round(cdf(0.5, 2.0, 2.0).item(), 5)
     0.5
     """
@@ -52,6 +55,7 @@ def cdf(x, a, b, loc=0, scale=1):
 def logcdf(x, a, b, loc=0, scale=1):
     """log of the beta distribution function.
 
+    >>> from jaxwg.scipy.stats.beta import logcdf
     >>> round(logcdf(0.5, 1.0, 1.0).item(), 5)
     -0.69315
     """
@@ -61,6 +65,7 @@ def logcdf(x, a, b, loc=0, scale=1):
 def sf(x, a, b, loc=0, scale=1):
     """The beta survival function I_(1-y)(b, a).
 
+    >>> from jaxwg.scipy.stats.beta import sf
     >>> round(sf(0.25, 1.0, 1.0).item(), 6)
     0.75
     """
@@ -71,6 +76,7 @@ def sf(x, a, b, loc=0, scale=1):
 def logsf(x, a, b, loc=0, scale=1):
     """log of the beta survival function.
 
+    >>> from jaxwg.scipy.stats.beta import logsf
     >>> round(logsf(0.5, 1.0, 1.0).item(), 5)
     -0.69315
     """

@@ -17,6 +17,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, n, a, b, loc=0):
     """log of the beta-binomial mass C(n, k) B(k + a, n - k + b) / B(a, b), k floored.
 
+    >>> from jaxwg.scipy.stats.betabinom import logpmf
     >>> logpmf(0.0, 0.0, 1.0, 1.0).item()
     0.0
     """
@@ -33,6 +34,7 @@ def logpmf(k, n, a, b, loc=0):
 def pmf(k, n, a, b, loc=0):
     """The beta-binomial mass function.
 
+    >>> from jaxwg.scipy.stats.betabinom import pmf
     >>> round(pmf(0.0, 1.0, 1.0, 1.0).item(), 6)
     0.5
     """

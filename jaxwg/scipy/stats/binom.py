@@ -17,6 +17,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, n, p, loc=0):
     """log of the binomial mass C(n, k) p^k (1 - p)^(n - k).
 
+    >>> from jaxwg.scipy.stats.binom import logpmf
     >>> logpmf(0.0, 0.0, 0.5).item()
     0.0
     """
@@ -33,6 +34,7 @@ def logpmf(k, n, p, loc=0):
 def pmf(k, n, p, loc=0):
     """The binomial mass function.
 
+    >>> from jaxwg.scipy.stats.binom import pmf
     >>> round(pmf(2.0, 2.0, 0.5).item(), 6)
     0.25
     """

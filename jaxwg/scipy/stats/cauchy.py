@@ -18,6 +18,7 @@ __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 def logpdf(x, loc=0, scale=1):
     """log of the Cauchy density: -log(pi scale) - log1p(z^2), z = (x - loc) / scale.
 
+    >>> from jaxwg.scipy.stats.cauchy import logpdf
     >>> round(logpdf(0.0).item(), 6)
     -1.14473
     """
@@ -29,6 +30,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The Cauchy density 1 / (pi scale (1 + z^2)).
 
+    >>> from jaxwg.scipy.stats.cauchy import pdf
     >>> round(pdf(1.0).item(), 6)
     0.159155
     """
@@ -38,6 +40,7 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The Cauchy distribution function 1/2 + arctan(z) / pi.
 
+    >>> from jaxwg.scipy.stats.cauchy import cdf
     >>> cdf(1.0).item()
     0.75
     """
@@ -49,6 +52,7 @@ def cdf(x, loc=0, scale=1):
 def logcdf(x, loc=0, scale=1):
     """log of the Cauchy distribution function.
 
+    >>> from jaxwg.scipy.stats.cauchy import logcdf
     >>> round(logcdf(0.0).item(), 6)
     -0.693147
     """
@@ -58,6 +62,7 @@ def logcdf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The Cauchy survival function cdf(-x, -loc, scale).
 
+    >>> from jaxwg.scipy.stats.cauchy import sf
     >>> sf(1.0).item()
     0.25
     """
@@ -68,6 +73,7 @@ def sf(x, loc=0, scale=1):
 def logsf(x, loc=0, scale=1):
     """log of the Cauchy survival function.
 
+    >>> from jaxwg.scipy.stats.cauchy import logsf
     >>> round(logsf(0.0).item(), 6)
     -0.693147
     """
@@ -78,6 +84,7 @@ def logsf(x, loc=0, scale=1):
 def isf(q, loc=0, scale=1):
     """The Cauchy inverse survival function loc + scale tan(pi/2 - pi q).
 
+    >>> from jaxwg.scipy.stats.cauchy import isf
     >>> round(isf(0.25).item(), 5)
     1.0
     """
@@ -89,6 +96,7 @@ def isf(q, loc=0, scale=1):
 def ppf(q, loc=0, scale=1):
     """The Cauchy quantile function loc + scale tan(pi q - pi/2).
 
+    >>> from jaxwg.scipy.stats.cauchy import ppf
     >>> round(ppf(0.75).item(), 5)
     1.0
     """

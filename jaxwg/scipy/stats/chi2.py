@@ -19,6 +19,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 def logpdf(x, df, loc=0, scale=1):
     """log of the chi-squared density with `df` degrees of freedom.
 
+    >>> from jaxwg.scipy.stats.chi2 import logpdf
     >>> round(logpdf(2.0, 2.0).item(), 5)
     -1.69315
     """
@@ -34,6 +35,7 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """The chi-squared density.
 
+    >>> from jaxwg.scipy.stats.chi2 import pdf
     >>> round(pdf(2.0, 2.0).item(), 6)
     0.18394
     """
@@ -44,6 +46,7 @@ def pdf(x, df, loc=0, scale=1):
 def cdf(x, df, loc=0, scale=1):
     """The chi-squared distribution function P(df / 2, (x - loc) / (2 scale)).
 
+    >>> from jaxwg.scipy.stats.chi2 import cdf
     >>> round(cdf(2.0, 2.0).item(), 5)
     0.63212
     """
@@ -54,6 +57,7 @@ def cdf(x, df, loc=0, scale=1):
 def logcdf(x, df, loc=0, scale=1):
     """log of the chi-squared distribution function.
 
+    >>> from jaxwg.scipy.stats.chi2 import logcdf
     >>> round(logcdf(2.0, 2.0).item(), 5)
     -0.45868
     """
@@ -63,6 +67,7 @@ def logcdf(x, df, loc=0, scale=1):
 def sf(x, df, loc=0, scale=1):
     """The chi-squared survival function Q(df / 2, (x - loc) / (2 scale)).
 
+    >>> from jaxwg.scipy.stats.chi2 import sf
     >>> round(sf(2.0, 2.0).item(), 5)
     0.36788
     """
@@ -73,6 +78,7 @@ def sf(x, df, loc=0, scale=1):
 def logsf(x, df, loc=0, scale=1):
     """log of the chi-squared survival function.
 
+    >>> from jaxwg.scipy.stats.chi2 import logsf
     >>> round(logsf(2.0, 2.0).item(), 5)
     -1.0
     """

@@ -24,6 +24,7 @@ def logpdf(x, alpha):
     """log of the Dirichlet density over axis 0 of `x` (which may omit the last entry);
     -inf off the simplex.
 
+    >>> from jaxwg.scipy.stats.dirichlet import logpdf
     >>> import jaxwg.numpy as jnp
     >>> round(logpdf(jnp.array([0.5, 0.5]), jnp.array([1.0, 1.0])).item(), 5)
     -0.0
@@ -46,6 +47,7 @@ def logpdf(x, alpha):
 def pdf(x, alpha):
     """The Dirichlet density.
 
+    >>> from jaxwg.scipy.stats.dirichlet import pdf
     >>> import jaxwg.numpy as jnp
     >>> round(pdf(jnp.array([0.5]), jnp.array([2.0, 2.0])).item(), 5)
     1.5

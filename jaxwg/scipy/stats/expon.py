@@ -16,6 +16,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 def logpdf(x, loc=0, scale=1):
     """log of the exponential density: -(x - loc) / scale - log(scale) for x >= loc.
 
+    >>> from jaxwg.scipy.stats.expon import logpdf
     >>> logpdf(-1.0).item()
     -inf
     """
@@ -27,6 +28,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The exponential density exp(-(x - loc) / scale) / scale for x >= loc.
 
+    >>> from jaxwg.scipy.stats.expon import pdf
     >>> pdf(0.0, 0.0, 2.0).item()
     0.5
     """
@@ -36,6 +38,7 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The exponential distribution function -expm1(-(x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.expon import cdf
     >>> round(cdf(1.0).item(), 6)
     0.632121
     """
@@ -47,6 +50,7 @@ def cdf(x, loc=0, scale=1):
 def logcdf(x, loc=0, scale=1):
     """log of the exponential distribution function, log1p(-sf).
 
+    >>> from jaxwg.scipy.stats.expon import logcdf
     >>> round(logcdf(1.0).item(), 6)
     -0.458675
     """
@@ -56,6 +60,7 @@ def logcdf(x, loc=0, scale=1):
 def logsf(x, loc=0, scale=1):
     """log of the exponential survival function, -(x - loc) / scale (0 below loc).
 
+    >>> from jaxwg.scipy.stats.expon import logsf
     >>> logsf(2.0).item()
     -2.0
     """
@@ -67,6 +72,7 @@ def logsf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The exponential survival function exp(-(x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.expon import sf
     >>> sf(0.0).item()
     1.0
     """
@@ -76,6 +82,7 @@ def sf(x, loc=0, scale=1):
 def ppf(q, loc=0, scale=1):
     """The exponential quantile function loc - scale * log1p(-q) (NaN outside [0, 1]).
 
+    >>> from jaxwg.scipy.stats.expon import ppf
     >>> ppf(0.0).item()
     0.0
     """

@@ -17,6 +17,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 def logpdf(x, a, loc=0, scale=1):
     """log of the gamma density y^(a-1) e^-y / (Gamma(a) scale), y = (x - loc) / scale.
 
+    >>> from jaxwg.scipy.stats.gamma import logpdf
     >>> round(logpdf(1.0, 1.0).item(), 6)
     -1.0
     """
@@ -31,6 +32,7 @@ def logpdf(x, a, loc=0, scale=1):
 def pdf(x, a, loc=0, scale=1):
     """The gamma density.
 
+    >>> from jaxwg.scipy.stats.gamma import pdf
     >>> round(pdf(1.0, 2.0).item(), 4)
     0.3679
     """
@@ -41,6 +43,7 @@ def pdf(x, a, loc=0, scale=1):
 def cdf(x, a, loc=0, scale=1):
     """The gamma distribution function P(a, (x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.gamma import cdf
     >>> round(cdf(1.0, 1.0).item(), 5)
     0.63212
     """
@@ -51,6 +54,7 @@ def cdf(x, a, loc=0, scale=1):
 def logcdf(x, a, loc=0, scale=1):
     """log of the gamma distribution function.
 
+    >>> from jaxwg.scipy.stats.gamma import logcdf
     >>> round(logcdf(1.0, 1.0).item(), 5)
     -0.45868
     """
@@ -60,6 +64,7 @@ def logcdf(x, a, loc=0, scale=1):
 def sf(x, a, loc=0, scale=1):
     """The gamma survival function Q(a, (x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.gamma import sf
     >>> round(sf(1.0, 1.0).item(), 5)
     0.36788
     """
@@ -71,6 +76,7 @@ def sf(x, a, loc=0, scale=1):
 def logsf(x, a, loc=0, scale=1):
     """log of the gamma survival function.
 
+    >>> from jaxwg.scipy.stats.gamma import logsf
     >>> round(logsf(1.0, 1.0).item(), 5)
     -1.0
     """

@@ -18,6 +18,7 @@ __all__ = ["cdf", "logpdf", "pdf"]
 def logpdf(x, beta):
     """log of the generalized normal density beta / (2 Gamma(1 / beta)) exp(-|x|^beta).
 
+    >>> from jaxwg.scipy.stats.gennorm import logpdf
     >>> round(logpdf(0.0, 1.0).item(), 5)
     -0.69315
     """
@@ -28,6 +29,7 @@ def logpdf(x, beta):
 def cdf(x, beta):
     """The generalized normal distribution function (1 + sign(x) P(1 / beta, |x|^beta)) / 2.
 
+    >>> from jaxwg.scipy.stats.gennorm import cdf
     >>> round(cdf(1.0, 1.0).item(), 6)
     0.81606
     """
@@ -38,6 +40,7 @@ def cdf(x, beta):
 def pdf(x, beta):
     """The generalized normal density.
 
+    >>> from jaxwg.scipy.stats.gennorm import pdf
     >>> round(pdf(0.0, 1.0).item(), 6)
     0.5
     """

@@ -17,6 +17,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, p, loc=0):
     """log of the geometric mass (1 - p)^(k - 1) p (-inf for k - loc <= 0).
 
+    >>> from jaxwg.scipy.stats.geom import logpmf
     >>> logpmf(0.0, 0.5).item()
     -inf
     """
@@ -29,6 +30,7 @@ def logpmf(k, p, loc=0):
 def pmf(k, p, loc=0):
     """The geometric mass function.
 
+    >>> from jaxwg.scipy.stats.geom import pmf
     >>> pmf(2.0, 0.5).item()
     0.25
     """

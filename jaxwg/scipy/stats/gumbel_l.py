@@ -18,6 +18,7 @@ def logpdf(x, loc=0, scale=1):
     """log of the left Gumbel density: -log(scale) + z - exp(z), z = (x - loc) / scale
     (NaN unless scale > 0).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import logpdf
     >>> logpdf(0.0).item()
     -1.0
     """
@@ -30,6 +31,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The left Gumbel density.
 
+    >>> from jaxwg.scipy.stats.gumbel_l import pdf
     >>> round(pdf(0.0).item(), 6)
     0.367879
     """
@@ -39,6 +41,7 @@ def pdf(x, loc=0, scale=1):
 def logcdf(x, loc=0, scale=1):
     """log of the left Gumbel distribution function, log(-expm1(-exp(z))).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import logcdf
     >>> round(logcdf(0.0).item(), 6)
     -0.458675
     """
@@ -50,6 +53,7 @@ def logcdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The left Gumbel distribution function 1 - exp(-exp(z)).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import cdf
     >>> round(cdf(0.0).item(), 6)
     0.632121
     """
@@ -59,6 +63,7 @@ def cdf(x, loc=0, scale=1):
 def ppf(p, loc=0, scale=1):
     """The left Gumbel quantile function loc + scale log(-log1p(-p)) (NaN outside (0, 1)).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import ppf
     >>> ppf(1.0).item()
     nan
     """
@@ -70,6 +75,7 @@ def ppf(p, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The left Gumbel survival function exp(-exp(z)).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import sf
     >>> round(sf(1.0, 1.0).item(), 6)
     0.367879
     """
@@ -79,6 +85,7 @@ def sf(x, loc=0, scale=1):
 def logsf(x, loc=0, scale=1):
     """log of the left Gumbel survival function, -exp(z).
 
+    >>> from jaxwg.scipy.stats.gumbel_l import logsf
     >>> logsf(0.0).item()
     -1.0
     """

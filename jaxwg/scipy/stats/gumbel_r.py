@@ -19,6 +19,7 @@ def logpdf(x, loc=0, scale=1):
     """log of the Gumbel density: -log(scale) - z - exp(-z), z = (x - loc) / scale (NaN
     unless scale > 0).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import logpdf
     >>> logpdf(0.0).item()
     -1.0
     """
@@ -31,6 +32,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The Gumbel density.
 
+    >>> from jaxwg.scipy.stats.gumbel_r import pdf
     >>> round(pdf(0.0).item(), 6)
     0.367879
     """
@@ -40,6 +42,7 @@ def pdf(x, loc=0, scale=1):
 def logcdf(x, loc=0, scale=1):
     """log of the Gumbel distribution function, -exp(-z).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import logcdf
     >>> logcdf(0.0).item()
     -1.0
     """
@@ -51,6 +54,7 @@ def logcdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The Gumbel distribution function exp(-exp(-z)).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import cdf
     >>> round(cdf(1.0, 1.0).item(), 6)
     0.367879
     """
@@ -60,6 +64,7 @@ def cdf(x, loc=0, scale=1):
 def ppf(p, loc=0, scale=1):
     """The Gumbel quantile function loc - scale log(-log p) (NaN outside (0, 1)).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import ppf
     >>> ppf(0.0).item()
     nan
     """
@@ -71,6 +76,7 @@ def ppf(p, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The Gumbel survival function 1 - exp(-exp(-z)).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import sf
     >>> round(sf(0.0).item(), 6)
     0.632121
     """
@@ -82,6 +88,7 @@ def sf(x, loc=0, scale=1):
 def logsf(x, loc=0, scale=1):
     """log of the Gumbel survival function, log1mexp(exp(-z)).
 
+    >>> from jaxwg.scipy.stats.gumbel_r import logsf
     >>> round(logsf(0.0).item(), 6)
     -0.458675
     """

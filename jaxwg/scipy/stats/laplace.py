@@ -17,6 +17,7 @@ __all__ = ["cdf", "logpdf", "pdf"]
 def logpdf(x, loc=0, scale=1):
     """log of the Laplace density: -|x - loc| / scale - log(2 scale).
 
+    >>> from jaxwg.scipy.stats.laplace import logpdf
     >>> round(logpdf(1.0).item(), 6)
     -1.693147
     """
@@ -27,6 +28,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The Laplace density exp(-|x - loc| / scale) / (2 scale).
 
+    >>> from jaxwg.scipy.stats.laplace import pdf
     >>> pdf(0.0, 0.0, 2.0).item()
     0.25
     """
@@ -36,6 +38,7 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The Laplace distribution function.
 
+    >>> from jaxwg.scipy.stats.laplace import cdf
     >>> cdf(0.0).item()
     0.5
     """

@@ -17,6 +17,7 @@ __all__ = ["cdf", "isf", "logpdf", "pdf", "ppf", "sf"]
 def logpdf(x, loc=0, scale=1):
     """log of the logistic density: -2 logaddexp(z / 2, -z / 2) - log(scale), z = (x - loc) / scale.
 
+    >>> from jaxwg.scipy.stats.logistic import logpdf
     >>> round(logpdf(0.0).item(), 6)
     -1.386294
     """
@@ -29,6 +30,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The logistic density.
 
+    >>> from jaxwg.scipy.stats.logistic import pdf
     >>> pdf(0.0).item()
     0.25
     """
@@ -38,6 +40,7 @@ def pdf(x, loc=0, scale=1):
 def ppf(x, loc=0, scale=1):
     """The logistic quantile function loc + scale * logit(x).
 
+    >>> from jaxwg.scipy.stats.logistic import ppf
     >>> ppf(0.5).item()
     0.0
     """
@@ -48,6 +51,7 @@ def ppf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The logistic survival function expit(-(x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.logistic import sf
     >>> sf(0.0).item()
     0.5
     """
@@ -58,6 +62,7 @@ def sf(x, loc=0, scale=1):
 def isf(x, loc=0, scale=1):
     """The logistic inverse survival function loc - scale * logit(x).
 
+    >>> from jaxwg.scipy.stats.logistic import isf
     >>> isf(0.5, 1.0).item()
     1.0
     """
@@ -68,6 +73,7 @@ def isf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The logistic distribution function expit((x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.logistic import cdf
     >>> cdf(1.0, 1.0).item()
     0.5
     """

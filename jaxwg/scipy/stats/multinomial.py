@@ -22,6 +22,7 @@ def logpmf(x, n, p):
     """log of the multinomial mass n! prod(p^x / x!) over the last axis (-inf unless
     sum(x) == n); `x` and `n` must be integers.
 
+    >>> from jaxwg.scipy.stats.multinomial import logpmf
     >>> import jaxwg.numpy as jnp
     >>> round(logpmf(jnp.array([2, 0]), 2, jnp.array([1.0, 0.0])).item(), 6)
     -0.0
@@ -41,6 +42,7 @@ def logpmf(x, n, p):
 def pmf(x, n, p):
     """The multinomial mass function.
 
+    >>> from jaxwg.scipy.stats.multinomial import pmf
     >>> import jaxwg.numpy as jnp
     >>> round(pmf(jnp.array([0, 2]), 2, jnp.array([0.5, 0.5])).item(), 6)
     0.25

@@ -21,6 +21,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     """log of the multivariate normal density over the last axis; `cov` a scalar (the
     variance of each coordinate) or a (..., n, n) matrix, factored by Cholesky.
 
+    >>> from jaxwg.scipy.stats.multivariate_normal import logpdf
     >>> import jaxwg.numpy as jnp
     >>> round(logpdf(jnp.zeros(2), jnp.zeros(2), 1.0).item(), 6)
     -1.837877
@@ -52,6 +53,7 @@ def logpdf(x, mean, cov, allow_singular=None):
 def pdf(x, mean, cov):
     """The multivariate normal density.
 
+    >>> from jaxwg.scipy.stats.multivariate_normal import pdf
     >>> import jaxwg.numpy as jnp
     >>> round(pdf(jnp.zeros(1), jnp.zeros(1), jnp.eye(1)).item(), 6)
     0.398942

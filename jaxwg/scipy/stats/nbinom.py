@@ -17,6 +17,7 @@ __all__ = ["logpmf", "pmf"]
 def logpmf(k, n, p, loc=0):
     """log of the negative binomial mass C(k + n - 1, k) p^n (1 - p)^k.
 
+    >>> from jaxwg.scipy.stats.nbinom import logpmf
     >>> logpmf(-1.0, 1.0, 0.5).item()
     -inf
     """
@@ -30,6 +31,7 @@ def logpmf(k, n, p, loc=0):
 def pmf(k, n, p, loc=0):
     """The negative binomial mass function.
 
+    >>> from jaxwg.scipy.stats.nbinom import pmf
     >>> round(pmf(1.0, 1.0, 0.5).item(), 6)
     0.25
     """

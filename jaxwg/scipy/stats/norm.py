@@ -19,6 +19,7 @@ __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 def logpdf(x, loc=0, scale=1):
     """log of the normal density: -((x - loc)^2 / scale^2 + log(2 pi scale^2)) / 2.
 
+    >>> from jaxwg.scipy.stats.norm import logpdf
     >>> round(logpdf(0.0).item(), 6)
     -0.918939
     """
@@ -32,6 +33,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The normal density.
 
+    >>> from jaxwg.scipy.stats.norm import pdf
     >>> round(pdf(0.0).item(), 6)
     0.398942
     """
@@ -41,6 +43,7 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """The normal distribution function ndtr((x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.norm import cdf
     >>> cdf(1.0, 1.0).item()
     0.5
     """
@@ -51,6 +54,7 @@ def cdf(x, loc=0, scale=1):
 def logcdf(x, loc=0, scale=1):
     """log of the normal distribution function, log_ndtr((x - loc) / scale).
 
+    >>> from jaxwg.scipy.stats.norm import logcdf
     >>> round(logcdf(0.0).item(), 6)
     -0.693147
     """
@@ -61,6 +65,7 @@ def logcdf(x, loc=0, scale=1):
 def ppf(q, loc=0, scale=1):
     """The normal quantile function loc + scale ndtri(q), in the default float dtype.
 
+    >>> from jaxwg.scipy.stats.norm import ppf
     >>> ppf(0.5, 2.0).item()
     2.0
     """
@@ -70,6 +75,7 @@ def ppf(q, loc=0, scale=1):
 def logsf(x, loc=0, scale=1):
     """log of the normal survival function, logcdf(-x, -loc, scale).
 
+    >>> from jaxwg.scipy.stats.norm import logsf
     >>> round(logsf(0.0).item(), 6)
     -0.693147
     """
@@ -80,6 +86,7 @@ def logsf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """The normal survival function, cdf(-x, -loc, scale).
 
+    >>> from jaxwg.scipy.stats.norm import sf
     >>> sf(0.0).item()
     0.5
     """
@@ -90,6 +97,7 @@ def sf(x, loc=0, scale=1):
 def isf(q, loc=0, scale=1):
     """The normal inverse survival function ppf(1 - q).
 
+    >>> from jaxwg.scipy.stats.norm import isf
     >>> isf(0.5).item()
     0.0
     """

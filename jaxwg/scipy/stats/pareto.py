@@ -16,6 +16,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 def logpdf(x, b, loc=0, scale=1):
     """log of the Pareto density b / z^(b + 1) / scale, z = (x - loc) / scale >= 1.
 
+    >>> from jaxwg.scipy.stats.pareto import logpdf
     >>> logpdf(0.5, 2.0).item()
     -inf
     """
@@ -29,6 +30,7 @@ def logpdf(x, b, loc=0, scale=1):
 def pdf(x, b, loc=0, scale=1):
     """The Pareto density.
 
+    >>> from jaxwg.scipy.stats.pareto import pdf
     >>> pdf(2.0, 1.0).item()
     0.25
     """
@@ -38,6 +40,7 @@ def pdf(x, b, loc=0, scale=1):
 def cdf(x, b, loc=0, scale=1):
     """The Pareto distribution function 1 - z^-b.
 
+    >>> from jaxwg.scipy.stats.pareto import cdf
     >>> cdf(2.0, 1.0).item()
     0.5
     """
@@ -49,6 +52,7 @@ def cdf(x, b, loc=0, scale=1):
 def logcdf(x, b, loc=0, scale=1):
     """log of the Pareto distribution function, log1p(-z^-b).
 
+    >>> from jaxwg.scipy.stats.pareto import logcdf
     >>> round(logcdf(2.0, 1.0).item(), 6)
     -0.693147
     """
@@ -60,6 +64,7 @@ def logcdf(x, b, loc=0, scale=1):
 def logsf(x, b, loc=0, scale=1):
     """log of the Pareto survival function, -b log(z).
 
+    >>> from jaxwg.scipy.stats.pareto import logsf
     >>> round(logsf(2.0, 1.0).item(), 6)
     -0.693147
     """
@@ -71,6 +76,7 @@ def logsf(x, b, loc=0, scale=1):
 def sf(x, b, loc=0, scale=1):
     """The Pareto survival function z^-b.
 
+    >>> from jaxwg.scipy.stats.pareto import sf
     >>> sf(2.0, 1.0).item()
     0.5
     """
@@ -80,6 +86,7 @@ def sf(x, b, loc=0, scale=1):
 def ppf(q, b, loc=0, scale=1):
     """The Pareto quantile function loc + scale (1 - q)^(-1/b) (NaN outside [0, 1]).
 
+    >>> from jaxwg.scipy.stats.pareto import ppf
     >>> ppf(0.5, 1.0).item()
     2.0
     """

@@ -22,6 +22,7 @@ def logpmf(k, mu, loc=0):
     """log of the Poisson mass mu^k e^-mu / k! (-inf where k - loc is negative or k is
     not an integer).
 
+    >>> from jaxwg.scipy.stats.poisson import logpmf
     >>> round(logpmf(0.0, 2.0).item(), 6)
     -2.0
     """
@@ -34,6 +35,7 @@ def logpmf(k, mu, loc=0):
 def pmf(k, mu, loc=0):
     """The Poisson mass function.
 
+    >>> from jaxwg.scipy.stats.poisson import pmf
     >>> round(pmf(1.0, 1.0).item(), 6)
     0.367879
     """
@@ -43,6 +45,7 @@ def pmf(k, mu, loc=0):
 def cdf(k, mu, loc=0):
     """The Poisson distribution function Q(floor(k - loc) + 1, mu).
 
+    >>> from jaxwg.scipy.stats.poisson import cdf
     >>> round(cdf(0.0, 1.0).item(), 5)
     0.36788
     """
@@ -57,6 +60,7 @@ def entropy(mu, loc=0):
     """The entropy of the Poisson distribution: a sum over its mass for mu < 100, the
     asymptotic series above (0 at mu = 0).
 
+    >>> from jaxwg.scipy.stats.poisson import entropy
     >>> round(entropy(1.0).item(), 5)
     1.30484
     """

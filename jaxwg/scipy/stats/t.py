@@ -19,6 +19,7 @@ __all__ = ["logpdf", "pdf"]
 def logpdf(x, df, loc=0, scale=1):
     """log of Student's t density with `df` degrees of freedom.
 
+    >>> from jaxwg.scipy.stats.t import logpdf
     >>> round(logpdf(0.0, 1.0).item(), 5)
     -1.14473
     """
@@ -35,6 +36,7 @@ def logpdf(x, df, loc=0, scale=1):
 def pdf(x, df, loc=0, scale=1):
     """Student's t density.
 
+    >>> from jaxwg.scipy.stats.t import pdf
     >>> round(pdf(1.0, 1.0).item(), 6)
     0.159155
     """

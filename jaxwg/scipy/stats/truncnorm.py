@@ -40,6 +40,7 @@ def _log_gauss_mass(a, b):
 def logpdf(x, a, b, loc=0, scale=1):
     """log of the truncated normal density (-inf outside [a, b], NaN where a >= b).
 
+    >>> from jaxwg.scipy.stats.truncnorm import logpdf
     >>> round(logpdf(0.0, -1.0, 1.0).item(), 6)
     -0.537223
     """
@@ -53,6 +54,7 @@ def logpdf(x, a, b, loc=0, scale=1):
 def pdf(x, a, b, loc=0, scale=1):
     """The truncated normal density.
 
+    >>> from jaxwg.scipy.stats.truncnorm import pdf
     >>> round(pdf(0.0, -1.0, 1.0).item(), 6)
     0.584369
     """
@@ -63,6 +65,7 @@ def pdf(x, a, b, loc=0, scale=1):
 def logsf(x, a, b, loc=0, scale=1):
     """log of the truncated normal survival function, logcdf(-x, -b, -a, -loc, scale).
 
+    >>> from jaxwg.scipy.stats.truncnorm import logsf
     >>> round(logsf(0.0, -1.0, 1.0).item(), 6)
     -0.693147
     """
@@ -74,6 +77,7 @@ def logsf(x, a, b, loc=0, scale=1):
 def sf(x, a, b, loc=0, scale=1):
     """The truncated normal survival function.
 
+    >>> from jaxwg.scipy.stats.truncnorm import sf
     >>> sf(1.0, -1.0, 1.0).item()
     0.0
     """
@@ -84,6 +88,7 @@ def sf(x, a, b, loc=0, scale=1):
 def logcdf(x, a, b, loc=0, scale=1):
     """log of the truncated normal distribution function (NaN where a >= b).
 
+    >>> from jaxwg.scipy.stats.truncnorm import logcdf
     >>> logcdf(1.0, -1.0, 1.0).item()
     0.0
     """
@@ -102,6 +107,7 @@ def logcdf(x, a, b, loc=0, scale=1):
 def cdf(x, a, b, loc=0, scale=1):
     """The truncated normal distribution function.
 
+    >>> from jaxwg.scipy.stats.truncnorm import cdf
     >>> cdf(-1.0, -1.0, 1.0).item()
     0.0
     """

@@ -16,6 +16,7 @@ __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 def logpdf(x, loc=0, scale=1):
     """log of the uniform density: -log(scale) on [loc, loc + scale], -inf elsewhere.
 
+    >>> from jaxwg.scipy.stats.uniform import logpdf
     >>> logpdf(2.0).item()
     -inf
     """
@@ -27,6 +28,7 @@ def logpdf(x, loc=0, scale=1):
 def pdf(x, loc=0, scale=1):
     """The uniform density: 1 / scale on [loc, loc + scale], 0 elsewhere.
 
+    >>> from jaxwg.scipy.stats.uniform import pdf
     >>> pdf(0.5, 0.0, 2.0).item()
     0.5
     """
@@ -37,6 +39,7 @@ def cdf(x, loc=0, scale=1):
     """The uniform distribution function: (x - loc) / scale clipped to [0, 1] (not weakly
     typed, as JAX's).
 
+    >>> from jaxwg.scipy.stats.uniform import cdf
     >>> cdf(0.25).item()
     0.25
     """
@@ -49,6 +52,7 @@ def cdf(x, loc=0, scale=1):
 def ppf(q, loc=0, scale=1):
     """The uniform quantile function loc + scale * q (NaN outside [0, 1]).
 
+    >>> from jaxwg.scipy.stats.uniform import ppf
     >>> ppf(0.5, 1.0, 2.0).item()
     2.0
     """

@@ -20,6 +20,7 @@ def logpdf(x, kappa):
     """log of the von Mises density exp(kappa cos x) / (2 pi I0(kappa)) (NaN unless
     kappa > 0).
 
+    >>> from jaxwg.scipy.stats.vonmises import logpdf
     >>> logpdf(0.0, 0.0).item()
     nan
     """
@@ -31,6 +32,8 @@ def logpdf(x, kappa):
 def pdf(x, kappa):
     """The von Mises density.
 
+    >>> import numpy as np
+    >>> from jaxwg.scipy.stats.vonmises import pdf
     >>> round(pdf(np.pi, 1.0).item(), 6)
     0.046245
     """

@@ -19,6 +19,7 @@ def logpdf(x, c):
     """log of the wrapped Cauchy density (1 - c^2) / (2 pi (1 + c^2 - 2 c cos x)); NaN
     unless 0 < c < 1, -inf outside [0, 2 pi].
 
+    >>> from jaxwg.scipy.stats.wrapcauchy import logpdf
     >>> logpdf(-1.0, 0.5).item()
     -inf
     """
@@ -32,6 +33,8 @@ def logpdf(x, c):
 def pdf(x, c):
     """The wrapped Cauchy density.
 
+    >>> import numpy as np
+    >>> from jaxwg.scipy.stats.wrapcauchy import pdf
     >>> round(pdf(np.pi, 0.5).item(), 6)
     0.053052
     """
