@@ -100,7 +100,7 @@ def _shape(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _context(debug_info: str | None, arg_names=()) -> str:
+def tracing_context(debug_info: str | None, arg_names=()) -> str:
     """JAX's lines naming the traced function, from a trace's `debug_info` ("f at
     file.py:3 traced for jit", see `jaxwg.frontend.trace.describe_traced`), and the
     arguments the value depends on."""
@@ -133,9 +133,10 @@ def _abstract_value(aval) -> str:
 def concretization_error(what: str, aval, debug_info: str | None = None,
                          arg_names=()) -> JAXTypeError:
     """The error JAX raises when Python needs the value of a traced array: `what` is
-    "bool", "int", "float", "complex", "index", "array", "item" or "tolist"; the message
-    is JAX's, ending with the traced function (`debug_info`) where it is known and the
-    arguments the value was computed from (`arg_names`).
+    "bool", "int", "float", "complex", "index", "array", "item" or "tolist", or a sentence
+    saying what needed it (JAX's `concrete_or_error` context: "It arose in the jnp.arange
+    argument 'stop'"); the message is JAX's, ending with the traced function (`debug_info`)
+    where it is known and the arguments the value was computed from (`arg_names`).
 
     >>> from jaxwg.frontend.aval import ShapedArray
     >>> from jaxwg.core import dtypes as dt
@@ -145,7 +146,7 @@ def concretization_error(what: str, aval, debug_info: str | None = None,
     TracerBoolConversionError Attempted boolean conversion of traced array with shape bool[].
     The error occurred while tracing the function f at m.py:3 for jit. This concrete value was not available in Python because it depends on the value of the argument x.
     """
-    shape, context = _shape(aval), _context(debug_info, arg_names)
+    shape, context = _shape(aval), tracing_context(debug_info, arg_names)
     if what == "bool":
         return TracerBoolConversionError(
             f"Attempted boolean conversion of traced array with shape {shape}.{context}")
@@ -161,6 +162,8 @@ def concretization_error(what: str, aval, debug_info: str | None = None,
     if what == "tolist":
         return ConcretizationTypeError(f"{_abstract_value(aval)}The tolist() method was called "
                                        f"on traced array with shape {shape}.{context}")
+    if what not in ("int", "float", "complex"):
+        return ConcretizationTypeError(f"{_abstract_value(aval)}{what}{context}")
     return ConcretizationTypeError(
         f"{_abstract_value(aval)}The problem arose with the `{what}` function. If trying to "
         f"convert the data type of a value, try using `x.astype({what})` or "

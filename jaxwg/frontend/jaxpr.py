@@ -129,10 +129,16 @@ class JaxprTracer(Tracer):
         return f"Traced<{self._aval.str_short()}>"
 
     def _concretization_error(self, what: str):
+        return errors.concretization_error(what, self.aval, self._trace.main.debug_info,
+                                           self._arguments_behind())
+
+    def _tracing_context(self) -> str:
+        return errors.tracing_context(self._trace.main.debug_info, self._arguments_behind())
+
+    def _arguments_behind(self) -> list[str]:
         builder = self._trace.builder
         names = builder.arg_names
-        behind = [names[i] for i in builder.arguments_behind(self)] if names else []
-        return errors.concretization_error(what, self.aval, self._trace.main.debug_info, behind)
+        return [names[i] for i in builder.arguments_behind(self)] if names else []
 
 
 class _Builder:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxwg.core.dtypes import DType
+from jaxwg.core.dtypes import ALL, COMPLEX, DType
 
 __all__ = [
     "WEAK_TYPES",
@@ -194,7 +194,10 @@ def _np(name: str) -> np.dtype:
 
 
 def _unsupported(x) -> TypeError:
-    supported = ", ".join(_STRONG)
+    # The dtypes arrays can have (int64 and the like as names of their 32-bit kin): the
+    # lattice also places bfloat16, which no array has.
+    have = {d.name for d in ALL + COMPLEX}
+    supported = ", ".join(n for n in _STRONG if _TO_32.get(n, n) in have)
     return TypeError(
         f"{x!r} is not a dtype jaxwg can promote; supported: {supported} "
         "and the Python scalar types int, float, complex, bool"
@@ -214,6 +217,8 @@ def _dtype_name(x) -> str:
     try:
         name = np.dtype(x).name
     except (TypeError, ValueError):
+        if isinstance(x, str):  # NumPy's "data type 'foo' not understood", as JAX's
+            raise
         raise _unsupported(x) from None
     if name not in _KINDS or name in _WEAK_NODES:
         raise _unsupported(x)

@@ -98,6 +98,11 @@ class Tracer:
     def _concretization_error(self, what: str) -> errors.JAXTypeError:
         return errors.concretization_error(what, self.aval, self._trace.main.debug_info)
 
+    def _tracing_context(self) -> str:
+        """The lines of JAX's errors naming the traced function (and, in a jaxpr trace,
+        the arguments this value came from); empty where unknown."""
+        return errors.tracing_context(self._trace.main.debug_info)
+
     def __bool__(self):
         raise self._concretization_error("bool")
 

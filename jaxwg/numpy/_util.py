@@ -218,6 +218,15 @@ def concrete(value, message: str, error=ConcretizationTypeError):
     return value
 
 
+def concrete_or_error(value, context: str):
+    """`value` if it is known at trace time, else JAX's ConcretizationTypeError (as JAX's
+    `core.concrete_or_error`): `context` says what needed the value, and the message names
+    the traced function and the arguments the value came from."""
+    if isinstance(value, Tracer):
+        raise value._concretization_error(context)
+    return value
+
+
 def static_int(value, what: str) -> int:
     """A static integer argument (`what` names it); a traced one raises
     ConcretizationTypeError, since it decides the shape of the result."""

@@ -109,8 +109,8 @@ def _iter(self):
 
 
 def _setitem(self, index, value):
-    raise TypeError("jaxwg arrays are immutable; use functional updates instead of "
-                    f"item assignment (x[{index!r}] = ...)")
+    raise TypeError("JAX arrays are immutable and do not support in-place item assignment. "
+                    "Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method.")
 
 
 def _contains(self, value):

@@ -32,7 +32,7 @@ from ..frontend.trace import Tracer
 from . import ufuncs
 from ..lax.keys import key_data
 from ..transforms.batching import vmap
-from ._util import aval_of, check_arraylike, is_array, result_dtype
+from ._util import aval_of, check_arraylike, concrete_or_error, is_array, result_dtype
 from .manipulation import moveaxis
 
 
@@ -133,10 +133,7 @@ def _asarray(a, dtype, copy, device):
             raise ValueError("setting an array element with a sequence: irregular nested "
                              "lists cannot become an array")
         return _upload(np.asarray(host, target.np), target, device)
-    host = np.asarray(a) if kernel_dtype is None else np.asarray(a, kernel_dtype.np)
-    if host.dtype == object or host.dtype.kind not in "biufc":
-        raise TypeError(f"Value {a!r} with dtype {host.dtype} is not a valid JAX array type. "
-                        "Only arrays of numeric types are supported by JAX.")
+    host = _numeric(a, np.asarray(a) if kernel_dtype is None else np.asarray(a, kernel_dtype.np))
     if host.ndim == 0 and kernel_dtype is None and isinstance(a, np.generic):
         return scalar(host.item(), _host_dtype(host))
     return _upload(host, kernel_dtype or _host_dtype(host), device)
@@ -144,7 +141,15 @@ def _asarray(a, dtype, copy, device):
 
 def _leaf_for_promotion(x):
     """A list element as `result_dtype` reads it (NumPy arrays keep their dtype)."""
-    return x if is_array(x) or avals.is_python_scalar(x) else np.asarray(x)
+    return x if is_array(x) or avals.is_python_scalar(x) else _numeric(x, np.asarray(x))
+
+
+def _numeric(value, host: np.ndarray) -> np.ndarray:
+    """`host` (`value` on the host) if it has a numeric dtype, else JAX's TypeError."""
+    if host.dtype == object or host.dtype.kind not in "biufc":
+        raise TypeError(f"Value {value!r} with dtype {host.dtype} is not a valid JAX array "
+                        "type. Only arrays of numeric types are supported by JAX.")
+    return host
 
 
 def _check_python_ints(leaves, target: dt.DType) -> None:
@@ -160,14 +165,19 @@ def _stack_nested(seq, dtype: dt.DType):
     """A nested list with arrays in it, as one array: each level stacks along a new axis."""
     parts = [_stack_nested(x, dtype) if isinstance(x, (list, tuple)) else
              lax.convert_element_type(asarray(x), dtype) for x in seq]
-    shapes = {aval_of(p).shape for p in parts}
-    if len(shapes) != 1:
-        raise ValueError("setting an array element with a sequence: the elements have "
-                         f"shapes {sorted(shapes)}")
-    (shape,) = shapes
     if not parts:
         return lax.full((0,), 0, dtype)
-    return lax.concatenate([lax.reshape(p, (1,) + shape) for p in parts], 0)
+    # As JAX's: stacking concatenates the elements with a new leading axis, and says so.
+    shapes = [(1,) + aval_of(p).shape for p in parts]
+    listed = ", ".join(map(str, shapes))
+    if any(len(s) != len(shapes[0]) for s in shapes):
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{listed}.")
+    if any(s != shapes[0] for s in shapes):
+        raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                        f"than the one being concatenated: concatenating along dimension 0 "
+                        f"for shapes {listed}.")
+    return lax.concatenate([lax.reshape(p, s) for p, s in zip(parts, shapes)], 0)
 
 
 def _flat(seq):
@@ -207,9 +217,13 @@ def copy(a, order=None):
 
 
 def _shape(shape) -> tuple[int, ...]:
-    if isinstance(shape, (ArrayImpl, Tracer)):
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    tracers = [d for d in dims if isinstance(d, Tracer)]
+    if tracers:
+        hint = tracers[0]._tracing_context()
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
-                        f"got {shape!r}.")
+                        f"got {dims!r}.\nIf using `jit`, try using `static_argnums` or "
+                        f"applying `jit` to smaller subfunctions.{hint}")
     try:
         shape = (operator.index(shape),)
     except TypeError:
@@ -307,9 +321,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 
 def _concrete(name: str, v):
-    if isinstance(v, Tracer):
-        raise TypeError(f"jnp.arange: the argument '{name}' must be concrete; got a traced "
-                        "value (arange needs static sizes)")
+    concrete_or_error(v, f"It arose in the jnp.arange argument '{name}'")
     if v is not None and np.ndim(v) != 0:
         raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     return v.item() if isinstance(v, ArrayImpl) else v

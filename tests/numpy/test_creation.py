@@ -10,6 +10,7 @@ platforms, eagerly and under `jit` (creation inside the traced function).
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -275,6 +276,44 @@ def test_shape_errors():
         jnp.full((2,), [1, 2])
     with pytest.raises(ValueError):
         jnp.eye(-1)
+
+
+def _error(fn):
+    """(type name, message) of what `fn()` raises, JAX's links to its documentation cut."""
+    with pytest.raises(Exception) as info:
+        fn()
+    lines = [line for line in str(info.value).splitlines()
+             if line.strip() and not line.startswith("See https")]
+    text = re.sub(r": https://\S+", ".", "\n".join(lines))
+    return type(info.value).__name__, text.replace("JitTracer(~int32[])", "Traced<i32[]>")
+
+
+def _traced_size(np_, L):  # np_: the numpy module under test, L: its jit library
+    return [lambda: L.jit(lambda n: np_.arange(n))(3),
+            lambda: L.jit(lambda n, m: np_.arange(1, n + m))(3, 4),
+            lambda: L.jit(lambda x, n: np_.zeros(n))(np_.ones(3), 3),
+            lambda: L.jit(lambda n: np_.ones((2, n)))(3),
+            lambda: np_.array([np_.ones(2), np_.ones(3)]),
+            lambda: np_.array([np_.ones((2, 2)), np_.ones(2)]),
+            lambda: np_.array([np_.ones(2), [1.0, 2.0, 3.0]]),
+            lambda: np_.array(["a"]),
+            lambda: np_.ones(3).astype("nonsense"),
+            lambda: np_.zeros(3).__setitem__(0, 1.0)]
+
+
+@pytest.mark.parametrize("case", range(10))
+def test_errors_as_jax(case):
+    """Traced sizes (arange's ConcretizationTypeError, zeros' hint), ragged lists of arrays,
+    strings, unknown dtype names and item assignment raise JAX's errors."""
+    import jax
+
+    want = _error(_traced_size(jax_numpy, jax)[case])
+    got = _error(_traced_size(jnp, jaxwg)[case])
+    assert got == want
+
+
+def test_concrete_array_as_shape():
+    assert jnp.zeros(jnp.array(3)).shape == (3,)
 
 
 # -- arange --------------------------------------------------------------------------------
