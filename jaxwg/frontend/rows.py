@@ -33,6 +33,8 @@ A kernel K of `rows` outputs becomes a stage of a later kernel E when:
 
 from __future__ import annotations
 
+import heapq
+
 from ..core import alu
 from ..core import dtypes as dt
 from ..core.alu import AluExp, Op
@@ -60,6 +62,7 @@ def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
     Later kernels are merged first, so that a chain of stages (mean, then variance)
     goes whole into its last reader."""
     producer = {id(s.output): s for s in steps}
+    index = {id(s): i for i, s in enumerate(steps)}
     readers: dict[int, list] = {}
     for s in steps:
         for node in s.inputs:
@@ -72,7 +75,7 @@ def fuse_rows(steps: list, kept: set, max_inputs: int | None = None,
                 or any(d in dt.WIDENED for d in step.kernel.dtypes()):
             continue
         for rows in _row_counts(step, producer):
-            stages = _stages_for(step, rows, producer, readers, kept, at_row)
+            stages = _stages_for(step, rows, steps, index, producer, readers, kept, at_row)
             fused = _merge(step, stages) if stages else None
             if fused is not None and _fits(fused, max_inputs, max_output_bytes):
                 replaced[id(step)] = fused
@@ -109,30 +112,44 @@ def _rows_fit(kernel: Kernel, rows: int) -> bool:
     return length <= MAX_ROW_LENGTH and (rows >= MIN_ROWS or rows * length <= SMALL_WORK)
 
 
-def _stages_for(step, rows: int, producer: dict, readers: dict, kept: set, at_row: dict) -> list:
+def _stages_for(step, rows: int, steps: list, index: dict, producer: dict, readers: dict,
+                kept: set, at_row: dict) -> list:
     """The steps that can become row stages of `step` with `rows` rows, in dependency
     order ([] if none reduces: per-row elementwise values alone are not worth a row
-    kernel). `at_row` remembers `_read_at_row` per candidate: a chain of n small
-    kernels (an eager loop's pending steps) asks about the same candidates n times."""
-    candidates: dict[int, object] = {}  # id(step) -> step, grown from step's inputs
-    stack = list(step.inputs)
-    while stack:
-        k = producer.get(id(stack.pop()))
-        if k is None or id(k) in candidates or not _may_be_stage(k, rows, kept):
+    kernel). `index` maps id(step) to its place in `steps`; `at_row` remembers
+    `_read_at_row` per candidate: a chain of n small kernels (an unrolled loop, an eager
+    loop's pending steps) asks about the same candidates n times.
+
+    A kernel is a stage when it may be one (`_may_be_stage`), and `step` and other stages are all its
+    readers, reading it at their own row. That depends only on its readers, which come
+    later in `steps`, so candidates are decided latest first and the search ends past
+    `MAX_STAGES`: walking every candidate above each kernel of such a chain took time
+    quadratic in its length."""
+    found: list[int] = []  # places in `steps` of the stages, latest first
+    taken: set[int] = {id(step)}  # ids of the stages and `step`
+    heap = [-index[id(producer[id(n)])] for n in step.inputs if id(n) in producer]
+    heapq.heapify(heap)  # places still to decide, negated: the latest comes first
+    decided: set[int] = set()
+    while heap:
+        i = -heapq.heappop(heap)
+        if i in decided:
             continue
-        candidates[id(k)] = k
-        stack.extend(k.inputs)
-    while True:  # drop candidates read elsewhere, or read at another row, until none is
-        kept_now = {i: c for i, c in candidates.items()
-                    if all(id(r) in candidates or r is step for r in readers[id(c.output)])
-                    and _read_at_row_once(c, readers[id(c.output)], at_row)}
-        if len(kept_now) == len(candidates):
-            break
-        candidates = kept_now
-    if len(candidates) > MAX_STAGES or not any(c.kernel.reduction is not None for c in candidates.values()):
+        decided.add(i)
+        c = steps[i]
+        users = readers[id(c.output)]
+        if not (_may_be_stage(c, rows, kept) and all(id(r) in taken for r in users)
+                and _read_at_row_once(c, users, at_row)):
+            continue
+        if len(found) == MAX_STAGES:
+            return []
+        found.append(i)
+        taken.add(id(c))
+        for n in c.inputs:
+            if id(n) in producer:
+                heapq.heappush(heap, -index[id(producer[id(n)])])
+    if not any(steps[i].kernel.reduction is not None for i in found):
         return []
-    order = {id(s): i for i, s in enumerate(producer.values())}
-    return sorted(candidates.values(), key=lambda c: order[id(c)])
+    return [steps[i] for i in reversed(found)]
 
 
 def _may_be_stage(candidate, rows: int, kept: set) -> bool:

@@ -314,3 +314,30 @@ def test_kernels_split_at_the_binding_limit(platform, monkeypatch):
     assert counters["kernels"] - before >= 2  # twelve inputs, at most seven per kernel
     concatenated = jnp.concatenate(arrays)  # a tree of concatenations, split as needed
     assert_array(concatenated, np.concatenate(hosts))
+
+
+def test_row_fusion_of_an_unrolled_loop_takes_time_linear_in_its_steps(platform, monkeypatch):
+    """A scan unrolls into a chain of small kernels, each a product of one row that row
+    fusion asks about. It decides a kernel's stages from the latest candidate back and
+    stops past `MAX_STAGES`, so a chain twice as long asks about its candidates twice as
+    often: walking every kernel above each one made 1000 steps take 20 s."""
+    from jaxwg.frontend import rows
+
+    asked = []
+    may_be_stage = rows._may_be_stage
+    monkeypatch.setattr(rows, "_may_be_stage", lambda *a: asked.append(a) or may_be_stage(*a))
+    w, xs = np.eye(8, dtype=np.float32) * 0.5, np.linspace(-1, 1, 8 * 40, dtype=np.float32).reshape(40, 8)
+
+    def loop(m, lax, n):
+        def body(c, x):
+            return m.tanh(c @ m.asarray(w) + x), None
+        return lax.scan(body, m.ones(8, np.float32), m.asarray(xs[:n]))[0]
+
+    counts = []
+    for n in (20, 40):
+        asked.clear()
+        got = jaxwg.jit(lambda: loop(jnp, jaxwg.lax, n))()
+        counts.append(len(asked))
+    assert_array(got, np.asarray(loop(jax_numpy, jax.lax, 40)), rtol=1e-5, atol=1e-6)
+    assert 0 < counts[1] <= 2 * counts[0] + rows.MAX_STAGES, counts
+
