@@ -22,8 +22,8 @@ Which nodes get their own buffer (are *materialized*):
 4. a computed node whose value reaches more than one materialized node, or that a
    pending node outside this schedule still uses, unless it is a few cheap ops
    (`INLINE_COST`) that are cheaper to recompute than to write and read back, or one
-   kernel of its shape and sums over its rows read it (`_Planner._read_by_row`: rule 9
-   then makes the sums that kernel's stages); and
+   kernel of its shape and sums over its rows that only that kernel reads read it
+   (`_Planner._read_by_row`: rule 9 then makes the sums that kernel's stages); and
    any computed node that a live Array holds (`LazyNode.arrays`): the program may use
    it again, and an eager loop such as `v = tanh(v); total += sum(v)` would otherwise
    recompute a chain of every `v` so far in each new kernel;
@@ -259,32 +259,38 @@ class _Planner:
     def _mark_shared(self) -> None:
         """Rules 4 and 5: walk users before sources, tracking which roots read each node."""
         roots: dict[int, set] = {}
+        reaches: dict[int, set] = {}  # id(node) -> the roots its own value reaches
         for node in reversed(self.order):
             mine = set()
             for user in self.users[id(node)]:
                 mine |= {id(user)} if id(user) in self.materialize else roots[id(user)]
             if node.users > self.edges[id(node)] or node.arrays:
                 mine.add("elsewhere")
+            reaches[id(node)] = mine
             if node.kind == REDUCE and self._fuse_as_epilogue(node, mine):
                 self.materialize.discard(id(node))
             elif id(node) not in self.materialize and (
-                    (len(mine) > 1 and _worth_sharing(node) and not self._read_by_row(node, mine))
+                    (len(mine) > 1 and _worth_sharing(node) and not self._read_by_row(node, mine, reaches))
                     or (node.arrays and _is_computed(node))):
                 self.materialize.add(id(node))
             roots[id(node)] = {id(node)} if id(node) in self.materialize else mine
 
-    def _read_by_row(self, node: LazyNode, roots: set) -> bool:
+    def _read_by_row(self, node: LazyNode, roots: set, reaches: dict) -> bool:
         """Rule 4's exception: `node` (rows along its last axis) is read by one kernel of
-        its own shape and by reductions over its rows. Row fusion (rule 9) makes those
-        reductions stages of that kernel, which then computes the node's row twice rather
-        than reading it back: softmax cross-entropy's backward pass is one kernel."""
+        its own shape and by reductions over its rows that only that kernel reads. Row
+        fusion (rule 9) makes those reductions stages of that kernel, which then computes
+        the node's row twice rather than reading it back: softmax cross-entropy's
+        backward pass is one kernel. Reductions that other kernels read cannot be its
+        stages: a scan's carry summed into each step's output (`ys`) would be recomputed
+        from the first step in every later step's sum, a different kernel each."""
         if "elsewhere" in roots or not node.shape or node.shape[-1] > MAX_ROW_LENGTH:
             return False
         readers = [self.by_id[r] for r in roots]
         sums = [r for r in readers if r.kind == REDUCE]
         others = [r for r in readers if r.kind != REDUCE]
         return (len(others) == 1 and others[0].shape == node.shape
-                and all(r.arg.axes == (len(node.shape) - 1,) and r.srcs[0].shape == node.shape for r in sums))
+                and all(r.arg.axes == (len(node.shape) - 1,) and r.srcs[0].shape == node.shape
+                        and reaches[id(r)] == {id(others[0])} for r in sums))
 
     def _fuse_as_epilogue(self, reduction: LazyNode, roots: set) -> bool:
         if len(roots) != 1 or id(reduction) in self.targets:

@@ -341,3 +341,23 @@ def test_row_fusion_of_an_unrolled_loop_takes_time_linear_in_its_steps(platform,
     assert_array(got, np.asarray(loop(jax_numpy, jax.lax, 40)), rtol=1e-5, atol=1e-6)
     assert 0 < counts[1] <= 2 * counts[0] + rows.MAX_STAGES, counts
 
+
+def test_a_scan_with_per_step_row_sums_compiles_the_same_kernels_at_every_step(platform):
+    """Rule 4's row exception recomputes a value in its row sums only where they become
+    stages of the one kernel that reads it: a scan's carry read by the next step and by
+    its sum in `ys` is written once a step, so every step runs the same two kernels
+    (before, each step's sum recomputed the carry from the first step: one more tanh,
+    and one more shader to compile, a step)."""
+    def f(m, lax, h, n):
+        return lax.scan(lambda c, _: (m.tanh(c * 0.5 + 1), c.sum()), h, None, length=n)
+
+    h = np.linspace(-1, 1, 8, dtype=np.float32)
+    kernels = []
+    for n in (16, 32):  # past rows.MAX_STAGES: the sums are not stages of the stacking kernel
+        program = jaxwg.jit(lambda v: f(jnp, jaxwg.lax, v, n))
+        lines = [line[line.index("Kernel("):] for line in program.lower(jnp.asarray(h)).as_text().splitlines()
+                 if line.startswith("kernel ")]
+        kernels.append({k for k in lines if "where((gidx" not in k})  # less those stacking the sums
+        for got, want in zip(program(jnp.asarray(h)), f(jax_numpy, jax.lax, h, n)):
+            assert_array(got, np.asarray(want), rtol=1e-5, atol=1e-6)
+    assert kernels[0] == kernels[1] and len(kernels[0]) <= 4, kernels
