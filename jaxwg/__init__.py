@@ -12,10 +12,13 @@ Array([0, 2, 4], dtype=int32)
 # jaxwg.numpy attaches the operators and methods of Array and of tracers when imported.
 from . import dtypes, lax, nn, numpy, random, scipy, tree, tree_util
 from . import ad_checkpoint, custom_derivatives, debug, profiler
-from . import image
+from . import image, ops, typing
 from .config import config
 from .placement import (
                       block_until_ready,
+                      default_device_state as default_device,
+                      process_count,
+                      process_index,
                       clear_backends,
                       device_get,
                       default_backend,
@@ -47,9 +50,9 @@ from .transforms.api_extras import (clear_caches, ensure_compile_time_eval, loca
 from .transforms.derivatives import custom_gradient, linear_transpose
 from .transforms.callback import pure_callback
 from .transforms import solves as _solves  # noqa: F401  (lax.custom_linear_solve, lax.custom_root)
-from .config import (debug_infs, debug_nans, default_matmul_precision, default_prng_impl,
-                     enable_checks, enable_x64, log_compiles, numpy_dtype_promotion,
-                     numpy_rank_promotion)
+from .config import (debug_infs, debug_key_reuse, debug_nans, default_matmul_precision,
+                     default_prng_impl, enable_checks, enable_x64, log_compiles,
+                     numpy_dtype_promotion, numpy_rank_promotion)
 
 __version__ = "0.1.0"
 
@@ -61,12 +64,20 @@ __all__ = ["Array", "Device", "ShapeDtypeStruct", "ad_checkpoint", "custom_deriv
            "jacobian", "jacrev", "jit", "jvp", "lax", "linearize", "live_arrays", "local_devices",
            "make_jaxpr", "nn", "numpy", "print_environment_info", "random", "remat", "scipy", "tree",
            "tree_util", "value_and_grad", "vjp", "vmap"] + [
-           "clear_caches", "custom_gradient", "debug_infs", "debug_nans", "default_matmul_precision",
+           "clear_caches", "custom_gradient", "debug_infs", "debug_key_reuse", "debug_nans",
+           "default_matmul_precision",
            "default_prng_impl", "enable_checks", "enable_x64", "ensure_compile_time_eval", "float0",
            "linear_transpose", "local_device_count", "log_compiles", "named_call", "named_scope", "pmap",
-           "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback", "typeof"]
+           "numpy_dtype_promotion", "numpy_rank_promotion", "pure_callback", "typeof"] + [
+           "default_device", "ops", "process_count", "process_index", "typing"]
+
+import sys as _sys
 
 from . import errors as _errors
+
+# `import jaxwg.x` of a module JAX has and jaxwg lacks says it is not implemented yet.
+if not any(isinstance(f, _errors.MissingModuleFinder) for f in _sys.meta_path):
+    _sys.meta_path.append(_errors.MissingModuleFinder())
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
 __getattr__ = _errors.module_getattr(__name__)

@@ -84,6 +84,8 @@ class Config:
         try:
             return self._values[name]
         except KeyError:
+            if name in _ACCEPTED_ONLY:
+                return self.read(name)
             raise AttributeError(f"'Config' object has no attribute {name!r}") from None
 
     def __setattr__(self, name, value):
@@ -91,12 +93,22 @@ class Config:
 
     def read(self, name: str):
         """The current value of option `name`."""
+        if name in _ACCEPTED_ONLY:
+            return _ACCEPTED_ONLY[name].accepted[0]
         if name not in self._values:
             raise AttributeError(f"Unrecognized config option: {name}")
         return getattr(self, name)
 
     def update(self, name: str, value) -> None:
-        """Set option `name` (an AttributeError for unknown names, as in JAX)."""
+        """Set option `name` (an AttributeError for unknown names, as in JAX). An option of
+        JAX's that jaxwg honours with one value (`_State`) takes only that value.
+
+        >>> config.update("jax_debug_key_reuse", False); config.jax_debug_key_reuse
+        False
+        """
+        if name in _ACCEPTED_ONLY:
+            _ACCEPTED_ONLY[name].check(value)
+            return
         self._check(name, value)
         with self._override_lock:
             self._values[name] = value
@@ -182,8 +194,9 @@ class _State:
     False
     """
 
-    def __init__(self, name: str, accepted=None, known=None, default_arg=True):
+    def __init__(self, name: str, accepted=None, known=None, default_arg=True, why=""):
         self.name, self.accepted, self.known, self._default_arg = name, accepted, known, default_arg
+        self.why = why  # what JAX does with the values jaxwg does not honour
 
     @property
     def value(self):
@@ -197,12 +210,18 @@ class _State:
             if _OPTIONS[self.name].shapes_programs:
                 return self._updated(new_val)
             return config.override(self.name, new_val)
+        self.check(new_val)
+        return contextlib.nullcontext()
+
+    def check(self, new_val) -> None:
+        """Raise unless jaxwg honours `new_val` (an option jaxwg's config lacks)."""
         if new_val not in self.accepted:
             if new_val in self.known:
-                raise NotImplementedError(f"{self.name}={new_val!r}: jaxwg honours only "
-                                          f"{', '.join(map(repr, self.accepted))}")
+                from .errors import NotImplementedInJaxwg
+
+                raise NotImplementedInJaxwg(f"{self.name}={new_val!r}: {self.why}jaxwg honours "
+                                            f"only {', '.join(map(repr, self.accepted))}")
             raise ValueError(f"new enum value must be in {list(self.known)}, got {new_val!r}.")
-        return contextlib.nullcontext()
 
     @contextlib.contextmanager
     def _updated(self, new_val):
@@ -229,6 +248,13 @@ numpy_rank_promotion = _State("jax_numpy_rank_promotion", ("allow",), ("allow", 
                               "allow")
 log_compiles = _State("jax_log_compiles", (False, 0), (False, True, 0, 1))
 enable_checks = _State("jax_enable_checks", (False, 0), (False, True, 0, 1))
+debug_key_reuse = _State("jax_debug_key_reuse", (False, 0), (False, True, 0, 1),
+                         why="JAX then raises KeyReuseError when a PRNG key is consumed twice, "
+                         "which jaxwg does not check; ")
 default_prng_impl = _State("jax_default_prng_impl", ("threefry2x32",),
                            ("threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32",
                             "philox4x32"), "threefry2x32")
+
+# JAX's options that jaxwg honours with one value only: `config.update` checks the value.
+_ACCEPTED_ONLY = {state.name: state for state in globals().values()
+                  if isinstance(state, _State) and state.name not in _OPTIONS}

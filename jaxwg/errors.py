@@ -62,6 +62,36 @@ class NotImplementedInJaxwg(AttributeError, NotImplementedError):
     which says what it is."""
 
 
+class ModuleNotImplementedInJaxwg(ModuleNotFoundError, NotImplementedError):
+    """`import jaxwg.x` of a module JAX has (`jax.x`) and jaxwg does not implement yet: a
+    ModuleNotFoundError (so `except ImportError` works) that says what it is."""
+
+
+class MissingModuleFinder:
+    """Last on `sys.meta_path` (once jaxwg is imported): a `jaxwg.<...>.x` module no other
+    finder found, whose JAX counterpart exists (`jaxwg._jax_names`), raises
+    `ModuleNotImplementedInJaxwg` instead of a bare ModuleNotFoundError.
+
+    >>> import importlib
+    >>> try:
+    ...     importlib.import_module("jaxwg.experimental")
+    ... except ModuleNotImplementedInJaxwg as e:
+    ...     print(e)
+    jax.experimental is not implemented in jaxwg yet (No module named 'jaxwg.experimental')
+    """
+
+    def find_spec(self, fullname: str, path=None, target=None):
+        from ._jax_names import JAX_NAMES
+
+        parent, _, name = fullname.rpartition(".")
+        if name in JAX_NAMES.get(parent, ()):
+            jax_module = "jax" + fullname[len("jaxwg"):]
+            raise ModuleNotImplementedInJaxwg(
+                f"{jax_module} is not implemented in jaxwg yet (No module named {fullname!r})",
+                name=fullname)
+        return None
+
+
 def missing_attribute(module: str, name: str, jax_names) -> AttributeError:
     """The error for `module.name` that does not exist: NotImplementedInJaxwg when JAX's
     module has `name` (`jax_names`), else Python's plain AttributeError.

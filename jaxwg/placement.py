@@ -12,13 +12,16 @@ CpuDevice(id=0)
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gc
 
 import numpy as np
 
 from .backend import base as backend_base
 from .frontend.array import ArrayImpl
-from .frontend.device import Device, default_device, default_platform, forget_devices, get_device
+from .frontend.device import (Device, default_device, default_platform, forget_devices,
+                               get_device, placed_on)
 from .frontend.execute import device_of, moved_to, realize
 
 
@@ -60,6 +63,67 @@ def device_count(backend: str | None = None) -> int:
     1
     """
     return len(devices(backend))
+
+
+def process_index(backend: str | None = None) -> int:
+    """This process's index among the processes of a multi-host run: 0 (one host).
+
+    >>> import jaxwg
+    >>> jaxwg.process_index()
+    0
+    """
+    return 0
+
+
+def process_count(backend: str | None = None) -> int:
+    """How many processes a multi-host run has: 1.
+
+    >>> import jaxwg
+    >>> jaxwg.process_count()
+    1
+    """
+    return 1
+
+
+class _DefaultDevice:
+    """`jaxwg.default_device(device)`, as JAX's: within the block, new arrays go to `device`
+    (a Device or a platform name; None leaves the default); `.value` is what was passed.
+
+    >>> import jaxwg, jaxwg.numpy as jnp
+    >>> with jaxwg.default_device("cpu"):
+    ...     jnp.ones(2).device, jaxwg.default_device.value
+    (CpuDevice(id=0), 'cpu')
+    >>> jaxwg.default_device.value is None
+    True
+    """
+
+    _value = contextvars.ContextVar("jaxwg_default_device", default=None)
+
+    @property
+    def value(self):
+        return self._value.get()
+
+    def __call__(self, device):
+        if device is not None and not isinstance(device, (Device, str)):
+            raise ValueError("jax.default_device must be passed either a Device object (e.g. "
+                             "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                             f"'gpu', got: {device!r}")
+        return self._within(device)
+
+    @contextlib.contextmanager
+    def _within(self, device):
+        token = self._value.set(device)
+        try:
+            if device is None:
+                yield
+            else:
+                with placed_on(get_device(device) if isinstance(device, str) else device):
+                    yield
+        finally:
+            self._value.reset(token)
+
+
+default_device_state = _DefaultDevice()
 
 
 def _copy_to(array: ArrayImpl, device: Device) -> ArrayImpl:

@@ -19,6 +19,7 @@ import jaxwg.nn.initializers
 import jaxwg.random
 import jaxwg.lax.linalg
 import jaxwg.numpy.linalg
+import jaxwg.ops
 import jaxwg.scipy.linalg
 import jaxwg.scipy.sparse.linalg
 import jaxwg.scipy.special
@@ -44,7 +45,8 @@ FUNCTIONS = dict(f for m in (jaxwg, jaxwg.lax, jaxwg.lax.linalg, jaxwg.numpy, ja
                              jaxwg.scipy.fft, jaxwg.scipy.integrate, jaxwg.scipy.signal,
                              jaxwg.image, jaxwg.scipy.ndimage, jaxwg.scipy.cluster.vq,
                              jaxwg.scipy.sparse.linalg,
-                             jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
+                             jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax,
+                             jaxwg.ops)
                  for f in _public(m))
 
 
@@ -85,7 +87,8 @@ FRESH = {t.name: t for m in (jaxwg, jaxwg.lax, jaxwg.lax.linalg, jaxwg.numpy, ja
                              jaxwg.scipy.fft, jaxwg.scipy.integrate, jaxwg.scipy.signal,
                              jaxwg.image, jaxwg.scipy.ndimage, jaxwg.scipy.cluster.vq,
                              jaxwg.scipy.sparse.linalg, jaxwg.tree_util, jaxwg.tree,
-                             jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax)
+                             jaxwg.example_libraries.optimizers, jaxwg.example_libraries.stax,
+                             jaxwg.ops)
          for name, obj in _public_objects(m) for t in _examples(name, obj)}
 
 

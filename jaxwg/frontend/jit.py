@@ -49,7 +49,7 @@ from . import primitives as P
 from .array import ArrayImpl, asarray_for_bind, aval_of
 from .complex_lowering import lower, scalar_node, storage
 from .control_flow import needs_values
-from .device import Device, default_device
+from .device import Device, default_device, default_platform
 from .execute import Program, counters, moved_to, realize
 from .jaxpr import ClosedJaxpr, Literal, eval_jaxpr, hoist_tracer_consts, pp_jaxpr, trace_to_jaxpr
 from .lazy import GRAPH_LOCK, Buffer, LazyNode
@@ -645,8 +645,15 @@ def disable_jit(disable: bool = True):
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
-        **unsupported):
+        in_shardings=None, out_shardings=None, keep_unused=False, device=None, backend=None,
+        inline=False, **unsupported):
     """Compile `fun` into fused kernels, cached per argument signature (module docstring).
+
+    JAX's other options are accepted as far as they mean something here: `keep_unused`
+    and `inline` change no result (unused arguments are never read; a nested jit's
+    kernels fuse into the enclosing program either way); shardings must be None (one
+    device); `device` and `backend` must name the default device (a jitted function
+    runs where its arguments are: choose it with `device_put` or `default_device`).
 
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> @jaxwg.jit
@@ -657,12 +664,29 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
     """
     if unsupported:
         raise TypeError(f"jit got unexpected keyword argument(s) {sorted(unsupported)}")
+    _check_options(in_shardings, out_shardings, device, backend)
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, donate_argnums=donate_argnums)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, static_argnums, static_argnames, donate_argnums)
+
+
+def _check_options(in_shardings, out_shardings, device, backend) -> None:
+    """A clear error for the values of JAX's `jit` options jaxwg cannot honour."""
+    from ..errors import NotImplementedInJaxwg
+
+    for name, value in (("in_shardings", in_shardings), ("out_shardings", out_shardings)):
+        if value is not None:
+            raise NotImplementedInJaxwg(f"jit({name}={value!r}): jaxwg has one device and no "
+                                        "shardings; pass None")
+    platform = getattr(device, "platform", None) or backend
+    if platform is not None and platform != default_platform():
+        raise NotImplementedInJaxwg(
+            f"jit({'device' if device is not None else 'backend'}={device or backend!r}): a "
+            f"jitted function runs on its arguments' device (here {default_platform()!r}); "
+            "put them on another with jaxwg.device_put or jaxwg.default_device")
 
 
 def bind_as_program(prim, operands, params: dict):

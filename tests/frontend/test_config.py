@@ -49,3 +49,16 @@ def test_matches_jax_for_the_same_calls():
     for cfg in (config, jax.config):
         with pytest.raises(AttributeError, match="Unrecognized config option: jax_no_such"):
             cfg.update("jax_no_such", 1)
+
+
+def test_debug_key_reuse_accepted_off_and_clear_when_on():
+    assert config.jax_debug_key_reuse is False and config.read("jax_debug_key_reuse") is False
+    config.update("jax_debug_key_reuse", False)
+    import jaxwg
+
+    with jaxwg.debug_key_reuse(False):
+        pass
+    for turn_on in (lambda: config.update("jax_debug_key_reuse", True),
+                    lambda: jaxwg.debug_key_reuse(True)):
+        with pytest.raises(jaxwg.errors.NotImplementedInJaxwg, match="KeyReuseError"):
+            turn_on()

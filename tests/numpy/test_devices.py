@@ -125,3 +125,41 @@ def test_platform_environment_variable(name):
     if name == "webgpu" and out.returncode != 0 and "adapter" in out.stderr:
         pytest.skip("no WebGPU adapter")
     assert out.stdout.split() == [name, name], out.stderr
+
+
+def test_process_index_and_default_device_as_jax():
+    import jax
+
+    assert (jaxwg.process_index(), jaxwg.process_count()) == (jax.process_index(),
+                                                              jax.process_count())
+    assert jaxwg.default_device.value is None
+    cpu = jaxwg.devices("cpu")[0]
+    for device in ("cpu", cpu):
+        with jaxwg.default_device(device):
+            assert jaxwg.default_device.value == device
+            assert jnp.ones(2).device == cpu
+    assert jaxwg.default_device.value is None
+    with jaxwg.default_device(None):
+        assert jnp.ones(2).device == jaxwg.devices()[0]
+    with pytest.raises(ValueError, match="Device object"):
+        jaxwg.default_device(3)
+
+
+def test_missing_jax_modules_raise_not_implemented_on_import():
+    import importlib
+
+    with pytest.raises(ImportError, match="jax.experimental is not implemented in jaxwg"):
+        importlib.import_module("jaxwg.experimental")
+    with pytest.raises(jaxwg.errors.ModuleNotImplementedInJaxwg):
+        importlib.import_module("jaxwg.experimental.pjit")
+    with pytest.raises(ModuleNotFoundError) as info:
+        importlib.import_module("jaxwg.no_such_module")
+    assert not isinstance(info.value, NotImplementedError)
+
+
+def test_typing_names_as_jax():
+    import jax.typing
+
+    import jaxwg.typing
+
+    assert set(jaxwg.typing.__all__) == {n for n in dir(jax.typing) if not n.startswith("_")}

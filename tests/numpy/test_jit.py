@@ -382,3 +382,18 @@ def test_lowered_text_of_shared_subexpressions_is_small(platform):
     text = lowered.as_text()
     assert time.perf_counter() - start < 1.0
     assert len(text) < 100_000
+
+
+def test_jax_options_accepted_where_they_mean_something():
+    """inline, keep_unused, None shardings and the default backend are accepted as JAX's;
+    values jaxwg cannot honour raise NotImplementedInJaxwg (a NotImplementedError)."""
+    f = jaxwg.jit(lambda x, unused: x * 2, inline=True, keep_unused=True, in_shardings=None,
+                  out_shardings=None, backend=jaxwg.default_backend())
+    assert f(jnp.ones(2), jnp.zeros(3)).tolist() == [2.0, 2.0]
+    assert jaxwg.jit(inline=True)(lambda x: x + 1)(1.0) == 2.0
+    other = "cpu" if jaxwg.default_backend() != "cpu" else "webgpu"
+    for options in ({"out_shardings": 0}, {"in_shardings": 0}, {"backend": other}):
+        with pytest.raises(NotImplementedError, match="jit"):
+            jaxwg.jit(lambda x: x, **options)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        jaxwg.jit(lambda x: x, no_such_option=1)
