@@ -81,3 +81,4 @@ if not any(isinstance(f, _errors.MissingModuleFinder) for f in _sys.meta_path):
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
 __getattr__ = _errors.module_getattr(__name__)
+__dir__ = _errors.module_dir(__name__)  # the public names only, as JAX's

@@ -126,6 +126,29 @@ def module_getattr(module: str):
     return __getattr__
 
 
+def module_dir(module: str):
+    """The module-level `__dir__` of `module`, as clean as JAX's: its `__all__`, the names
+    it has that JAX's module has (`jaxwg._jax_names`) and its dunder names, not the helpers
+    and modules its code imports.
+
+    >>> import jaxwg.nn
+    >>> "relu" in dir(jaxwg.nn), "custom_jvp" in dir(jaxwg.nn), hasattr(jaxwg.nn, "custom_jvp")
+    (True, False, True)
+    """
+    import sys
+
+    from ._jax_names import JAX_NAMES
+
+    namespace = vars(sys.modules[module])
+    jax_names = JAX_NAMES[module]
+
+    def __dir__():
+        return sorted(set(namespace.get("__all__", ())) | {
+            name for name in namespace if name in jax_names or name.startswith("__")})
+
+    return __dir__
+
+
 def _shape(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 

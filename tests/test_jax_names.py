@@ -97,6 +97,17 @@ def test_names_jax_lacks_raise_the_plain_attribute_error(module):
     assert type(info.value) is AttributeError
 
 
+@pytest.mark.parametrize("module", sorted(set(MODULES) - {"jaxwg.random"}))
+def test_dir_lists_public_names_only(module):
+    """dir() of a public module is as clean as JAX's: its `__all__` and the names JAX's
+    module has, not the helpers and modules its code imports (jaxwg.random: left for now)."""
+    mod = sys.modules[module]
+    public = {n for n in dir(mod) if not n.startswith("_")}
+    assert public <= _jax_names.JAX_NAMES[module] | set(getattr(mod, "__all__", ()))
+    assert not public & {"np", "functools", "operator", "annotations"}
+    assert "custom_jvp" not in dir(jaxwg.nn) and "staged_jit" not in dir(jaxwg.nn)
+
+
 def test_the_error_is_both_an_attribute_error_and_not_implemented():
     assert issubclass(NotImplementedInJaxwg, AttributeError)
     assert issubclass(NotImplementedInJaxwg, NotImplementedError)
