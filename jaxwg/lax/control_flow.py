@@ -15,6 +15,8 @@ Array(10, dtype=int32, weak_type=True)
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..core import dtypes as dt
@@ -35,14 +37,6 @@ def _trace(fun, in_tree, in_avals, what: str):
     closed = trace_to_jaxpr(flat, list(in_avals), describe_traced(fun, what))
     closed, captured = hoist_tracer_consts(closed)
     return closed, captured, out_tree()
-
-
-def _types(avals) -> list:
-    return [(a.shape, a.dtype) for a in avals]
-
-
-def _type_text(avals) -> str:
-    return "[" + ", ".join(a.str_short() for a in avals) + "]"
 
 
 # -- cond and switch -----------------------------------------------------------------------
@@ -162,13 +156,40 @@ def _listed(diffs: list[str], capitalize: bool = True) -> str:
 # -- loops ----------------------------------------------------------------------------------
 
 
-def _check_carry(what: str, in_tree, out_tree, in_avals, out_avals):
+def _check_carry(name: str, body_fun, in_tree, out_tree, in_avals, out_avals):
+    """JAX's TypeError when a loop body's carry output differs from its carry input in
+    pytree structure or in types (shape, dtype; weak types join), naming each differing
+    component by the body's carry parameter and key path."""
+    carry = _first_parameter(body_fun)
+
+    def component(path: str) -> str:
+        if carry:
+            return f"the input carry component {carry}{path}" if path else f"the input carry {carry}"
+        return f"the input carry at path {path}" if path else "the input carry"
+
     if in_tree != out_tree:
-        raise TypeError(f"{what} must have identical pytree structure: input {in_tree}, "
-                        f"output {out_tree}")
-    if _types(in_avals) != _types(out_avals):
-        raise TypeError(f"{what} must have identical types: input {_type_text(in_avals)}, "
-                        f"output {_type_text(out_avals)}")
+        diffs = [f"{component(p)} is a {thing1} but the corresponding component of the carry "
+                 f"output is a {thing2}, so {why}"
+                 for p, thing1, thing2, why in pytree.equality_errors(in_tree, out_tree)]
+        raise TypeError(f"{name} function carry input and carry output must have the same "
+                        f"pytree structure, but they differ:\n\n{_listed(diffs)}\nRevise the "
+                        "function so that the carry output has the same pytree structure as "
+                        "the carry input.")
+    diffs = [f"{component(p)} has type {_full_type(a)} but the corresponding output carry "
+             f"component has type {_full_type(b)}, so {_mismatch(a, b)}"
+             for p, a, b in zip(in_tree.leaf_paths(), in_avals, out_avals)
+             if (a.shape, a.dtype) != (b.shape, b.dtype)]
+    if diffs:
+        raise TypeError(f"{name} function carry input and carry output must have equal types, "
+                        f"but they differ:\n\n{_listed(diffs)}\nRevise the function so that all "
+                        "output types match the corresponding input types.")
+
+
+def _first_parameter(fun) -> str | None:
+    try:
+        return next(iter(inspect.signature(fun).parameters), None)
+    except (TypeError, ValueError):
+        return None
 
 
 def _promoted_weak(leaves, in_avals, out_avals):
@@ -204,8 +225,8 @@ def while_loop(cond_fun, body_fun, init_val):
     pred = cond_closed.out_avals
     if len(pred) != 1 or pred[0].shape != () or pred[0].dtype is not dt.bool_:
         raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
-                        f"{_type_text(pred)}.")
-    _check_carry("body_fun output and input", in_tree, body_tree, in_avals, body_closed.out_avals)
+                        f"{pred}.")
+    _check_carry("while_loop body", body_fun, in_tree, body_tree, in_avals, body_closed.out_avals)
     fixed = _invariant_carries(cond_closed, len(cond_caps), body_closed, len(body_caps))
     if any(fixed):
         cond_closed, body_closed = _carries_as_consts(cond_closed, len(cond_caps), body_closed,
@@ -277,8 +298,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     dtype = _bounds_dtype(lower, upper)
     lo, hi = _concrete_int(lower), _concrete_int(upper)
     if lo is not None and hi is not None:
-        def step(carry, _):
-            i, val = carry
+        def step(loop_carry, _):  # JAX's name, which its carry type errors show
+            i, val = loop_carry
             return (lax.add(i, 1), body_fun(i, val)), None
 
         # As JAX's, the index starts from a Python int: weakly typed int32.
@@ -288,8 +309,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def cond_fun(carry):
         return lax.lt(carry[0], carry[1])
 
-    def body(carry):
-        i, stop, val = carry
+    def body(loop_carry):
+        i, stop, val = loop_carry
         return lax.add(i, 1), stop, body_fun(i, val)
 
     def bound(x):
@@ -341,8 +362,7 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1):
         promoted = _promoted_weak(c_leaves, c_avals, closed.out_avals[:n_carry])
         if promoted is not None:
             return scan(f, pytree.tree_unflatten(c_tree, promoted), xs, length, reverse, unroll)
-    _check_carry("scan body function carry input and carry output", c_tree, carry_tree, c_avals,
-                 closed.out_avals[:n_carry])
+    _check_carry("scan body", f, c_tree, carry_tree, c_avals, closed.out_avals[:n_carry])
     outs = bind(P.scan_p, *captured, *c_leaves, *x_leaves, jaxpr=closed, length=n, reverse=bool(reverse),
                 num_consts=len(captured), num_carry=n_carry, unroll=int(unroll) if unroll is not True else n)
     return (pytree.tree_unflatten(c_tree, outs[:n_carry]),

@@ -256,14 +256,37 @@ def test_branch_mismatch_errors_as_jax(branches):
     assert str(got.value) == str(want.value)
 
 
+# Loops whose carry output differs from the carry input: (library, numpy) -> the call.
+CARRY_MISMATCHES = [
+    lambda L, N: L.scan(lambda c, x: (c + x[None], x), N.zeros(()), N.ones(3)),
+    lambda L, N: L.scan(lambda c, x: ((c[0].astype("int32"), c[1][:1]), x),
+                        (N.zeros(()), N.ones(2)), N.ones(3)),
+    lambda L, N: L.scan(lambda c, x: ({"a": c["a"], "b": 1.0}, x), {"a": N.zeros(())}, N.ones(3)),
+    lambda L, N: L.while_loop(lambda c: c < 3, lambda c: c * N.ones(2), 1.0),
+    lambda L, N: L.while_loop(lambda c: c[0] < 3, lambda c: [c[0]], (1.0,)),
+    lambda L, N: L.while_loop(lambda c: c, lambda c: c - 1, 5),
+    lambda L, N: L.fori_loop(0, 3, lambda i, c: c * N.ones(2), 1.0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CARRY_MISMATCHES)))
+def test_carry_mismatch_errors_as_jax(case):
+    """scan, while_loop and fori_loop name each differing carry component as JAX does."""
+    with pytest.raises(TypeError) as want:
+        CARRY_MISMATCHES[case](jax.lax, jax_numpy)
+    with pytest.raises(TypeError) as got:
+        CARRY_MISMATCHES[case](lax, jnp)
+    assert str(got.value) == str(want.value)
+
+
 def test_errors():
-    with pytest.raises(TypeError, match="body_fun output and input must have identical types"):
+    with pytest.raises(TypeError, match="while_loop body function carry input and carry output"):
         lax.while_loop(lambda c: c < 3, lambda c: c * jnp.ones(2), 1.0)
     with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
         lax.while_loop(lambda c: c, lambda c: c, 1.0)
     with pytest.raises(ValueError, match="inconsistent lengths"):
         lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))
-    with pytest.raises(TypeError, match="carry input and carry output must have identical types"):
+    with pytest.raises(TypeError, match="carry input and carry output must have equal types"):
         lax.scan(lambda c, x: (jnp.ones(2), x), 0.0, jnp.ones(3))
     with pytest.raises(TypeError, match="Pred must be a scalar"):
         lax.cond(jnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
