@@ -63,6 +63,10 @@ def _from_env(option: _Option):
 
 _UNSET = object()
 
+# JAX's options whose state another module holds (`jax_default_device`: jaxwg.placement),
+# each an object with `.value` and `.set_global(value)`, registered by that module.
+_CONFIG_HOLDERS: dict[str, object] = {}
+
 
 class Config:
     """The option values; `jaxwg.config` is the one instance."""
@@ -84,7 +88,7 @@ class Config:
         try:
             return self._values[name]
         except KeyError:
-            if name in _ACCEPTED_ONLY:
+            if name in _ACCEPTED_ONLY or name in _CONFIG_HOLDERS:
                 return self.read(name)
             raise AttributeError(f"'Config' object has no attribute {name!r}") from None
 
@@ -95,6 +99,8 @@ class Config:
         """The current value of option `name`."""
         if name in _ACCEPTED_ONLY:
             return _ACCEPTED_ONLY[name].accepted[0]
+        if name in _CONFIG_HOLDERS:
+            return _CONFIG_HOLDERS[name].value
         if name not in self._values:
             raise AttributeError(f"Unrecognized config option: {name}")
         return getattr(self, name)
@@ -108,6 +114,9 @@ class Config:
         """
         if name in _ACCEPTED_ONLY:
             _ACCEPTED_ONLY[name].check(value)
+            return
+        if name in _CONFIG_HOLDERS:
+            _CONFIG_HOLDERS[name].set_global(value)
             return
         self._check(name, value)
         with self._override_lock:

@@ -19,9 +19,10 @@ import gc
 import numpy as np
 
 from .backend import base as backend_base
+from .config import _CONFIG_HOLDERS
 from .frontend.array import ArrayImpl
-from .frontend.device import (Device, default_device, default_platform, forget_devices,
-                               get_device, placed_on)
+from .frontend.device import (Device, configured_platform, default_device, default_platform,
+                               forget_devices, get_device, placed_on)
 from .frontend.execute import device_of, moved_to, realize
 
 
@@ -88,6 +89,7 @@ def process_count(backend: str | None = None) -> int:
 class _DefaultDevice:
     """`jaxwg.default_device(device)`, as JAX's: within the block, new arrays go to `device`
     (a Device or a platform name; None leaves the default); `.value` is what was passed.
+    `config.update("jax_default_device", device)` sets it outside any block.
 
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> with jaxwg.default_device("cpu"):
@@ -97,18 +99,29 @@ class _DefaultDevice:
     True
     """
 
-    _value = contextvars.ContextVar("jaxwg_default_device", default=None)
+    _value = contextvars.ContextVar("jaxwg_default_device")
+    _configured = None
 
     @property
     def value(self):
-        return self._value.get()
+        return self._value.get(self._configured)
 
     def __call__(self, device):
+        self._check(device)
+        return self._within(device)
+
+    def set_global(self, device) -> None:
+        """`config.update("jax_default_device", device)`."""
+        self._check(device)
+        type(self)._configured = device
+        configured_platform[0] = getattr(device, "platform", device)
+
+    @staticmethod
+    def _check(device) -> None:
         if device is not None and not isinstance(device, (Device, str)):
             raise ValueError("jax.default_device must be passed either a Device object (e.g. "
                              "`jax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
                              f"'gpu', got: {device!r}")
-        return self._within(device)
 
     @contextlib.contextmanager
     def _within(self, device):
@@ -124,6 +137,7 @@ class _DefaultDevice:
 
 
 default_device_state = _DefaultDevice()
+_CONFIG_HOLDERS["jax_default_device"] = default_device_state
 
 
 def _copy_to(array: ArrayImpl, device: Device) -> ArrayImpl:

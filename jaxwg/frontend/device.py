@@ -78,8 +78,12 @@ def forget_devices() -> None:
 _PLATFORM = contextvars.ContextVar("jaxwg_default_platform", default=None)
 
 
+# The platform `config.update("jax_default_device", ...)` chose (None: JAXWG_PLATFORMS's).
+configured_platform: list[str | None] = [None]
+
+
 def default_platform() -> str:
-    return _PLATFORM.get() or backend_base.default_backend_name()
+    return _PLATFORM.get() or configured_platform[0] or backend_base.default_backend_name()
 
 
 @contextlib.contextmanager

@@ -143,6 +143,14 @@ def test_process_index_and_default_device_as_jax():
         assert jnp.ones(2).device == jaxwg.devices()[0]
     with pytest.raises(ValueError, match="Device object"):
         jaxwg.default_device(3)
+    assert jaxwg.config.jax_default_device is None
+    try:
+        jaxwg.config.update("jax_default_device", cpu)
+        assert jaxwg.config.jax_default_device == cpu == jaxwg.default_device.value
+        assert jnp.ones(2).device == cpu
+    finally:
+        jaxwg.config.update("jax_default_device", None)
+    assert jaxwg.default_device.value is None
 
 
 def test_missing_jax_modules_raise_not_implemented_on_import():
