@@ -1,8 +1,9 @@
 """`jaxwg.dtypes`: the dtypes JAX adds to NumPy's, as far as jaxwg has them.
 
 `extended` and `prng_key` are the scalar classes of JAX's extended dtypes, and
-`KeyDType` the dtype of typed PRNG key arrays (`jaxwg.random.key`), printed `key<fry>`
-as JAX prints Threefry keys' dtype. `issubdtype` is NumPy's, knowing those.
+`KeyDType` (`jaxwg.core.dtypes`) the dtype of typed PRNG key arrays
+(`jaxwg.random.key`), printed `key<fry>` as JAX prints Threefry keys' dtype.
+`issubdtype` is NumPy's, knowing those.
 
 >>> from jaxwg import dtypes, random
 >>> k = random.key(0)
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core.dtypes import KeyDType
 from .errors import missing_attribute
 
 __all__ = ["KeyDType", "extended", "float0", "issubdtype", "prng_key"]
@@ -27,35 +29,6 @@ class prng_key(extended):
     """The scalar type of PRNG key dtypes (JAX's `jax.dtypes.prng_key`)."""
 
 
-class KeyDType:
-    """The dtype of a typed key array of one PRNG implementation: `key<tag>`.
-
-    >>> KeyDType("threefry2x32", "fry")
-    key<fry>
-    """
-
-    type = prng_key
-    itemsize = 8  # two uint32 words
-
-    def __init__(self, impl: str, tag: str):
-        self._impl, self._tag = impl, tag
-
-    @property
-    def name(self) -> str:
-        return f"key<{self._tag}>"
-
-    def __repr__(self) -> str:
-        return self.name
-
-    __str__ = __repr__
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, KeyDType) and other._impl == self._impl
-
-    def __hash__(self) -> int:
-        return hash((KeyDType, self._impl))
-
-
 # The dtype of cotangents of integer and boolean values, as JAX's.
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -63,11 +36,14 @@ float0 = np.dtype([("float0", np.void, 0)])
 def issubdtype(arg1, arg2) -> bool:
     """`np.issubdtype`, where a key dtype stands for its scalar type (`prng_key`).
 
-    >>> issubdtype(np.float32, np.floating), issubdtype(KeyDType("threefry2x32", "fry"), extended)
+    >>> import numpy as np
+    >>> from jaxwg.core.dtypes import key_fry
+    >>> from jaxwg.dtypes import extended, issubdtype
+    >>> issubdtype(np.float32, np.floating), issubdtype(key_fry, extended)
     (True, True)
     """
-    arg1 = arg1.type if isinstance(arg1, KeyDType) else arg1
-    arg2 = arg2.type if isinstance(arg2, KeyDType) else arg2
+    arg1 = prng_key if isinstance(arg1, KeyDType) else arg1
+    arg2 = prng_key if isinstance(arg2, KeyDType) else arg2
     return bool(np.issubdtype(arg1, arg2))
 
 

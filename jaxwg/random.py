@@ -21,13 +21,17 @@ binomial, multinomial).
 Keys come in JAX's two kinds. `PRNGKey(seed)` makes a legacy key, a uint32 array of
 shape (2,); `key(seed)` makes a typed key array (`PRNGKeyArray`) of shape () and dtype
 `key<fry>`, over the same two words (`key_data`, `wrap_key_data`). Every function here
-takes either kind; `split` and `fold_in` return keys of the kind they are given. A typed
-key array is a leaf of `tree_util` (as JAX's) and, inside jaxwg, a pytree node over its
-uint32 data, so it passes through `jit`, `vmap`, `scan` and the other transformations,
-and indexes, reshapes and iterates over its key axes as JAX's does. It is a
-`jaxwg.Array`, and `jnp.asarray`, `array`, `reshape`, `ravel`, `transpose`, `squeeze`,
-`stack`, `concatenate`, `where` and the other functions `lax.keys.moves_keys` marks take
-it; other `jnp` functions do not, and unlike JAX's, jaxprs show its uint32 data.
+takes either kind; `split` and `fold_in` return keys of the kind they are given. Both
+kinds go through JAX's key primitives (`jaxwg.lax.prng`: `random_seed`, `random_wrap`,
+`random_bits`, `random_split`, `random_fold_in`, `random_unwrap`), a legacy key wrapped
+on the way in and unwrapped on the way out, so jaxprs show `key<fry>` values as JAX's.
+A typed key array is a leaf of `tree_util` (as JAX's) and, inside jaxwg, a pytree node
+over an array of dtype `key<fry>` (its `_base`), so it passes through `jit`, `vmap`,
+`scan` and the other transformations, and indexes, reshapes and iterates over its key
+axes as JAX's does. It is a `jaxwg.Array`, and `jnp.asarray`, `array`, `reshape`,
+`ravel`, `transpose`, `squeeze`, `stack`, `concatenate`, `where` and the other functions
+`lax.keys.moves_keys` marks take it (through its uint32 data); other `jnp` functions do
+not.
 
 >>> from jaxwg import random
 >>> key = random.PRNGKey(0)
@@ -51,11 +55,15 @@ import numpy as np
 from . import lax
 from . import numpy as jnp
 from .lax import keys as _typed_keys
+from .lax import prng
 from .config import config
-from .dtypes import KeyDType
+from .core import dtypes as dt
+from .dtypes import float0
+from .frontend import primitives as P
 from .frontend.array import aval_of
 from .frontend.aval import canonical_dtype
 from .frontend.basearray import Array
+from .frontend.jit import staged_jit
 from .frontend.pytree import register_pytree_node
 from .frontend.trace import Tracer
 from .numpy._util import canonicalize_axis
@@ -76,15 +84,15 @@ def _shape(shape) -> tuple[int, ...]:
     return (int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape)
 
 
-_IMPL = "threefry2x32"
-_KEY_DTYPE = KeyDType(_IMPL, "fry")
+_IMPL = prng.THREEFRY.name
+_KEY_DTYPE = dt.key_fry
 
 
 @Array.register
 class PRNGKeyArray:
     """A typed key array (`key`, `split` of one): keys of shape `shape`, dtype `key<fry>`,
     over uint32 data of shape `shape + (2,)` (`key_data`). A pytree node whose one child
-    is the data, so transformations see a uint32 array and rebuild the keys."""
+    is an array of dtype `key<fry>` (`_base`), so transformations see keys as JAX's do."""
 
     __slots__ = ("_base",)
     __hash__ = None  # as arrays
@@ -95,8 +103,12 @@ class PRNGKeyArray:
     dtype = _KEY_DTYPE
 
     @property
+    def _data(self):
+        return prng.random_unwrap_p.bind(self._base)
+
+    @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(aval_of(self._base).shape[:-1])
+        return aval_of(self._base).shape
 
     @property
     def ndim(self) -> int:
@@ -114,18 +126,25 @@ class PRNGKeyArray:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
-        return (self[i] for i in range(self.shape[0]))
+        # Each key along the first axis, as JAX's iteration takes it (unit strides)
+        ones, rest = (1,) * self.ndim, self.shape[1:]
+        return (PRNGKeyArray(lax.squeeze(lax.slice(self._base, (i,) + (0,) * len(rest), (i + 1, *rest), ones),
+                                         (0,)))
+                for i in range(self.shape[0]))
 
     def __getitem__(self, index):
+        if isinstance(index, (int, np.integer)) and self.shape and -self.shape[0] <= index < self.shape[0]:
+            # Keys along the first axis, as JAX's indexing takes them: a slice and a squeeze
+            return PRNGKeyArray(lax.index_in_dim(self._base, int(index) % self.shape[0], keepdims=False))
         index = index if isinstance(index, tuple) else (index,)
         if any(i is Ellipsis for i in index):
-            return PRNGKeyArray(self._base[(*index, slice(None))])
+            return _from_data(self._data[(*index, slice(None))])
         used = sum(getattr(i, "ndim", 1) if getattr(i, "dtype", None) == np.bool_ else i is not None
                    for i in index)
         if used > self.ndim:
             raise IndexError(f"Too many indices: array is {self.ndim}-dimensional, but {used} were "
                              "indexed")
-        return PRNGKeyArray(self._base[(*index, Ellipsis)])
+        return _from_data(self._data[(*index, Ellipsis)])
 
     def reshape(self, *shape, order="C"):
         shape = _shape(shape[0] if len(shape) == 1 else shape)
@@ -134,7 +153,7 @@ class PRNGKeyArray:
                             f"shape {shape if len(shape) != 1 else shape[0]} (size {math.prod(shape)})")
         if order == "F":  # on the key axes only: each key's two words stay together
             return self.transpose().reshape(shape[::-1]).transpose()
-        return PRNGKeyArray(jnp.reshape(self._base, (*shape, 2), order=order))
+        return _from_data(jnp.reshape(self._data, (*shape, 2), order=order))
 
     def ravel(self, order="C"):
         return self.reshape(-1, order=order)
@@ -145,19 +164,19 @@ class PRNGKeyArray:
         axes = range(self.ndim) if axis is None else np.atleast_1d(axis)
         axes = tuple(a for a in (int(a) % max(self.ndim, 1) for a in axes)
                      if axis is not None or self.shape[a] == 1)
-        return PRNGKeyArray(jnp.squeeze(self._base, axes))
+        return _from_data(jnp.squeeze(self._data, axes))
 
     def transpose(self, *axes):
         axes = tuple(range(self.ndim))[::-1] if not axes or axes == (None,) else \
             tuple(axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes)
-        return PRNGKeyArray(jnp.transpose(self._base, (*(a % self.ndim for a in axes), self.ndim)))
+        return _from_data(jnp.transpose(self._data, (*(a % self.ndim for a in axes), self.ndim)))
 
     @property
     def T(self):
         return self.transpose()
 
     def copy(self):
-        return PRNGKeyArray(jnp.array(self._base))
+        return _from_data(jnp.array(self._data))
 
     def block_until_ready(self):
         self._base.block_until_ready()
@@ -171,7 +190,7 @@ class PRNGKeyArray:
     def __eq__(self, other):
         if not isinstance(other, PRNGKeyArray):
             raise TypeError(f"equal does not accept dtypes key<fry>, {_dtype_name(other)}.")
-        return jnp.all(self._base == other._base, axis=-1)
+        return jnp.all(self._data == other._data, axis=-1)
 
     def __ne__(self, other):
         return ~(self == other)
@@ -186,12 +205,23 @@ class PRNGKeyArray:
     def __repr__(self) -> str:
         if isinstance(self._base, Tracer):
             return f"{type(self._base).__name__}(key<fry>[{','.join(map(str, self.shape))}])"
-        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._base)}"
+        return f"Array({self.shape}, dtype=key<fry>) overlaying:\n{np.asarray(self._data)}"
 
     __str__ = __repr__
 
 
-register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), lambda _, data: PRNGKeyArray(data[0]))
+def _unflatten_keys(_, children):
+    # Keys' tangents and cotangents (float0 zeros) stand alone, as JAX's.
+    (base,) = children
+    return base if getattr(base, "dtype", None) == float0 else PRNGKeyArray(base)
+
+
+register_pytree_node(PRNGKeyArray, lambda k: ((k._base,), None), _unflatten_keys)
+
+
+def _from_data(data) -> PRNGKeyArray:
+    """Typed keys over uint32 `data` of shape `(..., 2)` (checked by `random_wrap`)."""
+    return PRNGKeyArray(prng.random_wrap_p.bind(data, impl=prng.THREEFRY))
 
 
 class _KeyIndexUpdates:
@@ -238,22 +268,18 @@ def _dtype_name(x) -> str:
     return str(dtype) if dtype is not None else type(x).__name__
 
 
-def _check_key(key, what: str):
-    """The uint32[2] data of one key, typed or legacy."""
-    if isinstance(key, PRNGKeyArray):
-        if key.shape:
-            raise ValueError(f"{what} accepts a single key, but was given a key array of shape "
-                             f"{key.shape} != (). Use jax.vmap for batching.")
-        return key._base
-    aval = aval_of(key)
-    if aval.shape != (2,) or aval.dtype.name != "uint32":
-        raise TypeError(f"{what} requires a PRNG key: a uint32 array of shape (2,), got "
-                        f"{aval.str_short()}")
-    return key
+def _check_key(key, what: str) -> PRNGKeyArray:
+    """One key, typed or legacy, as a typed key (a legacy key's data wrapped, checked as
+    JAX checks it)."""
+    typed = key if isinstance(key, PRNGKeyArray) else _from_data(key)
+    if typed.shape:  # named by the shape given, as JAX's
+        raise ValueError(f"{what} accepts a single key, but was given a key array of shape "
+                         f"{key.shape} != (). Use jax.vmap for batching.")
+    return typed
 
 
 def _takes_keys(fn):
-    """`fn(key, ...)` given the data of its key, typed or legacy (checked: one key)."""
+    """`fn(key, ...)` given its key, typed or legacy, as a typed key (checked: one key)."""
     @functools.wraps(fn)
     def wrapper(key, *args, **kwargs):
         return fn(_check_key(key, fn.__name__), *args, **kwargs)
@@ -262,24 +288,31 @@ def _takes_keys(fn):
 
 
 def PRNGKey(seed):
-    """A key from an integer seed: (high 32 bits, low 32 bits); the high word is 0
-    unless `jax_enable_x64` is on, as in JAX.
+    """A legacy key (uint32 data) from an integer seed: (high 32 bits, low 32 bits); the
+    high word is 0 unless `jax_enable_x64` is on, as in JAX.
 
     >>> from jaxwg import random
     >>> random.PRNGKey(-1).tolist()
     [0, 4294967295]
     """
-    if isinstance(seed, Tracer) or hasattr(seed, "aval"):
-        aval = aval_of(seed)
-        if aval.shape or not aval.dtype.is_int:
-            raise TypeError(f"PRNG key seed must be an integer scalar; got {aval.str_short()}")
-        low = lax.convert_element_type(seed, np.uint32)
-        return jnp.stack([jnp.zeros((), np.uint32), low])
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+    return key_data(_seeded("PRNGKey", seed))
+
+
+def _seeded(what: str, seed) -> PRNGKeyArray:
+    """A typed key from a scalar integer seed: `random_seed` of it, as JAX's. A Python
+    integer's high word is 0 unless x64 is on, as JAX's; one that is not made on the host."""
+    shape = aval_of(seed).shape if isinstance(seed, Array) else np.shape(seed)
+    if shape:
+        raise TypeError(f"{what} accepts a scalar seed, but was given an array of shape "
+                        f"{tuple(shape)} != (). Use jax.vmap for batching")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer, Array)):
         raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
-    seed = int(seed)
-    high = (seed >> 32) & _MASK if config.jax_enable_x64 else 0
-    return jnp.asarray(np.array([high, seed & _MASK], np.uint32))
+    if isinstance(seed, int):
+        high = (seed >> 32) & _MASK if config.jax_enable_x64 else 0
+        if high:  # kernels have no 64-bit seeds
+            return _from_data(jnp.asarray(np.array([high, seed & _MASK], np.uint32)))
+        seed = np.uint32(seed & _MASK).view(np.int32)  # int32, wrapped as JAX's (without x64)
+    return PRNGKeyArray(prng.random_seed_p.bind(seed, impl=prng.THREEFRY))
 
 
 _OTHER_IMPLS = ("philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
@@ -305,10 +338,7 @@ def key(seed, *, impl=None):
     ((), key<fry>, [0, 3])
     """
     _check_impl(impl)
-    if hasattr(seed, "shape") and tuple(seed.shape):
-        raise TypeError(f"key accepts a scalar seed, but was given an array of shape "
-                        f"{tuple(seed.shape)} != (). Use jax.vmap for batching")
-    return PRNGKeyArray(PRNGKey(seed))
+    return _seeded("key", seed)
 
 
 def key_data(keys):
@@ -320,19 +350,14 @@ def key_data(keys):
     (2, 2)
     """
     if isinstance(keys, PRNGKeyArray):
-        return keys._base
+        return keys._data
     _check_key_data(keys)
     return keys
 
 
 def _check_key_data(data) -> None:
-    aval = aval_of(data)
-    if aval.shape[-1:] != (2,):
-        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to end with "
-                        f"(2,); got shape={aval.shape} for impl={_IMPL}")
-    if aval.dtype.name != "uint32":
-        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = uint32; "
-                        f"got dtype={aval.dtype.name}")
+    """JAX's errors for data that holds no keys (those of `random_wrap`)."""
+    P.abstract_eval_rules[prng.random_wrap_p](aval_of(data), impl=prng.THREEFRY)
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
@@ -346,8 +371,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
     """
     _check_impl(impl)
     data = key_bits_array if isinstance(key_bits_array, Tracer) else jnp.asarray(key_bits_array)
-    _check_key_data(data)
-    return PRNGKeyArray(data)
+    return _from_data(data)
 
 
 # jnp.stack, concatenate and where take these keys (jaxwg.numpy cannot import this module).
@@ -376,16 +400,9 @@ def clone(key):
     return key
 
 
-def _hash(key, shape):
-    """Both Threefry words for each element of `shape`, counter = its flat index, from
-    the data of a key its caller checked (`_check_key`)."""
-    k0, k1 = key[0], key[1]
-    size = math.prod(shape)
-    if size >= 2 ** 32:
-        raise NotImplementedError("random values for 2**32 or more elements")
-    zero = jnp.zeros(shape, np.uint32)
-    counts = lax.reshape(lax.iota(np.uint32, size), shape) if shape else zero
-    return lax.threefry2x32(k0, k1, zero, counts)
+def _same_kind(key, typed: PRNGKeyArray):
+    """Keys `typed` as the kind `key` is: typed keys, or a legacy key's data."""
+    return typed if isinstance(key, PRNGKeyArray) else typed._data
 
 
 def split(key, num=2):
@@ -396,10 +413,8 @@ def split(key, num=2):
     >>> random.split(random.PRNGKey(1), 3).shape, random.split(random.key(1), 3).shape
     ((3, 2), (3,))
     """
-    shape = _shape(num)
-    b0, b1 = _hash(_check_key(key, "split"), shape)
-    data = jnp.stack([b0, b1], axis=len(shape))
-    return PRNGKeyArray(data) if isinstance(key, PRNGKeyArray) else data
+    typed = _check_key(key, "split")
+    return _same_kind(key, PRNGKeyArray(prng.random_split_p.bind(typed._base, shape=_shape(num))))
 
 
 def fold_in(key, data):
@@ -409,16 +424,17 @@ def fold_in(key, data):
     >>> random.fold_in(random.PRNGKey(0), 7).shape, random.fold_in(random.key(0), 7).shape
     ((2,), ())
     """
-    typed = isinstance(key, PRNGKeyArray)
-    key = _check_key(key, "fold_in")
-    if isinstance(data, (int, np.integer)) and not 0 <= int(data) <= _MASK:
-        raise OverflowError(f"Python integer {data} out of bounds for uint32")
+    typed = _check_key(key, "fold_in")
     if isinstance(data, (int, np.integer)):
-        data = jnp.asarray(np.uint32(data))
-    data = lax.convert_element_type(data, np.uint32)
-    b0, b1 = lax.threefry2x32(key[0], key[1], jnp.zeros((), np.uint32), data)
-    new = jnp.stack([b0, b1])
-    return PRNGKeyArray(new) if typed else new
+        if not 0 <= int(data) <= _MASK:
+            raise OverflowError(f"Python integer {data} out of bounds for uint32")
+        data = np.uint32(data)
+    elif np.ndim(data):
+        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
+                        f"{tuple(np.shape(data))} != (). Use jax.vmap for batching.")
+    else:
+        data = lax.convert_element_type(data, np.uint32)
+    return _same_kind(key, PRNGKeyArray(prng.random_fold_in_p.bind(typed._base, data)))
 
 
 _BITS_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32))
@@ -434,10 +450,11 @@ def bits(key, shape=(), dtype=None):
     (dtype('uint32'), dtype('uint8'))
     """
     dtype = np.dtype(np.uint32 if dtype is None else dtype)
+    if dtype.kind != "u":
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype.name}")
     if dtype not in _BITS_DTYPES:
         raise TypeError(f"bits: dtype must be uint8, uint16 or uint32, got {dtype}")
-    b0, b1 = _hash(key, _shape(shape))
-    return lax.convert_element_type(lax.bitwise_xor(b0, b1), dtype)
+    return prng.random_bits_p.bind(key._base, bit_width=dtype.itemsize * 8, shape=_shape(shape))
 
 
 def _float_dtype(dtype, what: str):
@@ -454,29 +471,30 @@ def _float_dtype(dtype, what: str):
 @_takes_keys
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Uniform samples on [minval, maxval): the top mantissa bits of `bits`, as JAX
-    makes them.
+    makes them (one `_uniform` call, as JAX stages it).
 
     >>> from jaxwg import random
     >>> x = random.uniform(random.PRNGKey(0), (1000,), minval=-2.0, maxval=3.0)
     >>> bool((x >= -2.0).all() and (x < 3.0).all())
     True
     """
-    dtype, shape = _float_dtype(dtype, "uniform"), _shape(shape)
-    raw = bits(key, shape)
+    return _uniform(key, minval, maxval, _shape(shape), _float_dtype(dtype, "uniform"))
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _uniform(key, minval, maxval, shape, dtype):
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = lax.broadcast_to_rank(minval, len(shape))
+    maxval = lax.broadcast_to_rank(maxval, len(shape))
     nmant = np.finfo(dtype).nmant
-    if dtype == np.float32:
-        # JAX's bitcast(mantissa | bits of 1.0) - 1, made without the subtraction: a
-        # compiler that folds constants (NVIDIA's) joined its -1 with minval's.
-        top = lax.shift_right_logical(raw, np.uint32(32 - nmant))
-        unit = lax.mul(lax.convert_element_type(top, np.float32), 2.0 ** -nmant)
-    else:  # float16 from 16 random bits (the low half of the xor), as JAX's uint16 draw
-        top = lax.shift_right_logical(lax.bitwise_and(raw, np.uint32(0xFFFF)),
-                                      np.uint32(16 - nmant))
-        unit = lax.convert_element_type(
-            lax.mul(lax.convert_element_type(top, np.float32), 2.0 ** -nmant), dtype)
-    lo = jnp.asarray(minval).astype(dtype)
-    hi = jnp.asarray(maxval).astype(dtype)
-    return jnp.maximum(lo, unit * (hi - lo) + lo)
+    raw = prng.random_bits_p.bind(key._base, bit_width=dtype.itemsize * 8, shape=shape)
+    top = lax.shift_right_logical(raw, np.array(dtype.itemsize * 8 - nmant, raw.dtype))
+    # JAX's bitcast(mantissa | bits of 1.0) - 1, made without the subtraction (the same
+    # values): a compiler that folds constants (NVIDIA's) joined its -1 with minval's.
+    unit = lax.mul(lax.convert_element_type(top, np.float32), 2.0 ** -nmant)
+    floats = lax.convert_element_type(unit, dtype)  # exact: nmant + 1 bits
+    return lax.max(minval, lax.reshape(floats * (maxval - minval) + minval, shape))
 
 
 @_takes_keys
@@ -487,16 +505,19 @@ def normal(key, shape=(), dtype=None):
     >>> abs(float(random.normal(random.PRNGKey(0), (10000,)).mean())) < 0.05
     True
     """
-    dtype = _float_dtype(dtype, "normal")
+    return _normal(key, _shape(shape), _float_dtype(dtype, "normal"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _normal(key, shape, dtype):
+    return _normal_real(key, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _normal_real(key, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
-    u = uniform(key, shape, dtype, lo, 1.0)
-    return lax.mul(lax.erf_inv(u), float(np.sqrt(np.array(2.0, dtype))))
-
-
-def _rem(a, span):
-    """a mod span for uint32, with a mod 0 = a (XLA's remainder by zero)."""
-    safe = lax.select(lax.eq(span, np.uint32(0)), lax.full_like(span, 1), span)
-    return lax.select(lax.eq(span, np.uint32(0)), a, lax.rem(a, safe))
+    u = uniform(key, shape, dtype, lo, np.array(1.0, dtype))
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
 @_takes_keys
@@ -521,33 +542,76 @@ def randint(key, shape, minval, maxval, dtype=None):
         minval, maxval = (jnp.asarray(v).astype(np.int32) for v in (minval, maxval))
         minval = jnp.clip(minval, int(info.min), int(info.max))
         maxval = jnp.clip(maxval, int(info.min), int(info.max) + 1)
-        return randint(key, shape, minval, maxval, np.int32).astype(dtype)
+        return _randint(key, minval, maxval, shape, np.dtype(np.int32)).astype(dtype)
     for v, name in ((minval, "minval"), (maxval, "maxval")):
         if isinstance(v, int) and not info.min <= v <= info.max:
             raise OverflowError(f"randint {name} {v} does not fit {dtype.name}")
-    lo, hi = (jnp.asarray(v).astype(dtype) for v in (minval, maxval))
+    return _randint(key, minval, maxval, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _randint(key, minval, maxval, shape, dtype):
+    # JAX's, op for op: 64 random bits reduced modulo the span, (2^32 mod span) folded in
+    # as ((2^16 mod span)^2 mod span).
+    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    # A maxval past the dtype's range makes the span one larger (2^32 wraps to 0, as
+    # JAX's). It can only come in a wider dtype: the check is left out otherwise, as its
+    # ops would make the span costly enough to be a kernel of its own.
+    maxval_out_of_range = None
+    if np.iinfo(maxval.dtype).max > np.iinfo(dtype).max:
+        top = _convert_and_clip_integer(jnp.array(np.iinfo(dtype).max, dtype), maxval.dtype)
+        maxval_out_of_range = lax.gt(maxval, top)
+    minval = _convert_and_clip_integer(minval, dtype)
+    maxval = _convert_and_clip_integer(maxval, dtype)
+    minval = lax.broadcast_to_rank(minval, len(shape))
+    maxval = lax.broadcast_to_rank(maxval, len(shape))
     k1, k2 = split(key)
-    higher, lower = bits(k1, shape), bits(k2, shape)
-    span = lax.convert_element_type(jnp.broadcast_to(hi - lo, shape), np.uint32)
-    span = jnp.where(jnp.broadcast_to(hi <= lo, shape), np.uint32(1), span)
-    multiplier = _rem(jnp.full(shape, 1 << 16, np.uint32), span)
-    multiplier = _rem(multiplier * multiplier, span)
-    offset = _rem(_rem(higher, span) * multiplier + _rem(lower, span), span)
-    return jnp.broadcast_to(lo, shape) + lax.convert_element_type(offset, dtype)
+    higher, lower = (prng.random_bits_p.bind(k._base, bit_width=32, shape=shape) for k in (k1, k2))
+    span = lax.convert_element_type(maxval - minval, np.uint32)
+    span = lax.select(maxval <= minval, lax.full_like(span, 1), span)
+    if maxval_out_of_range is not None:
+        span = lax.select(maxval_out_of_range & (maxval > minval), lax.add(span, np.uint32(1)), span)
+    multiplier = lax.rem(np.uint32(1 << 16), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
+    offset = lax.rem(offset, span)
+    return lax.add(minval, lax.convert_element_type(offset, dtype))
+
+
+def _convert_and_clip_integer(val, dtype):
+    """Integer `val` as `dtype`, clipped to its range rather than wrapped (JAX's)."""
+    lo = max(np.iinfo(dtype).min, np.iinfo(val.dtype).min)
+    hi = min(np.iinfo(dtype).max, np.iinfo(val.dtype).max)
+    return jnp.clip(val, np.array(lo, val.dtype), np.array(hi, val.dtype)).astype(dtype)
 
 
 @_takes_keys
-def bernoulli(key, p=0.5, shape=None):
-    """True with probability `p`: uniform samples below `p`, as JAX.
+def bernoulli(key, p=0.5, shape=None, mode: str = "low"):
+    """True with probability `p`: uniform samples below `p`, as JAX (`mode="high"`: two
+    uniforms for resolution below 2^-23, as JAX's).
 
     >>> from jaxwg import random
     >>> random.bernoulli(random.PRNGKey(0), 0.3, (4,)).dtype
     dtype('bool')
     """
+    if mode not in ("high", "low"):
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     p = jnp.asarray(p)
-    dtype = p.dtype if p.dtype == np.float16 else np.float32  # float32 with x64 too
-    shape = p.shape if shape is None else _shape(shape)
-    return lax.lt(uniform(key, shape, dtype), jnp.broadcast_to(p.astype(dtype), shape))
+    if not jnp.issubdtype(p.dtype, np.floating):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {p.dtype}.")
+    # float32 with x64 too: samples are float32 or float16
+    p = lax.convert_element_type(p, np.float16 if p.dtype == np.float16 else np.float32)
+    return _bernoulli(key, p, shape=None if shape is None else _shape(shape), mode=mode)
+
+
+@functools.partial(staged_jit, static_argnames=("shape", "mode"))
+def _bernoulli(key, p, shape, mode):
+    shape = p.shape if shape is None else shape
+    if mode == "high":
+        u1, u2 = uniform(key, (2, *shape), p.dtype)
+        u2 = u2 * 2.0 ** -np.finfo(p.dtype).nmant
+        return u2 < p - u1
+    return uniform(key, shape, p.dtype) < p
 
 
 @_takes_keys
@@ -559,8 +623,13 @@ def rademacher(key, shape, dtype=None):
     [-1, 1]
     """
     dtype = np.dtype(np.int32 if dtype is None else dtype)
-    b = bernoulli(key, 0.5, shape).astype(dtype)
-    return 2 * b - 1
+    return _rademacher(key, _shape(shape), dtype, None)
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2, 3))
+def _rademacher(key, shape, dtype, out_sharding):
+    samples = bernoulli(key, 0.5, shape).astype(dtype)
+    return (2 * samples - 1).astype(dtype)
 
 
 @_takes_keys
@@ -571,6 +640,11 @@ def exponential(key, shape=(), dtype=None):
     >>> bool((random.exponential(random.PRNGKey(0), (100,)) >= 0).all())
     True
     """
+    return _exponential(key, _shape(shape), _float_dtype(dtype, "exponential"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _exponential(key, shape, dtype):
     return lax.neg(lax.log1p(lax.neg(uniform(key, shape, dtype))))
 
 
@@ -582,8 +656,12 @@ def laplace(key, shape=(), dtype=None):
     >>> random.laplace(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype, "laplace")
-    u = uniform(key, shape, dtype, -1.0 + float(np.finfo(dtype).epsneg), 1.0)
+    return _laplace(key, _shape(shape), _float_dtype(dtype, "laplace"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _laplace(key, shape, dtype):
+    u = uniform(key, shape, dtype, -1.0 + np.finfo(dtype).epsneg, 1.0)
     return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
 
 
@@ -595,8 +673,12 @@ def logistic(key, shape=(), dtype=None):
     >>> random.logistic(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype, "logistic")
-    u = uniform(key, shape, dtype, float(np.finfo(dtype).tiny), 1.0)
+    return _logistic(key, _shape(shape), _float_dtype(dtype, "logistic"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _logistic(key, shape, dtype):
+    u = uniform(key, shape, dtype, np.finfo(dtype).tiny, 1.0)
     return lax.sub(lax.log(u), lax.log1p(lax.neg(u)))
 
 
@@ -608,9 +690,13 @@ def cauchy(key, shape=(), dtype=None):
     >>> random.cauchy(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype, "cauchy")
-    u = uniform(key, shape, dtype, float(np.finfo(dtype).eps), 1.0)
-    return lax.tan(lax.mul(lax.sub(u, 0.5), float(np.pi)))
+    return _cauchy(key, _shape(shape), _float_dtype(dtype, "cauchy"))
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2))
+def _cauchy(key, shape, dtype):
+    u = uniform(key, shape, dtype, np.finfo(dtype).eps, 1.0)
+    return lax.tan(lax.mul(np.array(np.pi, dtype), lax.sub(u, np.array(0.5, dtype))))
 
 
 @_takes_keys
@@ -621,9 +707,13 @@ def gumbel(key, shape=(), dtype=None):
     >>> random.gumbel(random.PRNGKey(0), (3,)).shape
     (3,)
     """
-    dtype = _float_dtype(dtype, "gumbel")
-    u = uniform(key, shape, dtype, float(np.finfo(dtype).tiny), 1.0)
-    return lax.neg(lax.log(lax.neg(lax.log(u))))
+    return _gumbel(key, _shape(shape), _float_dtype(dtype, "gumbel"), "low")
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2, 3))
+def _gumbel(key, shape, dtype, mode):
+    u = _uniform(key, minval=np.finfo(dtype).tiny, maxval=1.0, shape=shape, dtype=dtype)
+    return -jnp.log(-jnp.log(u))
 
 
 @_takes_keys
@@ -636,28 +726,22 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     True
     """
     dtype = _float_dtype(dtype, "truncated_normal")
-    lower = jnp.asarray(lower, dtype)
-    upper = jnp.asarray(upper, dtype)
-    shape = np.broadcast_shapes(lower.shape, upper.shape) if shape is None else _shape(shape)
-    sqrt2 = float(np.sqrt(np.array(2.0, dtype)))
-    a, b = lax.erf(lower / sqrt2), lax.erf(upper / sqrt2)
-    out = lax.mul(lax.erf_inv(uniform(key, shape, dtype, a, b)), sqrt2)
+    return _truncated_normal(key, lower, upper, None if shape is None else _shape(shape), dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = lax.erf(lower / sqrt2)
+    b = lax.erf(upper / sqrt2)
+    out = sqrt2 * lax.erf_inv(uniform(key, shape, dtype, minval=a, maxval=b))
     # The open interval: one step inside each bound.
-    inside_lo = lax.bitcast_convert_type(_step_up(lax.bitcast_convert_type(lower, np.int32)), dtype) \
-        if dtype == np.float32 else lower
-    inside_hi = lax.bitcast_convert_type(_step_down(lax.bitcast_convert_type(upper, np.int32)), dtype) \
-        if dtype == np.float32 else upper
-    return jnp.clip(out, inside_lo, inside_hi)
-
-
-def _step_up(i):
-    """The float32 bits of the next value towards +inf (finite, not -0 or NaN)."""
-    return jnp.where(i >= 0, i + 1, jnp.where(i == np.int32(-2 ** 31), 1, i - 1))
-
-
-def _step_down(i):
-    """The float32 bits of the next value towards -inf (finite)."""
-    return jnp.where(i > 0, i - 1, jnp.where(i == 0, np.int32(-2 ** 31) + 1, i + 1))
+    return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype)),
+                    lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype)))
 
 
 def _shuffle(key, x, axis: int):

@@ -7,7 +7,9 @@ over names, so adding a dtype is one row here and one row in each table that nee
 
 Kernels never see a complex dtype: a complex array is stored as pairs of its `PART`
 float (real, imaginary: NumPy's layout), and the frontend lowers complex arithmetic to
-arithmetic on the parts (`jaxwg/frontend/complex_lowering.py`).
+arithmetic on the parts (`jaxwg/frontend/complex_lowering.py`). Nor do they see a key
+dtype (`KeyDType`, JAX's extended dtype of typed PRNG keys): a key array is stored as
+each key's two uint32 words, the same way (`PAIRED`).
 
 >>> from jaxwg.core.dtypes import float32, from_numpy
 >>> float32.itemsize, float32.np
@@ -63,6 +65,11 @@ class DType:
         return self.kind == "b"
 
     @property
+    def is_key(self) -> bool:
+        """True for the dtypes of typed PRNG keys (`KeyDType`)."""
+        return self.kind == "K"
+
+    @property
     def bits(self) -> int:
         return self.itemsize * 8
 
@@ -83,6 +90,26 @@ float64 = DType("float64", 8, "f")
 complex64 = DType("complex64", 8, "c")
 complex128 = DType("complex128", 16, "c")
 
+
+@dataclass(frozen=True, repr=False)
+class KeyDType(DType):
+    """The dtype of typed PRNG key arrays of one implementation (`impl`), JAX's extended
+    dtype: `key<fry>` for Threefry-2x32. It has no NumPy counterpart; `np` is itself.
+
+    >>> from jaxwg.core.dtypes import key_fry
+    >>> key_fry, key_fry.np, key_fry.is_key, key_fry.is_int
+    (key<fry>, key<fry>, True, False)
+    """
+
+    impl: str = "threefry2x32"
+
+    @property
+    def np(self) -> KeyDType:
+        return self
+
+
+key_fry = KeyDType("key<fry>", 8, "K", "threefry2x32")
+
 # The kernels' dtypes; arrays add the complex ones.
 ALL = (bool_, int8, uint8, int16, uint16, int32, uint32, float16, float32, float64)
 COMPLEX = (complex64, complex128)
@@ -91,6 +118,9 @@ INTS = (int8, uint8, int16, uint16, int32, uint32)
 # Each complex dtype and the float of its real and imaginary parts (how it is stored).
 PART = {complex64: float32, complex128: float64}
 COMPLEX_OF = {part: c for c, part in PART.items()}
+# The dtypes stored as pairs on a trailing axis of 2, and the dtype of each half: a
+# complex number's parts, a Threefry key's two words.
+PAIRED = {**PART, key_fry: uint32}
 # Each float's exponent and (stored) mantissa bits.
 FLOAT_FIELDS = {float16: (5, 10), float32: (8, 23), float64: (11, 52)}
 # Integers narrower than 32 bits and the 32-bit integer of the same signedness that

@@ -73,7 +73,8 @@ class ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
     def str_short(self) -> str:
-        return f"{SHORT_NAMES[self.dtype]}[{','.join(map(str, self.shape))}]"
+        name = SHORT_NAMES.get(self.dtype, self.dtype.name)  # key<fry> as it is
+        return f"{name}[{','.join(map(str, self.shape))}]"
 
     def _key(self):
         return (self.shape, self.dtype, self.weak_type)

@@ -22,6 +22,10 @@ them into a pair (`pack`). Three kinds of rules cover the primitives:
 
 Complex numbers order lexicographically (real part first), as XLA's `max` and `min`.
 
+Typed PRNG keys (dtype `key<fry>`) are stored the same way, as each key's two uint32
+words (`dt.PAIRED`), and the movement and selection ops move them by the same rules,
+word by word; the key primitives (`jaxwg.lax.prng`) take the pairs as they are.
+
 >>> import jaxwg.numpy as jnp
 >>> z = jnp.array([1 + 2j, 3 - 1j], dtype=jnp.complex64)
 >>> (z * z).tolist()
@@ -47,11 +51,11 @@ from .primitives import complex_rules, lowering_rules
 def storage(aval: ShapedArray) -> tuple[tuple[int, ...], dt.DType]:
     """The shape and dtype of the node that holds an array of `aval`.
 
-    >>> storage(ShapedArray((3,), dt.complex64))
-    ((3, 2), float32)
+    >>> storage(ShapedArray((3,), dt.complex64)), storage(ShapedArray((), dt.key_fry))
+    (((3, 2), float32), ((2,), uint32))
     """
-    if aval.dtype.is_complex:
-        return (*aval.shape, 2), dt.PART[aval.dtype]
+    if aval.dtype in dt.PAIRED:
+        return (*aval.shape, 2), dt.PAIRED[aval.dtype]
     return aval.shape, aval.dtype
 
 
@@ -101,8 +105,8 @@ def parts(node: LazyNode) -> tuple[LazyNode, LazyNode]:
 
 
 def _real(aval: ShapedArray) -> ShapedArray:
-    """The aval of a complex aval's parts (a real aval as it is)."""
-    dtype = dt.PART.get(aval.dtype, aval.dtype)
+    """The aval of a complex aval's parts, or of a key's words (others as they are)."""
+    dtype = dt.PAIRED.get(aval.dtype, aval.dtype)
     return ShapedArray(aval.shape, dtype, aval.weak_type)
 
 
@@ -118,19 +122,19 @@ def lower(prim, out_aval, in_avals, nodes, params):
     """The nodes of `prim` applied to `nodes` (of avals `in_avals`): its lowering rule,
     or its complex rule where an operand or result is complex."""
     out_avals = out_aval if prim.multiple_results else [out_aval]
-    if prim in STORAGE_RULES or not any(a.dtype.is_complex for a in (*in_avals, *out_avals)):
+    if prim in STORAGE_RULES or not any(a.dtype in dt.PAIRED for a in (*in_avals, *out_avals)):
         return lowering_rules[prim](out_aval, *nodes, **params)
     rule = complex_rules.get(prim)
     if rule is None:
         names = ", ".join(a.dtype.name for a in in_avals)
-        raise TypeError(f"{prim.name} does not support complex numbers in jaxwg (operand "
-                        f"dtypes: {names})")
+        what = "key arrays" if any(a.dtype.is_key for a in in_avals) else "complex numbers"
+        raise TypeError(f"{prim.name} does not support {what} in jaxwg (operand dtypes: {names})")
     return rule(out_aval, in_avals, *nodes, **params)
 
 
 def _operand_parts(in_avals, nodes) -> list:
-    """Each operand as (re, im) nodes if complex, else as its node."""
-    return [parts(n) if a.dtype.is_complex else n for a, n in zip(in_avals, nodes)]
+    """Each operand as (re, im) nodes if complex (its two words if keys), else as its node."""
+    return [parts(n) if a.dtype in dt.PAIRED else n for a, n in zip(in_avals, nodes)]
 
 
 # -- rules that apply the real rule to each part ----------------------------------------------

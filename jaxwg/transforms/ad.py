@@ -54,9 +54,12 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros(aval: ShapedArray):
-    """An array of zeros of `aval` (a broadcast constant: no memory until used)."""
+    """An array of zeros of `aval` (a broadcast constant: no memory until used); keys'
+    are float0 zeros, as JAX's (keys have no tangent space)."""
     from .. import lax
 
+    if aval.dtype.is_key:
+        return np.zeros(aval.shape, float0)
     return lax.full(aval.shape, 0, aval.dtype)
 
 

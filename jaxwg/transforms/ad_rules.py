@@ -34,7 +34,7 @@ from ..frontend import primitives as P
 from ..frontend.array import aval_of
 from ..frontend.jaxpr import call_staged, eval_jaxpr
 from ..frontend.trace import bind
-from ..lax import slicing
+from ..lax import prng, slicing
 from ..lax.fft import fft_p, fft_transpose
 from ..lax.lax import _strong_full_like
 from ..lax.sorting import (inverse_permutation_transpose, permutation_axis, permute, sort_p, take_along,
@@ -124,7 +124,7 @@ for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.not_p, P.a
            P.xor_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
            P.bitcast_convert_type_p, P.stop_gradient_p, P.argmax_p, P.argmin_p, P.reduce_and_p,
            P.reduce_or_p, P.iota_p, P.empty_p, P.threefry2x32_p, P.sort_permutation_p, P.scatter_max_flat_p,
-           *P.COMPARISONS):
+           *P.COMPARISONS, *prng.KEY_PRIMITIVES):
     defzero(_p)
 
 defjvp(P.exp_p, lambda g, ans, x: lax.mul(g, ans))

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from .. import lax
-from ..lax import slicing
+from ..lax import prng, slicing
 from ..lax.fft import fft, fft_p
 from ..lax.sorting import sort_p, top_k_p
 from ..frontend import primitives as P
@@ -249,6 +249,13 @@ _in_place(P.transpose_p, lambda d, shape, *, permutation: (
 _unary_axes(P.broadcast_in_dim_p, lambda size, *, shape, broadcast_dimensions: {
     "shape": (size,) + tuple(shape), "broadcast_dimensions": (0,) + _plus1(broadcast_dimensions)})
 _unary_axes(P.squeeze_p, lambda size, *, dimensions: {"dimensions": _plus1(dimensions)})
+# The key primitives, as JAX's: vectorized over the keys' axes (the batch axis stays
+# where it is), `random_wrap` with the batch axis first (it may be the words' axis),
+# `random_fold_in` broadcasting.
+for _p in (prng.random_seed_p, prng.random_unwrap_p, prng.random_bits_p, prng.random_split_p):
+    _in_place(_p, lambda d, _, **params: (params, d))
+_unary_axes(prng.random_wrap_p, lambda size, **params: params)
+_elementwise(prng.random_fold_in_p)
 
 
 def _bitcast_rule(vals, dims, *, new_dtype):

@@ -22,6 +22,8 @@ NOT_LINEAR = {
     "reduce_and", "reduce_or", "argmax", "argmin", "stop_gradient", "pmax", "pmin", "axis_index",
     "name",  # its JVP rule leaves the tangent unnamed
     "threefry2x32", "sort_permutation", "sort", "top_k", "scatter_max_flat",
+    # keys have no tangents (float0)
+    "random_seed", "random_wrap", "random_unwrap", "random_bits", "random_split", "random_fold_in",
     # scatter maxima and minima differentiate through what they compute
     "scatter-min", "scatter-max",
     # calls whose JVP rules replace them with the user's rules (the custom functions)

@@ -213,7 +213,7 @@ def test_jit_vmap_and_scan_over_typed_keys(platform):
 def test_key_data_round_trip_and_dtype():
     raw = jnp.array([[0, 3], [4, 5]], jnp.uint32)
     keys = random.wrap_key_data(raw)
-    assert keys.shape == (2,) and random.key_data(keys) is raw
+    assert keys.shape == (2,) and random.key_data(keys).tolist() == raw.tolist()
     assert repr(keys) == repr(jr.wrap_key_data(np.asarray(raw)))
     assert random.key_data(random.PRNGKey(3)).tolist() == [0, 3]  # legacy keys are their data
     assert jnp.issubdtype(keys.dtype, jaxwg.dtypes.prng_key)
