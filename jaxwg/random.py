@@ -430,8 +430,8 @@ def fold_in(key, data):
             raise OverflowError(f"Python integer {data} out of bounds for uint32")
         data = np.uint32(data)
     elif np.ndim(data):
-        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
-                        f"{tuple(np.shape(data))} != (). Use jax.vmap for batching.")
+        raise TypeError(f"fold_in accepts a scalar, but was given an array of"  # sic, as JAX's
+                        f"shape {tuple(np.shape(data))} != (). Use jax.vmap for batching.")
     else:
         data = lax.convert_element_type(data, np.uint32)
     return _same_kind(key, PRNGKeyArray(prng.random_fold_in_p.bind(typed._base, data)))

@@ -4,6 +4,8 @@ take legacy uint32[2] keys, jit/vmap/scan over them, and JAX's errors."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -267,3 +269,118 @@ def test_typed_keys_are_tree_util_leaves_as_in_jax():
     assert jaxwg.tree_util.tree_leaves(tree, is_leaf=lambda x: isinstance(x, list))[2] == [2.0]
     out = jaxwg.jit(lambda t: random.uniform(t["key"][1], (2,)))(tree)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(jr.uniform(theirs["key"][1], (2,))))
+
+
+# vmap of the key primitives over batched keys: the same keys as a Python loop over the
+# batch, and as JAX's vmap; nested, over either axis of a 2-d batch of keys.
+_BATCHED = {
+    "split": (lambda m: lambda k: m.split(k, 3), 0),
+    "split_out_axis_1": (lambda m: lambda k: m.split(k, (2, 2)), 1),
+    "fold_in": (lambda m: lambda k: m.fold_in(k, 9), 0),
+    "bits": (lambda m: lambda k: m.bits(k, (2, 3)), 0),
+    "bits_uint16": (lambda m: lambda k: m.bits(k, (3,), np.uint16), 1),
+    "uniform": (lambda m: lambda k: m.uniform(k, (2,)), 0),
+    "randint": (lambda m: lambda k: m.randint(k, (3,), -4, 9), 0),
+}
+
+
+def _as_data(x) -> np.ndarray:
+    return data(x) if isinstance(x, random.PRNGKeyArray) or "key" in str(x.dtype) else np.asarray(x)
+
+
+@pytest.mark.parametrize("outer_axis", [None, 0, 1])
+@pytest.mark.parametrize("name", sorted(_BATCHED))
+def test_vmap_over_keys_is_a_loop_and_jaxs(platform, name, outer_axis):
+    make, out_axis = _BATCHED[name]
+    if outer_axis is None:  # one vmap over 4 keys
+        keys, jkeys = random.split(random.key(5), 4), jr.split(jr.key(5), 4)
+        ours = jaxwg.vmap(make(random), out_axes=out_axis)(keys)
+        theirs = jax.vmap(make(jr), out_axes=out_axis)(jkeys)
+        loop = np.stack([_as_data(make(random)(k)) for k in keys])
+    else:  # a vmap over `outer_axis` of 3 x 2 keys, of a vmap over the other
+        keys, jkeys = random.split(random.key(5), (3, 2)), jr.split(jr.key(5), (3, 2))
+        ours = jaxwg.vmap(jaxwg.vmap(make(random), out_axes=out_axis), in_axes=outer_axis)(keys)
+        theirs = jax.vmap(jax.vmap(make(jr), out_axes=out_axis), in_axes=outer_axis)(jkeys)
+        rows = keys if outer_axis == 0 else keys.T
+        loop = np.stack([np.stack([_as_data(make(random)(k)) for k in row]) for row in rows])
+        loop = np.moveaxis(loop, 1, out_axis + 1)
+    np.testing.assert_array_equal(_as_data(ours), _as_data(theirs))
+    np.testing.assert_array_equal(_as_data(ours), loop if outer_axis is not None else np.moveaxis(loop, 0, out_axis))
+
+
+def test_vmap_of_fold_in_over_keys_and_messages(platform):
+    keys, jkeys = random.split(random.key(2), 4), jr.split(jr.key(2), 4)
+    msgs = np.array([0, 1, 7, 2**32 - 1], np.uint32)
+    for in_axes in [(0, 0), (None, 0), (0, None)]:
+        k, jk = (keys[1], jkeys[1]) if in_axes[0] is None else (keys, jkeys)
+        m = msgs[2] if in_axes[1] is None else msgs
+        ours = jaxwg.vmap(random.fold_in, in_axes=in_axes)(k, m)
+        theirs = jax.vmap(jr.fold_in, in_axes=in_axes)(jk, m)
+        np.testing.assert_array_equal(data(ours), data(theirs))
+        loop = [random.fold_in(k if in_axes[0] is None else k[i], m if in_axes[1] is None else m[i])
+                for i in range(4)]
+        np.testing.assert_array_equal(data(ours), np.stack([data(r) for r in loop]))
+    # legacy keys batched at their last axis (the words are then the first)
+    legacy = np.asarray(random.key_data(keys)).T
+    ours = jaxwg.vmap(lambda k: random.split(k, 2), in_axes=1)(jnp.asarray(legacy))
+    np.testing.assert_array_equal(np.asarray(ours), np.asarray(jax.vmap(lambda k: jr.split(k, 2), in_axes=1)(legacy)))
+
+
+def test_gradients_through_sampling_are_jaxs(platform):
+    """Keys are not differentiable (float0), as in JAX: grad through a sampler, grad with
+    respect to a key (JAX's error), jvp and vjp of a function of a key."""
+    def f(m):
+        return lambda x, k: (x * m.normal(k, (3,)) + m.uniform(m.fold_in(k, 1), (3,))).sum()
+
+    k, kj = random.key(4), jr.key(4)
+    np.testing.assert_allclose(jaxwg.grad(f(random))(2.0, k), jax.grad(f(jr))(2.0, kj), rtol=1e-6)
+    np.testing.assert_allclose(jaxwg.jit(jaxwg.grad(f(random)))(2.0, k), jax.grad(f(jr))(2.0, kj), rtol=1e-6)
+    grads = jaxwg.vmap(jaxwg.grad(f(random)), in_axes=(None, 0))(2.0, random.split(k, 3))
+    np.testing.assert_allclose(grads, jax.vmap(jax.grad(f(jr)), in_axes=(None, 0))(2.0, jr.split(kj, 3)),
+                               rtol=1e-6)
+    with pytest.raises(TypeError) as theirs:
+        jax.grad(f(jr), argnums=1)(2.0, kj)
+    with pytest.raises(TypeError, match=re.escape(str(theirs.value))):
+        jaxwg.grad(f(random), argnums=1)(2.0, k)
+    _, key_ct = jaxwg.vjp(f(random), 2.0, k)[1](1.0)
+    assert key_ct.dtype == jaxwg.dtypes.float0 and key_ct.shape == ()
+    primal, tangent = jaxwg.jvp(lambda x: f(random)(x, k), (2.0,), (1.0,))
+    jprimal, jtangent = jax.jvp(lambda x: f(jr)(x, kj), (2.0,), (1.0,))
+    np.testing.assert_allclose([primal, tangent], [jprimal, jtangent], rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.uniform(np.zeros(3, np.uint32)),  # legacy key of the wrong shape
+    lambda m: m.normal(np.zeros(2, np.int32)),  # or dtype
+    lambda m: m.split(np.zeros((3, 2), np.uint32)),  # a batch of legacy keys
+    lambda m: m.bits(m.key(0), (2,), np.int32),
+    lambda m: m.fold_in(m.key(0), 2**33),
+    lambda m: m.fold_in(m.key(0), np.arange(3)),
+    lambda m: m.key(np.arange(3)),
+    lambda m: m.PRNGKey(np.arange(3)),
+    lambda m: m.key_data(np.zeros(2, np.float32)),
+    lambda m: m.bernoulli(m.key(0), np.int32(1)),
+    lambda m: m.bernoulli(m.key(0), 0.5, mode="middle"),
+], ids=range(11))
+def test_key_argument_errors_match_jax(call):
+    with pytest.raises(Exception) as theirs:
+        call(jr)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(random)
+    message = str(theirs.value)
+    if "impl=" in message:  # JAX prints its implementation object's fields
+        message = message[:message.index("impl=")]
+    assert str(ours.value).startswith(message)
+
+
+def test_key_primitives_reject_what_jax_rejects():
+    from jaxwg.lax import prng
+
+    with pytest.raises(TypeError, match="PRNG key seed must be an integer"):
+        jaxwg.jit(lambda s: random.key(s))(1.5)
+    with pytest.raises(TypeError, match="random_bits takes a key array"):
+        prng.random_bits_p.bind(jnp.zeros(2, jnp.uint32), bit_width=32, shape=())
+    with pytest.raises(TypeError, match="random_fold_in got incompatible shapes"):
+        prng.random_fold_in_p.bind(random.split(random.key(0), 2)._base, jnp.zeros(3, jnp.uint32))
+    with pytest.raises(TypeError):  # keys do not add
+        jaxwg.make_jaxpr(lambda k: lax.add(k._base, k._base))(random.key(0))
