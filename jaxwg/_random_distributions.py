@@ -10,11 +10,14 @@ draws have the right law but are not JAX's bits. Public through `jaxwg.random`.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import lax
 from . import numpy as jnp
 from .frontend.aval import canonical_dtype
+from .frontend.jit import staged_jit
 from .numpy._util import check_arraylike, to_array
 from .random import (_KEY_DTYPE, _check_impl, _count_draws_within, _float_dtype,
                      _rounds_until_accepted, _shape, _takes_keys, chisquare, exponential,
@@ -104,8 +107,12 @@ def maxwell(key, shape=(), dtype=None):
     >>> random.maxwell(random.PRNGKey(0), (2, 3)).shape
     (2, 3)
     """
-    dtype = _float_dtype(dtype, "maxwell")
-    return jnp.linalg.norm(normal(key, (*_shape(shape), 3), dtype), axis=-1)
+    return _maxwell(key, _shape(shape), _float_dtype(dtype, "maxwell"), None)
+
+
+@functools.partial(staged_jit, static_argnums=(1, 2, 3))
+def _maxwell(key, shape, dtype, out_sharding):
+    return jnp.linalg.norm(normal(key, (*shape, 3), dtype), axis=-1)
 
 
 @_takes_keys
@@ -119,11 +126,16 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     (4,)
     """
     dtype = _float_dtype(dtype, "double_sided_maxwell")
+    return _double_sided_maxwell(key, loc, scale, _shape(shape), dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
     params_shape = _broadcast_shapes(jnp.shape(loc), jnp.shape(scale))
-    shape = (_shape(shape) or params_shape) + params_shape
+    shape = (shape or params_shape) + params_shape
     k_maxwell, k_sign = split(key)
-    sign = rademacher(k_sign, shape, dtype)
-    return sign * maxwell(k_maxwell, shape, dtype) * to_array(scale) + to_array(loc)
+    maxwell_rvs = maxwell(k_maxwell, shape, dtype)
+    return rademacher(k_sign, shape, dtype) * maxwell_rvs * to_array(scale) + to_array(loc)
 
 
 @_takes_keys
@@ -135,7 +147,11 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     >>> bool((random.weibull_min(random.PRNGKey(0), 2.0, 1.5, (100,)) >= 0).all())
     True
     """
-    dtype = _float_dtype(dtype, "weibull_min")
+    return _weibull_min(key, scale, concentration, _shape(shape), _float_dtype(dtype, "weibull_min"))
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
     u = uniform(key, shape, dtype, 0, 1)
     return jnp.power(-jnp.log1p(-u), 1.0 / to_array(concentration)) * to_array(scale)
 
@@ -149,7 +165,13 @@ def pareto(key, b, shape=None, dtype=None):
     True
     """
     dtype, shape = _float_samples("pareto", dtype, shape, b)
-    return lax.exp(exponential(key, shape, dtype) / _as(b, dtype))
+    return _pareto(key, b, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
+    b = _as(b, dtype)
+    return lax.exp(exponential(key, shape, dtype) / b)
 
 
 @_takes_keys
@@ -161,6 +183,11 @@ def rayleigh(key, scale, shape=None, dtype=None):
     True
     """
     dtype, shape = _float_samples("rayleigh", dtype, shape, scale)
+    return _rayleigh(key, scale, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
     u = uniform(key, shape, dtype)
     scale = jnp.broadcast_to(_as(scale, dtype), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), np.array(-2, dtype))))
@@ -201,6 +228,11 @@ def wald(key, mean, shape=None, dtype=None):
     True
     """
     dtype, shape = _float_samples("wald", dtype, shape, mean)
+    return _wald(key, mean, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _wald(key, mean, shape, dtype):
     k1, k2 = split(key)
     mean = jnp.broadcast_to(_as(mean, dtype), shape)
     v = normal(k1, shape, dtype)
@@ -264,8 +296,14 @@ def geometric(key, p, shape=None, dtype=None):
     dtype = canonical_dtype(dtype).np  # 32 bits unless x64
     shape = _sample_shape("geometric", shape, p)
     check_arraylike("geometric", p)
+    return _geometric(key, p, shape, dtype, None)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3, 4))
+def _geometric(key, p, shape, dtype, out_sharding):
     p = to_array(p)
-    p = p.astype(p.dtype if p.dtype == np.float16 else np.float32)
+    if p.dtype not in (np.float16, np.float32):  # inexact as JAX's, and 32 bits at most
+        p = p.astype(np.float32)
     u = uniform(key, shape, p.dtype)
     log_u = lax.log(jnp.where(u == 0, 1, u))  # as JAX: u = 0 counts as 1
     log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)

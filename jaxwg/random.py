@@ -744,13 +744,14 @@ def _truncated_normal(key, lower, upper, shape, dtype):
                     lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype)))
 
 
-def _shuffle(key, x, axis: int):
-    """`x` shuffled along `axis` as JAX does: sorted by fresh random 32-bit keys, in as
-    many rounds as make colliding keys unlikely (3 ln(size) / ln(2^32 - 1))."""
+@functools.partial(staged_jit, static_argnums=(2,))
+def _shuffle(key, x, axis):
+    # JAX's: sorted by fresh random 32-bit keys, in as many rounds as make colliding keys
+    # unlikely (3 ln(size) / ln(2^32 - 1))
     rounds = int(np.ceil(3 * np.log(max(1, math.prod(jnp.shape(x)))) / np.log(_MASK)))
     for _ in range(rounds):
         key, subkey = split(key)
-        _, x = lax.sort_key_val(bits(subkey, jnp.shape(x)), x, axis)
+        _, x = lax.sort_key_val(prng.random_bits_p.bind(subkey._base, bit_width=32, shape=jnp.shape(x)), x, axis)
     return x
 
 
@@ -768,16 +769,13 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
                    else isinstance(x, int) and not isinstance(x, bool))
         if not integer:
             raise TypeError(f"x must be an integer or at least 1-dimensional, got {x!r}")
-        return _shuffle(key, jnp.arange(int(x)), 0)
+        return _shuffle(key, jnp.arange(int(x)), axis)
     x = jnp.asarray(x)
     axis = axis % x.ndim
     if independent or x.ndim == 1:
         return _shuffle(key, x, axis)
     order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    # x[order] along axis, without a gather: sort x's slices by where each one goes
-    rank = jnp.argsort(order)
-    keys = lax.broadcast_in_dim(rank, x.shape, (axis,))
-    return lax.sort_key_val(keys, x, axis)[1]
+    return jnp.take(x, order, axis, unique_indices=True)
 
 
 @_takes_keys
