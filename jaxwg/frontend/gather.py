@@ -6,9 +6,10 @@ combines `updates` into `operand` at the same kind of positions. The dimension n
 say which axes are which (JAX's `GatherDimensionNumbers` and `ScatterDimensionNumbers`;
 the index vector is always the last axis of `indices`, as in JAX's jaxprs).
 
-Out-of-bounds starts follow `mode` (`GatherScatterMode`): CLIP and PROMISE_IN_BOUNDS
-clamp each start so the slice fits; FILL_OR_DROP makes a gather return `fill_value`
-for the whole slice and a scatter drop the whole update window.
+Out-of-bounds starts follow `mode` (`GatherScatterMode`): CLIP clamps each start so
+the slice fits; FILL_OR_DROP makes a gather return `fill_value` for the whole slice and
+a scatter drop the whole update window; PROMISE_IN_BOUNDS does what XLA's operations
+do on CPU, which JAX's reach: a gather clamps, a scatter drops.
 
 This module has no kernels: `element_coordinates` is what fusion (`fusion.py`) turns
 into loads and stores, per output or update element.

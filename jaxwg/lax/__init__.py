@@ -18,7 +18,7 @@ from .control_flow import associative_scan, cond, fori_loop, map, scan, switch, 
 from .cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from .slicing import (GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, dynamic_index_in_dim,
                       dynamic_slice, dynamic_update_slice, gather, scatter, scatter_add, scatter_max,
-                      scatter_min, scatter_mul)
+                      scatter_min, scatter_mul, scatter_sub)
 from .slicing import dynamic_slice_in_dim, dynamic_update_index_in_dim, dynamic_update_slice_in_dim, index_take
 from .fft import FftType, fft
 from .sorting import sort, sort_key_val, top_k
@@ -31,7 +31,7 @@ from .lax import __all__ as _lax_all
 
 __all__ = _lax_all + _special_all + ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
                       "dynamic_update_slice", "scatter", "scatter_add", "scatter_max", "scatter_min",
-                      "scatter_mul", "associative_scan", "cond",
+                      "scatter_mul", "scatter_sub", "associative_scan", "cond",
                       "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "dynamic_index_in_dim",
                       "dynamic_slice", "fori_loop", "gather", "map", "scan", "sort", "sort_key_val", "switch",
                       "top_k", "while_loop", "padtype_to_pads", "reduce", "reduce_window",

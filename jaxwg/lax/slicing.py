@@ -1,10 +1,11 @@
 """Gathers, scatters and the slices whose start is an array: `gather`, `scatter`,
-`scatter_add` (`_mul`, `_min`, `_max`), `dynamic_slice`, `dynamic_index_in_dim`,
+`scatter_add` (`_sub`, `_mul`, `_min`, `_max`), `dynamic_slice`, `dynamic_index_in_dim`,
 `dynamic_update_slice`, as `jax.lax` defines them (semantics in `frontend/gather.py`).
 
 `gather` is a primitive, fused into the kernels that read it. Each scatter is one
-primitive too, as JAX's (`scatter-add`, `scatter-mul`, `scatter-min`, `scatter-max`,
-`scatter`, with JAX's params), lowered in place through what `_scatter` builds, traced
+primitive too, as JAX's (`scatter-add`, `scatter-sub`, `scatter-mul`, `scatter-min`,
+`scatter-max`, `scatter`, with JAX's params), lowered in place through what `_scatter`
+builds (a subtraction as the sum of the negated updates), traced
 once per signature (`_traced_scatter`); an eager call is one program per signature
 (`bind_as_program`), so a repeated one only replays its kernels. `scatter_add` of the
 dtypes the scatter routine adds (`core.routine.ScatterAdd.COMBINE_DTYPES`), on arrays that
@@ -60,7 +61,7 @@ from .keys import moves_keys
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers",
            "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_index_in_dim",
            "dynamic_update_slice", "dynamic_update_slice_in_dim", "gather", "index_take", "scatter",
-           "scatter_add", "scatter_max", "scatter_min", "scatter_mul"]
+           "scatter_add", "scatter_max", "scatter_min", "scatter_mul", "scatter_sub"]
 
 
 @moves_keys(0)
@@ -77,9 +78,11 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
     >>> lax.gather(jnp.arange(6.).reshape(3, 2), jnp.array([[2], [0]]), dnums, (1, 2)).tolist()
     [[4.0, 5.0], [0.0, 1.0]]
     """
-    mode = GatherScatterMode.from_any(mode)
+    # As JAX's: no mode promises the indices in bounds; only FILL_OR_DROP fills, and its
+    # param says with what.
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
     if mode is not GatherScatterMode.FILL_OR_DROP:
-        fill_value = None  # as JAX's: only FILL_OR_DROP fills; its param says with what
+        fill_value = None
     elif fill_value is None:
         dtype = aval_of(operand).dtype
         fill_value = float("nan") if dtype.is_inexact else default_fill(dtype)
@@ -130,7 +133,11 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
     if d.operand_batching_dims:
         indices, unbatched = _unbatched(scatter_indices, d)
         return _scatter(combine, operand, indices, updates, unbatched, mode)
+    if combine == "sub":
+        return _scatter("add", operand, scatter_indices, lax.neg(updates), d, mode)
     mode = GatherScatterMode.from_any(mode)
+    if mode is GatherScatterMode.PROMISE_IN_BOUNDS:  # XLA's scatter, which JAX's reaches, drops them
+        mode = GatherScatterMode.FILL_OR_DROP
     shape, n = op_aval.shape, op_aval.ndim
     batch_shape, k = idx_aval.shape[:-1], idx_aval.shape[-1]
     count = 1
@@ -390,10 +397,10 @@ _COMBINE = {"add": _combine_add, "mul": _combine_mul, "min": _combine_min, "max"
 
 
 # Each scatter primitive's `combine` (how `_scatter` merges an update in) and JAX's name.
-_SCATTERS = {"add": "scatter-add", "mul": "scatter-mul", "min": "scatter-min", "max": "scatter-max",
-             "set": "scatter"}
+_SCATTERS = {"add": "scatter-add", "sub": "scatter-sub", "mul": "scatter-mul", "min": "scatter-min",
+             "max": "scatter-max", "set": "scatter"}
 # JAX's `update_jaxpr`: the scalar function that merges an update in (none for a set).
-_UPDATE_FNS = {"add": lax.add, "mul": lax.mul, "min": lax.min, "max": lax.max}
+_UPDATE_FNS = {"add": lax.add, "sub": lax.sub, "mul": lax.mul, "min": lax.min, "max": lax.max}
 
 
 @functools.lru_cache(maxsize=None)
@@ -457,17 +464,18 @@ def _traced_scatter(combine: str, avals: tuple, dimension_numbers, mode, dense_t
 
 
 scatter_add = _scatter_fn("add", "added")
+scatter_sub = _scatter_fn("sub", "subtracted")
 scatter_mul = _scatter_fn("mul", "multiplied in")
 scatter_min = _scatter_fn("min", "combined by minimum")
 scatter_max = _scatter_fn("max", "combined by maximum")
 scatter = _scatter_fn("set", "written (the last of repeated indices wins)")
-for _fn, _result in ((scatter_add, "[1.0, 6.0, 1.0, 5.0]"), (scatter_mul, "[1.0, 6.0, 1.0, 4.0]"),
-                     (scatter_min, "[1.0, 1.0, 1.0, 1.0]"), (scatter_max, "[1.0, 3.0, 1.0, 4.0]"),
-                     (scatter, "[1.0, 3.0, 1.0, 4.0]")):
+for _fn, _result in ((scatter_add, "[1.0, 6.0, 1.0, 5.0]"), (scatter_sub, "[1.0, -4.0, 1.0, -3.0]"),
+                     (scatter_mul, "[1.0, 6.0, 1.0, 4.0]"), (scatter_min, "[1.0, 1.0, 1.0, 1.0]"),
+                     (scatter_max, "[1.0, 3.0, 1.0, 4.0]"), (scatter, "[1.0, 3.0, 1.0, 4.0]")):
     _fn.__doc__ = _fn.__doc__.replace("{result}", _result)
 # The primitives, as JAX's `scatter_add_p` and so on.
-scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p = (
-    f.primitive for f in (scatter_add, scatter_mul, scatter_min, scatter_max, scatter))
+scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p, scatter_p = (
+    f.primitive for f in (scatter_add, scatter_sub, scatter_mul, scatter_min, scatter_max, scatter))
 
 
 # -- dynamic slices ---------------------------------------------------------------------

@@ -205,11 +205,14 @@ def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value
 
 
 @moves_keys(0)
+@functools.partial(staged_jit, static_argnames=("axis", "mode", "fill_value", "wrap_negative_indices"))
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """Elements of `arr` at `indices` along `axis`, matching the other axes one to one
     (broadcast); `indices` has `arr`'s rank (1-d with `axis=None`: the flattened `arr`).
-    `mode` and `fill_value` as in `take`.
+    `mode` and `fill_value` as in `take`. As JAX's: one `jit` equation in a jaxpr, one
+    gather whose other axes are batching axes where `indices` spans them, and window
+    axes where it has size 1.
 
     >>> import jaxwg.numpy as jnp
     >>> x = jnp.array([[10, 30, 20], [60, 40, 50]])
@@ -237,19 +240,37 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
         return lax.full(out_shape, 0, aval_of(x).dtype)
     if wrap_negative_indices is None:  # JAX's current default
         wrap_negative_indices = mode != "promise_in_bounds"
-    indices = lax.convert_element_type(indices, dt.int32)
     if wrap_negative_indices:
-        indices = _wrap_negative(indices, shape[axis])
-    # One coordinate per axis of `x` for each output element: the index along `axis`,
-    # the output position along the others (0 where `x` has size 1 there).
-    coords = [broadcast_to(indices, out_shape) if k == axis
-              else lax.broadcasted_iota(dt.int32, out_shape, k) if n != 1
-              else lax.full(out_shape, 0, dt.int32) for k, n in enumerate(shape)]
-    coords = lax.concatenate([lax.expand_dims(c, (len(out_shape),)) for c in coords], len(out_shape))
-    every_axis = tuple(range(len(shape)))
-    dnums = lax.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=every_axis,
-                                       start_index_map=every_axis)
-    return lax.gather(x, coords, dnums, (1,) * len(shape), mode=mode, fill_value=fill_value)
+        indices = _wrap_negative(lax.convert_element_type(indices, dt.int32), shape[axis])
+    # The index axes the gather reads: `axis`, and those `indices` spans (size 1 ones
+    # broadcast, so the operand's axis there is a window of the gather).
+    index_axes = [k for k, n in enumerate(index_shape) if k == axis or n != 1]
+    indices = lax.reshape(indices, tuple(out_shape[k] for k in index_axes) + (1,))
+    sizes, offset_dims, batching, index_batching, squeezed = [], [], [], [], []
+    start_index_map = collapsed = ()
+    kept = 0  # the axis of `x` after the squeeze
+    for k, n in enumerate(shape):
+        if k == axis:
+            sizes.append(1)
+            start_index_map = collapsed = (kept,)
+        elif index_shape[k] == 1:
+            offset_dims.append(k)
+            sizes.append(n)
+        elif n == 1:  # `indices` spans it and `x` does not: squeezed away
+            squeezed.append(k)
+            continue
+        else:
+            sizes.append(1)
+            batching.append(kept)
+            index_batching.append(index_axes.index(k))
+        kept += 1
+    if squeezed:
+        x = lax.squeeze(x, tuple(squeezed))
+    dnums = lax.GatherDimensionNumbers(offset_dims=tuple(offset_dims), collapsed_slice_dims=collapsed,
+                                       start_index_map=start_index_map, operand_batching_dims=tuple(batching),
+                                       start_indices_batching_dims=tuple(index_batching))
+    return lax.gather(x, indices, dnums, tuple(sizes), mode="fill" if mode is None else mode,
+                      fill_value=fill_value)
 
 
 def _sparse_indices(shape, axis: int, indices) -> tuple:

@@ -404,20 +404,22 @@ def _concatenate_transpose(ct, *xs, dimension):
 
 
 def _gather_jvp(primals, tangents, **params):
-    """Linear in the operand; the tangent's out-of-bounds slices are 0, not the fill."""
+    """Linear in the operand; the tangent's out-of-bounds slices are 0, not the fill
+    (JAX's: the param is 0 where the mode fills, else None)."""
     operand, indices = primals
     ans = P.gather_p.bind(operand, indices, **params)
     if isinstance(tangents[0], Zero):
         return ans, Zero(tangent_aval(aval_of(ans)))
-    return ans, P.gather_p.bind(tangents[0], indices, **{**params, "fill_value": 0})
+    fill = 0 if params["mode"] is lax.GatherScatterMode.FILL_OR_DROP else None
+    return ans, P.gather_p.bind(tangents[0], indices, **{**params, "fill_value": fill})
 
 
 def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value,
                       indices_are_sorted, unique_indices):
-    """Each slice's cotangent added back where the slice was read (`lax.scatter_add`).
-    Out-of-bounds starts that PROMISE_IN_BOUNDS clamped on the way in are dropped on the
-    way back, as JAX's derivatives of `x[i]` do. A permutation (`sorting.permute`: a
-    sort's outputs) goes back through the inverse permutation instead."""
+    """JAX's: each slice's cotangent added back where the slice was read (`lax.scatter_add`,
+    of the gather's mode: out-of-bounds starts that a gather clamps, a scatter drops, as
+    XLA's do). A permutation (`sorting.permute`: a sort's outputs) goes back through the
+    inverse permutation instead."""
     axis = permutation_axis(operand.aval.shape, aval_of(indices).shape, dimension_numbers, unique_indices)
     if axis is not None:
         return [inverse_permutation_transpose(ct, indices, axis), None]
@@ -427,9 +429,8 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, m
         scatter_dims_to_operand_dims=d.start_index_map, operand_batching_dims=d.operand_batching_dims,
         scatter_indices_batching_dims=d.start_indices_batching_dims)
     zeros = lax.full(operand.aval.shape, 0, operand.aval.dtype)
-    if mode is lax.GatherScatterMode.PROMISE_IN_BOUNDS:
-        mode = lax.GatherScatterMode.FILL_OR_DROP
-    return [lax.scatter_add(zeros, indices, ct, dnums, mode=mode), None]
+    return [lax.scatter_add(zeros, indices, ct, dnums, indices_are_sorted=indices_are_sorted,
+                            unique_indices=unique_indices, mode=mode), None]
 
 
 def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
@@ -507,24 +508,26 @@ def _scatter_inverse_gather(x, indices, updates_shape, dimension_numbers, **para
     return lax.gather(x, indices, take, sizes, **params)
 
 
-def _scatter_add_jvp(primals, tangents, **params):
-    """JAX's: linear in the operand and the updates."""
+def _scatter_addsub_jvp(prim, primals, tangents, **params):
+    """JAX's, for scatter-add and scatter-sub: linear in the operand and the updates."""
     operand, indices, updates = primals
-    ans = slicing.scatter_add_p.bind(operand, indices, updates, **params)
+    ans = prim.bind(operand, indices, updates, **params)
     g_operand, _, g_updates = tangents
     if isinstance(g_operand, Zero) and isinstance(g_updates, Zero):
         return ans, Zero(tangent_aval(aval_of(ans)))
-    return ans, slicing.scatter_add_p.bind(instantiate(g_operand, tangent_aval(aval_of(operand))), indices,
-                                           instantiate(g_updates, tangent_aval(aval_of(updates))), **params)
+    return ans, prim.bind(instantiate(g_operand, tangent_aval(aval_of(operand))), indices,
+                          instantiate(g_updates, tangent_aval(aval_of(updates))), **params)
 
 
-def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, mode, **params):
+def _scatter_addsub_transpose(prim, ct, operand, indices, updates, *, dimension_numbers, mode, **params):
     """JAX's: the operand's cotangent is `ct`; each update's is `ct` where it landed (0
-    where it was dropped)."""
+    where it was dropped), negated for scatter-sub."""
     ct_updates = None
     if is_undefined(updates):
         ct_updates = _scatter_inverse_gather(ct, indices, updates.aval.shape, dimension_numbers,
                                              mode=mode, fill_value=0)
+        if prim is slicing.scatter_sub_p:
+            ct_updates = lax.neg(ct_updates)
     return [ct if is_undefined(operand) else None, None, ct_updates]
 
 
@@ -545,8 +548,8 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, indices_are_sorted, un
                 slicing.scatter(g_operand, indices, g_updates, **params))
     shape = aval_of(updates).shape
     ids_shape = [1 if a in dimension_numbers.update_window_dims else n for a, n in enumerate(shape)]
-    ids = lax.broadcast_in_dim(lax.reshape(lax.iota(np.uint32, math.prod(ids_shape)), ids_shape),
-                               shape, tuple(range(len(shape))))
+    # One number per update, from 1 (the add broadcasts the window axes of size 1).
+    ids = lax.reshape(lax.iota(np.uint32, math.prod(ids_shape)), ids_shape)
     ids = lax.add(ids, lax.full(shape, 1, np.uint32))
     scattered = slicing.scatter(lax.full(aval_of(operand).shape, 0, np.uint32), indices, ids, **params)
     gathered = _scatter_inverse_gather(scattered, indices, shape, dimension_numbers,
@@ -628,8 +631,9 @@ deflinear(P.cumsum_p, lambda ct, x, *, axis, reverse: [
 P.jvp_rules[P.scatter_add_flat_p] = _scatter_add_flat_jvp
 P.transpose_rules[P.scatter_add_flat_p] = _scatter_add_flat_transpose
 P.jvp_rules[P.gather_p] = _gather_jvp
-P.jvp_rules[slicing.scatter_add_p] = _scatter_add_jvp
-P.transpose_rules[slicing.scatter_add_p] = _scatter_add_transpose
+for _p in (slicing.scatter_add_p, slicing.scatter_sub_p):
+    P.jvp_rules[_p] = functools.partial(_scatter_addsub_jvp, _p)
+    P.transpose_rules[_p] = functools.partial(_scatter_addsub_transpose, _p)
 P.jvp_rules[slicing.scatter_p] = _scatter_jvp
 P.transpose_rules[slicing.scatter_p] = _scatter_transpose
 defjvp(slicing.scatter_mul_p, lambda g, ans, x, indices, y, **params: slicing.scatter_mul_p.bind(

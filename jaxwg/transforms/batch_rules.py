@@ -216,8 +216,8 @@ def _scatter_rule(prim, vals, dims, *, dimension_numbers, **params):
     return prim.bind(operand, indices, updates, dimension_numbers=d, **params), 0
 
 
-for _p in (slicing.scatter_add_p, slicing.scatter_mul_p, slicing.scatter_min_p, slicing.scatter_max_p,
-           slicing.scatter_p):
+for _p in (slicing.scatter_add_p, slicing.scatter_sub_p, slicing.scatter_mul_p, slicing.scatter_min_p,
+           slicing.scatter_max_p, slicing.scatter_p):
     P.batch_rules[_p] = functools.partial(_scatter_rule, _p)
 
 

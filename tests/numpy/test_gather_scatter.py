@@ -15,7 +15,7 @@ from jaxwg.errors import NonConcreteBooleanIndexError
 
 from .helpers import jax
 
-MODES = ["clip", "fill", "promise_in_bounds"]
+MODES = ["clip", "fill", "promise_in_bounds", None]  # None: JAX's promise_in_bounds
 
 
 def _same(got, want):
@@ -56,8 +56,9 @@ def test_gather_matches_jax(platform, case, mode):
           jax.lax.gather(x, indices, theirs, sizes, mode=mode))
 
 
-@pytest.mark.parametrize("name", ["scatter_add", "scatter_mul", "scatter_min", "scatter_max", "scatter"])
-@pytest.mark.parametrize("mode", ["clip", "fill"])
+@pytest.mark.parametrize("name", ["scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max",
+                                  "scatter"])
+@pytest.mark.parametrize("mode", ["clip", "fill", "promise_in_bounds"])
 @pytest.mark.parametrize("dtype", ["float32", "int32"])
 def test_scatter_ops_match_jax(platform, name, mode, dtype):
     rng = np.random.default_rng(0)
@@ -433,6 +434,22 @@ def test_at_updates_of_scalars_and_weak_arrays_match_jax(platform):
             assert got.weak_type == want.weak_type, (x, op)
 
 
+def test_updates_of_integers_by_floats_promote_then_convert_back_as_jax(platform):
+    """As JAX's `_scatter_update`: the operand and the values are promoted (int32 and a
+    float: float32), scattered, and converted back, with JAX's warning that the cast is
+    unsafe; so repeated halves add up before the truncation. `divide` divides by the
+    values multiplied into ones: integers divide to floats, as in JAX."""
+    x, i = np.arange(5, dtype=np.int32), np.array([1, 1, 3, -1])
+    with pytest.warns(FutureWarning, match="cannot safely cast value from dtype=float32 to dtype=int32"):
+        got = jnp.asarray(x).at[i].add(0.5)
+    with pytest.warns(FutureWarning):
+        want = jax.numpy.asarray(x).at[i].add(0.5)
+    _same(got, want)
+    _same(jnp.asarray(x).at[i].divide(2), jax.numpy.asarray(x).at[i].divide(2))
+    _same(jnp.asarray(x).at[i].add(3), jax.numpy.asarray(x).at[i].add(3))  # an int stays exact
+    _same(jnp.asarray(x, jnp.int8).at[i].add(3), jax.numpy.asarray(x, np.int8).at[i].add(3))
+
+
 @pytest.mark.parametrize("position", range(len(UPDATE_INDICES)))
 def test_at_get_fill_and_apply_match_jax(platform, position):
     index = UPDATE_INDICES[position]
@@ -467,13 +484,18 @@ def test_indexing_under_transformations_matches_jax():
 
     def f(m):
         def loss(x, i):
-            return (m.sin(x[i, 1:]) ** 2).sum() + (x.at[i, 0].add(x[i, 2]) ** 2).sum()
+            mask = np.array([True, False, True, True])
+            terms = [m.sin(x[i, 1:]) ** 2, x.at[i, 0].add(x[i, 2]) ** 2, x[None, i, ::-2] * x[1:3, mask].sum(),
+                     x.at[True, i[:2], -1].get(mode="fill"), x.at[::2, i].subtract(x[0, i]) ** 2,
+                     m.take_along_axis(x, i[None] % 4, 0)]
+            return sum(t.sum() for t in terms)
         return loss
 
-    jx = jax.numpy.asarray(x)
-    _same(jaxwg.jit(jaxwg.grad(f(jnp)))(jnp.asarray(x), jnp.asarray(i)), jax.grad(f(jax.numpy))(jx, i))
+    jx = jax.numpy.asarray(x)  # JAX's jitted, as its op-by-op calls take seconds here
+    _same(jaxwg.jit(jaxwg.grad(f(jnp)))(jnp.asarray(x), jnp.asarray(i)),
+          jax.jit(jax.grad(f(jax.numpy)))(jx, i))
     _same(jaxwg.vmap(f(jnp), in_axes=(None, 0))(jnp.asarray(x), jnp.asarray(np.stack([i, i[::-1]]))),
-          jax.vmap(f(jax.numpy), in_axes=(None, 0))(jx, np.stack([i, i[::-1]])))
+          jax.jit(jax.vmap(f(jax.numpy), in_axes=(None, 0)))(jx, np.stack([i, i[::-1]])))
 
 
 def test_traced_scalar_index_reads_dynamically(platform):
@@ -567,12 +589,13 @@ def test_multiply_with_empty_update_windows_at_scale_returns_the_operand():
     np.testing.assert_array_equal(np.asarray(out), x)
 
 
-# Indices the `.at[]` updates fold as JAX does (a static integer, a NumPy array with
-# repeats, negative and past the end) and one they index an iota for (a slice).
+# Indices the `.at[]` updates turn into scatter operands as JAX does: a static integer,
+# a NumPy array with repeats, negative and past the end, and a slice with a step.
 _UPDATE_INDICES = {"int": -2, "array": np.array([3, -1, 3, 7]), "slice": slice(1, None, 2)}
 
 
 @pytest.mark.parametrize("op, where", [("set", "int"), ("set", "array"), ("add", "array"), ("add", "slice"),
+                                       ("subtract", "array"),
                                        ("multiply", "int"), ("multiply", "array"),
                                        ("min", "array"), ("max", "slice")])
 def test_index_update_rules_match_jax(op, where):
@@ -641,3 +664,116 @@ def test_eager_scatters_compile_once_per_signature(platform, monkeypatch):
             _same(got, getattr(jax.lax, name)(x, i, v, dnums))
         assert jaxwg.frontend.execute.counters["compiled_programs"] == programs, name
         assert len(lowerings) == lowered, name
+
+
+# -- indexing as JAX rewrites it: one gather (`x[index]`, `.at[].get`) or one scatter
+# (`.at[]` updates) for every form of index
+
+
+@st.composite
+def gathered_indices(draw):
+    """A shape and an index JAX reads through a gather: integer arrays (broadcasting
+    together; static or traced; negative and out of bounds too) among integers, slices
+    of any step, `None`, `...`, boolean masks and a leading scalar boolean (where JAX
+    0.10 and NumPy agree on its axis). Returns the shape, the index, and which index
+    arrays the function takes as arguments."""
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
+    batch = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=2)))
+    items = [draw(st.booleans())] if draw(st.integers(0, 5)) == 0 else []
+    axis = 0
+    while axis < ndim:
+        n = shape[axis]
+        kind = draw(st.sampled_from(["array", "array", "int", "slice", "slice", "none", "mask"]))
+        if kind == "none":
+            items.append(None)
+            continue
+        if kind == "array":
+            part = batch[draw(st.integers(0, len(batch) - 1)):]  # a trailing part broadcasts
+            values = draw(st.lists(st.integers(-2 * n, 2 * n - 1), min_size=int(np.prod(part)),
+                                   max_size=int(np.prod(part))))
+            items.append(np.array(values, np.int32).reshape(part))
+        elif kind == "int":
+            items.append(draw(st.integers(-n, n - 1)))
+        elif kind == "slice":
+            bound = st.none() | st.integers(-n - 1, n + 1)
+            items.append(slice(draw(bound), draw(bound), draw(st.sampled_from([None, 1, 2, -1, -2, 3]))))
+        else:
+            items.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
+        axis += 1
+    if draw(st.booleans()):  # `...` for some of the trailing axes
+        kept = draw(st.integers(0, len(items)))
+        items = items[:kept] + [Ellipsis] + [i for i in items[kept:] if i is None]
+    traced = [k for k, i in enumerate(items) if isinstance(i, np.ndarray) and i.dtype != bool
+              and draw(st.booleans())]
+    return shape, tuple(items), traced
+
+
+def _with_index(index, traced, fn):
+    """`fn(x, index)` as a function of (x, *the traced index arrays)."""
+    def f(x, *arrays):
+        given = dict(zip(traced, arrays))
+        return fn(x, tuple(given.get(k, item) for k, item in enumerate(index)))
+    return f
+
+
+def _matches_jax(run, make, x, *args):
+    """`make(jaxwg, jaxwg.numpy)` through `run` against `make(jax, jax.numpy)`: values, or
+    the same error type. JAX's result, or None where it raises."""
+    try:
+        want = make(jax, jax.numpy)(jax.numpy.asarray(x), *args)
+    except (IndexError, TypeError, ValueError) as e:
+        with pytest.raises(type(e)):
+            run(make(jaxwg, jnp), jnp.asarray(x), *[jnp.asarray(a) for a in args])
+        return None
+    got = run(make(jaxwg, jnp), jnp.asarray(x), *[jnp.asarray(a) for a in args])
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        _same(g, w)
+    return want
+
+
+def _operand(shape):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) * 0.5 - 3
+
+
+@settings(max_examples=6, deadline=None)  # each index drawn compiles programs of its own
+@given(case=gathered_indices(), how=st.sampled_from(["index", "clip", "fill"]))
+def test_gathered_indices_and_their_gradients_match_jax(run, case, how):
+    """`x[index]` and `.at[index].get(mode=...)` (one gather, as JAX's), eager and jitted,
+    and the gradient (a scatter-add) of a weighted sum of it."""
+    shape, index, traced = case
+
+    def take(x, index):
+        if how == "index":
+            return x[index]
+        return x.at[index].get(mode=how, fill_value=-7.0 if how == "fill" else None)
+
+    x, arrays = _operand(shape), [index[k] for k in traced]
+    f = _with_index(index, traced, take)
+    want = _matches_jax(run, lambda lib, m: f, x, *arrays)
+    if want is not None:
+        w = np.cos(np.arange(want.size, dtype=np.float32)).reshape(want.shape)
+        _matches_jax(run, lambda lib, m: lib.grad(lambda x, *a: m.sum(f(x, *a) * w)), x, *arrays)
+
+
+@settings(max_examples=6, deadline=None)
+@given(case=gathered_indices(), op=st.sampled_from(["set", "add", "subtract", "multiply", "min", "max"]),
+       mode=st.sampled_from([None, "clip", "promise_in_bounds"]))
+def test_scattered_indices_and_their_gradients_match_jax(run, case, op, mode):
+    """`.at[index]` updates (one scatter, as JAX's) of values of the indexed shape,
+    eager and jitted, with the out-of-bounds modes (JAX's promise_in_bounds drops, as
+    XLA's scatter does), and the gradients of set, add and subtract in the operand and
+    the values (repeated indices: the last set wins, sums add up)."""
+    shape, index, traced = case
+    x, arrays = _operand(shape), [index[k] for k in traced]
+    try:
+        indexed = np.asarray(_with_index(index, traced, lambda x, i: x[i])(jax.numpy.asarray(x), *arrays))
+    except (IndexError, TypeError, ValueError):
+        return  # the reads cover these errors
+    v = np.sin(np.arange(indexed.size, dtype=np.float32)).reshape(indexed.shape) * 4
+    update = lambda v: _with_index(index, traced, lambda x, i: getattr(x.at[i], op)(v, mode=mode))
+    _matches_jax(run, lambda lib, m: lambda x, v, *a: update(v)(x, *a), x, v, *arrays)
+    if op in ("set", "add", "subtract"):
+        w = np.cos(np.arange(x.size, dtype=np.float32)).reshape(x.shape)
+        loss = lambda lib, m: lib.grad(lambda x, v, *a: m.sum(update(v)(x, *a) * w), argnums=(0, 1))
+        _matches_jax(run, loss, x, v, *arrays)

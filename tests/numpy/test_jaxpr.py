@@ -458,6 +458,14 @@ LIBRARY_CASES = {
     "cumsum_flat": (lambda j, m: m.cumsum, [F23]),
     "linspace_no_endpoint": (lambda j, m: lambda: m.linspace(0.0, 2.0, 4, endpoint=False), []),
     "take": (lambda j, m: lambda x: m.take(x, np.array([0, -1]), axis=1), [F23]),
+    "take_along_axis": (lambda j, m: lambda x, i: m.take_along_axis(x, i, axis=1),
+                        [F23, np.array([[0], [-1]], np.int32)]),
+    "take_along_axis_broadcast": (lambda j, m: lambda x, i: m.take_along_axis(x, i, axis=0),
+                                  [F23[:1], np.array([[0], [-1]], np.int32)]),
+    "take_along_axis_flat_clip": (lambda j, m: lambda x, i: m.take_along_axis(x, i, axis=None, mode="clip"),
+                                  [F23, np.array([5, -1], np.int32)]),
+    "grad_take_along_axis": (lambda j, m: j.grad(lambda x, i: m.take_along_axis(x, i, axis=1).sum()),
+                             [F23, np.array([[2, 0], [1, 1]], np.int32)]),
     "linspace": (lambda j, m: lambda: m.linspace(0.0, 1.0, 5), []),
     "sum_of_python_scalar": (lambda j, m: lambda: m.sum(2.0), []),
     "softmax": (lambda j, m: lambda x: _nn(j).softmax(x), [F23]),
@@ -536,10 +544,37 @@ UPDATE_CASES = {
     "vmap_add": (lambda j, m: j.vmap(lambda x: x.at[1].add(2.0)), [F23]),
     "vmap_batched_index": (lambda j, m: j.vmap(lambda x, i: x.at[i].add(2.0), in_axes=(None, 0)),
                            [_F3, np.array([[0], [2]], np.int32)]),
+    "set_traced_array": (lambda j, m: lambda x, i: x.at[i].set(1.0), [F23, _I32]),
+    "add_to_column_of_traced_array": (lambda j, m: lambda x, i: x.at[:, i].add(1.0), [F23, _I32]),
+    "multiply_array_and_slice": (lambda j, m: lambda x, i: x.at[i, 1:].multiply(2.0), [F23, _I32 % 2]),
+    "subtract": (lambda j, m: lambda x, i: x.at[i].subtract(2.0), [F23, _I32 % 2]),
+    "divide": (lambda j, m: lambda x, i: x.at[i].divide(2.0), [F23, _I32 % 2]),
+    "divide_ints": (lambda j, m: lambda x, i: x.at[i].divide(2), [np.arange(6, dtype=np.int32), _I32]),
+    "add_float_to_ints": (lambda j, m: lambda x, i: x.at[i].add(2.5), [np.arange(6, dtype=np.int32), _I32]),
+    "set_slice": (lambda j, m: lambda x: x.at[1:].set(1.0), [F23]),
+    "set_step": (lambda j, m: lambda x: x.at[:, ::-2].set(1.0), [F23]),
+    "set_mask": (lambda j, m: lambda x: x.at[F23 > 0].set(1.0), [F23]),
+    "set_none_and_traced_int": (lambda j, m: lambda x, i: x.at[None, i].set(1.0), [F23, np.int32(1)]),
+    "set_true": (lambda j, m: lambda x: x.at[True, 1].set(0.0), [F23]),
+    "set_without_wrapping": (lambda j, m: lambda x, i: x.at[i].set(0.0, wrap_negative_indices=False),
+                             [_F3, _I32]),
+    "get_fill": (lambda j, m: lambda x, i: x.at[i].get(mode="fill", fill_value=-1.0), [F23, _I32]),
+    "get_fill_of_int": (lambda j, m: lambda x: x.at[1, ::-1].get(mode="fill"), [F23]),
+    "get_clip": (lambda j, m: lambda x, i: x.at[i, 1].get(mode="clip"), [F23, _I32]),
+    "grad_set_traced_array": (lambda j, m: j.grad(lambda x, v, i: m.sum(x.at[i].set(v)), argnums=(0, 1)),
+                              [F23, np.ones(3, np.float32), _I32 % 2]),
+    "grad_subtract": (lambda j, m: j.grad(lambda x, v, i: m.sum(x.at[i].subtract(v) ** 2), argnums=(0, 1)),
+                      [F23, np.ones(3, np.float32), _I32 % 2]),
+    "grad_get_fill": (lambda j, m: j.grad(lambda x: m.sum(x.at[1].get(mode="fill"))), [F23]),
+    "vmap_subtract": (lambda j, m: j.vmap(lambda x, i: x.at[i].subtract(1.0)),
+                      [F23, np.array([0, 2], np.int32)]),
+    "vmap_add_to_batched_operand": (lambda j, m: j.vmap(lambda x, i: x.at[i].add(1.0), in_axes=(0, None)),
+                                    [F23, _I32]),
 }
 
 
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types")  # add_float_to_ints
 @pytest.mark.parametrize("name", sorted(UPDATE_CASES))
 def test_index_updates_print_as_in_jax(name):
     make, args = UPDATE_CASES[name]
@@ -599,6 +634,58 @@ SLICING_CASES = {
     "grad_index_traced": (lambda j, L, m: j.grad(lambda x, i: m.sum(x[i] ** 2)), [_F45, _I]),
     "vmap_index_traced": (lambda j, L, m: lambda x: j.vmap(lambda k: x[k])(m.arange(3)), [_F45]),
 }
+
+
+_MASK = np.array([[True, False, True, False, True], [False, False, True, True, False],
+                  [True, True, False, False, False], [False, True, False, True, True]])
+_I22 = np.array([[1, 0], [0, -3]], np.int32)
+# Advanced indexing: one gather with JAX's dimension numbers, its index arrays counted
+# from the end (select_n), broadcast and concatenated as JAX's `_index_to_gather` does;
+# and the gradients (a scatter-add of the gather's mode) and vmaps of these.
+INDEXING_CASES = {
+    "array": (lambda j, m: lambda x, i: x[i], [_F45, _I32]),
+    "numpy_array": (lambda j, m: lambda x: x[np.array([2, -1])], [_F45]),
+    "array_of_rank_2": (lambda j, m: lambda x, i: x[i], [_F45, _I22]),
+    "array_then_whole_slice": (lambda j, m: lambda x, i: x[i, :], [_F45, _I32]),
+    "whole_slice_then_array": (lambda j, m: lambda x, i: x[:, i], [_F45, _I32]),
+    "two_arrays": (lambda j, m: lambda x, i, k: x[i, k], [_F45, _I32, _I22]),
+    "array_and_slice": (lambda j, m: lambda x, i: x[i, 1:3], [_F45, _I32]),
+    "array_and_step": (lambda j, m: lambda x, i: x[i, ::2], [_F45, _I32]),
+    "array_and_reversed": (lambda j, m: lambda x, i: x[i, ::-1], [_F45, _I32]),
+    "array_and_int": (lambda j, m: lambda x, i: x[i, -1], [_F45, _I32]),
+    "none_and_array": (lambda j, m: lambda x, i: x[None, i], [_F45, _I32]),
+    "ellipsis_and_array": (lambda j, m: lambda x, i: x[..., i], [_F45, _I32]),
+    "arrays_apart": (lambda j, m: lambda x, i: x[i, :, i], [np.ones((3, 4, 3), np.float32), _I32]),
+    "int_and_array_apart": (lambda j, m: lambda x, i: x[1, :, i], [np.ones((3, 4, 3), np.float32), _I32]),
+    "uint8_array": (lambda j, m: lambda x, i: x[i], [_F45, _I32.astype(np.uint8)]),
+    "int16_array": (lambda j, m: lambda x, i: x[i], [_F45, _I32.astype(np.int16)]),
+    "mask": (lambda j, m: lambda x: x[_MASK], [_F45]),
+    "mask_of_rows": (lambda j, m: lambda x: x[_MASK[:, 0]], [_F45]),
+    "true": (lambda j, m: lambda x: x[True], [_F45]),
+    "false": (lambda j, m: lambda x: x[False], [_F45]),
+    "true_and_array": (lambda j, m: lambda x, i: x[True, i], [_F45, _I32[:1]]),
+    "out_of_bounds_int": (lambda j, m: lambda x: x[5], [_F45]),
+    "traced_int_and_step": (lambda j, m: lambda x, i: x[i, ::2], [_F45, _I]),
+    "grad_of_array": (lambda j, m: j.grad(lambda x, i: m.sum(x[i] ** 2)), [_F45, _I32]),
+    "grad_of_two_arrays": (lambda j, m: j.grad(lambda x, i: m.sum(x[i, i])), [_F45, _I32]),
+    "grad_of_reversed_step": (lambda j, m: j.grad(lambda x, i: m.sum(x[None, i, 4:0:-2])), [_F45, _I32]),
+    "grad_of_mask": (lambda j, m: j.grad(lambda x: m.sum(x[_MASK])), [_F45]),
+    "grad_of_true": (lambda j, m: j.grad(lambda x: m.sum(x[True, 1])), [_F45]),
+    "jvp_of_array": (lambda j, m: lambda x, i: j.jvp(lambda y: y[i], (x,), (x,)), [_F45, _I32]),
+    "vmap_of_array": (lambda j, m: j.vmap(lambda x, i: x[i]),
+                      [_F45, np.array([[0, 1], [1, 2], [2, 3], [3, 4]], np.int32)]),
+    "vmap_of_operand": (lambda j, m: j.vmap(lambda x, i: x[i], in_axes=(0, None)), [_F45, _I32]),
+    "vmap_of_array_and_step": (lambda j, m: j.vmap(lambda x, i: x[i, ::2]),
+                               [np.ones((3, 4, 5), np.float32), np.array([[0, 1], [1, 2], [2, 0]])]),
+}
+
+
+@pytest.mark.skipif(jax is None, reason="JAX is not installed")
+@pytest.mark.parametrize("name", sorted(INDEXING_CASES))
+def test_advanced_indexing_prints_as_in_jax(name):
+    make, args = INDEXING_CASES[name]
+    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
+                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
 
 
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
