@@ -553,7 +553,9 @@ def randint(key, shape, minval, maxval, dtype=None):
 def _randint(key, minval, maxval, shape, dtype):
     # JAX's, op for op: 64 random bits reduced modulo the span, (2^32 mod span) folded in
     # as ((2^16 mod span)^2 mod span).
-    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    # Float bounds convert to the default integer first, as JAX's.
+    minval, maxval = (v if jnp.issubdtype(v.dtype, np.integer) else v.astype(np.int32)
+                      for v in (jnp.asarray(minval), jnp.asarray(maxval)))
     # A maxval past the dtype's range makes the span one larger (2^32 wraps to 0, as
     # JAX's). It can only come in a wider dtype: the check is left out otherwise, as its
     # ops would make the span costly enough to be a kernel of its own.

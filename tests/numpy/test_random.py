@@ -46,6 +46,14 @@ def test_uniform_randint_bernoulli_rademacher_are_jaxs(platform, seed, shape):
     _exact(random.rademacher(key, shape), jax.random.rademacher(jkey, shape))
 
 
+def test_randint_takes_float_bounds_as_jax():
+    # JAX converts non-integer bounds to its default integer (truncating) first.
+    key, jkey = random.PRNGKey(4), jax.random.PRNGKey(4)
+    for lo, hi in [(0.0, 5.0), (-2.7, 3.9), (np.float32(1.5), 9)]:
+        _exact(random.randint(key, (7,), lo, hi), jax.random.randint(jkey, (7,), lo, hi))
+        _exact(random.randint(key, (7,), lo, hi, "uint8"), jax.random.randint(jkey, (7,), lo, hi, np.uint8))
+
+
 def test_bits_past_65535_workgroups_and_one_binding_stay_jaxs():
     key, jkey = random.PRNGKey(7), jax.random.PRNGKey(7)
     n = 70000 * 256 + 3  # more workgroups than one grid dimension holds
