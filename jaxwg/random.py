@@ -1227,3 +1227,4 @@ from . import errors as _errors
 
 # A name JAX has and jaxwg lacks says it is not implemented yet (jaxwg.errors).
 __getattr__ = _errors.module_getattr(__name__)
+__dir__ = _errors.module_dir(__name__)  # the public names only, as JAX's
