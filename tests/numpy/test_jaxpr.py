@@ -92,17 +92,21 @@ def _jaxwg_args(args):
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_printout_matches_jax(name):
-    make, args = CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax_numpy))(*args)))
+    _case_prints_as_jax(CASES[name], (jnp,), (jax_numpy,))
+
+
+def _case_prints_as_jax(case, ours: tuple, theirs: tuple):
+    """A (make, args) case: the function `make(*ours)` traced by jaxwg prints as
+    `make(*theirs)` traced by JAX."""
+    make, args = case
+    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(*ours))(*_jaxwg_args(args))),
+                         str(jax.make_jaxpr(make(*theirs))(*args)))
 
 
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(JIT_CASES))
 def test_jit_equations_print_as_in_jax(name):
-    make, args = JIT_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+    _case_prints_as_jax(JIT_CASES[name], (jaxwg, jnp), (jax, jax_numpy))
 
 
 def _sum_sin_times_x(m):
@@ -338,9 +342,7 @@ def _while_stepping(L, cond):
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(TRANSFORM_CASES))
 def test_transformed_functions_print_as_in_jax(name):
-    make, args = TRANSFORM_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jaxwg.lax, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax.lax, jax_numpy))(*args)))
+    _case_prints_as_jax(TRANSFORM_CASES[name], (jaxwg, jaxwg.lax, jnp), (jax, jax.lax, jax_numpy))
 
 
 def test_jit_equation_layout():
@@ -513,9 +515,7 @@ LIBRARY_CASES = {
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(LIBRARY_CASES))
 def test_library_functions_print_as_in_jax(name):
-    make, args = LIBRARY_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+    _case_prints_as_jax(LIBRARY_CASES[name], (jaxwg, jnp), (jax, jax_numpy))
 
 
 _I32 = np.array([2, 0], np.int32)
@@ -577,9 +577,7 @@ UPDATE_CASES = {
 @pytest.mark.filterwarnings("ignore:scatter inputs have incompatible types")  # add_float_to_ints
 @pytest.mark.parametrize("name", sorted(UPDATE_CASES))
 def test_index_updates_print_as_in_jax(name):
-    make, args = UPDATE_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+    _case_prints_as_jax(UPDATE_CASES[name], (jaxwg, jnp), (jax, jax_numpy))
 
 
 _F45, _I = np.arange(20, dtype=np.float32).reshape(4, 5), np.int32(1)
@@ -683,17 +681,13 @@ INDEXING_CASES = {
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(INDEXING_CASES))
 def test_advanced_indexing_prints_as_in_jax(name):
-    make, args = INDEXING_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax_numpy))(*args)))
+    _case_prints_as_jax(INDEXING_CASES[name], (jaxwg, jnp), (jax, jax_numpy))
 
 
 @pytest.mark.skipif(jax is None, reason="JAX is not installed")
 @pytest.mark.parametrize("name", sorted(SLICING_CASES))
 def test_slicing_prints_as_in_jax(name):
-    make, args = SLICING_CASES[name]
-    assert_prints_as_jax(str(jaxwg.make_jaxpr(make(jaxwg, jaxwg.lax, jnp))(*_jaxwg_args(args))),
-                         str(jax.make_jaxpr(make(jax, jax.lax, jax_numpy))(*args)))
+    _case_prints_as_jax(SLICING_CASES[name], (jaxwg, jaxwg.lax, jnp), (jax, jax.lax, jax_numpy))
 
 
 def test_staged_library_calls_run_op_by_op_when_eager():
