@@ -63,3 +63,18 @@ def test_other_dtype_errors_match_jax():
     with pytest.raises(TypeError) as theirs:
         jax.lax.concatenate([F32, I32], 0)
     assert str(ours.value) == str(theirs.value)
+
+
+# A Python scalar whose value the operand's dtype would change: JAX's error, never a rounded
+# result (jaxwg takes the operand's dtype for the scalars that fit, where JAX 0.10 refuses
+# all but its own default dtypes).
+LOSSY_SCALARS = [("add", I32, 1.5), ("mul", 1.5, I32), ("sub", U32, -1), ("add", F32, 1j),
+                 ("max", F16, 2j), ("bitwise_and", BOOL, 2), ("eq", I32, 0.5),
+                 ("clamp", 0.5, I32, 2), ("nextafter", I32, 0.5)]
+
+
+@pytest.mark.parametrize("case", LOSSY_SCALARS, ids=lambda c: f"{c[0]}-{c[-1]}")
+def test_lossy_python_scalars_raise_as_jax(case):
+    name, *args = case
+    _same_outcome(name, *args)
+    assert _outcome(getattr(lax, name), *args) != "ok", case
