@@ -323,29 +323,32 @@ class AluExp:
         """The LOAD nodes, in dependency order."""
         return [n for n in self.toposort() if n.op is Op.LOAD]
 
-    def simplify(self, cache: dict | None = None) -> AluExp:
+    def simplify(self) -> AluExp:
         """Constant folding, identities, range analysis and index arithmetic.
 
         >>> i = gidx(12)
         >>> ((i // 4) * 4 + i % 4).simplify()
         gidx
 
-        Without a `cache` the result is remembered on the node: kernels built again
-        from the same expression (every eager call of one operation) skip the work.
+        The result is remembered on each node simplified on the way (`simplified`):
+        kernels built again from the same expressions skip the work.
         """
         from .simplify import simplify
 
-        if cache is not None:
-            return simplify(self, cache)
+        return simplify(self)
+
+    @property
+    def simplified(self) -> AluExp | None:
+        """This node's simplified form, if it was computed (None if not yet)."""
         found = self._simplified
-        if found is None:
-            found = simplify(self)
-            # A marker, not the node itself, for "already simple": no reference cycles.
-            object.__setattr__(self, "_simplified", _ALREADY_SIMPLE if found is self else found)
-            if found._simplified is None:
-                object.__setattr__(found, "_simplified", _ALREADY_SIMPLE)
-            return found
         return self if found is _ALREADY_SIMPLE else found
+
+    def remember_simplified(self, result: AluExp) -> None:
+        """Record `result` as this node's simplified form (and as its own, being simple).
+        A marker, not the node itself, stands for "already simple": no reference cycles."""
+        object.__setattr__(self, "_simplified", _ALREADY_SIMPLE if result is self else result)
+        if result._simplified is None:
+            object.__setattr__(result, "_simplified", _ALREADY_SIMPLE)
 
     @property
     def range(self) -> tuple:

@@ -535,24 +535,34 @@ def _index_rules(node: AluExp) -> AluExp | None:
 RULES = (_fold_constants, _fold_known_range, _identities, _index_rules)
 
 
-def _simplify_node(node: AluExp, cache: dict) -> AluExp:
+def _simplify_node(node: AluExp) -> AluExp:
     for rule in RULES:
         result = rule(node)
         if result is not None and result is not node:
-            return simplify(result, cache)
+            return simplify(result)
     return node
 
 
-def simplify(exp: AluExp, cache: dict | None = None) -> AluExp:
-    """Apply the rules bottom-up until nothing changes; `cache` memoises across calls."""
-    cache = {} if cache is None else cache
-    for node in exp.toposort():
-        if node in cache:
+def simplify(exp: AluExp) -> AluExp:
+    """Apply the rules bottom-up until nothing changes. A node's simplified form depends
+    on the node alone, and nodes are interned, so each node remembers its own
+    (`AluExp.simplified`): a subexpression shared by many kernels is simplified once."""
+    stack = [exp]
+    while stack:
+        node = stack[-1]
+        if node.simplified is not None:
+            stack.pop()
             continue
-        src = tuple(cache[s] for s in node.src)
+        pending = [s for s in node.src if s.simplified is None]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        src = tuple(s.simplified for s in node.src)
         rebuilt = node if src == node.src else AluExp(node.op, node.dtype, src, node.arg)
-        if rebuilt is not node and rebuilt in cache:
-            cache[node] = cache[rebuilt]
-            continue
-        cache[node] = cache[rebuilt] = _simplify_node(rebuilt, cache)
-    return cache[exp]
+        result = rebuilt.simplified
+        if result is None:
+            result = _simplify_node(rebuilt)
+            rebuilt.remember_simplified(result)
+        node.remember_simplified(result)
+    return exp.simplified

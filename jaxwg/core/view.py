@@ -576,14 +576,13 @@ class ShapeTracker:
         """
         if self.size == 0:
             return alu.const(dt.int32, 0), alu.const(dt.bool_, False)
-        cache: dict = {}
         index, valid = self.views[-1].to_index(idx)
         for view in reversed(self.views[:-1]):
             # The index into this view's shape is the one the view above computed.
             check_index_size(view.size, f"a reshaped view of shape {view.shape}")
-            index, inner_valid = view.to_index(index.simplify(cache))
+            index, inner_valid = view.to_index(index.simplify())
             valid = valid & inner_valid
-        return index.simplify(cache), valid.simplify(cache)
+        return index.simplify(), valid.simplify()
 
     def load(self, arg: int, dtype: dt.DType, idx: AluExp) -> AluExp:
         """Read input buffer `arg` (of `dtype`) through this tracker at flat index `idx`:

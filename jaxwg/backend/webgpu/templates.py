@@ -127,10 +127,9 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
             b.emit(f"var {acc.arg}: {acc_ty} = {s.codegen().run(red.identity)};")
         body = alu.cast(acc_dtype, kernel.exp)
         steps, tail = divmod(red.size, unroll)
-        cache: dict = {}
 
         def emit_terms(ridxs: list[AluExp], targets) -> None:
-            reads, terms = _quad_terms(body, gidxs, ridxs, quads, output_quads, cache)
+            reads, terms = _quad_terms(body, gidxs, ridxs, quads, output_quads)
             g = s.codegen()
             for name, arg, index in reads:
                 b.emit(f"let {name} = in{arg}[u32({strip_parens(g.run(index))}) >> 2u];")
@@ -145,12 +144,12 @@ def reduction(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
             with b.indent():
                 emit_terms([alu.special("rt", tail) + steps * unroll], accs)
             b.emit("}")
-        _emit_epilogues(s, accs, gidxs, cache)
+        _emit_epilogues(s, accs, gidxs)
     return s.finish(wg * up)
 
 
 def _quad_terms(body: AluExp, gidxs: list[AluExp], ridxs: list[AluExp], quads: frozenset,
-                output_quads: frozenset, cache: dict) -> tuple[list, list[list[AluExp]]]:
+                output_quads: frozenset) -> tuple[list, list[list[AluExp]]]:
     """The terms `ridxs` of the outputs `gidxs` (terms[u][k]), with the inputs `quads`
     read as one vec4 per output whose lanes are the four terms, and the inputs
     `output_quads` as one vec4 per term and four outputs (`gidxs` come in fours from a
@@ -159,17 +158,17 @@ def _quad_terms(body: AluExp, gidxs: list[AluExp], ridxs: list[AluExp], quads: f
     reads, terms = [], []
     for u, g in enumerate(gidxs):
         quad_body, quad_reads = _read_quads(body, quads, f"quad{u}_")
-        reads += [(name, arg, index.substitute({"gidx": g, "ridx": ridxs[0]}).simplify(cache))
+        reads += [(name, arg, index.substitute({"gidx": g, "ridx": ridxs[0]}).simplify())
                   for name, arg, index in quad_reads]
         names = {name for name, _, _ in quad_reads}
         row = []
         for k, r in enumerate(ridxs):
             term, out_reads = _read_quads(quad_body, output_quads, f"out{u // 4}_{k}_")
             if u % 4 == 0:
-                reads += [(name, arg, index.substitute({"gidx": g, "ridx": r}).simplify(cache))
+                reads += [(name, arg, index.substitute({"gidx": g, "ridx": r}).simplify())
                           for name, arg, index in out_reads]
             term = _lane_of(_lane_of(term, names, k), {name for name, _, _ in out_reads}, u % 4)
-            row.append(term.substitute({"gidx": g, "ridx": r}).simplify(cache))
+            row.append(term.substitute({"gidx": g, "ridx": r}).simplify())
         terms.append(row)
     return reads, terms
 
@@ -344,14 +343,14 @@ def _tree(op: Op, terms: list[AluExp]) -> AluExp:
     return _tree_nodes(op, terms)[1]
 
 
-def _emit_epilogues(s: Shader, accs: list[AluExp], gidxs: list[AluExp], cache: dict) -> None:
+def _emit_epilogues(s: Shader, accs: list[AluExp], gidxs: list[AluExp]) -> None:
     red = s.kernel.reduction
     g = s.codegen()
     outs = []
     for acc, gidx in zip(accs, gidxs):
         value = reduced_value(red, acc)
-        exp = red.epilogue.substitute({"acc": value, "gidx": gidx}).simplify(cache)
-        index = gidx.simplify(cache)
+        exp = red.epilogue.substitute({"acc": value, "gidx": gidx}).simplify()
+        index = gidx.simplify()
         g.count_references(exp)
         g.count_references(index)
         outs.append((index, exp))
@@ -515,7 +514,6 @@ class _RowReads:
         self.s, self.quads, self.unrolled = s, quads, unrolled
         self.names: dict = {}  # (input, index of the vec4's first element) -> its variable
         self.count = 0
-        self.cache: dict = {}
 
     def at(self, ridxs: list[AluExp], r: int) -> list[AluExp]:
         """Step `r`'s positions (unrolled steps are constants)."""
@@ -529,7 +527,7 @@ class _RowReads:
         quad_body, found = _read_quads(body, quads, f"q{self.count}_")
         renames = {}
         for name, arg, index in found:
-            first = index.substitute({"ridx": ridxs[0]}).simplify(self.cache)
+            first = index.substitute({"ridx": ridxs[0]}).simplify()
             if (arg, first) in self.names:
                 renames[name] = self.names[(arg, first)]
                 continue
@@ -540,7 +538,7 @@ class _RowReads:
             quad_body = quad_body.rewrite(lambda n: alu.variable(n.dtype, renames[n.arg])
                                           if n.op is Op.VARIABLE and n.arg in renames else None)
         names = {renames.get(name, name) for name, _, _ in found}
-        return [_lane_of(quad_body, names, k).substitute({"ridx": r}).simplify(self.cache)
+        return [_lane_of(quad_body, names, k).substitute({"ridx": r}).simplify()
                 for k, r in enumerate(ridxs)]
 
     def reduction_terms(self, red, body: AluExp, identity: AluExp, ridxs: list[AluExp]) -> list[AluExp]:
@@ -549,7 +547,7 @@ class _RowReads:
         width, steps, _ = _row_steps(red.size, self.s.tuning.group)
         if steps * self.s.tuning.group * width == red.size:
             return terms
-        return [alu.where(r.lt(red.size), t, identity).simplify(self.cache) for r, t in zip(ridxs, terms)]
+        return [alu.where(r.lt(red.size), t, identity).simplify() for r, t in zip(ridxs, terms)]
 
 
 def _row_reductions(kernel: Kernel):
@@ -633,7 +631,7 @@ def _unrolled_row(s: Shader, reads: _RowReads) -> None:
         for r in range(steps):
             positions = reads.at(cols, r)
             values = reads.terms(exp, positions)  # reads past the row's end are discarded
-            indices = [(alu.gidx(rows) * length + c).simplify(reads.cache) for c in positions]
+            indices = [(alu.gidx(rows) * length + c).simplify() for c in positions]
             elements.append((positions[0], indices, values))
     for _, _, _, step_terms, value in plans:
         for t in (t for terms in step_terms for t in terms):
@@ -690,7 +688,7 @@ def _looped_row(s: Shader, reads: _RowReads) -> None:
         first = cols[0].simplify()
         b.emit(f"if (!({_in_row(s, first)})) {{ break; }}")
         values = reads.terms(exp, cols)
-        indices = [(alu.gidx(rows) * length + c).simplify(reads.cache) for c in cols]
+        indices = [(alu.gidx(rows) * length + c).simplify() for c in cols]
         g = s.codegen()
         for e in values + indices:
             g.count_references(e)
