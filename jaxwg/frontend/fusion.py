@@ -33,7 +33,9 @@ Which nodes get their own buffer (are *materialized*):
 6. the costliest inlined source of a node whose kernel would inline more than
    `MAX_PENDING_COST` computing nodes (long traced chains);
 7. the operand of a gather, which is read at positions computed from the indices
-   (the indices themselves inline);
+   (the indices themselves inline), unless reading it costs no arithmetic: a view of a
+   buffer, an iota, or constants (`x.T[i]`, the zeros a scatter's transpose gathers
+   from) are read through at those positions;
 8. a routine and its sources: a routine is its own hand-written kernel reading
    contiguous buffers;
 9. not a per-row value (a row's maximum, sum or mean) that only one later kernel reads,
@@ -188,7 +190,7 @@ class _Planner:
             if node.kind == REDUCE:
                 self.materialize.add(id(node))
                 self._mark_broadcast_reuse(node)
-            if node.kind == GATHER and node.srcs[0].kind != BUFFER:
+            if node.kind == GATHER and _is_computed(node.srcs[0]) and not _of_constants(node.srcs[0]):
                 # Rule 7: a gather reads its operand at positions known only when it runs.
                 self.materialize.add(id(node.srcs[0]))
             if node.kind == ROUTINE:  # rule 8
@@ -418,7 +420,7 @@ class _KernelBuilder:
         return [(indices, e) for e in entries], batch
 
     def _gather(self, node: LazyNode, index: MultiIndex, starts: list, batch: list) -> AluExp:
-        """A load of the operand at the element's coordinates (`gather.element_coordinates`),
+        """The operand at the element's coordinates (`gather.element_coordinates`),
         or the fill value where the mode fills and the slice is out of bounds."""
         operand, arg = node.srcs[0], node.arg
         dnums = arg.dimension_numbers
@@ -429,7 +431,7 @@ class _KernelBuilder:
         coords, valid = element_coordinates(
             operand.shape, arg.slice_sizes, {a: alu.cast(dt.int32, v) for a, v in zip(dnums.start_index_map, starts)},
             windows, batching)
-        value = self._load(operand, MultiIndex(tuple(operand.shape), tuple((c, 1) for c in coords)))
+        value = self.value(operand, MultiIndex(tuple(operand.shape), tuple((c, 1) for c in coords)))
         if arg.fill is None:
             return value
         return alu.where(valid, value, alu.const(node.dtype, arg.fill))

@@ -37,6 +37,13 @@ X = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
     # reading a cheap `relu(x + b)` computes it where it loads it
     (lambda x: jnp.exp(x) @ x.T, lambda x: np.exp(x) @ x.T, 2),
     (lambda x: jnp.maximum(x * 2 + x[0], 0) @ x.T, lambda x: np.maximum(x * 2 + x[0], 0) @ x.T, 1),
+    # rule 7: a gather reads a view, an iota or constants at its positions; it copies an
+    # operand that costs arithmetic first
+    (lambda x: x.T[::-1][jnp.array([4, 0, 2])] + 1, lambda x: x.T[::-1][[4, 0, 2]] + 1, 1),
+    (lambda x: x[1:, 2:][jnp.array([2, 0])], lambda x: x[1:, 2:][[2, 0]], 1),
+    (lambda x: jnp.arange(4.0)[(x[:, 1:] > 0).astype(int)] + jnp.zeros(4)[(x[:, 1:] < 0).astype(int)],
+     lambda x: np.arange(4.0, dtype=np.float32)[(x[:, 1:] > 0).astype(int)], 1),
+    (lambda x: jnp.exp(x)[jnp.array([3, 1])], lambda x: np.exp(x)[[3, 1]], 2),
 ])
 def test_kernel_counts(platform, mode, fn, reference, expected_kernels):
     count, out = kernels_for(fn, jnp.asarray(X), mode=mode)
