@@ -33,25 +33,34 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", help="also run tests marked slow")
 
 
+def _params(item) -> dict:
+    return getattr(getattr(item, "callspec", None), "params", {})
+
+
 def _on_cpu(item) -> bool:
     """Whether a test runs on the CPU reference backend (the `backend` or `platform` fixture)."""
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    return "cpu" in (params.get("backend"), params.get("platform"))
+    return "cpu" in (_params(item).get("backend"), _params(item).get("platform"))
+
+
+def _public_api_on_cpu(item) -> bool:
+    """Whether a test of the public API (the `platform` fixture) runs on the CPU backend."""
+    return _params(item).get("platform") == "cpu"
 
 
 def _eager(item) -> bool:
-    """Whether a test runs its function op by op (the `mode` fixture's "eager")."""
-    return getattr(getattr(item, "callspec", None), "params", {}).get("mode") == "eager"
+    """Whether a test runs its function op by op (the `mode` fixture)."""
+    return _params(item).get("mode") == "eager"
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        # On the CPU backend (the reference), a test marked slow_on_cpu runs in the slow
-        # job only; its WebGPU run stays in the default one. So do the eager runs there:
-        # eager and jit differ in the frontend, which the WebGPU runs test both ways, and
-        # the CPU backend runs the same kernels either way (its eager runs took 188 s of
-        # the default suite's 2,290 s of test time on 2026-12-07, its jit runs 54).
-        if _on_cpu(item) and ("slow_on_cpu" in item.keywords or _eager(item)):
+        # The default job tests the CPU reference backend through its kernels (the tests
+        # parametrized by `backend`) and the smoke tests; the public API's tests (the
+        # `platform` fixture) run there in the slow job only, as do the tests marked
+        # slow_on_cpu. The frontend those runs test is the WebGPU runs' too, which stay;
+        # they took about 730 s of the default suite's 2,300 s of test time (2026-12-07).
+        if "smoke" not in item.keywords and (
+                _public_api_on_cpu(item) or _on_cpu(item) and "slow_on_cpu" in item.keywords):
             item.add_marker(pytest.mark.slow)
     if config.getoption("--runslow"):
         return
@@ -62,24 +71,33 @@ def pytest_collection_modifyitems(config, items):
 
 
 # A hypothesis test's run on the CPU reference backend draws a third of its examples
-# (4 of the default 10) unless HYPOTHESIS_PROFILE says otherwise. The frontend it tests
-# (promotion, shapes, transformation rules) is the WebGPU run's too, and that run draws
-# them all; the reference lowers each primitive through NumPy. The CPU runs took 480 s of
-# the default suite's 1,850 s of test time (2026-12-07), most of it in hypothesis tests.
+# (4 of the default 10), and its eager run (the `mode` fixture) half, unless
+# HYPOTHESIS_PROFILE says otherwise. The frontend a CPU run tests (promotion, shapes,
+# transformation rules) is the WebGPU run's too, which draws them all; the reference
+# lowers each primitive through NumPy. An eager run builds the kernels a jitted run
+# builds, one operation at a time.
 CPU_EXAMPLES_FRACTION = 3
+EAGER_EXAMPLES_FRACTION = 2
+
+
+def _examples_fraction(item) -> int:
+    if _on_cpu(item):
+        return CPU_EXAMPLES_FRACTION
+    return EAGER_EXAMPLES_FRACTION if _eager(item) else 1
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     test = getattr(item, "obj", None)
     chosen = getattr(test, "_hypothesis_internal_use_settings", None)
-    if chosen is None or not _on_cpu(item) or os.environ.get("HYPOTHESIS_PROFILE"):
+    fraction = _examples_fraction(item)
+    if chosen is None or fraction == 1 or os.environ.get("HYPOTHESIS_PROFILE"):
         yield
         return
     # Hypothesis reads a test's settings when the test is called, so they can be swapped
     # for this item alone (each worker runs one item at a time).
     test._hypothesis_internal_use_settings = settings(
-        chosen, max_examples=max(2, -(-chosen.max_examples // CPU_EXAMPLES_FRACTION)))
+        chosen, max_examples=max(2, -(-chosen.max_examples // fraction)))
     try:
         yield
     finally:

@@ -112,7 +112,7 @@ def test_transforms_match_jax(run, name, data):
 # Lengths for each path of lax.fft: one product (<= 64), a prime's own matrix (127),
 # four-step splits (65 = 13 * 5, 4096, 2^20), Bluestein (1031 is prime, > 1024), and
 # four-step around Bluestein (3 * 1031).
-LENGTHS = [1, 2, 3, 63, 64, 65, 127, 4096, 1031, 3 * 1031]
+LENGTHS = [1, 2, 3, 63, 64, 65, 127, 4096, 1031, pytest.param(3 * 1031, marks=pytest.mark.slow)]  # 3093: 8 s
 
 
 @pytest.mark.slow_on_cpu

@@ -266,7 +266,7 @@ def test_float_max_and_min_at_many_indices_match_jax(platform):
         _same_floats(getattr(jnp.asarray(x).at[i], op)(v), getattr(jax.numpy.asarray(x).at[i], op)(v))
 
 
-@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("op", [pytest.param("max", marks=pytest.mark.slow), "min"])  # max: 8 s
 def test_float_max_and_min_through_the_routine_differentiate_as_jax(op, monkeypatch):
     """JAX's tangent: the average over the values equal to a position's result (operand
     and updates); under grad, jit and vmap, with the routine forced at this size."""

@@ -80,7 +80,7 @@ def test_histogram_under_jit_with_integers_and_an_empty_range(run):
             _close(g, w)
 
 
-@pytest.mark.slow_on_cpu
+@pytest.mark.slow  # 12 s; test_histogram_matches_jax runs by default
 def test_histogram2d_and_histogramdd_match_jax(platform):
     rng = np.random.default_rng(0)
     x, y = rng.uniform(0, 1, 15).astype(np.float32), rng.uniform(-1, 1, 15).astype(np.float32)

@@ -83,6 +83,7 @@ def _assert_dtypes_as_jax(ours, theirs):
     assert [(np.dtype(x.dtype), x.shape) for x in ours] == [(np.dtype(x.dtype), x.shape) for x in theirs]
 
 
+@pytest.mark.slow  # 10 s; the real LU functions (test_linalg.py) run by default
 @settings(max_examples=5, deadline=None)  # each example compiles its shapes' loops
 @given(_SQUARE, st.integers(0, 2**31 - 1))
 def test_lu_functions_match_numpy(shapes, seed):
@@ -224,7 +225,7 @@ def _rank_deficient(rng, m, n, rank):
     return (_complex(rng, (m, rank)).astype(np.complex128) @ _complex(rng, (rank, n))).astype(np.complex64)
 
 
-@pytest.mark.parametrize("m,n,rank", [(5, 3, 2), (2, 3, 1)])
+@pytest.mark.parametrize("m,n,rank", [pytest.param(5, 3, 2, marks=pytest.mark.slow), (2, 3, 1)])  # 15 s
 def test_rank_deficient_svd_pinv_rank_and_lstsq(m, n, rank):
     rng = np.random.default_rng(m * 10 + n)
     a = _rank_deficient(rng, m, n, rank)
@@ -257,7 +258,7 @@ def test_rank_deficient_svd_pinv_rank_and_lstsq(m, n, rank):
     _assert_within(got_s, want_s, C * size * EPS * want_s[0], "lstsq s")
 
 
-@pytest.mark.parametrize("dtype", [np.complex64, np.float32])
+@pytest.mark.parametrize("dtype", [pytest.param(np.complex64, marks=pytest.mark.slow), np.float32])  # 6 s
 def test_exact_outer_products_and_columns_of_mixed_scale(dtype):
     # An exact rank-1 matrix: the columns Jacobi leaves in its null space are tiny (1e-21
     # here), whose squared norms underflow float32; a QR of columns 1e21 apart alike.

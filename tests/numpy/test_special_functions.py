@@ -124,7 +124,7 @@ def test_incomplete_gamma_for_large_a_is_accurate(dtype):
                                        rtol=rtol, atol=atol)
 
 
-@pytest.mark.slow_on_cpu
+@pytest.mark.slow  # 8 s; test_incomplete_gamma_gradients_are_jaxs runs by default
 def test_derivatives_in_a_are_accurate(platform):
     # Against JAX in float64; JAX's float32 random_gamma_grad is far worse for small a.
     a, x = _gamma_points(300)
@@ -152,7 +152,7 @@ def test_incomplete_gamma_gradients_are_jaxs():
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.slow), np.float64])  # 14 s
 def test_incomplete_gamma_edges(dtype):
     # JAX's values everywhere, also at a = 0 and a = inf, where its expansions meet 0 * inf
     # or inf - inf: igamma(0, x) is NaN below x = 1 and 1 from it, igamma(inf, x) is 0
