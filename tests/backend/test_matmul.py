@@ -22,7 +22,7 @@ from jaxwg.core.kernel import Kernel, Reduction
 from jaxwg.backend.webgpu.backend import WebGPUExecutable
 from jaxwg.backend.webgpu.matmul import matrix_product
 from jaxwg.backend.webgpu.shader import ShaderOptions
-from jaxwg.backend.webgpu.tuner import (GPU_TILES, MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, WIDE_TILE, AdapterTraits, Tile,
+from jaxwg.backend.webgpu.tuner import (GPU_TILES, MAX_THREAD_TERMS, SOFTWARE_SMALL_TILE, SOFTWARE_TILES, WIDE_TILES, AdapterTraits, Tile,
                                          Tuning, plan, scratch_bytes)
 
 from .helpers import assert_equal_values, run_kernel
@@ -38,7 +38,8 @@ TILES = {
     "sliced-32-by-2": Tile(32, 32, 16, 4, 4, buffers=2, slices=2),
     "double-32x64-k16": Tile(32, 64, 16, 4, 4, buffers=2),
     "double-128x256": Tile(128, 256, 16, 8, 16, buffers=2),  # 8 x 16 outputs a thread, 48 KiB
-    "wide": WIDE_TILE,  # the heuristics' choice for large products on GPUs
+    "wide": WIDE_TILES[0],  # the heuristics' choice for large products on GPUs
+    "wide-k8": WIDE_TILES[1],  # theirs where the adapter has 16 KiB of workgroup memory
     "sliced-32x64-by-2": Tile(32, 64, 16, 4, 4, buffers=2, slices=2),
     "sliced-32x16-by-2": Tile(32, 16, 8, 4, 4, slices=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
@@ -70,7 +71,7 @@ def operands(dtype, batch, m, k, n, lhs_transposed, rhs_transposed, rng, low=-3,
 # single-buffered 128 x 128 tile (no heuristic picks it; its 8 x 8 blocks are
 # double-128-k16's) and a third two-slice tile (sliced-32x64-by-2 and sliced-32x16-by-2
 # cover slices) took 13 and 10 s of a suite at its 15-minute budget.
-SLOW_TILES = {"double-128x256", "wide", "staged-128", "sliced-32-by-2"}
+SLOW_TILES = {"double-128x256", "wide", "wide-k8", "staged-128", "sliced-32-by-2"}
 # Every tile in float32 (but SLOW_TILES); int32 and float16 through a GPU and a software tile by default,
 # through every tile in the slow job (each example compiles a pipeline: float16 through
 # the 128 x 128 tiles took 8 s of a 15-minute suite).
@@ -230,17 +231,20 @@ def test_planner_tiles_products_only(software):
 
 
 def test_gpus_take_the_wide_tile_for_products_with_enough_of_its_workgroups():
-    """128 x 256 outputs a workgroup where the product fills 128 such workgroups and the
-    adapter has the tile's 12 KiB of workgroup memory; otherwise 128 x 128 (too few
-    workgroups: 2048 x 1024 outputs make only 64)."""
-    square = GPU_TILES[0]
-    assert (WIDE_TILE.m, WIDE_TILE.n, WIDE_TILE.workgroup_bytes(4)) == (128, 256, 12 * 1024)
-    gpu = AdapterTraits(False)
-    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), gpu)[0].tuning.tile == WIDE_TILE
-    assert plan(product_kernel(dt.float32, 1, 2048, 64, 1024), gpu)[0].tuning.tile == square
-    assert plan(product_kernel(dt.float32, 2, 2048, 64, 1024), gpu)[0].tuning.tile == WIDE_TILE
+    """128 x 256 outputs a workgroup where the product fills 128 such workgroups, in steps
+    of k = 16 where the adapter has the 24 KiB of workgroup memory, of k = 8 (12 KiB) where
+    it has WebGPU's default 16; otherwise 128 x 128 (too few workgroups: 2048 x 1024
+    outputs make only 64, or too little memory)."""
+    square, (wide, narrow) = GPU_TILES[0], WIDE_TILES
+    assert [(t.m, t.n, t.k, t.workgroup_bytes(4)) for t in WIDE_TILES] == [(128, 256, 16, 24 * 1024),
+                                                                             (128, 256, 8, 12 * 1024)]
+    for memory, chosen in [(48 * 1024, wide), (16 * 1024, narrow)]:
+        gpu = AdapterTraits(False, workgroup_bytes=memory)
+        assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), gpu)[0].tuning.tile == chosen
+        assert plan(product_kernel(dt.float32, 1, 2048, 64, 1024), gpu)[0].tuning.tile == square
+        assert plan(product_kernel(dt.float32, 2, 2048, 64, 1024), gpu)[0].tuning.tile == chosen
     too_little = AdapterTraits(False, workgroup_bytes=8 * 1024)
-    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), too_little)[0].tuning.tile != WIDE_TILE
+    assert plan(product_kernel(dt.float32, 1, 4096, 64, 4096), too_little)[0].tuning.tile not in WIDE_TILES
 
 
 def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):

@@ -354,10 +354,10 @@ def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
         large = (2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS and kernel.dtype is dt.float32
                  and red.acc_dtype is dt.float32 and red.epilogue is red.acc)
         return SOFTWARE_TILES[0] if large else SOFTWARE_SMALL_TILE
-    wide = WIDE_TILE
-    if (c.batch * -(-c.m // wide.m) * -(-c.n // wide.n) >= 128
-            and wide.workgroup_bytes(_stored_itemsize(kernel.reduction.acc_dtype)) <= traits.workgroup_bytes):
-        return wide
+    for wide in WIDE_TILES:  # the first that fits the adapter's workgroup memory
+        if (c.batch * -(-c.m // wide.m) * -(-c.n // wide.n) >= 128
+                and wide.workgroup_bytes(_stored_itemsize(kernel.reduction.acc_dtype)) <= traits.workgroup_bytes):
+            return wide
     if c.batch * -(-c.m // 128) * -(-c.n // 128) >= 128:
         return GPU_TILES[0]
     if c.batch * -(-c.m // 64) * -(-c.n // 64) >= 128:
@@ -407,13 +407,16 @@ GPU_TILES = tuple(Tile(*shape, buffers=2, slices=slices) for *shape, slices in
                    (32, 32, 16, 4, 4, 1), (32, 32, 16, 4, 4, 4), (64, 64, 8, 4, 4, 2),
                    (32, 32, 16, 4, 4, 2), (32, 64, 16, 4, 4, 1), (32, 64, 16, 4, 4, 2),
                    (128, 256, 16, 8, 16, 1)))
-# The large products' tile: 128 x 256 in 8 x 16 blocks, steps of k = 8 through one buffer
-# (12 KiB). 4096^3 on an H100's clock (µs, 5 back to back, two runs of 2026-12-07): 3286 /
-# 3285 against 3347 / 3347 with two buffers of k = 16, 3586 / 3581 with two of k = 8, and
-# 128 x 128's 3404. Grouping the workgroups by 4, 8 or 16 tile rows (for the L2 cache)
-# changed these by under 1%.
-WIDE_TILE = Tile(128, 256, 8, 8, 16, buffers=1)
-GPU_TILES += (WIDE_TILE,)
+# The large products' tiles: 128 x 256 in 8 x 16 blocks through one buffer, in steps of
+# k = 16 (24 KiB) where the adapter has the workgroup memory, else of k = 8 (12 KiB, within
+# WebGPU's default 16). 4096^3 on an H100's clock (µs, 5 back to back, 2026-12-07): k = 16
+# 3212 / 3202, k = 8 3298 / 3286 (and 3286 / 3285 in an earlier run), two buffers of k = 16
+# 3352 / 3347 / 3347, two of k = 8 3586 / 3581, k = 32 3621 / 3617, 256 x 128 in 16 x 8
+# blocks 3397 (k = 8) and 3636 (k = 16), 128 x 128's 3404; 2048 x 1024 x 4096 424 with
+# k = 16, 432 with k = 8. Grouping the workgroups by 4, 8 or 16 tile rows (for the L2
+# cache) changed these by under 1%.
+WIDE_TILES = (Tile(128, 256, 16, 8, 16, buffers=1), Tile(128, 256, 8, 8, 16, buffers=1))
+GPU_TILES += WIDE_TILES
 SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
 SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
                   SOFTWARE_SMALL_TILE)
