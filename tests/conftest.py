@@ -15,10 +15,10 @@ from jaxwg.backend import get_backend
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
           HealthCheck.function_scoped_fixture]
 # The default run must fit CI's budget; HYPOTHESIS_PROFILE=thorough searches longer.
-# 10 examples a test by default: 25 until 2026-12-07, when a fresh clone's suite took
+# 6 examples a test by default: 25 until 2026-12-07, when a fresh clone's suite took
 # 950-980 s of its 900 on 2 cores; then 15, and 1,251 s at 27b3719 with about 1,600 new
-# tests (printouts, keys, indexing, docstrings).
-settings.register_profile("jaxwg", deadline=None, max_examples=10, suppress_health_check=_QUIET)
+# tests (printouts, keys, indexing, docstrings); then 10, and 1,050 s at b1319be.
+settings.register_profile("jaxwg", deadline=None, max_examples=6, suppress_health_check=_QUIET)
 settings.register_profile("thorough", deadline=None, max_examples=300, suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "jaxwg"))
 
@@ -59,8 +59,12 @@ def pytest_collection_modifyitems(config, items):
         # `platform` fixture) run there in the slow job only, as do the tests marked
         # slow_on_cpu. The frontend those runs test is the WebGPU runs' too, which stay;
         # they took about 730 s of the default suite's 2,300 s of test time (2026-12-07).
+        # Likewise the eager half of the tests that run a function both ways (the `mode`
+        # fixture; 307 s of 2,145): the default job runs them jitted, and the public API's
+        # other tests call it op by op.
         if "smoke" not in item.keywords and (
-                _public_api_on_cpu(item) or _on_cpu(item) and "slow_on_cpu" in item.keywords):
+                _public_api_on_cpu(item) or _eager(item)
+                or _on_cpu(item) and "slow_on_cpu" in item.keywords):
             item.add_marker(pytest.mark.slow)
     if config.getoption("--runslow"):
         return
@@ -71,33 +75,23 @@ def pytest_collection_modifyitems(config, items):
 
 
 # A hypothesis test's run on the CPU reference backend draws a third of its examples
-# (4 of the default 10), and its eager run (the `mode` fixture) half, unless
-# HYPOTHESIS_PROFILE says otherwise. The frontend a CPU run tests (promotion, shapes,
-# transformation rules) is the WebGPU run's too, which draws them all; the reference
-# lowers each primitive through NumPy. An eager run builds the kernels a jitted run
-# builds, one operation at a time.
+# (2 of the default 6) unless HYPOTHESIS_PROFILE says otherwise. The frontend it tests
+# (promotion, shapes, transformation rules) is the WebGPU run's too, and that run draws
+# them all; the reference lowers each primitive through NumPy.
 CPU_EXAMPLES_FRACTION = 3
-EAGER_EXAMPLES_FRACTION = 2
-
-
-def _examples_fraction(item) -> int:
-    if _on_cpu(item):
-        return CPU_EXAMPLES_FRACTION
-    return EAGER_EXAMPLES_FRACTION if _eager(item) else 1
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     test = getattr(item, "obj", None)
     chosen = getattr(test, "_hypothesis_internal_use_settings", None)
-    fraction = _examples_fraction(item)
-    if chosen is None or fraction == 1 or os.environ.get("HYPOTHESIS_PROFILE"):
+    if chosen is None or not _on_cpu(item) or os.environ.get("HYPOTHESIS_PROFILE"):
         yield
         return
     # Hypothesis reads a test's settings when the test is called, so they can be swapped
     # for this item alone (each worker runs one item at a time).
     test._hypothesis_internal_use_settings = settings(
-        chosen, max_examples=max(2, -(-chosen.max_examples // fraction)))
+        chosen, max_examples=max(2, -(-chosen.max_examples // CPU_EXAMPLES_FRACTION)))
     try:
         yield
     finally:
