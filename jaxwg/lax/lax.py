@@ -29,9 +29,8 @@ from .keys import moves_keys
 def _scalars_like(args):
     """Python scalars take the dtype of the first array operand (weakly) where their value
     fits its kind; one that does not (1.5 beside int32, -1 beside uint8, 1j beside float32,
-    2 beside bool)
-    keeps its own dtype, so that the primitive raises JAX's same-dtypes TypeError rather
-    than rounding the value away."""
+    2 beside bool) keeps its own dtype, so that the primitive raises JAX's same-dtypes
+    TypeError rather than rounding the value away."""
     ref = next((a for a in args if not avals.is_python_scalar(a)), None)
     if ref is None:
         return args
@@ -42,7 +41,7 @@ def _scalars_like(args):
 def _scalar_as(value, dtype):
     own = avals.dtype_of_python_scalar(value)
     fits = (dtype.is_complex or not own.is_complex) and (dtype.is_inexact or not own.is_inexact) \
-        and (dtype.is_bool <= own.is_bool) and not (dtype.is_unsigned and value < 0)
+        and (own.is_bool or not dtype.is_bool) and not (dtype.is_unsigned and value < 0)
     return convert_element_type(value, dtype if fits else own, weak_type=True)
 
 
