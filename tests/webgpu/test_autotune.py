@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxwg.backend.webgpu import autotune
-from jaxwg.backend.webgpu.autotune import TuningCache, fastest, shape_class
+from jaxwg.backend.webgpu.autotune import TuningCache, among, fastest, shape_class
 from jaxwg.backend.webgpu.tuner import AdapterTraits, Tile, tile_candidates
 from jaxwg.core import dtypes as dt
 from jaxwg.core.contraction import as_contraction
@@ -16,16 +16,37 @@ from ..backend.helpers import assert_equal_values, run_kernel
 from ..backend.test_matmul import operands, product_kernel
 
 
+TILES = [Tile(64, 64, 8, 4, 4), Tile(32, 64, 4, 4, 8, staged=False)]
+AMONG = among(TILES)
+
+
 def test_cache_round_trips_through_its_file(tmp_path):
     path = tmp_path / "jaxwg" / "tuning.json"
-    TuningCache(path).put("gpu A", "float32|0|64x64x64", Tile(64, 64, 8, 4, 4))
-    TuningCache(path).put("gpu A", "float32|0|128x128x128", Tile(32, 64, 4, 4, 8, staged=False))
+    TuningCache(path).put("gpu A", "float32|0|64x64x64", TILES[0], AMONG)
+    TuningCache(path).put("gpu A", "float32|0|128x128x128", TILES[1], AMONG)
     again = TuningCache(path)
-    assert again.get("gpu A", "float32|0|64x64x64") == Tile(64, 64, 8, 4, 4)
-    assert again.get("gpu A", "float32|0|128x128x128") == Tile(32, 64, 4, 4, 8, staged=False)
-    assert again.get("gpu B", "float32|0|64x64x64") is None
+    assert again.get("gpu A", "float32|0|64x64x64", AMONG) == TILES[0]
+    assert again.get("gpu A", "float32|0|128x128x128", AMONG) == TILES[1]
+    assert again.get("gpu B", "float32|0|64x64x64", AMONG) is None
     again.clear()
-    assert not path.exists() and TuningCache(path).get("gpu A", "float32|0|64x64x64") is None
+    assert not path.exists() and TuningCache(path).get("gpu A", "float32|0|64x64x64", AMONG) is None
+
+
+def test_a_choice_among_other_candidates_is_measured_again(tmp_path):
+    """A release that adds or changes candidate tiles must not keep an older choice."""
+    path = tmp_path / "tuning.json"
+    TuningCache(path).put("gpu", "float32|0|64x64x64", TILES[0], among(TILES[:1]))
+    assert TuningCache(path).get("gpu", "float32|0|64x64x64", AMONG) is None
+    assert among(TILES) != among(TILES[::-1]) != among(TILES[:1])
+
+
+@pytest.mark.parametrize("entry", ['[64, 64, 8, 4, 4, true, 1, 1]',  # the layout before `among`
+                                   '{"tile": [64, 64], "among": "%s"}' % AMONG,  # a Tile of other fields
+                                   '{"among": "%s"}' % AMONG])
+def test_entries_in_other_layouts_are_missing(tmp_path, entry):
+    path = tmp_path / "tuning.json"
+    path.write_text('{"gpu": {"float32|0|64x64x64": %s}}' % entry)
+    assert TuningCache(path).get("gpu", "float32|0|64x64x64", AMONG) is None
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", ""])
@@ -33,17 +54,17 @@ def test_an_unreadable_cache_is_empty(tmp_path, text):
     path = tmp_path / "tuning.json"
     path.write_text(text)
     cache = TuningCache(path)
-    assert cache.get("gpu", "key") is None
-    cache.put("gpu", "key", Tile(64, 64, 8, 4, 4))  # and is replaced on the next choice
-    assert TuningCache(path).get("gpu", "key") == Tile(64, 64, 8, 4, 4)
+    assert cache.get("gpu", "key", AMONG) is None
+    cache.put("gpu", "key", TILES[0], AMONG)  # and is replaced on the next choice
+    assert TuningCache(path).get("gpu", "key", AMONG) == TILES[0]
 
 
 def test_an_unwritable_cache_keeps_choices_in_memory(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     cache = TuningCache(blocker / "jaxwg" / "tuning.json")  # its parent is a file
-    cache.put("gpu", "key", Tile(64, 64, 8, 4, 4))
-    assert cache.get("gpu", "key") == Tile(64, 64, 8, 4, 4)
+    cache.put("gpu", "key", TILES[0], AMONG)
+    assert cache.get("gpu", "key", AMONG) == TILES[0]
 
 
 def test_shape_classes_round_sizes_up_to_powers_of_two():
@@ -188,5 +209,5 @@ def test_the_backend_measures_once_per_shape_class(webgpu, tmp_path, monkeypatch
         got = run_kernel(webgpu, product_kernel(dt.float32, 1, m, k, n), inputs)
         assert_equal_values(got, (lhs @ rhs).reshape(-1))
     assert len(runs) == 1 and len(runs[0]) >= 2
-    stored = TuningCache(tmp_path / "tuning.json").get(webgpu.describe(), "float32|0|128x128x32")
+    stored = TuningCache(tmp_path / "tuning.json").get(webgpu.describe(), "float32|0|128x128x32", among(runs[0]))
     assert stored in runs[0]

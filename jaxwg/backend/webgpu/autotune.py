@@ -6,8 +6,11 @@ depends on the adapter and on the product's shape (on the H200, 128 x 64 tiles b
 rounded up to powers of two) the backend times each of `tuner.tile_candidates` on
 scratch inputs and keeps the fastest. The choice is stored in
 `<cache dir>/jaxwg/tuning.json` under the adapter's description, so later processes
-skip the measurement. The cache directory is `JAXWG_CACHE_DIR`, else
-`XDG_CACHE_HOME`, else `~/.cache`.
+skip the measurement. Each choice also records which candidates it was chosen among
+(`among`, a digest of the list): when a new release changes the list, the class is
+measured again rather than kept on a tile that may no longer be the best (an H100 kept
+the 128 x 256 x 8 tile chosen before the faster k = 16 one existed). The cache directory
+is `JAXWG_CACHE_DIR`, else `XDG_CACHE_HOME`, else `~/.cache`.
 
 Measuring is on by default on GPUs and off on software adapters (lavapipe, llvmpipe:
 there the timing runs on the CPU the program itself needs, and the heuristics' tiles
@@ -19,15 +22,19 @@ pass, the batch is timed on the GPU's clock, else by the wall clock with one wai
 `clear()` deletes the stored choices.
 
 >>> cache = TuningCache(path=None)   # in memory only
->>> cache.get("adapter", "float32|1|1024x1024x1024") is None
+>>> tiles = [Tile(64, 64, 16, 4, 4), Tile(32, 32, 16, 4, 4)]
+>>> cache.get("adapter", "float32|1|1024x1024x1024", among(tiles)) is None
 True
->>> cache.put("adapter", "float32|1|1024x1024x1024", Tile(64, 64, 16, 4, 4))
->>> cache.get("adapter", "float32|1|1024x1024x1024")
+>>> cache.put("adapter", "float32|1|1024x1024x1024", Tile(64, 64, 16, 4, 4), among(tiles))
+>>> cache.get("adapter", "float32|1|1024x1024x1024", among(tiles))
 Tile(m=64, n=64, k=16, thread_m=4, thread_n=4, staged=True, buffers=1, slices=1)
+>>> cache.get("adapter", "float32|1|1024x1024x1024", among(tiles[:1])) is None  # other candidates
+True
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -71,20 +78,32 @@ def shape_class(c: Contraction, dtype: DType) -> str:
     return f"{dtype.name}|{int(c.batch > 1)}|{bucket(c.m)}x{bucket(c.n)}x{bucket(c.k)}"
 
 
+def among(candidates: list[Tile]) -> str:
+    """A short digest of the candidate list a choice is made from (stored beside it)."""
+    return hashlib.sha256(repr([astuple(t) for t in candidates]).encode()).hexdigest()[:16]
+
+
 class TuningCache:
-    """Tile choices by adapter and shape class, kept in a JSON file (`path`, None for
-    memory only). A missing or unreadable file is an empty cache."""
+    """Tile choices by adapter and shape class, each with the digest of the candidates
+    it was chosen among, kept in a JSON file (`path`, None for memory only). A missing
+    or unreadable file is an empty cache; an entry chosen among other candidates, or
+    in an older layout, is a missing one."""
 
     def __init__(self, path: Path | None):
         self.path = path
-        self._entries: dict[str, dict[str, list]] | None = None
+        self._entries: dict[str, dict[str, dict]] | None = None
 
-    def get(self, adapter: str, key: str) -> Tile | None:
+    def get(self, adapter: str, key: str, candidates: str) -> Tile | None:
         found = self._load().get(adapter, {}).get(key)
-        return None if found is None else Tile(*found)
+        if not isinstance(found, dict) or found.get("among") != candidates:
+            return None
+        try:
+            return Tile(*found["tile"])
+        except (KeyError, TypeError):  # written by a release whose entries had other fields
+            return None
 
-    def put(self, adapter: str, key: str, tile: Tile) -> None:
-        self._load().setdefault(adapter, {})[key] = list(astuple(tile))
+    def put(self, adapter: str, key: str, tile: Tile, candidates: str) -> None:
+        self._load().setdefault(adapter, {})[key] = {"tile": list(astuple(tile)), "among": candidates}
         if self.path is None:
             return
         try:

@@ -318,7 +318,9 @@ class WebGPUBackend(Backend):
         """The tile stored for the product's shape class on this adapter, or the fastest
         candidate timed on scratch buffers, then stored (autotune.py)."""
         key = autotune.shape_class(as_contraction(kernel), kernel.dtype)
-        tile = self.tuning_cache.get(self.describe(), key)
+        candidates = tile_candidates(kernel, self.traits)
+        digest = autotune.among(candidates)
+        tile = self.tuning_cache.get(self.describe(), key, digest)
         if tile is None:
             # Random values, not a new buffer's zeros: GPUs multiply zeros faster.
             rng = np.random.default_rng(0)
@@ -335,12 +337,11 @@ class WebGPUBackend(Backend):
                 self._dispatch(prepared[candidate], inputs, [output])
 
             try:
-                tile = autotune.fastest(tile_candidates(kernel, self.traits), run, self.queue.synchronize,
-                                        gpu_seconds=self._gpu_seconds())
+                tile = autotune.fastest(candidates, run, self.queue.synchronize, gpu_seconds=self._gpu_seconds())
             finally:
                 for slot in inputs + [output]:
                     self.slots.decref(slot)
-            self.tuning_cache.put(self.describe(), key, tile)
+            self.tuning_cache.put(self.describe(), key, tile, digest)
         return Tuning(workgroup_size=tile.threads, tile=tile)
 
     def _gpu_seconds(self):
