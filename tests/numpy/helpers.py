@@ -21,6 +21,12 @@ GPU_ROUNDING_RTOL = 5e-7
 GPU_FLUSH_ATOL = 4 * float(np.finfo(np.float32).tiny)
 
 
+def jax_dtype(fn, *args, **kwargs) -> np.dtype:
+    """The dtype of JAX's `fn(*args, **kwargs)`, from tracing alone: running it would
+    compile an XLA program (40-120 ms each) only to read its dtype."""
+    return np.dtype(jax.eval_shape(lambda: fn(*args, **kwargs)).dtype)
+
+
 def rounds_correctly() -> bool:
     """Whether the current platform (`JAXWG_PLATFORMS`) rounds float division and sqrt
     correctly and keeps subnormals: the CPU backend and software adapters do."""

@@ -19,7 +19,7 @@ import jaxwg.numpy as jnp
 from jaxwg import lax
 from jaxwg.errors import ConcretizationTypeError
 
-from .helpers import assert_array, jax, jax_numpy
+from .helpers import assert_array, jax, jax_dtype, jax_numpy
 from .test_indexing import DTYPES, call, put, sample
 
 dtypes = st.sampled_from(DTYPES)
@@ -110,7 +110,7 @@ def concat_operands(draw, min_dims=1):
 
 
 def _jax_dtype(fn, arrays, **kw):
-    return np.asarray(fn([jax_numpy.asarray(a) for a in arrays], **kw)).dtype
+    return jax_dtype(fn, [jax_numpy.asarray(a) for a in arrays], **kw)
 
 
 @given(concat_operands(), st.booleans())
