@@ -238,6 +238,7 @@ class BufferPool:
         self.pooled_bytes = 0
         self.buffers_created = 0
         self._sizes: dict[int, int] = {}  # request -> buffer size (`buffer_size`)
+        self._caps: dict[int, int] = {}  # buffer size -> free buffers kept (`release`)
 
     def buffer_size(self, nbytes: int) -> int:
         """The size of buffer that serves a request: its size class when such a buffer
@@ -258,7 +259,7 @@ class BufferPool:
         has one free, else a new one. Its contents are unspecified. `in_flight_ok` also
         accepts buffers still used by unsubmitted work (`lend`). ResourceExhaustedError
         when a new buffer is needed and there is no memory for it (`_create`)."""
-        size = self.buffer_size(nbytes)
+        size = self._sizes.get(nbytes) or self.buffer_size(nbytes)
         lent = self._lent.get(size) if in_flight_ok else None
         if lent:
             self.hits += 1
@@ -299,13 +300,16 @@ class BufferPool:
         """Keep `buffer` (acquired from this pool) for reuse if the caps allow, else
         destroy it."""
         size = buffer.size
-        config = self.config
-        if (
-            size <= config.max_pooled_bytes_per_buffer
-            and len(self._free.get(size, ())) < config.buffers_per_class(size)
-            and self.pooled_bytes + size <= config.max_total_pooled_bytes
-        ):
-            self._free.setdefault(size, []).append(buffer)
+        free = self._free.get(size)
+        if free is None:
+            free = self._free[size] = []
+        cap = self._caps.get(size)
+        if cap is None:  # how many of this size the pool keeps; 0: none
+            config = self.config
+            cap = self._caps[size] = (config.buffers_per_class(size)
+                                      if size <= config.max_pooled_bytes_per_buffer else 0)
+        if len(free) < cap and self.pooled_bytes + size <= self.config.max_total_pooled_bytes:
+            free.append(buffer)
             self.pooled_bytes += size
         else:
             self._destroy(buffer)
@@ -402,17 +406,20 @@ class SlotTable:
         self._empty_buffer: wgpu.GPUBuffer | None = None
         self._bytes_in_use = 0
         self._peak_bytes_in_use = 0
+        # Requests up to this many bytes fit one buffer (`_check_fits`: padded to 16).
+        self._largest_request = device.max_buffer_bytes // 16 * 16
 
     # --- lifetime ---------------------------------------------------------------
 
     def malloc(self, nbytes: int, data=None) -> int:
         """A new slot of `nbytes` bytes with one reference, filled with `data` (a
         bytes-like object or NumPy array of exactly `nbytes` bytes) if given."""
-        view = self._checked_data(nbytes, data)
+        view = None if data is None and nbytes > 0 else self._checked_data(nbytes, data)
         if nbytes == 0:
             buffer = self._shared_empty_buffer()
         else:
-            self._check_fits(nbytes)
+            if nbytes > self._largest_request:
+                self._check_fits(nbytes)
             buffer, _ = self._acquire(self.pool, nbytes, in_flight_ok=view is None)
             if view is not None:
                 try:
