@@ -278,6 +278,21 @@ def test_per_class_cap(device, count, class_bytes, kept):
     assert [is_destroyed(device, b) for b in buffers] == [False] * kept + [True] * (6 - kept)
 
 
+def test_a_new_config_applies_to_the_next_release(device):
+    """Per-size caps are remembered, but a replaced config (as tests and tools do) counts."""
+    slots = SlotTable(device, BufferPool(device, PoolConfig(max_buffers_per_class=3, max_bytes_per_class=0)))
+    for _ in range(2):
+        slots.decref(slots.malloc(1000))
+    assert slots.pool.num_pooled(1000) == 1  # one buffer, reused
+    slots.pool.config = PoolConfig(max_buffers_per_class=1, max_bytes_per_class=0,
+                                   max_pooled_bytes_per_buffer=512)
+    live = [slots.malloc(1000) for _ in range(3)]
+    assert slots.buffer(live[1]).size == 1008  # past 512: an exact, unpooled buffer
+    for slot in live:
+        slots.decref(slot)
+    assert slots.pool.num_pooled(1000) == 0 and slots.pool.num_pooled() == 1
+
+
 def test_total_cap(device):
     slots = SlotTable(
         device, BufferPool(device, PoolConfig(max_total_pooled_bytes=5000))

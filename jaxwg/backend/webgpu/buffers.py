@@ -224,6 +224,8 @@ class BufferPool:
         memory_limit: int | None = None,
     ):
         self._device = device
+        self._sizes: dict[int, int] = {}  # request -> buffer size (`buffer_size`)
+        self._caps: dict[int, int] = {}  # buffer size -> free buffers kept (`release`)
         self.config = config if config is not None else PoolConfig()
         self.memory_limit = memory_limit
         self.reserved_bytes = 0
@@ -237,8 +239,16 @@ class BufferPool:
         self.misses = 0
         self.pooled_bytes = 0
         self.buffers_created = 0
-        self._sizes: dict[int, int] = {}  # request -> buffer size (`buffer_size`)
-        self._caps: dict[int, int] = {}  # buffer size -> free buffers kept (`release`)
+
+    @property
+    def config(self) -> PoolConfig:
+        return self._config
+
+    @config.setter
+    def config(self, config: PoolConfig) -> None:
+        self._config = config
+        self._sizes.clear()  # both computed from the old config
+        self._caps.clear()
 
     def buffer_size(self, nbytes: int) -> int:
         """The size of buffer that serves a request: its size class when such a buffer
@@ -300,15 +310,17 @@ class BufferPool:
         """Keep `buffer` (acquired from this pool) for reuse if the caps allow, else
         destroy it."""
         size = buffer.size
+        config = self.config
+        cap = self._caps.get(size)
+        if cap is None:  # how many free buffers of this size the pool keeps
+            if size > config.max_pooled_bytes_per_buffer:
+                self._destroy(buffer)
+                return
+            cap = self._caps[size] = config.buffers_per_class(size)  # few sizes: classes
         free = self._free.get(size)
         if free is None:
             free = self._free[size] = []
-        cap = self._caps.get(size)
-        if cap is None:  # how many of this size the pool keeps; 0: none
-            config = self.config
-            cap = self._caps[size] = (config.buffers_per_class(size)
-                                      if size <= config.max_pooled_bytes_per_buffer else 0)
-        if len(free) < cap and self.pooled_bytes + size <= self.config.max_total_pooled_bytes:
+        if len(free) < cap and self.pooled_bytes + size <= config.max_total_pooled_bytes:
             free.append(buffer)
             self.pooled_bytes += size
         else:
