@@ -269,7 +269,7 @@ class BufferPool:
         has one free, else a new one. Its contents are unspecified. `in_flight_ok` also
         accepts buffers still used by unsubmitted work (`lend`). ResourceExhaustedError
         when a new buffer is needed and there is no memory for it (`_create`)."""
-        size = self._sizes.get(nbytes) or self.buffer_size(nbytes)
+        size = self.buffer_size(nbytes)
         lent = self._lent.get(size) if in_flight_ok else None
         if lent:
             self.hits += 1
@@ -418,7 +418,7 @@ class SlotTable:
         self._empty_buffer: wgpu.GPUBuffer | None = None
         self._bytes_in_use = 0
         self._peak_bytes_in_use = 0
-        # Requests up to this many bytes fit one buffer (`_check_fits`: padded to 16).
+        # Requests up to this many bytes fit one buffer once padded to whole vec4s.
         self._largest_request = device.max_buffer_bytes // 16 * 16
 
     # --- lifetime ---------------------------------------------------------------
@@ -431,7 +431,7 @@ class SlotTable:
             buffer = self._shared_empty_buffer()
         else:
             if nbytes > self._largest_request:
-                self._check_fits(nbytes)
+                raise self._too_large(nbytes)
             buffer, _ = self._acquire(self.pool, nbytes, in_flight_ok=view is None)
             if view is not None:
                 try:
@@ -618,13 +618,9 @@ class SlotTable:
             )
         return view
 
-    def _check_fits(self, nbytes: int) -> None:
-        limit = self._device.max_buffer_bytes
-        if align16(nbytes) > limit:
-            raise RuntimeError(
-                f"cannot allocate {nbytes} bytes: the largest buffer on "
-                f"{self._device.describe()} is {limit} bytes"
-            )
+    def _too_large(self, nbytes: int) -> RuntimeError:
+        return RuntimeError(f"cannot allocate {nbytes} bytes: the largest buffer on "
+                            f"{self._device.describe()} is {self._device.max_buffer_bytes} bytes")
 
     def _shared_empty_buffer(self) -> wgpu.GPUBuffer:
         if self._empty_buffer is None:
