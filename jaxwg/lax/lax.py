@@ -715,7 +715,7 @@ pmin = _collective(P.pmin_p, "minimum", "[0.0, 0.0, 0.0]")
 
 def pmean(x, axis_name):
     """The mean of `x` over the members of the vmap axis `axis_name`; integers and
-    bools average to floats, as JAX's true division gives.
+    bools average to floats (complex numbers stay complex), as JAX's true division gives.
 
     >>> import jaxwg, jaxwg.numpy as jnp
     >>> from jaxwg import lax
@@ -728,8 +728,9 @@ def pmean(x, axis_name):
     size = math.prod(axis_size(name) for name in _axis_names(axis_name))
 
     def mean(total):
-        if not _aval_of(total).dtype.is_float:
-            total = convert_element_type(total, float)
+        aval = _aval_of(total)
+        if not aval.dtype.is_inexact:
+            total = convert_element_type(total, float, aval.weak_type)  # as JAX's `total / size`
         return div(total, size)
 
     return pytree.tree_map(mean, psum(x, axis_name))

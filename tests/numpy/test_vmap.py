@@ -141,6 +141,7 @@ def _same_as_jax(make):
     want = make(jax, jax.lax, jax_numpy)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
     assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert got.weak_type == want.weak_type
 
 
 M = np.arange(6.0, dtype=np.float32).reshape(3, 2)
@@ -171,6 +172,10 @@ UNBATCHED_COLLECTIVES = {
                                                 axis_name="i")(n.ones(3)),
     "pmax_of_constant": lambda m, L, n: m.vmap(lambda x: L.pmax(2.0, "i") * x,
                                                axis_name="i")(n.ones(3)),
+    # weakly typed values stay weak: JAX multiplies by the axis size, a Python int
+    "weak_psum": lambda m, L, n: m.vmap(lambda x: L.psum(1.5, "i"), axis_name="i")(n.ones(3)),
+    "weak_pmean_of_int": lambda m, L, n: m.vmap(lambda x: L.pmean(2, "i"), axis_name="i")(
+        n.ones(3)),
 }
 
 
@@ -214,6 +219,8 @@ AXIS_COLLECTIVES = {
         n.array([True, False, True, True])),
     "psum_of_bools": lambda m, L, n: m.vmap(lambda v: L.psum(v, "i"), axis_name="i")(
         n.array([True, False, True])),
+    "pmean_of_complex": lambda m, L, n: m.vmap(lambda v: L.pmean(v, "i"), axis_name="i")(
+        n.array([1 + 2j, 3 - 1j], n.complex64)),
 }
 
 
