@@ -191,7 +191,7 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     def flat(*xs):
         out = fun(*pytree.tree_unflatten(p_tree, xs))
         if has_aux:
-            out, aux_leaves, rebuild_aux = _split_aux(out, "jvp")
+            out, aux_leaves, rebuild_aux = _split_aux(out)
             out_tree.append(rebuild_aux)
             out_leaves, tree = pytree.tree_flatten(out)
             out_tree.insert(0, tree)
@@ -209,14 +209,20 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     return result
 
 
-def _split_aux(out, what: str):
+def aux_pair(out) -> tuple:
+    """A has_aux function's (output, aux), checked as JAX checks it (a TypeError)."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("expected function with aux output to return a two-element tuple, "
+                        f"but got type {type(out)} with value {out!r}")
+    return tuple(out)
+
+
+def _split_aux(out):
     """A has_aux function's (output, aux) pair as the output, aux's traced leaves and
     how to rebuild aux from their values: its other leaves (strings, Python numbers,
     concrete arrays) pass through as they are, as in JAX."""
-    if not (isinstance(out, (tuple, list)) and len(out) == 2):
-        raise ValueError(f"{what} with has_aux=True requires the function to return a pair "
-                         f"(output, aux), got {type(out).__name__}")
-    leaves, tree = pytree.tree_flatten(out[1])
+    out, aux = aux_pair(out)
+    leaves, tree = pytree.tree_flatten(aux)
     traced = [isinstance(leaf, Tracer) for leaf in leaves]
     kept = [None if t else leaf for leaf, t in zip(leaves, traced)]
 
@@ -224,4 +230,4 @@ def _split_aux(out, what: str):
         it = iter(values)
         return pytree.tree_unflatten(tree, [next(it) if t else k for t, k in zip(traced, kept)])
 
-    return out[0], [leaf for leaf, t in zip(leaves, traced) if t], rebuild
+    return out, [leaf for leaf, t in zip(leaves, traced) if t], rebuild

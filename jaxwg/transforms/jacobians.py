@@ -14,12 +14,13 @@ and conversions), so that jaxprs of Jacobians print as JAX's.
 
 from __future__ import annotations
 
+import numpy as np
 
 from ..frontend import pytree
 from ..frontend.trace import wraps
-from .ad import instantiate, is_differentiable, jvp_flat, tangent_aval
+from .ad import aux_pair, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .batching import move_axis, vmap_flat
-from .reverse import _check_inputs, split_args, vjp
+from .reverse import _check_inputs, check_output, split_args, vjp
 
 
 def _basis(avals) -> tuple[list, int]:
@@ -71,6 +72,22 @@ _JACOBIAN_DOC = ("Jacobian of {fun} with respect to positional argument(s) {argn
                  "to the arguments at positions {argnums}.")
 
 
+def _check_jacfwd_inputs(dyn, holomorphic: bool) -> None:
+    """JAX's check of `jacfwd`'s inputs: complex with `holomorphic`, else real floating
+    point (complex and integer inputs need `jvp`)."""
+    from ..frontend.array import aval_of
+
+    _check_inputs(dyn, "jacfwd", True, holomorphic)
+    for leaf in pytree.tree_leaves(dyn):
+        dtype = aval_of(leaf).dtype
+        if not holomorphic and not dtype.is_float:
+            raise TypeError(f"jacfwd requires real-valued inputs (input dtype that is a sub-dtype "
+                            f"of np.floating), but got {dtype.name}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex inputs or integer "
+                            "inputs, use jax.jvp directly.")
+
+
 def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """The Jacobian of `fun` with respect to `argnums`, by forward mode.
 
@@ -84,7 +101,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     @wraps(fun, _JACOBIAN_DOC, argnums=argnums)
     def jac(*args):
         partial, dyn = split_args(fun, args, argnums, "jacfwd")
-        _check_inputs(dyn, "jacfwd", False, holomorphic)
+        _check_jacfwd_inputs(dyn, holomorphic)
         leaves, in_tree = pytree.tree_flatten(_target(argnums, dyn))
         in_avals = [aval_of(x) for x in leaves]
         basis, total = _basis(in_avals)
@@ -94,7 +111,7 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
             target = pytree.tree_unflatten(in_tree, xs)
             out = partial(*target) if isinstance(argnums, (tuple, list)) else partial(target)
             if has_aux:
-                out, aux = out
+                out, aux = aux_pair(out)
                 trees.append(pytree.tree_structure(aux))
                 aux_leaves = pytree.tree_leaves(aux)
             else:
@@ -110,6 +127,10 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
 
         outs, dims = vmap_flat(push, total, basis, [0] * len(basis))
         (out_tree, n), m = trees[0], len(outs) // 2
+        for p in outs[:n]:
+            if holomorphic and not aval_of(p).dtype.is_complex:
+                raise TypeError("jacfwd with holomorphic=True requires outputs with complex "
+                                f"dtype, but got {aval_of(p).dtype.name}.")
         tangents = [move_axis(t, d, aval_of(t).ndim - (d is not None), total)
                     for t, d in zip(outs[m:m + n], dims[m:m + n])]
         blocks = [_unravel(t, aval_of(t).ndim - 1, in_avals, _like(aval_of(p)))
@@ -120,15 +141,6 @@ def jacfwd(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False):
         return result
 
     return jac
-
-
-def _check_real_outputs(out_avals) -> None:
-    for aval in out_avals:
-        if not is_differentiable(aval):
-            raise TypeError(f"jacrev requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {aval.dtype.name}. For "
-                            "differentiation of functions with integer outputs, use jax.vjp "
-                            "directly.")
 
 
 def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
@@ -150,15 +162,19 @@ def jacrev(fun, argnums=0, has_aux: bool = False, holomorphic: bool = False,
         y, f_vjp = out[0], out[1]
         y_leaves, out_tree = pytree.tree_flatten(y)
         out_avals = [aval_of(v) for v in y_leaves]
-        _check_real_outputs(out_avals)
+        for aval in out_avals:
+            check_output(aval, "jacrev", holomorphic)
         basis, total = _basis(out_avals)
-
-        def pull(*cts):
-            return pytree.tree_leaves(f_vjp(pytree.tree_unflatten(out_tree, list(cts))))
-
-        cts, dims = vmap_flat(pull, total, basis, [0] * len(basis))
         in_leaves, in_tree = pytree.tree_flatten(_target(argnums, dyn))
         in_avals = [aval_of(x) for x in in_leaves]
+
+        def pull(*cts):
+            grads = pytree.tree_leaves(f_vjp(pytree.tree_unflatten(out_tree, list(cts))))
+            # an integer input's float0 cotangent: zeros of its dtype, as JAX's conversion
+            return [g if is_differentiable(a) else np.zeros(a.shape, a.dtype.np)
+                    for g, a in zip(grads, in_avals)]
+
+        cts, dims = vmap_flat(pull, total, basis, [0] * len(basis))
         cts = [move_axis(c, d, 0, total) for c, d in zip(cts, dims)]
         columns = [_unravel(c, 0, out_avals, _like(in_aval)) for c, in_aval in zip(cts, in_avals)]
         blocks = [list(row) for row in zip(*columns)]  # by output leaf, then input leaf

@@ -89,13 +89,13 @@ class _Linearized:
                 for a, d in zip(self.in_avals, self.diff)]
 
 
-def _flatten_fun(fun, in_tree, out_trees: list, has_aux: bool, what: str):
+def _flatten_fun(fun, in_tree, out_trees: list, has_aux: bool):
     """`fun` of pytrees as a function of flat leaves; the output tree (and how to
     rebuild aux, see `_split_aux`) land in `out_trees`."""
     def flat(*leaves):
         out = fun(*pytree.tree_unflatten(in_tree, leaves))
         if has_aux:
-            out, aux_leaves, rebuild_aux = _split_aux(out, what)
+            out, aux_leaves, rebuild_aux = _split_aux(out)
             out_leaves, tree = pytree.tree_flatten(out)
             out_trees[:] = [tree, rebuild_aux, len(out_leaves)]
             return out_leaves + aux_leaves
@@ -109,7 +109,7 @@ def _flatten_fun(fun, in_tree, out_trees: list, has_aux: bool, what: str):
 def _linearize_tree(fun, primals: tuple, has_aux: bool, what: str):
     leaves, in_tree = pytree.tree_flatten(tuple(primals))
     trees: list = []
-    lin = _Linearized(_flatten_fun(fun, in_tree, trees, has_aux, what), leaves,
+    lin = _Linearized(_flatten_fun(fun, in_tree, trees, has_aux), leaves,
                       describe_traced(fun, what))
     out_tree, rebuild_aux, n = trees
     aux = rebuild_aux(lin.primals_out[n:]) if has_aux else None
@@ -225,6 +225,25 @@ def _check_inputs(dyn_args, what: str, allow_int: bool, holomorphic: bool) -> No
                             "allow_int to True.")
 
 
+def check_output(aval, what: str, holomorphic: bool) -> None:
+    """JAX's check of an output of `grad` or `jacrev`: complex with `holomorphic`, else
+    real floating point."""
+    if holomorphic:
+        if not aval.dtype.is_complex:
+            raise TypeError(f"{what} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {aval.dtype.name}.")
+    elif aval.dtype.is_complex:
+        raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For holomorphic "
+                        "differentiation, pass holomorphic=True. For differentiation of "
+                        "non-holomorphic functions involving complex outputs, use jax.vjp "
+                        "directly.")
+    elif not aval.dtype.is_float:
+        raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype "
+                        f"of np.floating), but got {aval.dtype.name}. For differentiation of "
+                        "functions with integer outputs, use jax.vjp directly.")
+
+
 # The docstrings of the functions `grad` and `value_and_grad` return (JAX's).
 _GRAD_DOC = ("Gradient of {fun} with respect to positional argument(s) {argnums}. Takes the "
              "same arguments as {fun} but returns the gradient, which has the same shape as "
@@ -262,15 +281,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
             shape = y_aval.shape if y_aval is not None else type(y).__name__
             raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
                             f"shape: {shape}.")
-        if holomorphic and not y_aval.dtype.is_complex:
-            raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, "
-                            f"but got {y_aval.dtype.name}.")
-        if not holomorphic and not y_aval.dtype.is_float:
-            raise TypeError(f"grad requires real-valued outputs (output dtype that is a "
-                            f"sub-dtype of np.floating), but got {y_aval.dtype.name}. For "
-                            "holomorphic differentiation, pass holomorphic=True. For "
-                            "differentiation of non-holomorphic functions involving complex "
-                            "outputs, use jax.vjp directly.")
+        check_output(y_aval, "grad", holomorphic)
         from .. import lax
 
         grads = f_vjp(lax.convert_element_type(1, y_aval.dtype, weak_type=y_aval.weak_type))

@@ -264,6 +264,37 @@ def test_more_errors_match_jax(m):
             f_vjp(ct)
 
 
+@pytest.mark.parametrize("m", [jaxwg, jax], ids=lambda m: m.__name__)
+def test_jacobian_dtype_and_aux_errors_match_jax(m):
+    z = np.array([1 + 1j, 2 - 1j], np.complex64)
+    with pytest.raises(TypeError, match="jacfwd requires real-valued inputs"):
+        m.jacfwd(lambda x: x * x)(z)  # complex (without holomorphic) and integer inputs
+    with pytest.raises(TypeError, match="jacfwd requires real-valued inputs .* got int32"):
+        m.hessian(lambda x: (x * x).sum())(np.arange(2, dtype=np.int32))
+    with pytest.raises(TypeError, match="jacrev requires real-valued outputs .* got complex64"):
+        m.jacrev(lambda x: x * 1j)(np.ones(2, np.float32))
+    for jac in (m.jacfwd, m.jacrev):
+        with pytest.raises(TypeError, match="holomorphic=True requires outputs with complex"):
+            jac(lambda x: abs(x), holomorphic=True)(z)
+    with pytest.raises(TypeError, match="integer outputs, use jax.vjp"):
+        m.grad(lambda x: x * 2, allow_int=True)(3)
+    for f in (lambda: m.grad(lambda x: (x * x).sum(), has_aux=True)(np.ones(2, np.float32)),
+              lambda: m.vjp(lambda x: (x, x, x), 1.0, has_aux=True),
+              lambda: m.linearize(lambda x: x, 1.0, has_aux=True)):
+        with pytest.raises(TypeError, match="expected function with aux output to return a two"):
+            f()
+
+
+def test_jacrev_of_an_integer_input_with_allow_int_is_zeros_of_its_dtype_as_jax():
+    x = np.array([0.5, -1.2, 2.0], np.float32)
+    for n in (np.arange(3, dtype=np.int32), 2):
+        got = jaxwg.jacrev(lambda a, b: a * b, argnums=(0, 1), allow_int=True)(x, n)
+        want = jax.jacrev(lambda a, b: a * b, argnums=(0, 1), allow_int=True)(x, n)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.weak_type == w.weak_type
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
 def test_non_array_aux_leaves_pass_through_as_in_jax():
     def f(x):
         return x * 2.0, {"s": "hello", "i": 3, "n": None, "t": ("a", 1.5)}
