@@ -35,7 +35,7 @@ from ._util import (
     ensure_arraylike,
     reject_out,
 )
-from .ufuncs import abs_squared, greater, isnan, subtract
+from .ufuncs import greater, subtract
 from .ufuncs import where as where_
 
 
@@ -301,31 +301,6 @@ def _ddof(ddof, correction):
     return correction
 
 
-def _nan_unless_positive(normalizer, x):
-    """`x`, NaN where `normalizer` (N - ddof) is <= 0; an integer `x` becomes a weak float
-    to hold it, as in JAX's `where(normalizer > 0, x, nan)`."""
-    if not aval_of(x).dtype.is_inexact:
-        x = lax.convert_element_type(x, avals.canonical_dtype("float64"), True)
-    a = aval_of(x)
-    nan = lax.convert_element_type(lax.full_like(x, math.nan), a.dtype, a.weak_type)
-    return lax.select(lax.gt(normalizer, lax.full_like(normalizer, 0)), x, nan)
-
-
-def _nan_squared_deviations(x, axes, dtype, where, a_mean):
-    """(sum of |x - a_mean|^2 over `axes`, N, result dtype) of `nanvar`, counting the
-    elements in `where` that are not NaN in the computation dtype (an integer `dtype`
-    makes NaN 0 first, as in JAX); `a_mean` is computed likewise when None."""
-    compute, out_dtype = _var_dtypes(aval_of(x).dtype, dtype)
-    x = lax.convert_element_type(x, compute)
-    where = _not_nan(x, where)
-    if a_mean is None:
-        a_mean = mean(x, axis=axes, dtype=compute, keepdims=True, where=where)
-    else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
-        a_mean = lax.convert_element_type(ensure_arraylike("nanvar", a_mean), compute)
-    squares = abs_squared(lax.sub(x, a_mean))  # |z - mean|^2: real for complex z
-    return sum(squares, axis=axes, where=where), _count(aval_of(x), axes, where, dt.int32), out_dtype
-
-
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         mean=None, correction=None):
     """Variance over `axis`: mean of squared deviations, divided by `N - ddof`
@@ -457,6 +432,7 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return lax.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))  # as JAX's
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum treating NaN as zero.
 
@@ -465,61 +441,64 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     Array(3., dtype=float32)
     """
     reject_out("nansum", out)
-    x = ensure_arraylike("nansum", a)
-    where = _where("nansum", where)
-    if aval_of(x).dtype.is_inexact:
-        x = lax.select(isnan(x), lax.full_like(x, 0), x)
-    return sum(x, axis, dtype, keepdims=keepdims, initial=initial, where=where)
+    return _nan_reduction("nansum", sum, a, axis, keepdims, 0, False, where, dtype=dtype,
+                          initial=initial)
+
+
+def _isnan(x):
+    """NaN test of the nan* functions: `x != x`, as JAX's `lax._isnan` (for complex, true
+    where either part is NaN)."""
+    return lax.ne(x, x)
+
+
+def _typed_constant(value, x):
+    """`value` as a strongly typed scalar of `x`'s dtype (JAX's `lax._const`)."""
+    return np.array(value, aval_of(x).dtype.np)
 
 
 def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool,
                    where, **kw):
-    """`reduce` of `a` over `where` with NaNs (complex: a NaN part) replaced by `identity`;
-    NaN where a slice is all NaN when `nan_if_all_nan` (JAX's nanmax and nanmin)."""
+    """JAX's `_nan_reduction`: `reduce` of `a` over `where` with NaNs (complex: a NaN
+    part) replaced by `identity`; NaN where a slice is all NaN when `nan_if_all_nan`."""
     x = ensure_arraylike(name, a)
     kw["where"] = _where(name, where)
     if not aval_of(x).dtype.is_inexact:
         return reduce(x, axis, keepdims=keepdims, **kw)
-    nan = isnan(x)
-    out = reduce(lax.select(nan, lax.full_like(x, identity), x), axis, keepdims=keepdims, **kw)
+    out = reduce(where_(_isnan(x), _typed_constant(identity, x), x), axis, keepdims=keepdims, **kw)
     if nan_if_all_nan:
-        out = lax.select(all(nan, axis, keepdims=keepdims), lax.full_like(out, float("nan")), out)
+        out = where_(all(_isnan(x), axis, keepdims=keepdims), _typed_constant(math.nan, x), out)
     return out
 
 
-def _not_nan(x, where):
-    """The `where` mask of the elements of `x` that count: not NaN (floats and complex),
-    and in `where` when given."""
-    if not aval_of(x).dtype.is_inexact:
-        return where
-    keep = ~isnan(x)
-    return keep if where is None else keep & where
-
-
+@functools.partial(staged_jit, static_argnames=("axis", "keepdims"))  # as JAX's
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """Largest element over `axis`, ignoring NaN (NaN where all are NaN).
+    """Largest element over `axis`, ignoring NaN (NaN where all are NaN and there is no
+    `initial`).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nanmax(jnp.array([1.0, jnp.nan, 3.0])).item()
     3.0
     """
     reject_out("nanmax", out)
-    return _nan_reduction("nanmax", max, a, axis, keepdims, float("-inf"), True, where,
+    return _nan_reduction("nanmax", max, a, axis, keepdims, -math.inf, initial is None, where,
                           initial=initial)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "keepdims"))  # as JAX's
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
-    """Smallest element over `axis`, ignoring NaN (NaN where all are NaN).
+    """Smallest element over `axis`, ignoring NaN (NaN where all are NaN and there is no
+    `initial`).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nanmin(jnp.array([1.0, jnp.nan, 3.0])).item()
     1.0
     """
     reject_out("nanmin", out)
-    return _nan_reduction("nanmin", min, a, axis, keepdims, float("inf"), True, where,
+    return _nan_reduction("nanmin", min, a, axis, keepdims, math.inf, initial is None, where,
                           initial=initial)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))  # as JAX's
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product over `axis`, NaN counted as one.
 
@@ -532,8 +511,11 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
                           initial=initial)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))  # as JAX's
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
-    """Mean over `axis` of the elements that are not NaN (NaN where all are).
+    """Mean over `axis` of the elements that are not NaN (NaN where all are). As JAX's,
+    the count of those elements is summed in the result dtype (float16 input counts in
+    float16).
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nanmean(jnp.array([1.0, jnp.nan, 3.0])).item()
@@ -541,13 +523,20 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """
     reject_out("nanmean", out)
     x = ensure_arraylike("nanmean", a)
-    return mean(x, axis, dtype, keepdims=keepdims, where=_not_nan(x, _where("nanmean", where)))
+    where = _where("nanmean", where)
+    a_dtype = aval_of(x).dtype
+    if not a_dtype.is_inexact:
+        return mean(x, axis, dtype, keepdims=keepdims, where=where)
+    dtype = a_dtype if dtype is None else avals.canonical_dtype(dtype)
+    count = sum(lax.bitwise_not(_isnan(x)), axis, dtype, keepdims=keepdims, where=where)
+    return lax.div(nansum(x, axis, dtype, keepdims=keepdims, where=where), count)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))  # as JAX's
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """Variance over `axis` of the elements that are not NaN (`mean`: a precomputed mean,
-    as in `var`).
+    as in `var`); NaN where N - ddof is not positive.
 
     >>> import jaxwg.numpy as jnp
     >>> jnp.nanvar(jnp.array([1.0, jnp.nan, 3.0])).item()
@@ -555,19 +544,28 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """
     reject_out("nanvar", out)
     x = ensure_arraylike("nanvar", a)
-    shape = aval_of(x).shape
-    axes = canonicalize_axes(axis, len(shape))
-    total, count, out_dtype = _nan_squared_deviations(x, axes, dtype, _where("nanvar", where), mean)
-    # As JAX's nanvar, unlike var: N - ddof is promoted as usual (1.5 stays 1.5), and the
-    # NaN for N - ddof <= 0 goes in before the division (an integer sum becomes a weak
-    # float for it) and the cast to the result dtype (an integer one reads it as 0).
-    normalizer = subtract(count, ddof)
-    total = _nan_unless_positive(normalizer, total)
-    t = aval_of(total)
-    result = lax.div(total, lax.convert_element_type(normalizer, t.dtype, t.weak_type))
-    return _keep(lax.convert_element_type(result, out_dtype), shape, axes, keepdims)
+    where = _where("nanvar", where)
+    compute, out_dtype = _var_dtypes(aval_of(x).dtype, dtype)
+    x = lax.convert_element_type(x, compute)
+    if mean is None:
+        a_mean = nanmean(x, axis, dtype=compute, keepdims=True, where=where)
+    else:  # as JAX: lax.sub, so a mean of another rank is an error rather than broadcast
+        a_mean = lax.convert_element_type(ensure_arraylike("nanvar", mean), compute)
+    # NaNs deviate by 0, not NaN - mean: the double-where that keeps gradients finite
+    centered = where_(_isnan(x), 0, lax.sub(x, a_mean))
+    if compute.is_complex:  # |z - mean|^2, real
+        squares = lax.real(lax.mul(centered, lax.conj(centered)))
+    else:
+        squares = lax.square(centered)
+    count = subtract(sum(lax.bitwise_not(_isnan(x)), axis, keepdims=keepdims, where=where), ddof)
+    too_few = lax.le(count, _typed_constant(0, count))
+    total = where_(too_few, np.nan, sum(squares, axis, keepdims=keepdims, where=where))
+    divisor = where_(too_few, 1, count)
+    result = lax.div(total, lax.convert_element_type(divisor, aval_of(total).dtype))
+    return lax.convert_element_type(result, out_dtype)
 
 
+@functools.partial(staged_jit, static_argnames=("axis", "dtype", "keepdims"))  # as JAX's
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None,
            mean=None):
     """Standard deviation over `axis` of the elements that are not NaN.

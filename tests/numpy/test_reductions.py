@@ -575,6 +575,26 @@ def test_var_mean_must_be_arraylike():
         _assert_same_outcome(fn, x, mean=np.float32(1.5))
 
 
+@pytest.mark.parametrize("name", ["nanmax", "nanmin", "nansum", "nanprod"])
+def test_nan_reductions_with_initial_as_jax(name):
+    """With `initial`, a slice of NaNs only (or one `where` masks out) reduces to
+    `initial`, not NaN, as in JAX; without it nanmax and nanmin give NaN there."""
+    x = np.array([[1.0, np.nan, -2.0], [np.nan, np.nan, np.nan], [np.nan, 4.0, np.nan]], np.float32)
+    mask = np.array([[True, True, False], [True, False, True], [False, False, True]])
+    for kw in ({}, {"initial": 3.0}, {"initial": -7.0, "where": mask}, {"initial": 0.5, "keepdims": True}):
+        for axis in (None, 0, 1):
+            _assert_same_outcome(name, x, axis=axis, **kw)
+
+
+def test_nanmean_of_float16_counts_in_float16_as_jax():
+    """JAX sums nanmean's count in the result dtype: 5000 float16 ones count as 5000,
+    one NaN among 3000 values is left out."""
+    x = np.ones(5000, np.float16)
+    x[7] = np.nan
+    _assert_same_outcome("nanmean", x)
+    _assert_same_outcome("nanmean", x.reshape(50, 100), axis=1, dtype=np.float32)
+
+
 _WHERE_NAMES = ["sum", "prod", "max", "min", "amax", "all", "any", "mean", "var", "std",
                 "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"]
 
