@@ -445,7 +445,7 @@ def _reducing_collective(prim):
             if rest or not own:
                 x = prim.bind(x, axes=rest, axis_index_groups=axis_index_groups)
             if own and prim is P.psum_p:
-                x = lax.mul(x, lax.full_like(x, info.size))  # weak where `x` is, as JAX's
+                x = lax.mul(lax.full_like(x, info.size), x)  # weak where `x` is, as JAX's
             return x, None
         if not own and not positional:
             return prim.bind(x, axes=axes, axis_index_groups=axis_index_groups), d
