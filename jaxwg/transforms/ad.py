@@ -54,13 +54,14 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 def zeros(aval: ShapedArray):
-    """An array of zeros of `aval` (a broadcast constant: no memory until used); keys'
-    are float0 zeros, as JAX's (keys have no tangent space)."""
+    """An array of zeros of `aval` (a broadcast constant: no memory until used), weakly
+    typed where `aval` is, as JAX's; keys' are float0 zeros, as JAX's (keys have no
+    tangent space)."""
     from .. import lax
 
     if aval.dtype.is_key:
         return np.zeros(aval.shape, float0)
-    return lax.full(aval.shape, 0, aval.dtype)
+    return lax.full(aval.shape, lax.convert_element_type(0, aval.dtype, aval.weak_type))
 
 
 def instantiate(tangent, aval: ShapedArray | None = None):

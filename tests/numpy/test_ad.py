@@ -335,6 +335,25 @@ def test_grad_of_a_weakly_typed_input_is_weak_as_jax():
         assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
 
 
+ZERO_TANGENTS = {  # zeros of a weakly typed input's (or output's) aval stay weak, as JAX's
+    "unused_input": lambda m: m.grad(lambda a, b: a * 2.0, argnums=(0, 1))(1.0, 2.0),
+    "constant_output": lambda m: m.jvp(lambda a: (a, 3.0), (2.0,), (1.0,))[1][1],
+    "cond_closures": lambda m: m.grad(lambda a, b: m.lax.cond(
+        a > 0, lambda: a * 2.0, lambda: b * 3.0), argnums=(0, 1))(1.3, 2.0),
+    "scan_unused_const": lambda m: m.grad(lambda a, b: m.lax.scan(
+        lambda c, x: (c * a, b), 1.0, None, length=2)[0], argnums=(0, 1))(1.3, 2.0),
+    "jit_unused_input": lambda m: m.grad(m.jit(lambda a, b: a * 2.0), argnums=(0, 1))(1.3, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_TANGENTS))
+def test_zero_tangents_of_weakly_typed_values_are_weak_as_jax(name):
+    got, want = ZERO_TANGENTS[name](jaxwg), ZERO_TANGENTS[name](jax)
+    for g, w in zip(jaxwg.tree.leaves(got), jax.tree.leaves(want)):
+        assert (g.dtype, g.weak_type) == (w.dtype, w.weak_type)
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
 def _quotients_and_choices(m, a, b):
     """A loss through div, max, min and reduce_max/min, whose gradients round as the
     rules' formulas do."""
