@@ -28,9 +28,9 @@ import inspect
 from ..frontend import primitives as P
 from ..frontend import pytree
 from ..frontend.jaxpr import eval_jaxpr, hoist_tracer_consts, trace_to_jaxpr
-from ..frontend.trace import describe_traced
-from .ad import Zero, instantiate, tangent_aval
-from .batching import batch_fun, batch_jaxpr, batch_size, batched_first
+from ..frontend.trace import Tracer, describe_traced
+from .ad import JVPTracer, Zero, float0, instantiate, is_differentiable, tangent_aval
+from .batching import BatchTracer, batch_fun, batch_jaxpr, batch_size, batched_first
 
 
 class _Nondiff:
@@ -154,14 +154,83 @@ class custom_jvp:
             # The user's rule sees the original pytrees; captured values are constants.
             p = pytree.tree_unflatten(in_tree, primals[n_captured:])
             t = pytree.tree_unflatten(in_tree, tangents[n_captured:])
-            out, t_out = self.jvp(*nd.static, tuple(p), tuple(t))
-            return pytree.tree_leaves(out), pytree.tree_leaves(t_out)
+            pair = self.jvp(*nd.static, tuple(p), tuple(t))
+            names = (getattr(self.jvp, "__name__", "jvp"), self.__name__)
+            return _checked_jvp_output(pair, names)
 
         jvp_flat.__name__ = getattr(self.jvp, "__name__", "jvp")
         jvp_flat.symbolic_zeros = self.symbolic_zeros
         outs = P.custom_jvp_call_p.bind(*captured, *leaves, call_jaxpr=closed, jvp=jvp_flat,
                                         name=self.__name__)
         return pytree.tree_unflatten(out_tree, outs)
+
+
+def _type(aval) -> str:
+    """`float32[3]`: an aval as JAX's custom rule errors name it."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _tangent_type(tangent) -> str:
+    """A tangent's type as `_type` names it, float0 ones included."""
+    from ..frontend.array import aval_of
+
+    if isinstance(tangent, SymbolicZero):
+        return _type(tangent.aval)
+    if getattr(tangent, "dtype", None) == float0:
+        return f"float0[{','.join(map(str, tangent.shape))}]"
+    return _type(aval_of(tangent))
+
+
+def _checked_jvp_output(pair, names) -> tuple[list, list]:
+    """A custom JVP rule's (primal out, tangent out) as leaves, checked as JAX checks
+    them (TypeErrors): a pair, of one tree, whose tangents have the primals' tangent
+    types (weak types aside; float0 for integer and boolean primals)."""
+    from ..frontend.array import aval_of
+
+    rule, fun = names
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise TypeError(f"Custom JVP rule {rule} for function {fun} must produce a pair (list "
+                        "or tuple of length two) representing primal and tangent outputs, but "
+                        f"got {pair}.")
+    primals, p_tree = pytree.tree_flatten(pair[0])
+    tangents, t_tree = pytree.tree_flatten(pair[1])
+    if p_tree != t_tree:
+        raise TypeError(f"Custom JVP rule {rule} for function {fun} must produce primal and "
+                        "tangent outputs with equal container (pytree) structures, but got "
+                        f"{p_tree} and {t_tree} respectively.")
+    p_avals = [aval_of(x) for x in primals]
+    expected = [_type(a) if is_differentiable(a) else f"float0[{','.join(map(str, a.shape))}]"
+                for a in p_avals]
+    wrong = [(_type(p), e, _tangent_type(t)) for p, e, t in zip(p_avals, expected, tangents)
+             if e != _tangent_type(t) and not isinstance(t, SymbolicZero)]
+    if len(expected) == 1 and wrong:
+        (p, e, g), = wrong
+        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                        f"corresponding shapes and dtypes. Expected {e} (tangent type of {p}) "
+                        f"but got {g}.")
+    if wrong:
+        raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                        "corresponding shapes and dtypes, but got:\n" + "\n".join(
+                            f"  primal {p} with tangent {g}, expecting tangent {e}"
+                            for p, e, g in wrong))
+    return primals, tangents
+
+
+def _check_cotangent_shapes(cts, avals, paths) -> None:
+    """JAX's check of a custom VJP bwd rule's cotangents (a ValueError): the shapes of
+    the arguments (their float dtypes may differ, as JAX lets them)."""
+    from ..frontend.array import aval_of
+
+    for ct, aval, path in zip(cts, avals, paths):
+        if ct is None or not is_differentiable(aval) or aval_of(ct).shape == aval.shape:
+            continue
+        got = aval_of(ct)
+        dtypes = ", so the dtypes do not match, and the shapes do not match"
+        raise ValueError("Custom VJP bwd rule must produce an output with the same type as the "
+                         f"args tuple of the primal function, but at output{path} the bwd rule "
+                         f"produced an output of type {_type(got)} corresponding to an input of "
+                         f"type {_type(aval)}" + (dtypes if got.dtype != aval.dtype else
+                                                  ", so the shapes do not match"))
 
 
 class custom_vjp:
@@ -211,14 +280,22 @@ class custom_vjp:
             for an argument whose cotangent `bwd` gives as None)."""
             res = pytree.tree_unflatten(res_tree[0], res_leaves)
             cts_in = self.bwd(*nd.static, res, pytree.tree_unflatten(out_tree, cts))
+            if isinstance(cts_in, list) and len(cts_in) == len(nd.diff):
+                cts_in = tuple(cts_in)  # as JAX takes it
             if not isinstance(cts_in, tuple) or len(cts_in) != len(nd.diff):
-                raise TypeError(f"Custom VJP bwd rule must produce a tuple of length equal to "
-                                f"the number of primal inputs ({len(nd.diff)}), got {cts_in!r}")
-            out = []
-            for arg, ct in zip(nd.diff, cts_in):
+                raise TypeError("Custom VJP bwd rule must produce an output with the same "
+                                "container (pytree) structure as the args tuple of the primal "
+                                "function, and in particular must produce a tuple of length "
+                                "equal to the number of arguments to the primal function, but "
+                                f"got bwd output structure {pytree.tree_structure(cts_in)} for "
+                                f"primal input structure {in_tree}.")
+            out, paths = [], []
+            for i, (arg, ct) in enumerate(zip(nd.diff, cts_in)):
                 arg_leaves = pytree.tree_leaves(arg)
                 out += ([None] * len(arg_leaves) if ct is None else pytree.tree_leaves(ct))
+                paths += [f"[{i}]"] * len(arg_leaves)  # (JAX's key path: the argument's)
             avals = closed.in_avals
+            _check_cotangent_shapes(out, avals[n_captured:], paths)
             return [instantiate(Zero(tangent_aval(a))) if c is None else c
                     for a, c in zip(avals, [None] * n_captured + out)]
 
@@ -342,17 +419,33 @@ P.batch_rules[P.custom_jvp_call_p] = _custom_jvp_call_batch
 P.batch_rules[P.custom_vjp_call_p] = _custom_vjp_call_batch
 
 
-def closure_convert(fun, *example_args):
-    """`fun` with the floating-point values it closes over made explicit: returns
-    `(converted, consts)` with `converted(*args, *consts) == fun(*args)`, as
-    `jax.closure_convert` (for custom rules that must differentiate closed-over values).
+def _maybe_perturbed(x) -> bool:
+    """JAX's test of a closed-over value for `closure_convert`: whether it may carry a
+    tangent (an outer JVP tracer's nonzero one, or a traced float value that may be
+    differentiated later). Concrete values, and what only vmap traces, may not."""
+    from ..frontend.array import aval_of
 
+    if isinstance(x, JVPTracer):
+        return not isinstance(x.tangent, Zero) or _maybe_perturbed(x.primal)
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    return isinstance(x, Tracer) and is_differentiable(aval_of(x))
+
+
+def closure_convert(fun, *example_args):
+    """`fun` with the values it closes over that may be differentiated (traced float
+    values) made explicit: returns `(converted, consts)` with
+    `converted(*args, *consts) == fun(*args)`, as `jax.closure_convert` (for custom rules
+    that must differentiate closed-over values).
+
+    >>> import jaxwg
     >>> from jaxwg import closure_convert
     >>> import jaxwg.numpy as jnp
-    >>> w = jnp.array([2.0, 3.0])
-    >>> converted, consts = closure_convert(lambda x: x * w, jnp.ones(2))
-    >>> converted(jnp.ones(2), *consts).tolist(), len(consts)
-    ([2.0, 3.0], 1)
+    >>> def f(w):
+    ...     converted, consts = closure_convert(lambda x: x * w, jnp.ones(2))
+    ...     return converted(jnp.ones(2), *consts), len(consts)
+    >>> jaxwg.grad(lambda w: f(w)[0].sum())(2.0).item(), f(jnp.array(2.0))[1]
+    (2.0, 0)
     """
     from ..frontend.array import aval_of
     from ..frontend.jaxpr import ClosedJaxpr, Jaxpr
@@ -361,7 +454,7 @@ def closure_convert(fun, *example_args):
     flat, out_tree = pytree.flatten_fun(fun, in_tree)
     closed = trace_to_jaxpr(flat, [aval_of(x) for x in leaves], describe_traced(fun, "closure_convert"))
     jaxpr = closed.jaxpr
-    hoist = [aval_of(c).dtype.is_float for c in closed.consts]
+    hoist = [_maybe_perturbed(c) for c in closed.consts]
     kept = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if not h]
     moved = [(v, c) for v, c, h in zip(jaxpr.constvars, closed.consts, hoist) if h]
     converted_jaxpr = ClosedJaxpr(Jaxpr([v for v, _ in kept], list(jaxpr.invars) + [v for v, _ in moved],

@@ -151,6 +151,68 @@ def test_custom_vjp_errors():
         undefined(1.0)
 
 
+def _custom_jvp_returning(m, rule):
+    f = m.custom_jvp(lambda x: (x * 2, x.sum()))
+    f.defjvp(lambda p, t: rule(f, p[0], t[0]))
+    return f
+
+
+BAD_JVP_RULES = {
+    "tangent_tree": lambda f, x, t: (f(x), [t * 2, t.sum()]),
+    "tangent_dtype": lambda f, x, t: (f(x), (t * 2, t.sum().astype(np.float16))),
+    "tangent_shape": lambda f, x, t: (f(x), (t[:2], t.sum())),
+    "python_int_tangent": lambda f, x, t: (f(x), (t * 2, 0)),
+    "one_output": lambda f, x, t: f(x),  # the function's pair read as (primal, tangent)
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_JVP_RULES))
+def test_custom_jvp_rule_output_errors_match_jax(name):
+    x = np.array([0.5, -1.2, 2.0], np.float32)
+    with pytest.raises(TypeError) as want:
+        jax.jvp(_custom_jvp_returning(jax, BAD_JVP_RULES[name]), (x,), (x,))
+    with pytest.raises(TypeError) as got:
+        jaxwg.jvp(_custom_jvp_returning(jaxwg, BAD_JVP_RULES[name]), (x,), (x,))
+    assert str(got.value) == str(want.value)
+    # a weakly typed tangent of a float output and float0 of an integer one are fine
+    f = jaxwg.custom_jvp(lambda x: (x * 2, jnp.argmax(x)))
+    f.defjvp(lambda p, t: (f(p[0]), (0.0 * t[0], np.zeros((), jaxwg.float0))))
+    assert jaxwg.jvp(f, (x,), (x,))[1][0].tolist() == [0.0, 0.0, 0.0]
+
+
+BAD_VJP_RULES = {
+    "shape": lambda r, g: (g[:2], {"a": g}),
+    "shape_and_dtype": lambda r, g: (g[:2].astype(np.float16), None),
+    "too_many": lambda r, g: (g, None, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_VJP_RULES))
+def test_custom_vjp_bwd_output_errors_match_jax(name):
+    def loss(m):
+        f = m.custom_vjp(lambda x, d: x * d["a"])
+        f.defvjp(lambda x, d: (f(x, d), None), BAD_VJP_RULES[name])
+        return lambda x: f(x, {"a": x}).sum()
+
+    x = np.array([0.5, -1.2, 2.0], np.float32)
+    with pytest.raises((TypeError, ValueError)) as want:
+        jax.grad(loss(jax))(x)
+    with pytest.raises(want.type) as got:
+        jaxwg.grad(loss(jaxwg))(x)
+    assert str(got.value) == str(want.value)
+
+
+def test_custom_vjp_bwd_may_return_a_list_and_other_float_dtypes_as_in_jax():
+    def grads(m, bwd):
+        f = m.custom_vjp(lambda x, y: x * y)
+        f.defvjp(lambda x, y: (x * y, y), bwd)
+        return m.grad(lambda x, y: f(x, y).sum(), argnums=(0, 1))(np.ones(2, np.float32), 2.0)
+
+    for bwd in (lambda y, g: [g * y, None], lambda y, g: ((g * y).astype(np.float16), None)):
+        for a, b in zip(grads(jaxwg, bwd), grads(jax, bwd)):
+            assert a.dtype == b.dtype and np.asarray(a).tolist() == np.asarray(b).tolist()
+
+
 def test_custom_jvp_prints_as_a_call():
     text = str(jaxwg.make_jaxpr(_softplus(jaxwg.custom_jvp, jnp))(1.0))
     assert "custom_jvp_call[" in text and "name=softplus" in text and "jvp=softplus_jvp" in text
@@ -164,10 +226,19 @@ def test_closure_convert_makes_closed_over_values_arguments():
         return x * w + n
 
     converted, consts = jaxwg.closure_convert(f, jnp.ones(2))
-    assert len(consts) == 1  # the float value only; the integers stay constants
-    np.testing.assert_allclose(np.asarray(converted(jnp.ones(2), *consts)), [3.0, 5.0])
-    g = jaxwg.grad(lambda c: jnp.sum(converted(jnp.ones(2), c)))(consts[0])
-    np.testing.assert_allclose(np.asarray(g), [1.0, 1.0])
+    assert consts == []  # concrete values stay constants, as in JAX
+    np.testing.assert_allclose(np.asarray(converted(jnp.ones(2)), float), [3.0, 5.0])
+
+    def outer(m, v):
+        converted, consts = m.closure_convert(lambda x: x * v + n.size, np.ones(2, np.float32))
+        return m.numpy.sum(converted(np.ones(2, np.float32), *consts)) * len(consts)
+
+    # hoisted: traced float values (under grad, jit); not: integers, values only vmap traces
+    for m in (jaxwg, jax):
+        assert m.grad(lambda v: outer(m, v))(2.0).item() == 2.0
+        assert m.jit(lambda v: outer(m, v))(2.0).item() == 8.0
+        assert m.jit(lambda v: outer(m, v))(np.int32(2)).item() == 0
+        assert m.vmap(lambda v: outer(m, v))(np.ones(2, np.float32)).tolist() == [0.0, 0.0]
 
 
 def test_nondiff_argnums_match_jax():
