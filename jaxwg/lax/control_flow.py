@@ -50,11 +50,15 @@ def switch(index, branches, *operands):
     >>> lax.switch(5, [lambda x: x + 1, lambda x: x * 10], jnp.array(2.0)).item()
     20.0
     """
+    index_aval = aval_of(index)
+    if index_aval.shape != ():
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {index_aval.shape}.")
+    if not index_aval.dtype.is_int:
+        raise TypeError(f"Index type must be an integer, got {index} as {index_aval.dtype.name}")
     if not branches:
         raise ValueError("Empty branch sequence")
-    index_aval = aval_of(index)
-    if index_aval.shape != () or index_aval.dtype.is_float:
-        raise TypeError(f"Branch index must be scalar integer, got {index_aval.str_short()}")
+    if len(branches) == 1:  # called, not staged, as JAX does
+        return branches[0](*operands)
     index = lax.clamp(0, lax.convert_element_type(index, dt.int32), len(branches) - 1)
     return _bind_cond(index, branches, operands, "switch")
 
@@ -70,7 +74,7 @@ def cond(pred, true_fun, false_fun, *operands):
     pred_aval = aval_of(pred)
     if pred_aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {pred_aval.shape}.")
-    if pred_aval.dtype is not dt.bool_ and not pred_aval.dtype.is_int:
+    if pred_aval.dtype is not dt.bool_ and not (pred_aval.dtype.is_int or pred_aval.dtype.is_float):
         raise TypeError(f"Pred type must be either boolean or number, got {pred_aval.dtype.name}.")
     if pred_aval.dtype is not dt.bool_:  # a number: true when nonzero
         pred = lax.ne(pred, lax.full_like(pred, 0))

@@ -305,6 +305,28 @@ def test_errors():
         lax.cond(jnp.ones(2) > 0, lambda: 1.0, lambda: 2.0)
 
 
+BRANCH_SELECTORS = {  # JAX's pred and index checks, and float preds true where nonzero
+    "float_preds": lambda L: [L.cond(np.float32(p), lambda: 1, lambda: 2)
+                              for p in (0.0, -0.0, 0.5, np.nan)],
+    "complex_pred": lambda L: L.cond(1j, lambda: 1, lambda: 2),
+    "bool_index": lambda L: L.switch(True, [lambda: 1.0, lambda: 2.0]),
+    "float_index": lambda L: L.switch(1.0, [lambda: 1.0, lambda: 2.0]),
+    "index_of_rank_1": lambda L: L.switch(np.array([1, 2]), [lambda: 1.0, lambda: 2.0]),
+    "one_branch": lambda L: L.switch(5, [lambda x: x * 2], 3.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BRANCH_SELECTORS))
+def test_cond_preds_and_switch_indices_match_jax(case):
+    def run(L):
+        try:
+            return [int(v) for v in np.ravel(BRANCH_SELECTORS[case](L))]
+        except TypeError as e:
+            return str(e)
+
+    assert run(lax) == run(jax.lax)
+
+
 FORI_BOUNDS = [(0.0, 3), (0, np.int32(3)), (np.uint32(0), 3), (0, 3.0), (0.0, 3.0),
                (np.int32(0), np.int32(3)), (np.uint32(0), np.int32(3))]
 
