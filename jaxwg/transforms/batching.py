@@ -266,6 +266,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
 
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # JAX reads a list in_axes as the tuple of arguments
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
+        raise TypeError("vmap in_axes must be an int, None, or a tuple of entries corresponding "
+                        f"to the positional arguments passed to the function, but got {in_axes}.")
+    for name, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
+        if not all(type(leaf) is int for leaf in pytree.tree_leaves(spec)):  # as JAX checks
+            raise TypeError(f"vmap {name} must be an int, None, or (nested) container with "
+                            f"those types as leaves, but got {spec}.")
 
     doc = ("Vectorized version of {fun}. Takes similar arguments as {fun} but with additional "
            "array axes over which {fun} is mapped.")

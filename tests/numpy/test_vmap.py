@@ -279,3 +279,14 @@ def test_errors_match_jax():
                 m.vmap(lambda a: (a, a), out_axes=out_axes)(n.ones((3, 2, 2)))
     with pytest.raises(ValueError, match="axis 1 is out of bounds for array of dimension 1"):
         jaxwg.vmap(lambda a: 1.0, out_axes=1)(jnp.ones(3))
+
+
+@pytest.mark.parametrize("axes", [{"in_axes": 0.0}, {"in_axes": {"a": 0}}, {"in_axes": True},
+                                  {"in_axes": (np.int64(0),)}, {"out_axes": (0, "x")},
+                                  {"out_axes": np.int32(0)}], ids=str)
+def test_axis_specs_of_other_types_are_jaxs_type_error(axes):
+    with pytest.raises(TypeError) as want:
+        jax.vmap(lambda a: a, **axes)
+    with pytest.raises(TypeError) as got:
+        jaxwg.vmap(lambda a: a, **axes)
+    assert str(got.value) == str(want.value)
