@@ -177,6 +177,7 @@ BINARY = {
     "left_shift": lambda m, x, y: x << y,
     "right_shift": lambda m, x, y: x >> y,
     "shift_right_logical": lambda m, x, y: m.lax.shift_right_logical(x, y),
+    "shift_right_arithmetic": lambda m, x, y: m.lax.shift_right_arithmetic(x, y),
     "minimum": lambda m, x, y: m.numpy.minimum(x, y),
     "maximum": lambda m, x, y: m.numpy.maximum(x, y),
     "less": lambda m, x, y: x < y,

@@ -128,6 +128,8 @@ FLOAT_FIELDS = {float16: (5, 10), float32: (8, 23), float64: (11, 52)}
 WIDENED = {int8: int32, uint8: uint32, int16: int32, uint16: uint32}
 # Each integer and the unsigned integer of its width (logical shifts, bit counts).
 UNSIGNED = {int8: uint8, uint8: uint8, int16: uint16, uint16: uint16, int32: uint32, uint32: uint32}
+# Each integer and the signed integer of its width (arithmetic shifts).
+SIGNED = {int8: int8, uint8: int8, int16: int16, uint16: int16, int32: int32, uint32: int32}
 _BY_NAME = {d.name: d for d in ALL + COMPLEX}
 
 

@@ -504,6 +504,10 @@ def _shift_left(x: AluExp, y: AluExp) -> AluExp:
 
 
 def _shift_right_arithmetic(x: AluExp, y: AluExp) -> AluExp:
+    if x.dtype.is_unsigned:  # XLA copies the top bit in for unsigned operands too
+        signed = dt.SIGNED[x.dtype]
+        shifted = _shift_right_arithmetic(alu.bitcast(signed, x), alu.bitcast(signed, y))
+        return alu.bitcast(x.dtype, shifted)
     bits = x.dtype.bits
     amount = _select(alu.cast(dt.uint32, y).lt(alu.const(dt.uint32, bits)), y, _c(y, bits - 1))
     return alu.binary(Op.SHR, x, amount)

@@ -12,7 +12,7 @@ import jaxwg.numpy as jnp
 from jaxwg import lax
 from jaxwg.core import dtypes
 
-from .helpers import jax
+from .helpers import assert_array, jax
 
 
 def _points(seed=1):
@@ -214,6 +214,18 @@ def test_bit_counts_are_jaxs(run, values, unsigned):
         want = np.asarray(getattr(jax.lax, name)(x))
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_32_bit_shifts_are_jaxs(run):
+    """Amounts past the width, and unsigned operands with the top bit set: an arithmetic
+    shift copies that bit in for uint32 too (XLA's ShiftRightArithmetic)."""
+    values = np.array([0, 1, 7, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 2, 2 ** 32 - 1], np.uint32)
+    amounts = np.array([0, 1, 31, 32, 33, 2 ** 32 - 1], np.uint32)
+    x, y = (a.ravel() for a in np.meshgrid(values, amounts))
+    for x, y in ((x, y), (x.view(np.int32), y.view(np.int32))):
+        for name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
+            got = run(getattr(lax, name), jnp.asarray(x), jnp.asarray(y))
+            assert_array(got, np.asarray(getattr(jax.lax, name)(x, y)))
 
 
 def test_bit_count_errors():
