@@ -19,57 +19,16 @@ from . import numpy as jnp
 from .frontend.aval import canonical_dtype
 from .frontend.jit import staged_jit
 from .numpy._util import check_arraylike, to_array
-from .random import (_KEY_DTYPE, _check_impl, _count_draws_within, _float_dtype,
-                     _rounds_until_accepted, _shape, _takes_keys, chisquare, exponential,
-                     normal, rademacher, split, uniform)
+from .random import (_KEY_DTYPE, _broadcast_shapes, _check_impl, _count_draws_within, _float_dtype,
+                     _float_samples, _rounds_until_accepted, _sample_shape, _shape, _takes_keys, chisquare,
+                     exponential, normal, rademacher, split, uniform)
 
 __all__ = ["binomial", "double_sided_maxwell", "f", "geometric", "key_dtype", "lognormal",
            "maxwell", "multinomial", "pareto", "rayleigh", "triangular", "wald", "weibull_min"]
 
 
-def _broadcast_shapes(*shapes) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
-
-
-def _sample_shape(what: str, shape, *params) -> tuple[int, ...]:
-    """The shape of `what`'s samples: `shape`, which the parameters must broadcast to,
-    or by default theirs broadcast (JAX's `_check_broadcast_shapes`)."""
-    param_shapes = [tuple(jnp.shape(p)) for p in params]
-    if shape is None:
-        return _broadcast_shapes(*param_shapes) if param_shapes else ()
-    shape = _shape(shape)
-    if param_shapes:
-        result = _broadcast_shapes(shape, *param_shapes)
-        if result != shape:
-            raise ValueError(f"{what} parameter shapes must be broadcast-compatible with shape "
-                             "argument, and the result of broadcasting the shapes must equal the "
-                             f"shape argument, but got result {result} for shape argument {shape}.")
-    return shape
-
-
-def _check_safe_casts(what: str, dtype, *params) -> None:
-    """JAX's error (its TypePromotionError is a ValueError) for a parameter whose dtype
-    does not promote to the samples' `dtype`."""
-    for p in params:
-        if jnp.result_type(p, dtype) != dtype:
-            raise ValueError(f"In arguments to {what}, cannot safely cast argument of type "
-                             f"{jnp.result_type(p)} to {dtype}")
-
-
 def _as(x, dtype):
     return lax.convert_element_type(to_array(x), dtype)
-
-
-def _float_samples(what: str, dtype, shape, *params):
-    """The dtype and shape of `what`'s float samples, checked as JAX checks them: a
-    float dtype, parameters that broadcast to `shape` and cast safely to the dtype."""
-    dtype = _float_dtype(dtype, what)
-    shape = _sample_shape(what, shape, *params)
-    _check_safe_casts(what, dtype, *params)
-    return dtype, shape
 
 
 def key_dtype(impl_spec=None):
@@ -273,10 +232,16 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     True
     """
     dtype, shape = _float_samples("f", dtype, shape, dfnum, dfden)
-    dfnum, dfden = _as(dfnum, dtype), _as(dfden, dtype)
+    return _f(key, dfnum, dfden, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _f(key, dfnum, dfden, shape, dtype):
+    dfden, dfnum = lax.convert_element_type(dfden, dtype), lax.convert_element_type(dfnum, dtype)
     key_dfd, key_dfn = split(key)
-    num = chisquare(key_dfn, dfnum, shape, dtype) / dfnum
-    return num / (chisquare(key_dfd, dfden, shape, dtype) / dfden)
+    chi2_num = chisquare(key_dfn, dfnum, shape, dtype)
+    chi2_den = chisquare(key_dfd, dfden, shape, dtype)
+    return lax.div(lax.div(chi2_num, dfnum), lax.div(chi2_den, dfden))
 
 
 @_takes_keys

@@ -14,7 +14,9 @@ those built on exp, log or tan by a few ulp.
 The rejection samplers (`gamma` and what builds on it, `poisson`, `binomial` and
 `multinomial`) run rounds of vectorized proposals in a `while_loop` until every element
 is accepted (JAX loops per element): their draws have the right distribution but are not
-JAX's bits. jaxwg/_random_distributions.py holds the distributions JAX builds from these
+JAX's bits. Gamma draws are JAX's `random_gamma` primitive in jaxprs (with JAX's rules:
+the reparameterization JVP, keys batched with the parameter), staged in JAX's named
+`jit` calls as the samplers built on them are (`_gamma`, `_beta`, `_dirichlet`, ...). jaxwg/_random_distributions.py holds the distributions JAX builds from these
 (lognormal, Maxwell, Pareto, Rayleigh, Weibull, triangular, Wald, F, geometric,
 binomial, multinomial).
 
@@ -61,13 +63,16 @@ from .core import dtypes as dt
 from .dtypes import float0
 from .frontend import primitives as P
 from .frontend.array import aval_of
-from .frontend.aval import canonical_dtype
+from .frontend.aval import ShapedArray, canonical_dtype
 from .frontend.basearray import Array
-from .frontend.jit import staged_jit
+from .frontend.complex_lowering import STORAGE_RULES
+from .frontend.jaxpr import trace_body
+from .frontend.jit import lower_jaxpr, staged_jit
 from .frontend.pytree import register_pytree_node
 from .frontend.trace import Tracer
 from .numpy._util import canonicalize_axis
-from .transforms.custom import custom_jvp
+from .transforms.ad_rules import defjvp
+from .transforms.batching import batch_size, move_axis, vmap
 
 __all__ = ["PRNGKey", "PRNGKeyArray", "ball", "bernoulli", "beta", "binomial", "bits", "categorical",
            "cauchy", "chisquare", "choice", "clone", "dirichlet", "double_sided_maxwell",
@@ -466,6 +471,56 @@ def _float_dtype(dtype, what: str):
     if dtype not in (np.float32, np.float16):
         raise TypeError(f"random: only float32 and float16 samples are supported, got {dtype}")
     return dtype
+
+
+def _optional_shape(shape):
+    return None if shape is None else _shape(shape)
+
+
+def _broadcast_shapes(*shapes) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+
+
+def _check_shape(what: str, shape: tuple, *param_shapes) -> None:
+    """JAX's check that the parameters' shapes broadcast to exactly `shape`."""
+    if param_shapes:
+        result = _broadcast_shapes(shape, *param_shapes)
+        if result != shape:
+            raise ValueError(f"{what} parameter shapes must be broadcast-compatible with shape "
+                             "argument, and the result of broadcasting the shapes must equal the "
+                             f"shape argument, but got result {result} for shape argument {shape}.")
+
+
+def _sample_shape(what: str, shape, *params) -> tuple[int, ...]:
+    """The shape of `what`'s samples: `shape`, which the parameters must broadcast to,
+    or by default theirs broadcast (JAX's `_check_broadcast_shapes`)."""
+    param_shapes = [tuple(jnp.shape(p)) for p in params]
+    if shape is None:
+        return _broadcast_shapes(*param_shapes) if param_shapes else ()
+    shape = _shape(shape)
+    _check_shape(what, shape, *param_shapes)
+    return shape
+
+
+def _check_safe_casts(what: str, dtype, *params) -> None:
+    """JAX's error (its TypePromotionError is a ValueError) for a parameter whose dtype
+    does not promote to the samples' `dtype`."""
+    for p in params:
+        if jnp.result_type(p, dtype) != dtype:
+            raise ValueError(f"In arguments to {what}, cannot safely cast argument of type "
+                             f"{jnp.result_type(p)} to {dtype}")
+
+
+def _float_samples(what: str, dtype, shape, *params):
+    """The dtype and shape of `what`'s float samples, checked as JAX checks them: a
+    float dtype, parameters that broadcast to `shape` and cast safely to the dtype."""
+    dtype = _float_dtype(dtype, what)
+    shape = _sample_shape(what, shape, *params)
+    _check_safe_casts(what, dtype, *params)
+    return dtype, shape
 
 
 @_takes_keys
@@ -915,24 +970,102 @@ def _log_gamma_draws(key, a):
     return log_sample + jnp.where(a < 1, log_u / a, 0.0)
 
 
-@functools.partial(custom_jvp, nondiff_argnums=(0,))
-def _loggamma(key, a):
-    # The sampler sees a = 1 where a is not positive and finite (a NaN would never be
-    # accepted); those get their limits: log 0 at a = 0, +inf at a = +inf, NaN otherwise.
+def _loggamma_values(key, a):
+    """log of Gamma(a, 1) samples of float32 `a` under one key, with the limits where
+    `a` is not positive and finite: the sampler sees a = 1 there (a NaN would never be
+    accepted), and those get log 0 at a = 0, +inf at a = +inf, NaN otherwise."""
     usable = (a > 0) & (a < np.inf)
     log_x = _log_gamma_draws(key, jnp.where(usable, a, 1.0))
     limit = jnp.where(a == 0, -np.inf, jnp.where(a == np.inf, np.inf, np.nan))
     return jnp.where(usable, log_x, limit)
 
 
-@_loggamma.defjvp
-def _loggamma_jvp(key, primals, tangents):
-    # The sample moves with a along its fixed quantile (implicit reparameterization):
-    # dx/da = lax.random_gamma_grad(a, x), so d log x / da is that over x.
-    (a,), (a_dot,) = primals, tangents
-    log_x = _loggamma(key, a)
-    x = jnp.exp(log_x)
-    return log_x, a_dot * lax.random_gamma_grad(a, x) / x
+# `random_gamma[log_space]`, JAX's primitive: Gamma(a, 1) samples (their logs with
+# `log_space`) of `a`'s shape and float dtype, under keys whose shape leads `a`'s. It
+# lowers through a traced jaxpr of the sampler above, in place (as the key primitives
+# do), so its kernels fuse with their neighbours'; one key draws all of its elements
+# (JAX splits one per element), and batched keys are mapped with vmap. The JVP is the
+# implicit reparameterization gradient, `random_gamma_grad`.
+
+
+def _gamma_abstract_eval(keys, a, *, log_space):
+    if not keys.dtype.is_key:
+        raise TypeError(f"random_gamma takes a key array operand, got dtype {keys.dtype.name}")
+    if not a.dtype.is_float:
+        raise TypeError(f"random_gamma takes a floating-point a, got dtype {a.dtype.name}")
+    if tuple(a.shape[:len(keys.shape)]) != tuple(keys.shape):
+        raise TypeError(f"random_gamma: the keys' shape {tuple(keys.shape)} must lead the shape "
+                        f"of a, {tuple(a.shape)}")
+    return ShapedArray(a.shape, a.dtype)
+
+
+random_gamma_p = P._declare("random_gamma", _gamma_abstract_eval)
+
+
+def _gamma_values(keys, a, *, log_space):
+    """What `random_gamma` computes (as a list of one array), traced for its lowering:
+    `_loggamma_values` in float32, mapped over the keys' axes."""
+    def sample(base, a):
+        return _loggamma_values(PRNGKeyArray(base), a)
+
+    for _ in range(aval_of(keys).ndim):
+        sample = vmap(sample)
+    log_x = sample(keys, lax.convert_element_type(a, np.float32))
+    return [lax.convert_element_type(log_x if log_space else lax.exp(log_x), aval_of(a).dtype)]
+
+
+@functools.lru_cache(maxsize=64)
+def _traced_gamma(avals: tuple, log_space: bool):
+    return trace_body(functools.partial(_gamma_values, log_space=log_space), avals, "random_gamma")
+
+
+def _gamma_lowering(out_aval, keys, a, *, log_space):
+    # `keys` comes as its words' node (a storage rule): shape keys + (2,)
+    avals = (ShapedArray(keys.shape[:-1], _KEY_DTYPE), ShapedArray(a.shape, a.dtype))
+    return lower_jaxpr(_traced_gamma(avals, log_space), [keys, a])[0]
+
+
+def _gamma_grad(sample, a, *, log_space):
+    """d sample / d a along the sample's fixed quantile: `random_gamma_grad`, over the
+    sample itself in log space (a sample that underflows counts as the smallest normal)."""
+    if not log_space:
+        return lax.random_gamma_grad(a, sample)
+    x = lax.exp(sample)
+    x = lax.select(lax.eq(x, lax.full_like(x, 0)), lax.full_like(x, np.finfo(x.dtype).tiny), x)
+    return lax.div(lax.random_gamma_grad(a, x), x)
+
+
+def _gamma_batch_rule(vals, dims, *, log_space):
+    """JAX's: both operands batched first, an unbatched one broadcast (each example then
+    draws under its own keys)."""
+    size = batch_size(vals, dims)
+    keys, a = (move_axis(v, d, 0, size) for v, d in zip(vals, dims))
+    return random_gamma_p.bind(keys, a, log_space=log_space), 0
+
+
+P.lowering_rules[random_gamma_p] = _gamma_lowering
+STORAGE_RULES.add(random_gamma_p)
+# Its lowering runs a while loop, which reads its predicate back: programs holding it
+# evaluate equation by equation, as those holding the loop itself.
+P.DATA_DEPENDENT = P.DATA_DEPENDENT + (random_gamma_p,)
+defjvp(random_gamma_p, None,
+       lambda g, ans, keys, a, *, log_space: lax.mul(g, _gamma_grad(ans, a, log_space=log_space)))
+P.batch_rules[random_gamma_p] = _gamma_batch_rule
+
+
+@functools.partial(staged_jit, static_argnames=("shape", "dtype", "log_space"))
+def _gamma(key, a, shape, dtype, log_space=False):
+    """JAX's `_gamma`: `a` in the samples' dtype, broadcast to `shape` (by default its
+    own), and one `random_gamma`."""
+    a_shape = tuple(jnp.shape(a))
+    if shape is None:
+        shape = a_shape
+    else:
+        _check_shape("gamma", shape, a_shape)
+    a = lax.convert_element_type(a, dtype)
+    if a_shape != shape:
+        a = jnp.broadcast_to(a, shape)
+    return random_gamma_p.bind(key._base, a, log_space=log_space)
 
 
 def _gamma_parameter(a, shape, dtype, what: str):
@@ -956,8 +1089,8 @@ def loggamma(key, a, shape=None, dtype=None):
     >>> bool((x < 0).mean() > 0.9)
     True
     """
-    a, dtype = _gamma_parameter(a, shape, dtype, "loggamma")
-    return _loggamma(key, a).astype(dtype)
+    return _gamma(key, a, shape=_optional_shape(shape), dtype=_float_dtype(dtype, "loggamma"),
+                  log_space=True)
 
 
 @_takes_keys
@@ -970,8 +1103,7 @@ def gamma(key, a, shape=None, dtype=None):
     >>> bool(abs(float(x.mean()) - 3.0) < 0.1)
     True
     """
-    a, dtype = _gamma_parameter(a, shape, dtype, "gamma")
-    return jnp.exp(_loggamma(key, a)).astype(dtype)
+    return _gamma(key, a, shape=_optional_shape(shape), dtype=_float_dtype(dtype, "gamma"))
 
 
 @_takes_keys
@@ -983,8 +1115,15 @@ def chisquare(key, df, shape=None, dtype=None):
     >>> bool(abs(float(x.mean()) - 4.0) < 0.15)
     True
     """
-    half, dtype = _gamma_parameter(jnp.asarray(df) / 2, shape, dtype, "chisquare")
-    return (2.0 * jnp.exp(_loggamma(key, half))).astype(dtype)
+    dtype, shape = _float_samples("chisquare", dtype, shape, df)
+    return _chisquare(key, df, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _chisquare(key, df, shape, dtype):
+    two = np.array(2, dtype)
+    half = lax.div(lax.convert_element_type(df, dtype), two)
+    return lax.mul(jnp.exp(loggamma(key, half, shape, dtype)), two)
 
 
 @_takes_keys
@@ -996,11 +1135,17 @@ def t(key, df, shape=None, dtype=None):
     >>> random.t(random.PRNGKey(0), 5.0, (3,)).shape
     (3,)
     """
-    k_normal, k_gamma = split(key)
-    half, dtype = _gamma_parameter(jnp.asarray(df) / 2, shape, dtype, "t")
-    n = normal(k_normal, jnp.shape(half))
-    g = jnp.exp(_loggamma(k_gamma, half))
-    return (n * jnp.sqrt(half / g)).astype(dtype)
+    dtype, shape = _float_samples("t", dtype, shape, df)
+    return _t(key, df, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _t(key, df, shape, dtype):
+    df = lax.convert_element_type(df, dtype)
+    key_n, key_g = split(key)
+    n = normal(key_n, shape, dtype)
+    half = lax.div(df, np.array(2, dtype))
+    return n * jnp.sqrt(half / gamma(key_g, half, shape, dtype))
 
 
 @_takes_keys
@@ -1013,15 +1158,19 @@ def beta(key, a, b, shape=None, dtype=None):
     >>> bool(abs(float(x.mean()) - 0.25) < 0.01)
     True
     """
-    a, b = jnp.asarray(a), jnp.asarray(b)
-    shape = np.broadcast_shapes(a.shape, b.shape) if shape is None else _shape(shape)
-    k_a, k_b = split(key)
-    a, dtype = _gamma_parameter(a, shape, dtype, "beta")
-    b, _ = _gamma_parameter(b, shape, dtype, "beta")
-    log_a, log_b = _loggamma(k_a, a), _loggamma(k_b, b)
-    top = jnp.maximum(log_a, log_b)
+    dtype, shape = _float_samples("beta", dtype, shape, a, b)
+    return _beta(key, a, b, shape, dtype)
+
+
+@functools.partial(staged_jit, static_argnums=(3, 4))
+def _beta(key, a, b, shape, dtype):
+    a, b = lax.convert_element_type(a, dtype), lax.convert_element_type(b, dtype)
+    key_a, key_b = split(key)
+    a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
+    log_a, log_b = loggamma(key_a, a, shape, dtype), loggamma(key_b, b, shape, dtype)
+    top = lax.max(log_a, log_b)
     ga, gb = jnp.exp(log_a - top), jnp.exp(log_b - top)
-    return (ga / (ga + gb)).astype(dtype)
+    return ga / (ga + gb)
 
 
 @_takes_keys
@@ -1035,15 +1184,22 @@ def dirichlet(key, alpha, shape=None, dtype=None):
     >>> x.shape, bool(jnp.allclose(x.sum(-1), 1.0))
     ((4, 3), True)
     """
-    alpha = jnp.asarray(alpha)
-    if alpha.ndim < 1:
-        raise ValueError(f"dirichlet: alpha must have at least one dimension, got shape {alpha.shape}")
-    shape = alpha.shape[:-1] if shape is None else _shape(shape)
-    alpha, dtype = _gamma_parameter(alpha, shape + alpha.shape[-1:], dtype, "dirichlet")
-    log_g = _loggamma(key, alpha)
-    log_g = log_g - jnp.max(log_g, axis=-1, keepdims=True)
-    g = jnp.exp(log_g)
-    return (g / jnp.sum(g, axis=-1, keepdims=True)).astype(dtype)
+    return _dirichlet(key, alpha, _optional_shape(shape), _float_dtype(dtype, "dirichlet"))
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _dirichlet(key, alpha, shape, dtype):
+    from .nn import softmax  # a layer above this module
+
+    alpha_shape = tuple(jnp.shape(alpha))
+    if not alpha_shape:
+        raise ValueError("dirichlet requires alpha.ndim >= 1, got alpha.ndim == 0")
+    if shape is None:
+        shape = alpha_shape[:-1]
+    else:
+        _check_shape("dirichlet", shape, alpha_shape[:-1])
+    alpha = lax.convert_element_type(alpha, dtype)
+    return softmax(loggamma(key, alpha, shape + alpha_shape[-1:], dtype), -1)
 
 
 @_takes_keys
@@ -1055,9 +1211,14 @@ def generalized_normal(key, p, shape=(), dtype=None):
     >>> random.generalized_normal(random.PRNGKey(0), 3.0, (4,)).shape
     (4,)
     """
-    k_gamma, k_sign = split(key)
-    g = gamma(k_gamma, jnp.full(_shape(shape), 1.0 / p), dtype=dtype)
-    return rademacher(k_sign, shape, g.dtype) * g ** (1.0 / p)
+    return _generalized_normal(key, p, _shape(shape), _float_dtype(dtype, "generalized_normal"))
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3))
+def _generalized_normal(key, p, shape, dtype):
+    keys = split(key)
+    g = gamma(keys[0], 1 / p, shape, dtype)
+    return rademacher(keys[1], shape, dtype) * g ** (1 / p)
 
 
 @_takes_keys
@@ -1072,10 +1233,15 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None):
     """
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"ball: the dimension d must be a positive integer, got {d!r}")
+    return _ball(key, p, int(d), _shape(shape), _float_dtype(dtype, "ball"))
+
+
+@functools.partial(staged_jit, static_argnums=(2, 3, 4))
+def _ball(key, p, d, shape, dtype):
     k_g, k_e = split(key)
-    g = generalized_normal(k_g, p, (*_shape(shape), int(d)), dtype)
-    e = exponential(k_e, shape, g.dtype)
-    return g / ((jnp.sum(jnp.abs(g) ** p, axis=-1) + e) ** (1.0 / p))[..., None]
+    g = generalized_normal(k_g, p, (*shape, d), dtype)
+    e = exponential(k_e, shape, dtype)
+    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
 
 
 def _count_draws_within(key, limit, draw, done):

@@ -24,6 +24,7 @@ NOT_LINEAR = {
     "threefry2x32", "sort_permutation", "sort", "top_k", "scatter_max_flat",
     # keys have no tangents (float0)
     "random_seed", "random_wrap", "random_unwrap", "random_bits", "random_split", "random_fold_in",
+    "random_gamma",  # and its samples are not linear in their parameter
     # scatter maxima and minima differentiate through what they compute
     "scatter-min", "scatter-max",
     # calls whose JVP rules replace them with the user's rules (the custom functions)

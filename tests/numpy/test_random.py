@@ -315,6 +315,43 @@ def test_gamma_gradient_is_the_implicit_reparameterization():
     np.testing.assert_allclose(np.asarray(grads), np.asarray(want), rtol=1e-4)
 
 
+def test_loggamma_gradient_is_the_gamma_one_over_the_sample():
+    # d log x / d a = random_gamma_grad(a, x) / x, where x = exp(log x)
+    key, a = random.key(6), np.array([0.01, 0.5, 2.0, 30.0], np.float32)
+    log_x = np.asarray(random.loggamma(key, jnp.asarray(a)), np.float64)
+    grads = jaxwg.grad(lambda a: random.loggamma(key, a).sum())(jnp.asarray(a))
+    with jax.enable_x64(True):
+        x = np.exp(log_x)
+        want = np.asarray(jax.lax.random_gamma_grad(a.astype(np.float64), x)) / x
+    np.testing.assert_allclose(np.asarray(grads), want, rtol=1e-4)
+
+
+def test_random_gamma_batches_keys_and_parameters():
+    """vmap over the parameter draws every example under the one key (JAX's rule
+    broadcasts it), so equal parameters give equal rows; over keys, each row is its
+    key's own draw; under both, the same as a loop."""
+    key, keys = random.key(7), random.split(random.key(8), 3)
+    a = np.array([[1.5, 4.0], [1.5, 4.0], [0.3, 9.0]], np.float32)
+    over_a = jaxwg.vmap(lambda a: random.gamma(key, a))(a)
+    np.testing.assert_array_equal(np.asarray(over_a[0]), np.asarray(over_a[1]))
+    both = jaxwg.vmap(lambda k, a: random.gamma(k, a, (4, 2)))(keys, a)
+    grads = jaxwg.vmap(jaxwg.grad(lambda a, k: random.gamma(k, a).sum()), (0, 0))(a, keys)
+    for i in range(3):
+        np.testing.assert_allclose(np.asarray(both[i]), np.asarray(random.gamma(keys[i], a[i], (4, 2))),
+                                   rtol=1e-6)
+        want = jaxwg.grad(lambda a: random.gamma(keys[i], a).sum())(a[i])
+        np.testing.assert_allclose(np.asarray(grads[i]), np.asarray(want), rtol=1e-6)
+
+
+def test_random_gamma_shape_rule():
+    a = jnp.ones((3, 2))
+    assert random.random_gamma_p.bind(random.split(random.key(0), 3)._base, a, log_space=False).shape == (3, 2)
+    with pytest.raises(TypeError, match="must lead the shape"):
+        random.random_gamma_p.bind(random.split(random.key(0), 2)._base, a, log_space=False)
+    with pytest.raises(TypeError, match="floating-point"):
+        random.random_gamma_p.bind(random.key(0)._base, jnp.ones(3, jnp.int32), log_space=False)
+
+
 @pytest.mark.parametrize("n, m", [(2, 4), (4, 2), (3, 3), (0, 2)])
 def test_orthogonal_rectangular_matches_jax(platform, n, m):
     """n x m with orthonormal rows or columns: JAX's matrices (the Q of the same normal
