@@ -87,6 +87,9 @@ def _cumulative(name: str, combine, example: str):
         aval = aval_of(operand)
         if not -aval.ndim <= axis < max(aval.ndim, 1):
             raise ValueError(f"{name}: axis {axis} is out of bounds for shape {aval.shape}")
+        if aval.dtype.is_bool:  # JAX's scan primitives take numbers only
+            raise TypeError(f"{name} does not accept dtype bool. Accepted dtypes are subtypes of "
+                            "number.")
         if aval.ndim == 0 or aval.shape[axis % aval.ndim] <= 1:
             return operand
         axis = axis % aval.ndim

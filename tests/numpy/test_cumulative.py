@@ -55,6 +55,13 @@ def test_lax_functions_match_jax(platform, name, reverse):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"])
+def test_lax_functions_reject_bool_as_jax(name):
+    for shape in ((3,), (1,), (0,)):
+        with pytest.raises(TypeError, match=f"{name} does not accept dtype bool. Accepted dtypes"):
+            getattr(lax, name)(jnp.zeros(shape, bool))
+
+
 def test_array_api_and_nan_variants_match_jax():
     x = np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 2.0]], np.float32)
     for name in ("nancumsum", "nancumprod"):
