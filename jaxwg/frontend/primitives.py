@@ -370,7 +370,7 @@ def _clamp_abstract_eval(lo, x, hi):
         if bound.shape not in ((), x.shape):
             raise TypeError(f"clamp bounds must be scalars or have the operand's shape "
                             f"{x.shape}, got {bound.shape}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
+    return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)  # JAX's
 
 
 clamp_p = _declare("clamp", _clamp_abstract_eval)
@@ -457,7 +457,7 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
             raise ValueError(f"pad gives a negative size for shape {x.shape} with "
                              f"{padding_config}")
         shape.append(size)
-    return ShapedArray(shape, x.dtype, x.weak_type)
+    return ShapedArray(shape, x.dtype, x.weak_type and padding_value.weak_type)  # JAX's
 
 
 pad_p = _declare("pad", _pad_abstract_eval)

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..frontend import primitives as P
 from ..frontend import pytree
-from ..frontend.aval import ShapedArray
+from ..frontend.array import asarray_for_bind
+from ..frontend.aval import ShapedArray, is_python_scalar
 from ..frontend.trace import Trace, Tracer, describe_traced, full_raise, new_main
 
 # JAX's dtype of the tangents of integer and boolean values: zero bytes per element.
@@ -117,6 +118,9 @@ class JVPTrace(Trace):
         rule = P.jvp_rules.get(primitive)
         if rule is None:
             raise NotImplementedError(f"Differentiation rule for '{primitive.name}' not implemented")
+        # Python scalars as weakly typed arrays: a rule's `lax.add(x, 1)` then has x's dtype
+        # (two Python scalars of different kinds would be a dtype error).
+        primals = [asarray_for_bind(p) if is_python_scalar(p) else p for p in primals]
         primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
             return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]

@@ -26,6 +26,7 @@ import numpy as np
 from .. import lax
 from ..frontend import primitives as P
 from ..frontend.array import aval_of
+from ..frontend.aval import ShapedArray
 from ..frontend.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, jaxpr_as_fun, trace_body
 from .ad import Zero, instantiate, is_differentiable, jvp_flat, tangent_aval
 from .batching import batch_jaxpr, batch_size, batched_first, batched_outputs, move_axis
@@ -177,6 +178,9 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     ct_carry = [instantiate(c, a) for c, a in zip(cts[:ncar], carry_avals)]
     ct_ys = [c for c in cts[ncar:] if not isinstance(c, Zero)]
     y_nonzero = [not isinstance(c, Zero) for c in cts[ncar:]]
+    # A step's slice of each ys cotangent, typed as the cotangent (a strong one stays
+    # strong where the ys were weak), as in JAX.
+    ct_y_avals = [ShapedArray(a.shape[1:], a.dtype, a.weak_type) for a in map(aval_of, ct_ys)]
     acc0 = [instantiate(Zero(c.aval)) for c in lin_consts]
     nr, nl, nct = len(res_consts), len(lin_consts), len(ct_ys)
 
@@ -199,7 +203,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
         return ct_c + ct_car + ct_x
 
     avals = ([aval_of(c) for c in res_consts] + [c.aval for c in lin_consts] + carry_avals
-             + [ya for ya, nz in zip(y_avals, y_nonzero) if nz]
+             + ct_y_avals
              + [xa for x, xa in zip(xs, x_avals) if not is_undefined(x)])
     body = trace_body(body_t, avals, "transpose of scan")
     outs = P.scan_p.bind(*res_consts, *acc0, *ct_carry, *ct_ys, *res_xs, jaxpr=body,

@@ -346,12 +346,44 @@ ZERO_TANGENTS = {  # zeros of a weakly typed input's (or output's) aval stay wea
 }
 
 
-@pytest.mark.parametrize("name", sorted(ZERO_TANGENTS))
-def test_zero_tangents_of_weakly_typed_values_are_weak_as_jax(name):
-    got, want = ZERO_TANGENTS[name](jaxwg), ZERO_TANGENTS[name](jax)
+WEAK_TYPES_THROUGH_TRANSPOSES = {  # JAX's strong constants: pad's zeros, pad's and clamp's
+    # weak type only where every operand's is, a scan's ys cotangents typed as they come
+    "slice": lambda m: m.grad(lambda a: m.numpy.stack([a, a, a])[::2].sum())(1.5),
+    "index": lambda m: m.grad(lambda a: m.numpy.stack([a, a])[1])(1.5),
+    "pad": lambda m: m.grad(lambda a: m.lax.pad(m.numpy.stack([a, a]), 0.0, [(1, 1, 1)])[1])(1.5),
+    "scan_ys": lambda m: m.grad(lambda a: m.lax.scan(
+        lambda c, x: (c, x * 2), 0.0, m.numpy.stack([a, a]))[1][0])(1.5),
+    "clamp": lambda m: m.grad(lambda a: m.lax.clamp(np.float32(0), a, np.float32(2)))(1.5),
+    "pad_strong_value": lambda m: m.lax.pad(m.numpy.stack([1.5, 2.5]), np.float32(0), [(1, 1, 0)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZERO_TANGENTS) + sorted(WEAK_TYPES_THROUGH_TRANSPOSES))
+def test_weak_types_of_derivatives_match_jax(name):
+    make = ZERO_TANGENTS.get(name) or WEAK_TYPES_THROUGH_TRANSPOSES[name]
+    got, want = make(jaxwg), make(jax)
     for g, w in zip(jaxwg.tree.leaves(got), jax.tree.leaves(want)):
         assert (g.dtype, g.weak_type) == (w.dtype, w.weak_type)
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+# Rules that combine a primal with a Python number (log1p's x + 1, square's x * 2, pow's
+# y - 1): a Python scalar primal is an array there, as in JAX, not a second Python scalar.
+PYTHON_SCALAR_PRIMALS = {
+    "log1p": lambda m: m.jvp(m.lax.log1p, (0.4,), (1.0,)),
+    "acosh": lambda m: m.jvp(m.lax.acosh, (1.5,), (1.0,)),
+    "pow": lambda m: m.jvp(lambda x: m.lax.pow(x, 1.5), (0.4,), (1.0,)),
+    "square_twice": lambda m: m.jacfwd(m.jacfwd(m.numpy.square))(0.4),
+    "integer_pow_twice": lambda m: m.jacfwd(m.jacfwd(lambda x: x ** 3))(1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PYTHON_SCALAR_PRIMALS))
+def test_rules_of_python_scalar_primals_match_jax(name):
+    got, want = PYTHON_SCALAR_PRIMALS[name](jaxwg), PYTHON_SCALAR_PRIMALS[name](jax)
+    for g, w in zip(jaxwg.tree.leaves(got), jax.tree.leaves(want)):
+        assert (g.dtype, g.weak_type) == (w.dtype, w.weak_type)
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)
 
 
 def _quotients_and_choices(m, a, b):
