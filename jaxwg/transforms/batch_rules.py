@@ -46,18 +46,19 @@ def _unbatched_shape(v, d) -> tuple:
     return shape if d is None else shape[:d] + shape[d + 1:]
 
 
-def _elementwise_same_shape(prim):
+def _elementwise_same_shape(prim, scalars=None):
     """For primitives whose operands must share one shape (rank 0 apart): `select_n`,
     `clamp`, `add_any`, `threefry2x32`. Operands batched at the front; unbatched ones
-    broadcast to the batch unless rank 0."""
+    broadcast to the batch unless rank 0 in a position `scalars` lists (default: any;
+    clamp's operand is broadcast where a bound is batched, its bounds need not be)."""
     def rule(vals, dims, **params):
         size = batch_size(vals, dims)
         shape = next((_unbatched_shape(v, d) for v, d in zip(vals, dims) if _rank(v, d) > 0), ())
         out = []
-        for v, d in zip(vals, dims):
-            if d is None and _rank(v, d) == 0:
+        for i, (v, d) in enumerate(zip(vals, dims)):
+            if d is None and _rank(v, d) == 0 and (scalars is None or i in scalars):
                 out.append(v)
-            elif _rank(v, d) == 0:  # a batched scalar meets batched arrays: broadcast it
+            elif d is not None and _rank(v, d) == 0:  # a batched scalar meets arrays: broadcast
                 out.append(lax.broadcast_in_dim(v, (size,) + shape, (0,)))
             else:
                 out.append(move_axis(v, d, 0, size))
@@ -233,8 +234,9 @@ _ELEMENTWISE = [p for p in P.ALL_PRIMITIVES if p in (
     P.stop_gradient_p, P.name_p, P.reduce_precision_p, P.real_p, P.imag_p, P.conj_p, P.complex_p)]
 for _p in _ELEMENTWISE:
     _elementwise(_p)
-for _p in (P.select_n_p, P.clamp_p, P.add_any_p, P.threefry2x32_p):
+for _p in (P.select_n_p, P.add_any_p, P.threefry2x32_p):
     _elementwise_same_shape(_p)
+_elementwise_same_shape(P.clamp_p, scalars=(0, 2))
 
 for _p in (P.reduce_sum_p, P.reduce_prod_p, P.reduce_max_p, P.reduce_min_p, P.reduce_and_p,
            P.reduce_or_p, P.argmax_p, P.argmin_p):

@@ -70,6 +70,15 @@ def test_pad_with_a_batched_padding_value():
     np.testing.assert_array_equal(np.asarray(got), np.stack(want))
 
 
+def test_clamp_with_batched_bounds_of_an_unbatched_scalar_matches_a_loop():
+    """The scalar operand is broadcast to the batch (JAX's rule does that for a batched
+    lower bound and fails for an upper one)."""
+    bounds = np.array([0.5, 1.2, 2.0], np.float32)
+    for f in (lambda b: lax.clamp(b, 1.0, 2.0), lambda b: lax.clamp(0.0, 1.0, b)):
+        got = jaxwg.vmap(f)(jnp.asarray(bounds))
+        np.testing.assert_array_equal(np.asarray(got), [np.asarray(f(b)) for b in bounds])
+
+
 def test_per_example_gradients_match_jax(platform):
     rng = np.random.default_rng(0)
     w = rng.standard_normal((6, 3)).astype(np.float32)
