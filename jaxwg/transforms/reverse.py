@@ -190,7 +190,8 @@ def split_args(fun, args: tuple, argnums, what: str):
     """`fun` as a function of the arguments `argnums` names (the others fixed), and those."""
     nums = _argnums_tuple(argnums)
     for i in nums:
-        if i < -len(args):
+        # grad names missing arguments; the Jacobians only JAX's index check
+        if i < -len(args) or (i >= len(args) and what != "grad"):
             raise ValueError("Positional argument indices, e.g. for `static_argnums`, must have "
                              "value greater than or equal to -len(args) and less than len(args), "
                              f"but got value {i} for len(args) == {len(args)}.")

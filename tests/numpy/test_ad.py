@@ -285,6 +285,16 @@ def test_jacobian_dtype_and_aux_errors_match_jax(m):
             f()
 
 
+@pytest.mark.parametrize("m", [jaxwg, jax], ids=lambda m: m.__name__)
+def test_argnums_out_of_range_errors_match_jax(m):
+    x = np.ones(3, np.float32)
+    with pytest.raises(TypeError, match="requires at least 4 positional arguments"):
+        m.value_and_grad(lambda a: a.sum(), argnums=3)(x)
+    for jac in (m.jacfwd, m.jacrev, m.hessian):
+        with pytest.raises(ValueError, match="but got value 2 for len\\(args\\) == 1"):
+            jac(lambda a: a.sum(), argnums=(0, 2))(x)
+
+
 def test_jacrev_of_an_integer_input_with_allow_int_is_zeros_of_its_dtype_as_jax():
     x = np.array([0.5, -1.2, 2.0], np.float32)
     for n in (np.arange(3, dtype=np.int32), 2):
