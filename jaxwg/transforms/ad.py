@@ -144,6 +144,11 @@ def _user_tangent(tangent, aval: ShapedArray):
     return np.zeros(aval.shape, float0)
 
 
+def _is_raw(x) -> bool:
+    """Whether `x` is a NumPy or Python value rather than an Array or tracer."""
+    return isinstance(x, (np.ndarray, np.generic)) or is_python_scalar(x)
+
+
 def _check_tangent(primal_aval: ShapedArray, tangent, what: str) -> None:
     from ..frontend.array import aval_of
 
@@ -208,6 +213,10 @@ def jvp(fun, primals, tangents, has_aux: bool = False):
     p_out, t_out = jvp_flat(flat, p_leaves, tangents_in, describe_traced(fun, "jvp"))
     n = out_tree[0].num_leaves
     t_user = [_user_tangent(t, aval_of(p)) for p, t in zip(p_out[:n], t_out[:n])]
+    # A tangent passed through untouched (x + c) is the caller's value: an array where
+    # the primal out is one, as JAX's (an output that is an input stays as it came).
+    t_user = [asarray_for_bind(t) if _is_raw(t) and not _is_raw(p) and
+              getattr(t, "dtype", None) != float0 else t for p, t in zip(p_out[:n], t_user)]
     result = (pytree.tree_unflatten(out_tree[0], p_out[:n]), pytree.tree_unflatten(out_tree[0], t_user))
     if has_aux:
         return (*result, out_tree[1](p_out[n:]))

@@ -285,6 +285,15 @@ def test_jacobian_dtype_and_aux_errors_match_jax(m):
             f()
 
 
+def test_tangents_passed_through_are_arrays_where_jaxs_are():
+    x = np.ones(2, np.float32)
+    for f, args in ((lambda w: w + 1, (2.0,)), (lambda w: w + 1.0, (x,)), (lambda w: w, (x,)),
+                    (lambda w: w.reshape(2), (x,))):
+        got, want = jaxwg.jvp(f, args, args)[1], jax.jvp(f, args, args)[1]
+        assert isinstance(got, np.ndarray) == isinstance(want, np.ndarray)
+        assert getattr(got, "weak_type", None) == getattr(want, "weak_type", None)
+
+
 @pytest.mark.parametrize("m", [jaxwg, jax], ids=lambda m: m.__name__)
 def test_argnums_out_of_range_errors_match_jax(m):
     x = np.ones(3, np.float32)
