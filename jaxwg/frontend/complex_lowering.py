@@ -638,6 +638,15 @@ def _iota(out_aval, in_avals, *, dtype, **params):
 complex_rules[P.iota_p] = _iota
 
 
+def _empty(out_aval, in_avals, *, dtype, memory_space):
+    """JAX's `empty2` (a cond branch's unused residual) of a paired dtype: zero parts."""
+    real = _real(out_aval)
+    return pack(full((), 0, real.dtype), full((), 0, real.dtype))
+
+
+complex_rules[P.empty_p] = _empty
+
+
 # -- reductions that combine pairs -----------------------------------------------------------
 
 

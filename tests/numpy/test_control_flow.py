@@ -327,6 +327,18 @@ def test_cond_preds_and_switch_indices_match_jax(case):
     assert run(lax) == run(jax.lax)
 
 
+def test_gradients_of_conds_with_complex_residuals_match_jax():
+    """A branch's residual the other branch does not fill is an empty value (JAX's
+    empty2), complex here."""
+    z = np.array([0.5 + 2j, -1.2 + 1j], np.complex64)
+
+    def grads(m):
+        f = lambda v: m.lax.cond(v.real > 0, lambda: v * v, lambda: v * 2)  # noqa: E731
+        return m.vmap(m.grad(f, holomorphic=True))(z)
+
+    np.testing.assert_allclose(np.asarray(grads(jaxwg)), np.asarray(grads(jax)), rtol=1e-6)
+
+
 FORI_BOUNDS = [(0.0, 3), (0, np.int32(3)), (np.uint32(0), 3), (0, 3.0), (0.0, 3.0),
                (np.int32(0), np.int32(3)), (np.uint32(0), np.int32(3))]
 
