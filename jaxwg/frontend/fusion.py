@@ -28,8 +28,9 @@ Which nodes get their own buffer (are *materialized*):
    it again, and an eager loop such as `v = tanh(v); total += sum(v)` would otherwise
    recompute a chain of every `v` so far in each new kernel;
 5. a reduction whose single consumer path is elementwise (and shape-preserving reshapes)
-   up to one materialized node fuses into that node's kernel as the reduction
-   epilogue: `sum(x) / n` is one kernel;
+   of its own size up to one materialized node fuses into that node's kernel as the
+   reduction epilogue: `sum(x) / n` is one kernel (`x - mean(x)` two: each element
+   would otherwise sum all of x);
 6. the costliest inlined source of a node whose kernel would inline more than
    `MAX_PENDING_COST` computing nodes (long traced chains);
 7. the operand of a gather, which is read at positions computed from the indices
@@ -158,11 +159,13 @@ def _is_broadcast(node: LazyNode) -> bool:
     return node.kind == MOVE and node.arg.broadcast
 
 
-def _is_index_preserving(node: LazyNode) -> bool:
-    """Elementwise nodes and reshapes read their sources at the same flat index."""
-    if node.kind == ELEMENTWISE:
-        return True
-    return node.kind == MOVE and node.arg.tracker.is_contiguous and node.arg.fill is None
+def _reads_in_place(user: LazyNode, src: LazyNode) -> bool:
+    """Whether `user` reads `src` at its own flat index: elementwise nodes and reshapes
+    do, but an elementwise node reads a rank-0 source of a larger shape at every index
+    (a sum fused there as the epilogue of `x - mean(x)` would be recomputed for each)."""
+    if user.kind == ELEMENTWISE:
+        return src.shape == user.shape
+    return user.kind == MOVE and user.arg.tracker.is_contiguous and user.arg.fill is None
 
 
 class _Planner:
@@ -247,15 +250,15 @@ class _Planner:
         recomputing it in every product's tile would cost that product its vector loads."""
         if not _cheap_to_repeat(node):
             return False
-        stack = list(node.srcs)
+        stack = [s for s in node.srcs if _reads_in_place(node, s)]
         while stack:
             src = stack.pop()
             if id(src) not in self.users or src.users != 1 or src.arrays:
                 continue
             if src.kind == REDUCE:  # every reduction is materialized until rule 5 runs
                 return False
-            if _is_index_preserving(src) and id(src) not in self.materialize:
-                stack.extend(src.srcs)
+            if id(src) not in self.materialize:
+                stack.extend(s for s in src.srcs if _reads_in_place(src, s))
         return True
 
     def _mark_shared(self) -> None:
@@ -301,9 +304,9 @@ class _Planner:
         if root_id == "elsewhere" or root_id in self.epilogue_of:
             return False
         node = reduction
-        while id(node) != root_id:  # the path must be a chain of index-preserving users
+        while id(node) != root_id:  # the path must be a chain of users that read it in place
             users = self.users[id(node)]
-            if len(users) != 1 or not _is_index_preserving(users[0]):
+            if len(users) != 1 or not _reads_in_place(users[0], node):
                 return False
             node = users[0]
         if node.kind == REDUCE:

@@ -51,6 +51,19 @@ def test_kernel_counts(platform, mode, fn, reference, expected_kernels):
     assert count == expected_kernels
 
 
+def test_a_reduction_that_every_element_reads_is_computed_once(platform, mode):
+    """Rule 5 makes a reduction the epilogue of a kernel of its own size only: as the
+    epilogue of `x - mean(x)` each element summed all of x (100,000 elements: 88 s on
+    lavapipe). Rows this long take no row stages (rule 9), so the sum is a kernel."""
+    x = np.linspace(-1, 1, 20_000, dtype=np.float32)
+    cases = [(lambda v: v - jnp.mean(v), lambda v: v - np.mean(v)),
+             (lambda v: jnp.arange(3.0) * jnp.max(v), lambda v: np.arange(3.0, dtype=np.float32) * np.max(v))]
+    for fn, reference in cases:
+        count, out = kernels_for(fn, jnp.asarray(x), mode=mode)
+        assert_array(out, reference(x), rtol=1e-5, atol=1e-6)
+        assert count == 2
+
+
 def test_dense_layers_compute_their_activations_where_the_next_product_loads_them(platform, mode):
     """A layer's `relu(h @ w + b)` is not a kernel of its own when `h @ w + b` is needed
     too (as the relu mask of a backward pass needs it): the next product recomputes it
