@@ -22,7 +22,7 @@ MODULES = {"jaxwg": "jax", "jaxwg.numpy": "jax.numpy", "jaxwg.lax": "jax.lax",
            "jaxwg.numpy.fft": "jax.numpy.fft"}
 GENERATED = pathlib.Path(_jax_names.__file__)
 # The modules that have every name of JAX's.
-COMPLETE = {"jaxwg.numpy.fft", "jaxwg.numpy.linalg"}
+COMPLETE = {"jaxwg.numpy.fft", "jaxwg.numpy.linalg", "jaxwg.random"}
 
 # JAX is imported in a fresh interpreter: the top-level names include the submodules
 # imported so far, which differ after other tests.
