@@ -983,9 +983,9 @@ def _loggamma_values(key, a):
 # `random_gamma[log_space]`, JAX's primitive: Gamma(a, 1) samples (their logs with
 # `log_space`) of `a`'s shape and float dtype, under keys whose shape leads `a`'s. It
 # lowers through a traced jaxpr of the sampler above, in place (as the key primitives
-# do), so its kernels fuse with their neighbours'; one key draws all of its elements
-# (JAX splits one per element), and batched keys are mapped with vmap. The JVP is the
-# implicit reparameterization gradient, `random_gamma_grad`.
+# do); one key draws all of its elements (JAX splits one per element), and batched keys
+# are mapped with vmap. The JVP is the implicit reparameterization gradient,
+# `random_gamma_grad`.
 
 
 def _gamma_abstract_eval(keys, a, *, log_space):
