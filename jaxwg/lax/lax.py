@@ -633,12 +633,12 @@ def full_like(x, fill_value, dtype=None, shape=None):
     return full(aval.shape if shape is None else shape, value)
 
 
-def _strong_full_like(x, fill_value):
-    """`full_like(x, fill_value)`, strongly typed even where `x` is weakly typed: the
-    constants JAX's own rules build from NumPy values (`np.zeros((), dtype)`,
-    `asarray(v, dtype=dtype)`), which keep a result that mixes them with a weakly typed
-    `x` strongly typed."""
-    return full_like(x, fill_value, _aval_of(x).dtype)
+def _strong_full_like(x, fill_value, shape=None):
+    """`full_like(x, fill_value, shape=shape)`, strongly typed even where `x` is weakly
+    typed: the constants JAX's own rules build from NumPy values (`np.zeros((), dtype)`,
+    `asarray(v, dtype=dtype)`, `np.array(v, dtype)`), which keep a result that mixes them
+    with a weakly typed `x` strongly typed."""
+    return full_like(x, fill_value, _aval_of(x).dtype, shape)
 
 
 def _const_like(x, fill_value):

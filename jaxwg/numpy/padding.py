@@ -79,11 +79,10 @@ def _host_cast(value: np.ndarray, dtype) -> np.ndarray:
     return value.astype(target)
 
 
-def _typed_as(value, aval):
-    """A host pad value (a 0-d NumPy array of the array's dtype), weakly typed where the
-    array is, as JAX converts it: `pad` keeps a weak type only where both operands have
-    one."""
-    return lax.convert_element_type(value, aval.dtype, True) if aval.weak_type else value
+def _pad_value(x, host):
+    """A host pad value as a scalar of `x`'s dtype, weakly typed where `x` is, as JAX
+    converts it (`pad` keeps a weak type only where both operands have one)."""
+    return lax.full_like(x, host, shape=())
 
 
 def _pad_constant(x, widths, constant_values):
@@ -104,7 +103,7 @@ def _pad_constant(x, widths, constant_values):
     else:  # host values, as 0-d NumPy arrays of the array's dtype: constants of the kernel
         host = _host_cast(static_value(constant_values, "constant_values of jnp.pad"), aval.dtype)
         if host.size == 1 and host.ndim <= 1:
-            return lax.pad(x, _typed_as(host.reshape(()), aval), [(lo, hi, 0) for lo, hi in widths])
+            return lax.pad(x, _pad_value(x, host.reshape(())), [(lo, hi, 0) for lo, hi in widths])
         if host.ndim > 2 or host.shape[-1] not in (1, 2):
             raise ValueError(f"jnp.pad: constant_values has unsupported shape {host.shape}. If "
                              "the shape is 1D or 2D, the last dimension must be of size 1 or 2.")
@@ -114,9 +113,9 @@ def _pad_constant(x, widths, constant_values):
             raise ValueError(f"jnp.pad: constant_values of shape {host.shape} cannot be "
                              f"broadcast to {(nd, 2)}") from None
         if (host == host.flat[0]).all():
-            return lax.pad(x, _typed_as(host.reshape(-1)[0:1].reshape(()), aval),
+            return lax.pad(x, _pad_value(x, host.reshape(-1)[0:1].reshape(())),
                            [(lo, hi, 0) for lo, hi in widths])
-        pick = [[_typed_as(host[i, side:side + 1].reshape(()), aval) for side in (0, 1)] for i in range(nd)]
+        pick = [[_pad_value(x, host[i, side:side + 1].reshape(())) for side in (0, 1)] for i in range(nd)]
     # One axis and one side at a time: later axes pad over the corners of earlier ones.
     for i, (lo, hi) in enumerate(widths):
         for side, width in ((0, lo), (1, hi)):

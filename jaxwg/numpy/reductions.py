@@ -25,6 +25,7 @@ from ..core.alu_eval import cast_array
 from .. import lax
 from ..frontend import aval as avals
 from ..frontend.jit import staged_jit
+from ..lax.lax import _strong_full_like
 from ..core import dtypes as dt
 from ._util import (
     aval_of,
@@ -451,11 +452,6 @@ def _isnan(x):
     return lax.ne(x, x)
 
 
-def _typed_constant(value, x):
-    """`value` as a strongly typed scalar of `x`'s dtype (JAX's `lax._const`)."""
-    return np.array(value, aval_of(x).dtype.np)
-
-
 def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_nan: bool,
                    where, **kw):
     """JAX's `_nan_reduction`: `reduce` of `a` over `where` with NaNs (complex: a NaN
@@ -464,9 +460,9 @@ def _nan_reduction(name: str, reduce, a, axis, keepdims, identity, nan_if_all_na
     kw["where"] = _where(name, where)
     if not aval_of(x).dtype.is_inexact:
         return reduce(x, axis, keepdims=keepdims, **kw)
-    out = reduce(where_(_isnan(x), _typed_constant(identity, x), x), axis, keepdims=keepdims, **kw)
+    out = reduce(where_(_isnan(x), _strong_full_like(x, identity, ()), x), axis, keepdims=keepdims, **kw)
     if nan_if_all_nan:
-        out = where_(all(_isnan(x), axis, keepdims=keepdims), _typed_constant(math.nan, x), out)
+        out = where_(all(_isnan(x), axis, keepdims=keepdims), _strong_full_like(x, math.nan, ()), out)
     return out
 
 
@@ -558,7 +554,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     else:
         squares = lax.square(centered)
     count = subtract(sum(lax.bitwise_not(_isnan(x)), axis, keepdims=keepdims, where=where), ddof)
-    too_few = lax.le(count, _typed_constant(0, count))
+    too_few = lax.le(count, _strong_full_like(count, 0, ()))
     total = where_(too_few, np.nan, sum(squares, axis, keepdims=keepdims, where=where))
     divisor = where_(too_few, 1, count)
     result = lax.div(total, lax.convert_element_type(divisor, aval_of(total).dtype))

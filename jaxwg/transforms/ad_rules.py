@@ -114,12 +114,6 @@ def _like(x, value):
     return lax.convert_element_type(value, aval_of(x).dtype, weak_type=True)
 
 
-def _strong(x, value):
-    """`value` as a rank-0 constant of `x`'s dtype, strongly typed: JAX's
-    `np.array(value, dtype)` constants, which make a weakly typed result strong."""
-    return lax.convert_element_type(value, aval_of(x).dtype)
-
-
 def _replace_zero(x):
     return lax.select(lax.eq(x, _like(x, 0)), lax.full_like(x, 1), x)
 
@@ -374,12 +368,12 @@ def _slice_transpose(ct, x, *, start_indices, limit_indices, strides):
             config.append((lo, n - lo, 0))
         else:
             config.append((lo, n - (lo + (k - 1) * st + 1), st - 1))
-    return [lax.pad(ct, _strong(ct, 0), config)]
+    return [lax.pad(ct, _strong_full_like(ct, 0, ()), config)]
 
 
 def _unpad(ct, padding_config):
     """The elements of a padded array's cotangent that came from the operand."""
-    unpadded = lax.pad(ct, _strong(ct, 0), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    unpadded = lax.pad(ct, _strong_full_like(ct, 0, ()), [(-lo, -hi, 0) for lo, hi, _ in padding_config])
     shape = aval_of(unpadded).shape
     return lax.slice(unpadded, (0,) * len(shape), shape, tuple(i + 1 for _, _, i in padding_config))
 
