@@ -165,9 +165,10 @@ class custom_jvp:
         return pytree.tree_unflatten(out_tree, outs)
 
 
-def _type(aval) -> str:
-    """`float32[3]`: an aval as JAX's custom rule errors name it."""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+def _type(aval, dtype_name: str | None = None) -> str:
+    """`float32[3]`: an aval as JAX's custom rule errors name it (`dtype_name` in place
+    of its dtype's: float0 tangents)."""
+    return f"{dtype_name or aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def _tangent_type(tangent) -> str:
@@ -177,7 +178,7 @@ def _tangent_type(tangent) -> str:
     if isinstance(tangent, SymbolicZero):
         return _type(tangent.aval)
     if getattr(tangent, "dtype", None) == float0:
-        return f"float0[{','.join(map(str, tangent.shape))}]"
+        return _type(tangent, "float0")
     return _type(aval_of(tangent))
 
 
@@ -199,8 +200,7 @@ def _checked_jvp_output(pair, names) -> tuple[list, list]:
                         "tangent outputs with equal container (pytree) structures, but got "
                         f"{p_tree} and {t_tree} respectively.")
     p_avals = [aval_of(x) for x in primals]
-    expected = [_type(a) if is_differentiable(a) else f"float0[{','.join(map(str, a.shape))}]"
-                for a in p_avals]
+    expected = [_type(a, None if is_differentiable(a) else "float0") for a in p_avals]
     wrong = [(_type(p), e, _tangent_type(t)) for p, e, t in zip(p_avals, expected, tangents)
              if e != _tangent_type(t) and not isinstance(t, SymbolicZero)]
     if len(expected) == 1 and wrong:
