@@ -4,9 +4,9 @@
 maxima, the row sums of exp(x - max), and exp(x - max) / sum, which reads the maxima and
 sums back through a broadcast. Layer norms (mean, variance, output) and logsumexp
 look the same. `fuse_rows` merges such a chain into its last kernel as *row stages*
-(`core.kernel`): the backends then compute a row's stages and its outputs together, one
-workgroup (or one thread, on software adapters) per row, so the input is read from
-memory once and from cache after that.
+(`core.kernel`): the backends then compute a row's stages and its outputs together, a
+group of threads (one thread, for short rows on software adapters) per row, so the input
+is read from memory once and from cache after that.
 
 A kernel K of `rows` outputs becomes a stage of a later kernel E when:
 
@@ -40,8 +40,8 @@ from ..core import dtypes as dt
 from ..core.alu import AluExp, Op
 from ..core.kernel import Kernel, stage_value
 
-# Terms a stage may reduce and outputs a row may have: one workgroup (or one software
-# thread) takes a whole row, so very long rows are left to the split reductions.
+# Terms a stage may reduce and outputs a row may have: at most one workgroup takes a
+# whole row, so very long rows are left to the split reductions.
 MAX_ROW_LENGTH = 16384
 # Row fusion needs this many rows to keep a GPU's workgroups busy, unless the whole
 # kernel is small enough that launching fewer kernels is what counts.

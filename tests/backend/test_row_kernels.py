@@ -1,8 +1,8 @@
 """Kernels with row stages (core.kernel, templates.row_kernel) against the CPU backend.
 
 Every thread mapping the row template offers runs on the WebGPU backend and is held to
-the CPU backend's NumPy interpretation of the same kernel: one thread per row (software
-adapters), a few threads per row with several rows per workgroup, a whole workgroup per
+the CPU backend's NumPy interpretation of the same kernel: one thread per row (short
+rows on software adapters), a few threads per row with several rows per workgroup, a whole workgroup per
 row (GPUs); rows whose length is or is not a multiple of 4 (vec4 reads and stores or
 scalar ones), bool and int32 stages through workgroup memory, a final reduction, and
 a grid past 65535 workgroups.
@@ -104,6 +104,26 @@ def test_default_mapping_and_specials(cpu, webgpu):
     x[1, 3], x[2, :], x[3, 0], x[4, 5] = np.nan, -np.inf, np.inf, -0.0
     kernel = softmax_kernel(6, 8)
     assert_close_ulps(run_on(webgpu, kernel, [x.ravel()]), run_kernel(cpu, kernel, [x.ravel()]), 8, atol=1e-7)
+
+
+@pytest.mark.parametrize("rows, length", [(1, 16384), (3, 5001), (40, 64)])
+def test_default_mapping_of_long_rows(cpu, webgpu, rows, length):
+    """Rows long enough for a group of threads on every adapter (`row_tuning`)."""
+    x = np.random.default_rng(length).normal(0, 4, rows * length).astype(np.float32)
+    kernel = softmax_kernel(rows, length)
+    group = row_tuning(kernel, webgpu.traits).group
+    assert_close_ulps(run_on(webgpu, kernel, [x]), run_kernel(cpu, kernel, [x]),
+                      softmax_ulps(length, group), atol=1e-7)
+
+
+@pytest.mark.parametrize("length, software, gpu", [(16, 1, 4), (63, 1, 4), (64, 4, 4), (300, 32, 32),
+                                                   (16384, 64, 256)])
+def test_threads_per_row(length, software, gpu):
+    """On software adapters rows shorter than SOFTWARE_GROUPED_ROW take one thread; the
+    others, and every row on GPUs, about 16 terms a thread, at most a workgroup."""
+    kernel = softmax_kernel(8, length)
+    assert row_tuning(kernel, AdapterTraits(True)).group == software
+    assert row_tuning(kernel, AdapterTraits(False)).group == gpu
 
 
 def test_grid_past_65535_workgroups(cpu, webgpu):

@@ -306,16 +306,24 @@ def _software_columns(kernel: Kernel, traits: AdapterTraits, split: bool) -> lis
             Pass(second, tuning(second), direct + ("scratch",))]
 
 
+# On software adapters rows shorter than this take one thread each, longer ones a group
+# of threads as on GPUs. lavapipe, 2 cores, softmax / layer norm in µs (2026-12-08), a
+# thread per row against a group: 1 x 16384 18,051 / 617 (a single thread read the row
+# three times); 1024 x 1024 16,058 / 15,081; 2048 x 2048 61,233 / 50,452; 4096 x 64
+# 4,024 / 2,350; but 32768 x 32 7,376 / 10,425 and 65536 x 16 7,201 / 14,238.
+SOFTWARE_GROUPED_ROW = 64
+
+
 def row_tuning(kernel: Kernel, traits: AdapterTraits) -> Tuning:
-    """Threads per row of a kernel with row stages (templates.row_kernel): on GPUs
-    enough that each reads about 16 terms of the longest row (at most a workgroup);
-    on software adapters one, which reads its row from the CPU's cache at each stage
-    without the barriers that sharing a row takes."""
+    """Threads per row of a kernel with row stages (templates.row_kernel): enough that
+    each reads about 16 terms of the longest row (at most a workgroup); on software
+    adapters one for rows shorter than `SOFTWARE_GROUPED_ROW` terms, which then reads
+    its row without the barriers that sharing it takes."""
     vector = 4 if (kernel.reduction is None and kernel.row_length % 4 == 0
                    and STORAGE_TYPE[kernel.dtype] in ("f32", "i32", "u32")) else 1
-    if traits.is_software:
-        return Tuning(workgroup_size=traits.workgroup_size, group=1, vector=vector)
     longest = max([kernel.row_length] + [k.reduction.size for k in (*kernel.stages, kernel) if k.reduction])
+    if traits.is_software and longest < SOFTWARE_GROUPED_ROW:
+        return Tuning(workgroup_size=traits.workgroup_size, group=1, vector=vector)
     group = 4
     while group < traits.workgroup_size and group * 16 < longest:
         group *= 2
