@@ -12,21 +12,22 @@ from hypothesis import strategies as st
 
 from jaxwg.backend.webgpu import scan
 from jaxwg.backend.webgpu.routines import compile_routine
+from jaxwg.backend.webgpu.tuner import AdapterTraits
 from jaxwg.core import dtypes as dt
 from jaxwg.core.routine import CumulativeSum
 
 from .helpers import assert_equal_values, run_kernel
 
 
-def run_scan(backend, x: np.ndarray, subgroups: bool | None = None) -> np.ndarray:
-    """The routine on `x`'s rows; `subgroups` (WebGPU) forces the plan with or without
-    subgroup operations, else the backend picks by its adapter."""
+def run_scan(backend, x: np.ndarray, **traits) -> np.ndarray:
+    """The routine on `x`'s rows; `traits` (WebGPU: `subgroups`, `is_software`) force the
+    plan for an adapter with or without them, else the backend picks by its adapter."""
     rows, length = x.shape
     routine = CumulativeSum(dt.from_numpy(x.dtype), rows, length)
     exe = None
-    if subgroups is not None:
-        traits = dataclasses.replace(backend.traits, subgroups=subgroups)
-        exe = compile_routine(backend.device, routine, scan.plan(routine, traits))
+    if traits:
+        plan = scan.plan(routine, dataclasses.replace(backend.traits, **traits))
+        exe = compile_routine(backend.device, routine, plan)
     return run_kernel(backend, routine, [x], executable=exe).reshape(rows, length)
 
 
@@ -59,7 +60,36 @@ def test_sums_across_threads_with_and_without_subgroups(webgpu, subgroups):
     for dtype, shape in (("int32", (3, 100)), ("float32", (3, 3 * scan.BLOCK + 5)),
                          ("uint32", (2, 2 * scan.BLOCK)), ("int32", (1, scan.BLOCK * scan.BLOCK + 7))):
         x = rng.integers(-8, 8, shape).astype(dtype)
-        assert_equal_values(run_scan(webgpu, x, subgroups), np.cumsum(x, axis=1, dtype=dtype))
+        assert_equal_values(run_scan(webgpu, x, subgroups=subgroups, is_software=False), np.cumsum(x, axis=1, dtype=dtype))
+
+
+def test_short_rows_take_a_thread_each_on_software_adapters():
+    """Rows of at most BLOCK: one pass of a thread per row on software adapters, a
+    workgroup per row on GPUs."""
+    def shaders(rows, length, software):
+        p = scan.plan(CumulativeSum(dt.float32, rows, length), AdapterTraits(software))
+        return [(s.shader, s.workgroups) for s in p.steps]
+
+    assert shaders(4096, 16, True) == [("rows", 64)]
+    assert shaders(3, scan.BLOCK, True) == [("rows", 1)]
+    assert shaders(4096, 16, False) == [("scan", 4096)]
+    assert [s for s, _ in shaders(1, scan.BLOCK + 1, True)] == ["totals", "offsets", "scan"]
+
+
+@pytest.mark.parametrize("software", [False, True])
+def test_short_rows_on_both_plans(webgpu, software):
+    """Rows of one block through either plan, on any adapter: floats with specials (a
+    row that starts with -0.0 starts with 0.0, as JAX's: its scan adds to 0), integers
+    that wrap, and more rows than a workgroup has threads."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(70, 33)).astype(np.float32)
+    x[0, 0], x[1, 5], x[2, 7], x[3, 0], x[3, 1] = -0.0, np.nan, np.inf, -np.inf, np.inf
+    want = np.cumsum(x.astype(np.float64), axis=1).astype(np.float32)
+    got = run_scan(webgpu, x, is_software=software)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert not np.signbit(got[0, 0])
+    ints = rng.integers(0, 2 ** 32, (5, scan.BLOCK), dtype=np.uint64).astype(np.uint32)
+    assert_equal_values(run_scan(webgpu, ints, is_software=software), np.cumsum(ints, axis=1, dtype=np.uint32))
 
 
 def test_float_sums_of_millions_stay_within_a_bound(backend):
