@@ -234,6 +234,8 @@ def aval_of(value) -> ShapedArray:
     >>> aval_of(2.0).str_short(), aval_of(np.ones(3, np.int32)).str_short()
     ('f32[]', 'i32[3]')
     """
+    if type(value) is ArrayImpl:  # the common case first: jit keys each call's arguments
+        return value.aval
     aval = getattr(value, "aval", None)
     if isinstance(aval, ShapedArray):
         return aval

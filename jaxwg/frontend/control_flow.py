@@ -28,7 +28,7 @@ from ..backend.lru import LruCache
 from ..core import dtypes as dt
 from . import primitives as P
 from .aval import ShapedArray
-from .complex_lowering import lower, scalar_node
+from .complex_lowering import lower, scalar_node, storage
 from .execute import realize
 from .lazy import CONST, LazyNode
 
@@ -102,7 +102,7 @@ def _compiled_step(device):
         if program is None:
             program = lower_to_program(closed, device, "while_loop step")
             _STEP_PROGRAMS.put((closed, device), program)
-        return run_program(program, args, closed.out_avals)
+        return run_program(program, args, [storage(aval) for aval in closed.out_avals])
 
     return run
 

@@ -129,6 +129,8 @@ class Program:
                             registers[id(step.output)], nbytes(backend, step.output)])
         self.n_registers = len(registers)
         self.outputs = [registers[id(n)] for n in out_nodes]
+        # Arguments, constants and repeated outputs are shared: a result takes a reference.
+        self._shared = [r < self.first_temp or r in self.outputs[:i] for i, r in enumerate(self.outputs)]
         self.kernels = self._with_frees(kernels)
         register_bytes = [nbytes(backend, n) for n in list(arg_nodes) + list(const_nodes)]
         register_bytes += [k.nbytes for k in self.kernels]
@@ -153,7 +155,6 @@ class Program:
     def run(self, arg_slots: list[int]) -> list[Buffer]:
         """Dispatch the program on argument slots; one new Buffer per output."""
         backend = self.device.backend
-        handed_out = set()
         results = []
         with backend.lock:  # one acquisition; the calls below re-enter it
             outputs = None
@@ -161,11 +162,9 @@ class Program:
                 outputs = self._replay.run(arg_slots)
             if outputs is None:
                 outputs = self._dispatch_each(arg_slots)
-            for r, slot in zip(self.outputs, outputs):
-                # Arguments, constants and repeated outputs are shared: take a reference.
-                if r < self.first_temp or r in handed_out:
+            for slot, shared in zip(outputs, self._shared):
+                if shared:
                     backend.incref(slot)
-                handed_out.add(r)
                 results.append(Buffer(backend, slot))
         counters["kernels"] += len(self.kernels)
         return results

@@ -155,12 +155,16 @@ def _resolve(argnums: frozenset, n_args: int) -> frozenset:
 
 
 class _Compiled:
-    """One cache entry: the traced jaxpr, the output tree and the program."""
+    """One cache entry: the traced jaxpr, the output tree and the program, with what
+    each call wraps its results in (their avals, and the shape and dtype of the nodes
+    that hold them), worked out once."""
 
     def __init__(self, closed: ClosedJaxpr, out_tree, program: Program):
         self.closed = closed
         self.out_tree = out_tree
         self.program = program
+        self.out_avals = closed.out_avals
+        self.out_storage = [storage(aval) for aval in self.out_avals]
 
 
 def _as_node(value) -> LazyNode:
@@ -276,17 +280,19 @@ def lower_to_program(closed: ClosedJaxpr, device, name: str = "program"):
     return Program(device, arg_nodes, list(consts.values()), out_nodes, name)
 
 
-def run_program(program, nodes: list[LazyNode], out_avals) -> list[LazyNode]:
+def run_program(program, nodes: list[LazyNode], out_storage) -> list[LazyNode]:
     """`program` run on `nodes`, realized first (scalars and pending constants go where it
-    runs): a node over each output's new buffer."""
+    runs): a node over each output's new buffer, of the shape and dtype in `out_storage`
+    (`complex_lowering.storage` of each output's aval)."""
+    device = program.device
     with GRAPH_LOCK:
         for node in nodes:
             if node.device is None:
-                node.device = program.device
+                node.device = device
         realize(nodes)
     buffers = program.run([node.buffer.slot for node in nodes])
-    return [LazyNode.from_buffer(buffer, *storage(aval), program.device)
-            for buffer, aval in zip(buffers, out_avals)]
+    return [LazyNode.from_buffer(buffer, shape, dtype, device)
+            for buffer, (shape, dtype) in zip(buffers, out_storage)]
 
 
 class Lowered:
@@ -516,7 +522,7 @@ class Jitted:
 
     def _compiled(self, args, kwargs, static, leaves, in_tree) -> _Compiled:
         """The cache entry for concrete arguments, compiled on a miss."""
-        in_avals = tuple(aval_of(x) for x in leaves)
+        in_avals = tuple([aval_of(x) for x in leaves])
         device = self._device(leaves, args, kwargs)
         key = (in_tree, in_avals, _typed(static), device, config.program_key())
         last = self._last
@@ -549,11 +555,11 @@ class Jitted:
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         static, leaves, in_tree = self._flatten(args, kwargs)
-        if len(_dynamic) > 1 or any(isinstance(x, Tracer) for x in leaves):
+        if len(_dynamic) > 1 or any([isinstance(x, Tracer) for x in leaves]):
             return self._stage(len(args), static, leaves, in_tree)
         entry = self._compiled(args, kwargs, static, leaves, in_tree)
-        outs = run_program(entry.program, [_as_node(x) for x in leaves], entry.closed.out_avals)
-        results = [ArrayImpl(node, aval) for node, aval in zip(outs, entry.closed.out_avals)]
+        outs = run_program(entry.program, [_as_node(x) for x in leaves], entry.out_storage)
+        results = [ArrayImpl(node, aval) for node, aval in zip(outs, entry.out_avals)]
         nan_checks.check_jitted(self._name, results, lambda: self._fun(*args, **kwargs))
         self._donate_inputs(args)
         return pytree.tree_unflatten(entry.out_tree, results)

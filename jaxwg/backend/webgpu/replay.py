@@ -298,7 +298,7 @@ class Replay:
         recorded) when an argument's size differs from the one it was compiled for."""
         table = self._backend.slots
         entries = table.entries(arg_slots)
-        if tuple(e.nbytes for e in entries) != self._arg_bytes:
+        if tuple([e.nbytes for e in entries]) != self._arg_bytes:
             return None
         slots = self._slots.copy()
         buffers = self._buffers.copy()
