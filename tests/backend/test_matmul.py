@@ -44,6 +44,7 @@ TILES = {
     "sliced-32x16-by-2": Tile(32, 16, 8, 4, 4, slices=2),
     "unstaged-64": Tile(64, 64, 4, 8, 8, staged=False),
     "unstaged-8x16": Tile(8, 16, 8, 2, 4, staged=False),
+    "unstaged-1x4": Tile(1, 4, 4, 1, 4, staged=False),  # the narrowest a software adapter fits
 }
 
 
@@ -223,7 +224,7 @@ def test_planner_tiles_products_only(software):
     (p,) = plan(product_kernel(dt.float32, 1, 256, 64, 256), traits)
     assert p.tuning.tile is not None and p.tuning.tile.staged is not software
     matvec = product_kernel(dt.float32, 1, 256, 64, 1)
-    assert all(p.tuning.tile is None for p in plan(matvec, traits))
+    assert all((p.tuning.tile is None) is not software for p in plan(matvec, traits))
     long_sums = product_kernel(dt.float32, 1, 32, MAX_THREAD_TERMS + 4, 32)
     assert all(p.tuning.tile is None for p in plan(long_sums, traits))
     too_big = AdapterTraits(software, max_binding_bytes=256 * 255 * 4)
@@ -270,6 +271,33 @@ def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):
     got = run_kernel(webgpu, kernel, inputs + [shift], Tuning(workgroup_size=tile.threads, tile=tile))
     want = (lhs.astype(np.float64) @ rhs) * 2 + shift
     assert_equal_values(got, want.astype(np.float32).reshape(-1), str(tile))
+
+
+def test_software_tiles_fit_narrow_products(webgpu):
+    """On software adapters a product narrower than its tile takes a tile halved to fit
+    (m to 1, n to 4): matrix-vector products, few rows or columns, and few terms are
+    tiled too. The plan's tiles compute them exactly."""
+    software = AdapterTraits(True)
+
+    def tile(m, k, n, dtype=dt.float32):
+        (p,) = plan(product_kernel(dtype, 1, m, k, n), software)
+        t = p.tuning.tile
+        return t and (t.m, t.n, t.thread_m, t.thread_n, t.staged)
+
+    assert tile(16, 1024, 1024) == (16, 64, 8, 8, False)
+    assert tile(1024, 1024, 16) == (64, 16, 8, 8, False)
+    assert tile(1, 1024, 1024) == (1, 64, 1, 8, False)
+    assert tile(1024, 1024, 1) == (1, 64, 1, 8, False)  # the contraction's m is its one long axis
+    assert tile(1024, 1024, 3) == (64, 4, 8, 4, False)
+    assert tile(20, 2048, 20) == (32, 32, 8, 8, False)
+    assert tile(20, 4096, 1024) == (32, 64, 16, 16, False)  # a large product: 16 x 16 blocks
+    assert tile(256, 3, 256, dt.int32) == (64, 64, 8, 8, False)
+    rng = np.random.default_rng(6)
+    for batch, m, k, n in [(1, 1, 37, 70), (2, 3, 5, 1), (1, 70, 2, 6), (1, 15, 300, 17)]:
+        lhs, rhs, inputs = operands(dt.float32, batch, m, k, n, False, False, rng)
+        want = (lhs.astype(np.float64) @ rhs).astype(np.float32).reshape(-1)
+        assert_equal_values(run_kernel(webgpu, product_kernel(dt.float32, batch, m, k, n), inputs), want,
+                            f"{batch} x ({m}, {k}) @ ({k}, {n})")
 
 
 @pytest.mark.slow  # 15-25 s on lavapipe: a 512^3 product in the 16 x 16 blocks

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from ...core import alu
 from ...core import dtypes as dt
-from ...core.contraction import as_contraction
+from ...core.contraction import Contraction, as_contraction
 from ...core.alu import AluExp
 from ...core.kernel import Kernel, Reduction
 from .codegen import STORAGE_TYPE
@@ -255,7 +255,7 @@ def _tiled(kernel: Kernel, tile: Tile, traits: AdapterTraits, split: bool) -> li
     if not split:
         return single
     if traits.is_software:
-        parts = 1 if tile is SOFTWARE_SMALL_TILE and kernel.reduction.epilogue is not kernel.reduction.acc else 0
+        parts = 1 if not _large_software_product(kernel) and kernel.reduction.epilogue is not kernel.reduction.acc else 0
     else:
         c = as_contraction(kernel)
         workgroups = c.batch * -(-c.m // tile.m) * -(-c.n // tile.n)
@@ -273,7 +273,7 @@ def _tiled(kernel: Kernel, tile: Tile, traits: AdapterTraits, split: bool) -> li
     # in the small blocks, 72 ms the product alone in the large ones.
     first, second = split_reduction(kernel, parts, "columns")
     first_tile = matmul_tile(first, traits)
-    if first_tile is None or (traits.is_software and first_tile is SOFTWARE_SMALL_TILE):
+    if first_tile is None or (traits.is_software and not _large_software_product(first)):
         return single
     (last,) = plan(second, traits, split=False)
     return [Pass(first, Tuning(workgroup_size=first_tile.threads, tile=first_tile), direct,
@@ -350,18 +350,17 @@ SPLIT_UNROLL = 16
 
 def matmul_tile(kernel: Kernel, traits: AdapterTraits) -> Tile | None:
     """The tile for a kernel that is a matrix product (`core.contraction`) big enough
-    to gain from one, else None. Matrix-vector products stay reductions (they are
-    bound by memory, not arithmetic), and so do long sums (`MAX_THREAD_TERMS`: each
-    thread sums its terms in sequence)."""
+    to gain from one, else None. On GPUs matrix-vector products stay reductions (they
+    are bound by memory, not arithmetic); long sums do everywhere (`MAX_THREAD_TERMS`:
+    each thread sums its terms in sequence)."""
     c = as_contraction(kernel)
-    if (c is None or min(c.m, c.n) < 16 or c.k < 8 or c.k > MAX_THREAD_TERMS
+    if (c is None or c.k > MAX_THREAD_TERMS
             or kernel.size * _stored_itemsize(kernel.dtype) > traits.max_binding_bytes):
         return None
     if traits.is_software:
-        red = kernel.reduction
-        large = (2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS and kernel.dtype is dt.float32
-                 and red.acc_dtype is dt.float32 and red.epilogue is red.acc)
-        return SOFTWARE_TILES[0] if large else SOFTWARE_SMALL_TILE
+        return _fitted(SOFTWARE_TILES[0] if _large_software_product(kernel) else SOFTWARE_SMALL_TILE, c)
+    if min(c.m, c.n) < 16 or c.k < 8:
+        return None
     for wide in WIDE_TILES:  # the first that fits the adapter's workgroup memory
         if (c.batch * -(-c.m // wide.m) * -(-c.n // wide.n) >= 128
                 and wide.workgroup_bytes(_stored_itemsize(kernel.reduction.acc_dtype)) <= traits.workgroup_bytes):
@@ -429,6 +428,30 @@ SOFTWARE_SMALL_TILE = Tile(64, 64, 4, 8, 8, staged=False)
 SOFTWARE_TILES = (Tile(64, 64, 4, 16, 16, staged=False), Tile(32, 128, 4, 16, 16, staged=False),
                   SOFTWARE_SMALL_TILE)
 SOFTWARE_LARGE_PRODUCT_FLOPS = 1 << 27
+
+
+def _large_software_product(kernel: Kernel) -> bool:
+    """Whether a software adapter gives the product its 16 x 16 blocks (see above)."""
+    c, red = as_contraction(kernel), kernel.reduction
+    return (2 * c.batch * c.m * c.n * c.k >= SOFTWARE_LARGE_PRODUCT_FLOPS and kernel.dtype is dt.float32
+            and red.acc_dtype is dt.float32 and red.epilogue is red.acc)
+
+
+def _fitted(tile: Tile, c: Contraction) -> Tile:
+    """An unstaged `tile` narrowed to the product: m and n halved (down to 1 and 4)
+    while half still covers it. The template computes a tile's rows and columns past
+    the output from clamped indices, and lavapipe has no threads to spare for them;
+    products narrower than 16 or with fewer than 8 terms were reductions, slower still.
+    Jitted a @ b on lavapipe, 2 cores, ms a call, 64 x 64 tiles or a reduction before
+    (two runs, alternating) -> fitted: 16 x 1024 x 1024 75.7 / 75.3 -> 19.6, 1024 x 1024
+    x 16 72.0 / 71.8 -> 19.0, 15 x 1024 x 1024 105 / 100 -> 19.9, 1 x 1024 x 1024 10.8 /
+    10.2 -> 5.5, 256 x 4 x 256 1.9 / 1.8 -> 0.8, 256 x 512 x 10 11.8 / 11.7 -> 2.9."""
+    m, n = tile.m, tile.n
+    while m > 1 and m // 2 >= c.m:
+        m //= 2
+    while n > 4 and n // 2 >= c.n:
+        n //= 2
+    return replace(tile, m=m, n=n, thread_m=min(tile.thread_m, m), thread_n=min(tile.thread_n, n))
 
 
 def tile_candidates(kernel: Kernel, traits: AdapterTraits) -> list[Tile]:
