@@ -164,7 +164,7 @@ def _scatter(combine: str, operand, scatter_indices, updates, dimension_numbers,
         return lax.convert_element_type(out, op_aval.dtype)
     atomic_add = combine == "add" and op_aval.dtype in ScatterAdd.COMBINE_DTYPES["add"]
     by_routine = (atomic_add or large and combine == "set" or op_aval.dtype.is_complex
-                  or large and combine in _RUN_OPS and not op_aval.dtype.is_bool)
+                  or large and combine in _RUN_OPS)
     if by_routine and binds_anywhere(op_aval.size, elements):
         targets = lax.reshape(_flat_targets(flat_indices, d, shape, window, mode), (elements,))
         flat_updates = lax.reshape(flat_updates, (elements,))
@@ -359,14 +359,10 @@ def _masked_reduce(term, valid, reducer, identity, axis):
 
 
 def _combine_add(operand, term, valid, which, axis):
-    if aval_of(operand).dtype.is_bool:
-        return lax.bitwise_or(operand, _masked_reduce(term, valid, lax.reduce_or, False, axis))
     return lax.add(operand, _masked_reduce(term, valid, lax.reduce_sum, 0, axis))
 
 
 def _combine_mul(operand, term, valid, which, axis):
-    if aval_of(operand).dtype.is_bool:
-        return lax.bitwise_and(operand, _masked_reduce(term, valid, lax.reduce_and, True, axis))
     return lax.mul(operand, _masked_reduce(term, valid, lax.reduce_prod, 1, axis))
 
 
@@ -410,8 +406,6 @@ def _update_jaxpr(combine: str, dtype: dt.DType, backward: bool = False):
     a transpose rule's scatter; JAX's cache of these is keyed on the mesh context as
     well, which its backward pass sets, so those scatters share one of their own."""
     fn = _UPDATE_FNS[combine]
-    if dtype.is_bool:  # JAX's update functions of booleans: or, and
-        fn = {"add": lax.bitwise_or, "mul": lax.bitwise_and}.get(combine, fn)
     scalar = ShapedArray((), dtype)
     return trace_to_jaxpr(lambda a, b: [fn(a, b)], [scalar, scalar], "update_jaxpr").jaxpr
 

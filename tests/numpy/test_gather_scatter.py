@@ -3,6 +3,8 @@ random dimension numbers, every mode, out-of-bounds and negative starts, collidi
 indices, NaN and -0.0 in updates, transformations (grad, vmap of operand, indices or
 both), and an operand of more than 2^20 elements read at random positions."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -503,6 +505,26 @@ def test_traced_scalar_index_reads_dynamically(platform):
     f = jaxwg.jit(lambda a, i: a[i] + a[:, i])
     for i in (0, 2, -1):
         _same(f(jnp.asarray(x), jnp.int32(i)), x[i] + x[:, i])
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "divide", "power", "min", "max", "set"])
+def test_boolean_updates_combine_or_raise_as_jax(op):
+    """JAX's booleans have no sum or product: their updates raise JAX's TypeError
+    (eagerly and when traced), while min, max and set combine them."""
+    x, v = np.array([True, False, False]), np.array([True, True])
+    index = np.array([0, 1])
+
+    def update(a):
+        return getattr(a.at[index], op)(v)
+
+    try:
+        want = update(jax.numpy.asarray(x))
+    except TypeError as e:
+        for fn in (update, jaxwg.jit(update)):
+            with pytest.raises(TypeError, match=re.escape(str(e))):
+                fn(jnp.asarray(x))
+        return
+    _same(update(jnp.asarray(x)), want)
 
 
 def test_bad_array_indices_raise_like_jax():
