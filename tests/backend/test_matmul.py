@@ -273,6 +273,26 @@ def test_software_adapters_take_16_x_16_blocks_for_large_products(webgpu):
     assert_equal_values(got, want.astype(np.float32).reshape(-1), str(tile))
 
 
+@pytest.mark.parametrize("name", ["unstaged-64", "staged-32x16"])
+def test_an_input_read_by_both_factors_is_not_bound_as_vec4s(webgpu, name):
+    """sum_k where(b[k] != 0, a[i, k], 0) * b[k] (logsumexp with `b`): b is one factor,
+    contiguous along k, and inside the other too, which reads it as scalars; the shader
+    must not bind it as vec4s (WGSL rejected the scalar read)."""
+    m, k, n = 20, 12, 1
+    g, r = alu.gidx(m * n), alu.ridx(k)
+    a = alu.load(0, dt.float32, g * k + r)
+    b = alu.load(1, dt.float32, r)
+    kernel = Kernel(2, m * n, alu.where(b.ne(0.0), a, alu.const(dt.float32, 0.0)) * b,
+                    Reduction(Op.ADD, dt.float32, k))
+    assert as_contraction(kernel) is not None
+    rng = np.random.default_rng(8)
+    lhs = rng.integers(-3, 4, (m, k)).astype(np.float32)
+    rhs = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    tile = TILES[name]
+    got = run_kernel(webgpu, kernel, [lhs.reshape(-1), rhs.reshape(-1)], Tuning(workgroup_size=tile.threads, tile=tile))
+    assert_equal_values(got, (lhs @ rhs).reshape(-1), name)  # where b is 0 the term is 0 either way
+
+
 def test_software_tiles_fit_narrow_products(webgpu):
     """On software adapters a product narrower than its tile takes a tile halved to fit
     (m to 1, n to 4): matrix-vector products, few rows or columns, and few terms are

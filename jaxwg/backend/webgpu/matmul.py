@@ -96,8 +96,8 @@ class _MatrixProduct:
         self.acc_dtype = kernel.reduction.acc_dtype
         self.ty = WGSL_TYPE[self.acc_dtype]
         preferred = (None, None) if self.tile.staged else ("k", "free")  # see _direct_step
-        self.lhs = self._operand("a", c.lhs, "i", c.m, self.tile.m, "m0", kernel, options, preferred[0])
-        self.rhs = self._operand("b", c.rhs, "j", c.n, self.tile.n, "n0", kernel, options, preferred[1])
+        self.lhs = self._operand("a", c.lhs, c.rhs, "i", c.m, self.tile.m, "m0", kernel, options, preferred[0])
+        self.rhs = self._operand("b", c.rhs, c.lhs, "j", c.n, self.tile.n, "n0", kernel, options, preferred[1])
         vector_args = frozenset(op.factor.arg for op in (self.lhs, self.rhs) if op.vector)
         self.s = Shader(kernel, tuning, options, uniforms, vector_args)
         self.b = self.s.b
@@ -105,8 +105,8 @@ class _MatrixProduct:
         self.tiles_n = -(-c.n // self.tile.n)
         self.grid = c.batch * self.tiles_m * self.tiles_n
 
-    def _operand(self, prefix, factor, free, size, width, origin, kernel, options, only) -> _Operand:
-        axis = _vector_axis(factor, free, kernel, options)
+    def _operand(self, prefix, factor, other, free, size, width, origin, kernel, options, only) -> _Operand:
+        axis = _vector_axis(factor, other, free, kernel, options)
         if only is not None and axis != only:
             axis = None
         return _Operand(prefix, factor, free, size, width, origin, axis)
@@ -463,10 +463,13 @@ def _nested_array(element: str, shape: tuple[int, ...]) -> str:
     return element
 
 
-def _vector_axis(factor: AluExp, free: str, kernel: Kernel, options: ShaderOptions) -> str | None:
+def _vector_axis(factor: AluExp, other: AluExp, free: str, kernel: Kernel, options: ShaderOptions) -> str | None:
     """"free" or "k" if the factor can be read as vec4s along that axis, else None: it
-    is the kernel's only load of a `vec4_bindable` input, and `reads_quads` along the axis."""
-    if factor.op is not Op.LOAD or factor.arg not in vec4_bindable(kernel, options.windows):
+    is the kernel's only load of a `vec4_bindable` input, not also inside the `other`
+    factor (sum_k where(b[k] != 0, f(x[i, k]), c) * b[k], in logsumexp with `b`, reads
+    b[k] on both sides), and `reads_quads` along the axis."""
+    if (factor.op is not Op.LOAD or factor.arg not in vec4_bindable(kernel, options.windows)
+            or any(ld.arg == factor.arg for ld in other.loads())):
         return None
     reads = {ld for e in kernel.expressions for ld in e.simplify().loads() if ld.arg == factor.arg}
     if len(reads) != 1:
