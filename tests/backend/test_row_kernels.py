@@ -21,7 +21,7 @@ from jaxwg.core import dtypes as dt
 from jaxwg.core.alu import Op
 from jaxwg.core.kernel import Kernel, Reduction, stage_value
 from jaxwg.backend.webgpu.templates import CASCADE_FAN_IN, MAX_UNROLLED_STEPS
-from jaxwg.backend.webgpu.tuner import AdapterTraits, row_tuning
+from jaxwg.backend.webgpu.tuner import SOFTWARE_UNROLLED_TERMS, AdapterTraits, row_tuning
 
 from .helpers import assert_close_ulps, assert_equal_values, run_kernel
 
@@ -72,15 +72,31 @@ def test_softmax_kernel(cpu, webgpu, mapping, rows, length, seed):
     assert_close_ulps(run_on(webgpu, kernel, [x], mapping), want, ulps, atol=1e-7, context=f"{mapping}")
 
 
-def softmax_ulps(length: int, group: int) -> int:
+@pytest.mark.parametrize("length", [9, 31, 33, 1023])
+def test_software_mapping_unrolls_rows_of_single_terms(cpu, webgpu, length):
+    """A software adapter's tuning unrolls rows of up to SOFTWARE_UNROLLED_TERMS terms a
+    thread however many steps they take (rows not a multiple of 4: a term a step); rows
+    of 33 single terms loop. Either way, run on any adapter, the CPU backend's values."""
+    kernel = softmax_kernel(70, length)
+    tuning = row_tuning(kernel, AdapterTraits(True))
+    assert tuning.unroll == SOFTWARE_UNROLLED_TERMS and row_tuning(kernel, AdapterTraits(False)).unroll == 1
+    x = np.random.default_rng(length).normal(0, 4, 70 * length).astype(np.float32)
+    x[3], x[length + 1], x[2 * length] = np.nan, np.inf, -0.0
+    ulps = softmax_ulps(length, tuning.group, tuning.unroll)
+    assert_close_ulps(run_kernel(webgpu, kernel, [x], tuning), run_kernel(cpu, kernel, [x]), ulps, atol=1e-7)
+
+
+def softmax_ulps(length: int, group: int, unroll: int = 1) -> int:
     """How far apart two float32 softmaxes of a row may be, in ulp: on each side exp within
     2 ulp, the division within 0.5, and the sum of the row's positive terms within 1 ulp
     per level of its summation tree: each thread adds its steps in sequence (loops in
-    cascades of `CASCADE_FAN_IN` steps), a step's up to 4 terms pairwise, the row's threads
-    pairwise in workgroup memory. The errors of the two sides add."""
+    cascades of `CASCADE_FAN_IN` steps; rows of up to `unroll` terms a thread and of
+    MAX_UNROLLED_STEPS steps are unrolled), a step's up to 4 terms pairwise, the row's
+    threads pairwise in workgroup memory. The errors of the two sides add."""
     width = 4 if length % 4 == 0 else 1
     steps = -(-length // (group * width))
-    sequential = steps if steps <= MAX_UNROLLED_STEPS else CASCADE_FAN_IN * math.ceil(math.log(steps, CASCADE_FAN_IN))
+    unrolled = steps <= MAX_UNROLLED_STEPS or steps * width <= unroll
+    sequential = steps if unrolled else CASCADE_FAN_IN * math.ceil(math.log(steps, CASCADE_FAN_IN))
     depth = sequential + (width // 2) + math.ceil(math.log2(group)) + 1
     return 2 * (2 + depth) + 1
 
@@ -111,9 +127,9 @@ def test_default_mapping_of_long_rows(cpu, webgpu, rows, length):
     """Rows long enough for a group of threads on every adapter (`row_tuning`)."""
     x = np.random.default_rng(length).normal(0, 4, rows * length).astype(np.float32)
     kernel = softmax_kernel(rows, length)
-    group = row_tuning(kernel, webgpu.traits).group
+    tuning = row_tuning(kernel, webgpu.traits)
     assert_close_ulps(run_on(webgpu, kernel, [x]), run_kernel(cpu, kernel, [x]),
-                      softmax_ulps(length, group), atol=1e-7)
+                      softmax_ulps(length, tuning.group, tuning.unroll), atol=1e-7)
 
 
 @pytest.mark.parametrize("length, software, gpu", [(16, 1, 4), (63, 1, 4), (64, 4, 4), (300, 32, 32),

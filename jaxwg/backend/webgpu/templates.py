@@ -460,7 +460,9 @@ def _emit_subgroup_butterfly(s: Shader, op: Op, acc_dtype: dt.DType, group: int,
 
 # Steps of a row that a row kernel's threads unroll, keeping the vec4s they read in
 # registers for every stage, so that the row is read from memory once (8 steps hold 32
-# values of each input per thread); longer rows loop, and read again from cache.
+# values of each input per thread); longer rows loop, and read again from cache. Rows
+# of at most `tuning.unroll` terms a thread unroll too, however many steps they take
+# (`tuner.row_tuning`: software adapters).
 MAX_UNROLLED_STEPS = 8
 
 
@@ -481,8 +483,8 @@ def row_kernel(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     s = Shader(kernel, tuning, options, uniforms, quads)
     b, rows = s.b, kernel.rows
     lengths = [k.reduction.size for k in (*kernel.stages, kernel) if k.reduction is not None]
-    steps = [_row_steps(n, group)[1] for n in lengths + [0 if kernel.reduction else kernel.row_length]]
-    unrolled = max(steps) <= MAX_UNROLLED_STEPS
+    widths, steps, _ = zip(*(_row_steps(n, group) for n in lengths + [0 if kernel.reduction else kernel.row_length]))
+    unrolled = max(steps) <= MAX_UNROLLED_STEPS or max(w * n for w, n in zip(widths, steps)) <= tuning.unroll
     s.begin_main(GROUP_BUILTINS)
     with b.indent():
         b.emit("let wgi = i32(wid.x + wid.y * nwg.x);",
