@@ -134,11 +134,11 @@ def _arrays_tree(n: int):
 
 def _same_call(last: tuple, key: tuple) -> bool:
     """Whether two jit cache keys are equal, by identity where a loop's calls share
-    objects (the tree, the avals of the last outputs, the device, the program key)."""
+    objects (the tree, the avals of the last outputs, the device, the program key;
+    tuples compare their items by identity first)."""
     (tree, avals, static, device, program), (tree2, avals2, static2, device2, program2) = last, key
-    return (device is device2 and program is program2 and len(avals) == len(avals2)
-            and all(a is b for a, b in zip(avals, avals2)) and (tree is tree2 or tree == tree2)
-            and static == static2)
+    return (device is device2 and program is program2 and avals == avals2
+            and (tree is tree2 or tree == tree2) and static == static2)
 
 
 def _typed(static: tuple) -> tuple:
@@ -464,7 +464,7 @@ class Jitted:
 
     def _flatten(self, args, kwargs):
         """The static arguments, the dynamic ones' leaves and their tree."""
-        if not kwargs and not self._static_argnums and all(type(a) is ArrayImpl for a in args):
+        if not kwargs and not self._static_argnums and all([type(a) is ArrayImpl for a in args]):
             return (), list(args), _arrays_tree(len(args))  # the common call, without a walk
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         leaves, in_tree = pytree.tree_flatten((dyn_args, dyn_kwargs))

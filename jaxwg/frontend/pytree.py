@@ -266,7 +266,7 @@ class PyTreeDef:
     def _build(self, leaves: Iterable[Any]) -> Any:
         if self.node_type is None:
             return next(leaves)
-        children = tuple(c._build(leaves) for c in self._children)
+        children = tuple([c._build(leaves) for c in self._children])
         return _kind(self.node_type).unflatten(self.node_type, self.aux_data, children)
 
     def flatten_up_to(self, tree: Any) -> list[Any]:

@@ -310,7 +310,7 @@ class BufferPool:
         """Keep `buffer` (acquired from this pool) for reuse if the caps allow, else
         destroy it."""
         size = buffer.size
-        config = self.config
+        config = self._config
         cap = self._caps.get(size)
         if cap is None:  # how many free buffers of this size the pool keeps
             if size > config.max_pooled_bytes_per_buffer:

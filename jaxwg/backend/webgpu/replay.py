@@ -316,7 +316,7 @@ class Replay:
         for r, nbytes in self._results:
             slots[r] = table.malloc(nbytes)
             buffers[r] = table.buffer(slots[r])
-        key = tuple(buffers[:self._n_args]) + tuple(buffers[r] for r, _ in self._results)
+        key = tuple(buffers[:self._n_args] + [buffers[r] for r, _ in self._results])
         work = self._works.get(key)  # the key keeps its buffers, so no id is reused
         if work is None:
             if len(self._works) >= GROUPS_PER_STEP:  # new buffers each call: forget
