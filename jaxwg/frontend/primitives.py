@@ -392,6 +392,8 @@ iota_p = _declare("iota", _iota_abstract_eval)
 
 
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
+    if any(n < 0 for n in shape):
+        raise TypeError(f"broadcast_in_dim shape must have every element be nonnegative, got {shape}.")
     if len(broadcast_dimensions) != x.ndim:
         raise TypeError(f"broadcast_in_dim broadcast_dimensions {broadcast_dimensions} must "
                         f"have one entry per operand axis of shape {x.shape}")
@@ -480,6 +482,8 @@ slice_p = _declare("slice", _slice_abstract_eval)
 
 
 def _squeeze_abstract_eval(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions):
+        raise ValueError(f"dimensions are not unique: {dimensions}")
     for d in dimensions:
         if not 0 <= d < x.ndim or x.shape[d] != 1:
             raise ValueError(f"cannot squeeze axis {d} of shape {x.shape}")

@@ -384,7 +384,7 @@ def transpose(operand, permutation):
     (4, 2, 3)
     """
     perm = tuple(int(p) for p in permutation)
-    if perm == tuple(range(len(perm))):
+    if perm == tuple(range(_aval_of(operand).ndim)):  # a shorter identity is an error
         return operand
     return bind(P.transpose_p, operand, permutation=perm)
 
@@ -495,7 +495,11 @@ def squeeze(array, dimensions):
     >>> lax.squeeze(jnp.ones((1, 2, 1)), (0, 2)).shape
     (2,)
     """
-    return bind(P.squeeze_p, array, dimensions=tuple(int(d) for d in dimensions))
+    ndim = _aval_of(array).ndim
+    for d in dimensions:
+        if not -ndim <= d < ndim:
+            raise ValueError(f"axis {d} is out of bounds for array of dimension {ndim}")
+    return bind(P.squeeze_p, array, dimensions=tuple(sorted(int(d) % ndim for d in dimensions)))
 
 
 @moves_keys(0)

@@ -75,14 +75,14 @@ __all__ = [
 ]
 
 
-def _resolve_shape(name: str, shape, size: int) -> tuple[int, ...]:
+def _resolve_shape(shape, size: int) -> tuple[int, ...]:
     try:
         shape = (operator.index(shape),)
     except TypeError:
         shape = tuple(operator.index(n) for n in shape)
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1:
-        raise ValueError(f"{name}: can only specify one unknown dimension, got {shape}")
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {shape}")
     if unknown:
         known = math.prod(n for n in shape if n != -1)
         if known == 0 or size % known:
@@ -105,7 +105,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
         return a.reshape(shape, order=order)
     x = ensure_arraylike("reshape", a)
     aval = aval_of(x)
-    new = _resolve_shape("reshape", shape, aval.size)
+    new = _resolve_shape(shape, aval.size)
     if order == "F":
         reversed_x = transpose(x)
         return transpose(lax.reshape(reversed_x, new[::-1]))
@@ -141,9 +141,7 @@ def transpose(a, axes=None):
     if axes is None:
         perm = tuple(reversed(range(nd)))
     else:
-        perm = tuple(canonicalize_axis(ax, nd) for ax in axes)
-        if sorted(perm) != list(range(nd)):
-            raise ValueError(f"axes {tuple(axes)} don't match array of dimension {nd}")
+        perm = tuple(canonicalize_axis(ax, nd) for ax in axes)  # lax checks it permutes
     return lax.transpose(x, perm)
 
 
@@ -194,7 +192,7 @@ def squeeze(a, axis=None):
                                  f"equal to one, got shape={shape} and dimensions={axes}")
     if not axes:
         return x
-    return lax.squeeze(x, tuple(sorted(set(axes))))
+    return lax.squeeze(x, axes)
 
 
 @moves_keys(0)

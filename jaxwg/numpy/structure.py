@@ -142,7 +142,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
     check_arraylike("meshgrid", *xi)
-    arrays = [ravel(to_array(x)) for x in xi]
+    arrays = [to_array(x) for x in xi]
+    if any(a.ndim != 1 for a in arrays):  # NumPy flattens them; JAX refuses
+        raise ValueError("Arguments to jax.numpy.meshgrid must be 1D, got shapes "
+                         f"{[a.shape for a in arrays]}")
     shape = [a.shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) >= 2:
         shape[0], shape[1] = shape[1], shape[0]

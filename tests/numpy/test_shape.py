@@ -607,6 +607,14 @@ BAD = [
     ("rot90", lambda m: m.rot90(m.zeros((2, 3)), axes=(1, -1)), ValueError),
     ("repeat", lambda m: m.repeat(m.zeros((2, 3)), 2, axis=2), ValueError),
     ("atleast_1d", lambda m: m.atleast_1d(1, [1, 2]), TypeError),
+    ("reshape", lambda m: m.reshape(m.zeros(6), (-1, -1)), TypeError),
+    ("transpose", lambda m: m.transpose(m.zeros((2, 3, 4)), (0, 1, 1)), TypeError),
+    ("transpose", lambda m: m.zeros((2, 3, 4)).transpose(0, 1), TypeError),  # a short identity
+    ("squeeze", lambda m: m.squeeze(m.zeros((1, 2)), (0, 0)), ValueError),
+    ("squeeze", lambda m: m.squeeze(m.zeros((1, 2)), (0, -2)), ValueError),
+    ("broadcast_to", lambda m: m.broadcast_to(m.zeros(3), (-1, 3)), TypeError),
+    ("meshgrid", lambda m: m.meshgrid(m.zeros((2, 2)), m.zeros(2)), ValueError),
+    ("meshgrid", lambda m: m.meshgrid(m.zeros(()), m.zeros(2)), ValueError),
 ]
 
 
@@ -616,6 +624,20 @@ def test_bad_input_raises_like_jax(platform, name, fn, error):
         fn(jnp)
     with pytest.raises(error):
         fn(jax_numpy)
+
+
+def test_lax_squeeze_and_transpose_check_their_axes_as_jax():
+    """lax.squeeze takes negative dimensions in any order (sorted, as JAX's params) and
+    refuses repeated ones; lax.transpose refuses a permutation shorter than the rank."""
+    x = np.zeros((1, 2, 1), np.float32)
+    ours = jaxwg.make_jaxpr(lambda a: lax.squeeze(a, (-1, 0)))(x)
+    theirs = jax.make_jaxpr(lambda a: jax.lax.squeeze(a, (-1, 0)))(x)
+    assert str(ours) == str(theirs)
+    for module, array in ((lax, jnp.asarray(x)), (jax.lax, x)):
+        with pytest.raises(ValueError, match="not unique"):
+            module.squeeze(array, (0, -3))
+        with pytest.raises(TypeError, match="permutation"):
+            module.transpose(array, (0, 1))
 
 
 def _shape_outcome(mod, name, a, **kw):
