@@ -18,6 +18,7 @@ import pytest
 
 import jaxwg
 import jaxwg.numpy as jnp
+from jaxwg.backend.webgpu.tuner import MAX_THREAD_TERMS
 from jaxwg.core import dtypes as kdt
 
 SPECIALS = [np.inf, -np.inf, np.nan, -0.0, 0.0, -1.0, 1.0]
@@ -241,10 +242,13 @@ def test_sums_of_outer_products_keep_ieee_terms(square):
     """Each example's sum over an outer product x_a * d_b (squared: a per-example gradient
     norm) has unrolled terms that share factors; they are added as opaque copies (of the
     term, or of a square's operand) rather than through guarded adds. Overflowing
-    products, inf * 0 and NaN must still reach the sums as IEEE float32 terms give them."""
+    products, inf * 0 and NaN must still reach the sums as IEEE float32 terms give them.
+    Rows of 160 x 128 terms: past MAX_THREAD_TERMS, so that every adapter sums them as a
+    split reduction (software adapters tile shorter ones as products)."""
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((6, 64)).astype(np.float32)
-    d = rng.standard_normal((6, 32)).astype(np.float32)
+    x = rng.standard_normal((6, 160)).astype(np.float32)
+    d = rng.standard_normal((6, 128)).astype(np.float32)
+    assert 160 * 128 > MAX_THREAD_TERMS
     x[1, 5] = np.inf                     # an infinite term
     d[2, 7] = np.nan                     # a NaN term
     x[3, 0], d[3, 0] = 1e20, 1e20        # a product past float32's range
@@ -264,6 +268,6 @@ def test_sums_of_outer_products_keep_ieee_terms(square):
     finite = np.isfinite(want)
     assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
     assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)]), (got, want)
-    # float32 sums of 2048 terms: a few ulp of the sum of their magnitudes
+    # float32 sums of 20,480 terms: a few ulp of the sum of their magnitudes
     scale = np.abs(terms).astype(np.float64).sum(axis=(1, 2))
     np.testing.assert_array_less(np.abs(got[finite] - want[finite]), 1e-5 * scale[finite] + 1e-45)
