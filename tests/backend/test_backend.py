@@ -171,8 +171,10 @@ def test_ieee_identities_survive_finite_math_compilers(backend, dtype):
 
 
 @pytest.mark.smoke
-def test_vectorized_elementwise_mixes_vec4_and_scalar_inputs(backend):
-    n = 4096  # a multiple of 4: WebGPU computes four outputs per thread with vec4 access
+@pytest.mark.parametrize("n", [4096, 4097, 4098, 4099])
+def test_vectorized_elementwise_mixes_vec4_and_scalar_inputs(backend, n):
+    """WebGPU computes four outputs per thread with vec4 access; past the last multiple
+    of 4 a thread stores only the lanes below the size."""
     rng = np.random.default_rng(7)
     x = rng.normal(size=n).astype(np.float32)
     c = rng.random(n) < 0.5
@@ -185,7 +187,11 @@ def test_vectorized_elementwise_mixes_vec4_and_scalar_inputs(backend):
     mask = run_kernel(backend, Kernel(1, n, alu.load(0, dt.float32, g).lt(0.0)), [x])
     assert_equal_values(mask, x < 0)
     if backend.name == "webgpu":
-        assert backend.prepare(Kernel(3, n, exp)).passes[0].tuning.vector == 4
+        exe = backend.prepare(Kernel(3, n, exp))
+        assert exe.passes[0].tuning.vector == 4
+        # the output is bound in whole vec4s, so that the last store is in bounds
+        (output,) = backend.launch_for(exe, 0, (x.nbytes, c.size * 4, table.nbytes)).outputs
+        assert output[1] == -(-n // 4) * 16
 
 
 def test_vectorized_elementwise_beyond_65535_workgroups(webgpu):

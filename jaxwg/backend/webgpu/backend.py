@@ -502,7 +502,8 @@ class WebGPUBackend(Backend):
         outputs = []
         for base in range(0, kernel.size, window):
             count = min(window, kernel.size - base)
-            outputs.append((base * out_item, _align4(count * out_item),
+            # Whole vec4s, as every binding (a vec4 store's last lanes fall in the padding).
+            outputs.append((base * out_item, align16(count * out_item),
                             spec.uniform_bytes(base) if spec.uniforms else None,
                             self.grid(spec.workgroups(count))))
         for *_, grid in outputs:

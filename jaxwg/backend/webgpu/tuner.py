@@ -583,8 +583,9 @@ def split_reduction(kernel: Kernel, parts: int, layout: str = "contiguous") -> t
 def vector_inputs(kernel: Kernel) -> frozenset[int] | None:
     """For an elementwise kernel that can run 4 outputs per thread with vec4 memory
     access: the inputs read only at `gidx` (read as vec4), else None. Needs 4-byte
-    storage and a size that is a multiple of 4."""
-    if kernel.reduction is not None or kernel.size % 4 or STORAGE_TYPE[kernel.dtype] in ("f16", "f64"):
+    storage; a size that is not a multiple of 4 ends in lanes that read and write the
+    bindings' padding (`templates.elementwise_vec4`)."""
+    if kernel.reduction is not None or STORAGE_TYPE[kernel.dtype] in ("f16", "f64"):
         return None
     gidx = alu.gidx(kernel.size)
     plain: dict[int, bool] = {}
