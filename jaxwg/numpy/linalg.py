@@ -1064,6 +1064,12 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+def _extreme(largest: bool, x, axis: int):
+    """The largest of `x` along `axis`, from 0 as JAX's (an empty matrix's norm is 0), or
+    the smallest (of no elements: JAX's ValueError)."""
+    return jnp.max(x, axis=axis, initial=0) if largest else jnp.min(x, axis=axis)
+
+
 def _matrix_norm(x, ord, axes: tuple[int, int], keepdims: bool):
     rows, cols = axes
     ax = jnp.abs(x)
@@ -1071,13 +1077,13 @@ def _matrix_norm(x, ord, axes: tuple[int, int], keepdims: bool):
         out = jnp.sqrt(jnp.sum(ax * ax, axis=axes))
     elif ord in (1, -1):
         sums = jnp.sum(ax, axis=rows)
-        out = (jnp.max if ord == 1 else jnp.min)(sums, axis=cols - (cols > rows))
+        out = _extreme(ord > 0, sums, cols - (cols > rows))
     elif ord in (np.inf, -np.inf):
         sums = jnp.sum(ax, axis=cols)
-        out = (jnp.max if ord == np.inf else jnp.min)(sums, axis=rows - (rows > cols))
+        out = _extreme(ord > 0, sums, rows - (rows > cols))
     elif ord in (2, -2, "nuc"):
         s = svdvals(jnp.moveaxis(x, axes, (-2, -1)))
-        out = s[..., 0] if ord == 2 else s[..., -1] if ord == -2 else jnp.sum(s, axis=-1)
+        out = jnp.sum(s, axis=-1) if ord == "nuc" else _extreme(ord > 0, s, -1)
     else:
         raise ValueError(f"Invalid order '{ord}' for matrix norm.")
     if keepdims:

@@ -185,6 +185,24 @@ def test_matrix_norms(ord):
 
 
 @needs_jax
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 0)])
+@pytest.mark.parametrize("ord", [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf])
+def test_matrix_norms_of_empty_matrices_as_jax(shape, ord):
+    """JAX's maxima start from 0, so the largest-value norms of an empty matrix are 0;
+    the smallest of no sums or singular values raises its ValueError."""
+    x = np.zeros(shape, np.float32)
+    try:
+        want = jax_numpy.linalg.norm(x, ord, axis=(-2, -1))
+    except ValueError:
+        with pytest.raises(ValueError):
+            jnp.linalg.norm(x, ord, axis=(-2, -1))
+        return
+    got = jnp.linalg.norm(x, ord, axis=(-2, -1))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@needs_jax
 @pytest.mark.parametrize("name", ["det", "inv", "solve", "eigvalsh", "eigh_vectors", "cholesky",
                                   "slogdet", "svdvals", pytest.param("svd_vectors", marks=pytest.mark.slow),  # 8 s
                                   "pinv", "qr"])
