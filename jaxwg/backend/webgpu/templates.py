@@ -78,9 +78,9 @@ def elementwise_vec4(kernel: Kernel, tuning: Tuning, options: ShaderOptions,
     the four results are stored as one vec4. On the H200 vec4 access is what reaches
     memory bandwidth (docs/webgpu-notes.md). A size that is not a multiple of 4 ends in
     a thread whose last lanes compute from, and store to, the padding of the bindings
-    (all are whole vec4s, `buffers.align16`), which no array's elements use. lavapipe
-    ran `random.uniform` of 1,048,577 values in 24.8 ms a scalar a thread, 9.7 for
-    1,048,576."""
+    (all are whole vec4s, `buffers.align16`), which no array's elements use. A jitted
+    `random.uniform` of 1,048,577 values on lavapipe: 15.2 ms a scalar a thread, 5.7-6.0
+    so (6.2 for 1,048,576)."""
     vector_args = vector_inputs(kernel)
     s = Shader(kernel, tuning, options, uniforms, vector_args)
     b, wg = s.b, tuning.workgroup_size
